@@ -1,0 +1,400 @@
+//! The control-flow automaton (CFA) of a C program and the small typed IR its edges carry.
+//!
+//! The C front end (`cfront`) builds a [`Cfa`]; the product exploration walks it and hands each
+//! edge's [`EdgeOp`] to the semantics. Every type conversion C performs implicitly (integer
+//! promotions, usual arithmetic conversions, conversion on assignment, to `_Bool`) is explicit
+//! in the IR as [`Expr::Cast`], so the semantics never needs to know C's typing rules.
+//!
+//! This module holds data only: it never parses, never touches Z3 and never prints.
+
+use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
+use serde::Serialize;
+
+/// Data model of the task: sizes of `long` and pointers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum DataModel {
+    /// `int`, `long` and pointers are 32 bit (SV-COMP "32bit").
+    Ilp32,
+    /// `long` and pointers are 64 bit (SV-COMP "64bit").
+    Lp64,
+}
+
+impl DataModel {
+    /// Width of `long` / `unsigned long` in bits.
+    pub fn long_bits(self) -> u32 {
+        match self {
+            DataModel::Ilp32 => 32,
+            DataModel::Lp64 => 64,
+        }
+    }
+    /// Name as printed in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            DataModel::Ilp32 => "ILP32",
+            DataModel::Lp64 => "LP64",
+        }
+    }
+}
+
+/// An integer type after the data model is applied. `_Bool` has 8 bits and holds 0 or 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct IntTy {
+    /// Width in bits: 8, 16, 32 or 64.
+    pub bits: u32,
+    /// Two's complement signed (true) or unsigned.
+    pub signed: bool,
+    /// `_Bool`: conversion to it is `x != 0`, not truncation.
+    pub is_bool: bool,
+}
+
+impl IntTy {
+    pub const BOOL: IntTy = IntTy { bits: 8, signed: false, is_bool: true };
+    pub const CHAR: IntTy = IntTy::new(8, true);
+    pub const UCHAR: IntTy = IntTy::new(8, false);
+    pub const SHORT: IntTy = IntTy::new(16, true);
+    pub const USHORT: IntTy = IntTy::new(16, false);
+    pub const INT: IntTy = IntTy::new(32, true);
+    pub const UINT: IntTy = IntTy::new(32, false);
+    pub const LLONG: IntTy = IntTy::new(64, true);
+    pub const ULLONG: IntTy = IntTy::new(64, false);
+
+    /// A non-`_Bool` integer type.
+    pub const fn new(bits: u32, signed: bool) -> IntTy {
+        IntTy { bits, signed, is_bool: false }
+    }
+    /// Bit mask of the type's width.
+    pub fn mask(self) -> u64 {
+        if self.bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        }
+    }
+    /// Smallest value as a sign-extended i128.
+    pub fn min_value(self) -> i128 {
+        if self.signed {
+            -(1i128 << (self.bits - 1))
+        } else {
+            0
+        }
+    }
+    /// Largest value.
+    pub fn max_value(self) -> i128 {
+        if self.is_bool {
+            1
+        } else if self.signed {
+            (1i128 << (self.bits - 1)) - 1
+        } else {
+            (1i128 << self.bits) - 1
+        }
+    }
+    /// C spelling, for messages (`unsigned int`, `long long`, …) in a data-model-neutral form.
+    pub fn describe(self) -> String {
+        if self.is_bool {
+            return "_Bool".into();
+        }
+        format!("{}int{}", if self.signed { "" } else { "u" }, self.bits)
+    }
+}
+
+/// The type of a variable. Only integers and fixed-size arrays of them have semantics so far;
+/// everything else is kept as [`CType::Unsupported`] so that a path *using* it ends in unknown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum CType {
+    Void,
+    Int(IntTy),
+    /// Fixed-size array, flattened: `dims` outermost first (`int a[4][3]` ⇒ `[4, 3]`).
+    Array { elem: IntTy, dims: Vec<u64> },
+    /// A type the semantics does not model yet (pointer, struct, union, float, VLA, …).
+    Unsupported(String),
+}
+
+impl CType {
+    /// Total number of scalar elements of an array type (1 for scalars).
+    pub fn element_count(&self) -> u64 {
+        match self {
+            CType::Array { dims, .. } => dims.iter().product(),
+            _ => 1,
+        }
+    }
+}
+
+/// Index of a variable in [`Cfa::vars`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct VarId(pub u32);
+
+/// Index of a function in [`Cfa::functions`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct FuncId(pub u32);
+
+/// Where a variable lives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum VarScope {
+    Global,
+    /// Local variable or parameter of a function; each call gets a fresh copy.
+    Local(FuncId),
+}
+
+/// A declared variable (globals, locals, parameters and front-end temporaries).
+#[derive(Debug, Clone, Serialize)]
+pub struct VarInfo {
+    /// Name as written in the source (temporaries: `__tmp_N`, never valid C identifiers users write).
+    pub name: String,
+    pub ty: CType,
+    pub scope: VarScope,
+    /// Byte range `[start, end)` of the source in which the name is visible (block scope),
+    /// used to resolve witness identifiers to the right one of several shadowing declarations.
+    pub visible: (usize, usize),
+    /// A front-end temporary: never visible to witness assumptions.
+    pub temporary: bool,
+}
+
+/// Unary operators. Operand and result have the same type (after promotion by the front end),
+/// except `LogNot`, whose result is `int`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum UnOp {
+    Neg,
+    BitNot,
+    LogNot,
+}
+
+/// Binary operators. Arithmetic and bitwise operators have both operands converted to the
+/// result type. Comparisons have both operands converted to a common type and yield `int`.
+/// Shifts: the left operand has the result type, the right operand its own promoted type.
+/// `LogAnd`/`LogOr` (only for side-effect-free operands) yield `int`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogAnd,
+    LogOr,
+}
+
+impl BinOp {
+    /// Comparison or logical operator (result type `int`, operands of another type).
+    pub fn is_boolean(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::LogAnd | BinOp::LogOr
+        )
+    }
+}
+
+/// A side-effect-free, fully typed integer expression.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum Expr {
+    /// Constant; `bits` holds the value masked to the type's width.
+    Const { bits: u64, ty: IntTy },
+    /// Value of a scalar variable.
+    Var { var: VarId, ty: IntTy },
+    /// Element of an array variable; `index` is the flattened element index (any integer type,
+    /// interpreted by its own signedness), `len` the number of elements. Out-of-bounds access is
+    /// undefined behaviour (the semantics ends such a path in unknown).
+    Elem { var: VarId, index: Box<Expr>, len: u64, ty: IntTy },
+    Unary { op: UnOp, arg: Box<Expr>, ty: IntTy },
+    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr>, ty: IntTy },
+    /// Conversion of `arg` to `to` (C's rules: truncation / sign or zero extension; `_Bool`: `!= 0`).
+    Cast { arg: Box<Expr>, to: IntTy },
+    /// `cond ? then : els` with side-effect-free branches (`cond` is tested against zero).
+    Ite { cond: Box<Expr>, then: Box<Expr>, els: Box<Expr>, ty: IntTy },
+    /// `\result` of a witness assumption: the value the matched step returned.
+    WitnessResult { ty: IntTy },
+}
+
+impl Expr {
+    /// The type of the expression's value.
+    pub fn ty(&self) -> IntTy {
+        match self {
+            Expr::Const { ty, .. }
+            | Expr::Var { ty, .. }
+            | Expr::Elem { ty, .. }
+            | Expr::Unary { ty, .. }
+            | Expr::Binary { ty, .. }
+            | Expr::Ite { ty, .. }
+            | Expr::WitnessResult { ty } => *ty,
+            Expr::Cast { to, .. } => *to,
+        }
+    }
+    /// An `int` constant.
+    pub fn int(v: i64) -> Expr {
+        Expr::Const { bits: (v as u64) & IntTy::INT.mask(), ty: IntTy::INT }
+    }
+}
+
+/// Something assignable.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum Lvalue {
+    Var { var: VarId, ty: IntTy },
+    Elem { var: VarId, index: Expr, len: u64, ty: IntTy },
+}
+
+impl Lvalue {
+    pub fn ty(&self) -> IntTy {
+        match self {
+            Lvalue::Var { ty, .. } | Lvalue::Elem { ty, .. } => *ty,
+        }
+    }
+}
+
+/// Initial value of a declared variable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Init {
+    /// Scalar initializer (already converted to the variable's type).
+    Scalar(Expr),
+    /// Array initializer: listed flat elements; all others are zero (C's rule).
+    Array(Vec<(u64, Expr)>),
+    /// All zero (static storage without initializer).
+    Zero,
+}
+
+/// What happens when the program reaches a call the violation is reported on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ErrorKind {
+    /// `reach_error()`.
+    ReachError,
+    /// `__VERIFIER_error()`.
+    VerifierError,
+    /// The 2012 `ERROR:` label.
+    ErrorLabel,
+    /// A failed `assert` (`__assert_fail`), which in SV-COMP programs calls `reach_error`.
+    AssertFail,
+}
+
+/// The operation of one CFA edge.
+#[derive(Debug, Clone, Serialize)]
+pub enum EdgeOp {
+    /// No effect and not observable by the witness (labels, gotos, joins, block ends).
+    Blank,
+    /// Program start: enters `main` (observable: `enterFunction=main`).
+    ProgramStart,
+    /// Declaration of a local; without initializer its value is nondeterministic (or zero for
+    /// `static`, which the front end expresses as `Init::Zero`).
+    Declare { var: VarId, init: Option<Init> },
+    Assign { lhs: Lvalue, rhs: Expr },
+    /// Branch: taken iff `cond != 0`. `source_truth` tells whether this is the branch where the
+    /// condition *as written in the source* holds (`control=condition-true`).
+    Assume { cond: Expr, source_truth: bool },
+    /// `__VERIFIER_assume(cond)`: paths where it is false are discarded.
+    BuiltinAssume { cond: Expr },
+    /// Call of a function with a body: the product enters `callee` and resumes at the edge's
+    /// target when it returns, storing the result into `lhs`.
+    Call { callee: FuncId, args: Vec<Expr>, lhs: Option<Lvalue> },
+    /// Call of an external function whose result is nondeterministic (`__VERIFIER_nondet_*`,
+    /// and declared-only functions the front end deems side-effect free).
+    NondetCall { function: String, lhs: Option<Lvalue>, ty: IntTy },
+    /// `return e;` (or the implicit return at `}`): leads to the function's exit location.
+    Return { value: Option<Expr> },
+    /// Call of an error function / reaching the `ERROR:` label.
+    Error { kind: ErrorKind, function: String },
+    /// `abort()`, `exit(n)`: the path ends without violation.
+    Terminate { function: String },
+    /// Something the semantics cannot handle yet; a path that executes it ends in unknown.
+    Unsupported { what: String },
+}
+
+/// Source range of an edge. Lines are 1-based physical lines; offsets are 0-based byte
+/// offsets into the file as given, `end_offset` inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct SourceSpan {
+    pub start_line: u32,
+    pub end_line: u32,
+    pub start_offset: usize,
+    pub end_offset: usize,
+}
+
+/// One edge of the CFA.
+#[derive(Debug, Clone, Serialize)]
+pub struct CfaEdge {
+    pub op: EdgeOp,
+    /// `None` for [`EdgeOp::Blank`] edges without a source location.
+    pub span: Option<SourceSpan>,
+    pub function: FuncId,
+    /// Source text of the operation (for traces), possibly abbreviated.
+    pub text: String,
+}
+
+/// A CFA location.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CfaNode {
+    pub function: Option<FuncId>,
+    /// Loop head: the location a loop's condition is evaluated at (entered from before the
+    /// loop and by each back edge).
+    pub loop_head: bool,
+}
+
+/// A function with a body.
+#[derive(Debug, Clone, Serialize)]
+pub struct FunctionInfo {
+    pub name: String,
+    pub params: Vec<VarId>,
+    /// `None` for `void`.
+    pub return_ty: Option<IntTy>,
+    /// Return type is one the semantics does not model (pointer, struct, float).
+    pub return_unsupported: Option<String>,
+    pub entry: NodeIndex,
+    /// Every `Return` edge leads here; the product pops the frame at this location.
+    pub exit: NodeIndex,
+    /// Span of the function's declarator/opening (what `enterFunction` of `main` matches).
+    pub span: SourceSpan,
+}
+
+/// Result type of a function known only by its declaration (e.g. `__VERIFIER_nondet_uint`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ExternInfo {
+    pub name: String,
+    pub return_ty: Option<IntTy>,
+}
+
+/// The whole program.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cfa {
+    pub graph: DiGraph<CfaNode, CfaEdge>,
+    pub functions: Vec<FunctionInfo>,
+    pub externs: Vec<ExternInfo>,
+    pub vars: Vec<VarInfo>,
+    /// Global declarations with initializers, in source order; executed before `main`.
+    pub global_inits: Vec<(VarId, Init)>,
+    /// Program start location (before `main` is entered); its single edge is `ProgramStart`.
+    pub start: NodeIndex,
+    pub main: FuncId,
+    pub data_model: DataModel,
+    /// Length of the source in bytes, and the byte offset each line starts at.
+    pub source_len: usize,
+    pub line_starts: Vec<usize>,
+}
+
+impl Cfa {
+    pub fn function(&self, id: FuncId) -> &FunctionInfo {
+        &self.functions[id.0 as usize]
+    }
+    pub fn var(&self, id: VarId) -> &VarInfo {
+        &self.vars[id.0 as usize]
+    }
+    pub fn edge(&self, e: EdgeIndex) -> &CfaEdge {
+        &self.graph[e]
+    }
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.functions.iter().position(|f| f.name == name).map(|i| FuncId(i as u32))
+    }
+    /// 1-based line of a byte offset.
+    pub fn line_of_offset(&self, offset: usize) -> u32 {
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i as u32 + 1,
+            Err(i) => i as u32,
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! Errors about the *input* (files the user gave us). Each carries the file and, where the
+//! input is at fault at a specific place, the 1-based line and column.
+
+use std::path::PathBuf;
+
+/// A problem with an input file that prevents validation (exit code 3 in the binary).
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The file could not be read.
+    #[error("{}: cannot read file: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not well-formed at a position.
+    #[error("{}:{line}:{col}: {message}", path.display())]
+    Malformed { path: PathBuf, line: u32, col: u32, message: String },
+    /// The file is well-formed but unusable as a whole (wrong witness type, witness for
+    /// another program, no `main`, …).
+    #[error("{}: {message}", path.display())]
+    Invalid { path: PathBuf, message: String },
+}
+
+impl InputError {
+    pub fn malformed(path: impl Into<PathBuf>, line: u32, col: u32, message: impl Into<String>) -> Self {
+        InputError::Malformed { path: path.into(), line, col, message: message.into() }
+    }
+    pub fn invalid(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        InputError::Invalid { path: path.into(), message: message.into() }
+    }
+}
+
+/// 1-based (line, column) of a byte offset in a text; columns count bytes.
+pub fn line_col(text: &[u8], offset: usize) -> (u32, u32) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+    let col = match before.iter().rposition(|&b| b == b'\n') {
+        Some(nl) => offset - nl,
+        None => offset + 1,
+    } as u32;
+    (line, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_col;
+
+    #[test]
+    fn line_col_counts_from_one() {
+        let t = b"ab\ncd\n";
+        assert_eq!(line_col(t, 0), (1, 1));
+        assert_eq!(line_col(t, 1), (1, 2));
+        assert_eq!(line_col(t, 3), (2, 1));
+        assert_eq!(line_col(t, 4), (2, 2));
+        assert_eq!(line_col(t, 100), (3, 1));
+    }
+}

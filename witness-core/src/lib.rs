@@ -1,0 +1,15 @@
+//! witness-core: validation of violation witnesses for C programs.
+//!
+//! Data flows one way (see ARCHITECTURE.md):
+//! witness file → [`witness`] reader → [`witness::WitnessAutomaton`];
+//! program file → [`cfront`] → [`cfa::Cfa`];
+//! both → [`product`] exploration (using [`semantics`]) → [`verdict::Verdict`].
+//! [`validate`] wires the stages together. Nothing here prints or panics on input.
+
+pub mod cfa;
+pub mod cfront;
+pub mod error;
+pub mod property;
+pub mod witness;
+
+pub use error::InputError;

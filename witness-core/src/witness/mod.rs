@@ -1,0 +1,131 @@
+//! The format-neutral witness automaton and the readers that build it.
+//!
+//! Every witness format (GraphML 1.0 in [`graphml`], YAML 2.x later) compiles into one
+//! [`WitnessAutomaton`]: states with entry/violation/sink flags, and transitions carrying a
+//! source-code guard ([`LocationGuard`]) and an optional state-space guard ([`Assumption`]).
+//! The product exploration knows formats only through these types.
+//!
+//! Readers never touch Z3 and never print: problems in the input are `InputError`s with a
+//! position, unusual-but-accepted content becomes a warning string in [`WitnessAutomaton::warnings`].
+
+pub mod graphml;
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use serde::Serialize;
+
+/// Kind of witness, from the metadata.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum WitnessType {
+    Violation,
+    Correctness,
+    /// Violation witness of a non-termination property (lasso with a cycle head).
+    Termination,
+}
+
+/// Graph-level metadata, as far as the validator uses it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WitnessMetadata {
+    pub witness_type: Option<WitnessType>,
+    pub format_version: Option<String>,
+    pub producer: Option<String>,
+    /// Property texts (`specification` elements), raw.
+    pub specifications: Vec<String>,
+    pub program_file: Option<String>,
+    /// Program hash as written (lower-cased, trimmed).
+    pub program_hash: Option<String>,
+    /// `32bit` / `64bit` as written.
+    pub architecture: Option<String>,
+    pub source_code_lang: Option<String>,
+}
+
+/// A state of the witness automaton.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WitnessState {
+    /// Identifier in the witness file (GraphML node id), for traces and messages.
+    pub id: String,
+    pub entry: bool,
+    pub violation: bool,
+    pub sink: bool,
+    /// Termination witnesses: the cycle head.
+    pub cycle_head: bool,
+    /// Node invariant, if any (correctness / termination witnesses).
+    pub invariant: Option<String>,
+}
+
+/// Branch direction required by a transition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Control {
+    /// The branch where the condition as written in the source holds.
+    ConditionTrue,
+    ConditionFalse,
+}
+
+/// An inclusive range (lines, or byte offsets). `start > end` never matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Range {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl Range {
+    /// Overlap test with another inclusive range.
+    pub fn overlaps(&self, start: u64, end: u64) -> bool {
+        self.start <= self.end && self.start <= end && start <= self.end
+    }
+}
+
+/// The source-code guard of a transition: all present parts are conjoined; an absent part
+/// does not restrict. A guard with no part at all matches every observable step.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LocationGuard {
+    /// Line range (already normalised: a lone start or end line is copied to the other).
+    pub lines: Option<Range>,
+    /// Byte-offset range, inclusive.
+    pub offsets: Option<Range>,
+    /// Base name of the origin file, if given.
+    pub origin_file: Option<String>,
+    pub control: Option<Control>,
+    /// `enterLoopHead=true`.
+    pub enter_loop_head: bool,
+    /// `enterFunction=F`.
+    pub enter_function: Option<String>,
+    /// `returnFromFunction=F` (alias `returnFrom`).
+    pub return_from_function: Option<String>,
+    /// `threadId`, kept so that concurrent witnesses are recognised (not supported yet).
+    pub thread_id: Option<String>,
+    /// `createThread`.
+    pub create_thread: Option<String>,
+}
+
+/// The state-space guard of a transition.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Assumption {
+    /// C expressions as written (one per `assumption` element; each may hold several
+    /// `;`-separated expressions). Conjoined.
+    pub expressions: Vec<String>,
+    /// `assumption.scope`: function whose locals the identifiers refer to.
+    pub scope: Option<String>,
+    /// `assumption.resultfunction`: function whose return value `\result` denotes.
+    pub result_function: Option<String>,
+}
+
+/// A transition of the witness automaton.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WitnessTransition {
+    pub guard: LocationGuard,
+    pub assumption: Option<Assumption>,
+    /// Position of the transition in the witness file (`line:col`), for messages.
+    pub origin: String,
+}
+
+/// The witness automaton (format-neutral).
+#[derive(Debug, Clone, Serialize)]
+pub struct WitnessAutomaton {
+    pub graph: DiGraph<WitnessState, WitnessTransition>,
+    pub entry: NodeIndex,
+    pub metadata: WitnessMetadata,
+    /// Accepted oddities (unknown keys, duplicate flags, …), for the report.
+    pub warnings: Vec<String>,
+    /// Which format the automaton was read from (`GraphML 1.0`, `YAML 2.0`, …).
+    pub format: String,
+}
