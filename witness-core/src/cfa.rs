@@ -372,6 +372,10 @@ pub struct Cfa {
     pub start: NodeIndex,
     pub main: FuncId,
     pub data_model: DataModel,
+    /// Byte offsets of edge spans are exact offsets into the given file. False when the file
+    /// had to be run through `gcc -E` (which rewrites white space): then witness offsets must
+    /// not be used for matching, only lines.
+    pub offsets_exact: bool,
     /// Length of the source in bytes, and the byte offset each line starts at.
     pub source_len: usize,
     pub line_starts: Vec<usize>,
