@@ -10,6 +10,7 @@ pub mod cfa;
 pub mod cfront;
 pub mod error;
 pub mod property;
+pub mod semantics;
 pub mod witness;
 
 pub use error::InputError;

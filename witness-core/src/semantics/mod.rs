@@ -1,0 +1,595 @@
+//! Bit-precise semantics of the CFA's IR: the data state (globals and a stack of frames),
+//! expression evaluation (concrete where values are known, Z3 bit-vectors where not), and the
+//! solver that decides path feasibility.
+//!
+//! Semantics never reads files and never knows witness formats: the product hands it an
+//! [`Expr`] and a [`DataState`]. Undefined behaviour is never guessed: evaluation returns the
+//! conditions under which the expression is defined, and the caller decides (a path that may
+//! hit UB ends in unknown).
+
+pub mod solver;
+pub mod value;
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use z3::ast::{Ast, Bool, BV};
+
+use crate::cfa::{CType, Cfa, Expr, FuncId, Init, IntTy, Lvalue, VarId, VarScope};
+pub use solver::{Feasibility, Smt};
+pub use value::{Definedness, Truth, Val, Value};
+
+/// Contents of one variable.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Slot {
+    Scalar(Value),
+    /// Array elements, flattened; `None` = not yet read or written (nondeterministic).
+    Array {
+        elem: IntTy,
+        cells: Rc<Vec<Option<Val>>>,
+    },
+    /// A variable of a type without semantics: any access is unsupported.
+    Opaque,
+}
+
+/// Variables of one activation of a function.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Frame {
+    pub locals: BTreeMap<VarId, Slot>,
+}
+
+/// Why an evaluation could not produce a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EvalError {
+    /// The expression needs something the semantics does not model.
+    Unsupported(String),
+}
+
+/// Result of evaluating an expression: its value and the conditions for it to be defined.
+pub struct Evaluated {
+    pub value: Value,
+    pub defined: Vec<Definedness>,
+}
+
+/// The program's data: globals, one frame per active call, and the path condition.
+#[derive(Debug, Clone)]
+pub struct DataState {
+    pub globals: Rc<BTreeMap<VarId, Slot>>,
+    pub frames: Vec<Frame>,
+    /// Conjuncts of the path condition (each satisfiable together, checked by the product).
+    pub path: Rc<Vec<Bool>>,
+    /// Counter for naming fresh symbols.
+    pub fresh: u32,
+}
+
+/// Context for `\result` in witness assumptions.
+pub type ResultValue<'a> = Option<&'a Value>;
+
+impl DataState {
+    /// Initial state: globals initialised as the CFA says, no frames.
+    pub fn initial(cfa: &Cfa) -> Result<DataState, EvalError> {
+        let mut st = DataState {
+            globals: Rc::new(BTreeMap::new()),
+            frames: Vec::new(),
+            path: Rc::new(Vec::new()),
+            fresh: 0,
+        };
+        // Globals without an entry in global_inits are zero (static storage).
+        for (i, v) in cfa.vars.iter().enumerate() {
+            if v.scope == VarScope::Global {
+                let slot = zero_slot(&v.ty);
+                Rc::make_mut(&mut st.globals).insert(VarId(i as u32), slot);
+            }
+        }
+        for (var, init) in &cfa.global_inits {
+            st.initialise(cfa, *var, Some(init))?;
+        }
+        Ok(st)
+    }
+
+    fn slot_mut(&mut self, cfa: &Cfa, var: VarId) -> Option<&mut Slot> {
+        match cfa.var(var).scope {
+            VarScope::Global => Rc::make_mut(&mut self.globals).get_mut(&var),
+            VarScope::Local(_) => self.frames.last_mut()?.locals.get_mut(&var),
+        }
+    }
+
+    fn slot(&self, cfa: &Cfa, var: VarId) -> Option<&Slot> {
+        match cfa.var(var).scope {
+            VarScope::Global => self.globals.get(&var),
+            VarScope::Local(_) => self.frames.last()?.locals.get(&var),
+        }
+    }
+
+    fn fresh_name(&mut self, hint: &str) -> String {
+        self.fresh += 1;
+        format!("{hint}!{}", self.fresh)
+    }
+
+    /// A fresh nondeterministic value of `ty` (its range constraint joins the path condition).
+    pub fn nondet(&mut self, hint: &str, ty: IntTy) -> Value {
+        let name = self.fresh_name(hint);
+        let v = Value {
+            val: Val::Sym(BV::new_const(name, ty.bits)),
+            ty,
+        };
+        if let Some(c) = v.range_constraint() {
+            Rc::make_mut(&mut self.path).push(c);
+        }
+        v
+    }
+
+    /// Declares (or re-declares, e.g. in a loop) a variable with an optional initialiser.
+    /// `None` means indeterminate: a fresh nondeterministic value.
+    pub fn initialise(
+        &mut self,
+        cfa: &Cfa,
+        var: VarId,
+        init: Option<&Init>,
+    ) -> Result<Vec<Definedness>, EvalError> {
+        let info = cfa.var(var);
+        let mut defined = Vec::new();
+        let slot = match (&info.ty, init) {
+            (CType::Int(ty), None) => Slot::Scalar(self.nondet(&info.name, *ty)),
+            (CType::Int(ty), Some(Init::Zero)) => Slot::Scalar(Value::conc(0, *ty)),
+            (CType::Int(ty), Some(Init::Scalar(e))) => {
+                let ev = self.eval(cfa, e, None)?;
+                defined = ev.defined;
+                Slot::Scalar(value::cast(&ev.value, *ty))
+            }
+            (CType::Array { elem, .. }, None) => Slot::Array {
+                elem: *elem,
+                cells: Rc::new(vec![None; info.ty.element_count() as usize]),
+            },
+            (CType::Array { elem, .. }, Some(Init::Zero)) => Slot::Array {
+                elem: *elem,
+                cells: Rc::new(vec![Some(Val::Conc(0)); info.ty.element_count() as usize]),
+            },
+            (CType::Array { elem, .. }, Some(Init::Array(items))) => {
+                let mut cells = vec![Some(Val::Conc(0)); info.ty.element_count() as usize];
+                for (i, e) in items {
+                    let ev = self.eval(cfa, e, None)?;
+                    defined.extend(ev.defined);
+                    if let Some(c) = cells.get_mut(*i as usize) {
+                        *c = Some(value::cast(&ev.value, *elem).val);
+                    } else {
+                        return Err(EvalError::Unsupported(format!(
+                            "initializer index {i} out of bounds of `{}`",
+                            info.name
+                        )));
+                    }
+                }
+                Slot::Array {
+                    elem: *elem,
+                    cells: Rc::new(cells),
+                }
+            }
+            (CType::Int(_), Some(Init::Array(_)))
+            | (CType::Array { .. }, Some(Init::Scalar(_))) => {
+                return Err(EvalError::Unsupported(format!(
+                    "initializer shape does not match the type of `{}`",
+                    info.name
+                )))
+            }
+            (CType::Void, _) | (CType::Unsupported(_), _) => Slot::Opaque,
+        };
+        match info.scope {
+            VarScope::Global => {
+                Rc::make_mut(&mut self.globals).insert(var, slot);
+            }
+            VarScope::Local(_) => {
+                let frame = self.frames.last_mut().ok_or_else(|| {
+                    EvalError::Unsupported("local declared outside a function".into())
+                })?;
+                frame.locals.insert(var, slot);
+            }
+        }
+        Ok(defined)
+    }
+
+    /// Evaluates an expression in the current frame. `result` is the witness's `\result`.
+    pub fn eval(
+        &mut self,
+        cfa: &Cfa,
+        e: &Expr,
+        result: ResultValue,
+    ) -> Result<Evaluated, EvalError> {
+        let mut defined = Vec::new();
+        let value = self.eval_into(cfa, e, result, &mut defined)?;
+        Ok(Evaluated { value, defined })
+    }
+
+    fn eval_into(
+        &mut self,
+        cfa: &Cfa,
+        e: &Expr,
+        result: ResultValue,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<Value, EvalError> {
+        Ok(match e {
+            Expr::Const { bits, ty } => Value::conc(*bits, *ty),
+            Expr::Var { var, ty } => match self.slot(cfa, *var) {
+                Some(Slot::Scalar(v)) => {
+                    if v.ty == *ty {
+                        v.clone()
+                    } else {
+                        value::cast(v, *ty)
+                    }
+                }
+                Some(Slot::Opaque) => {
+                    return Err(EvalError::Unsupported(format!(
+                        "variable `{}` has a type without semantics",
+                        cfa.var(*var).name
+                    )))
+                }
+                Some(Slot::Array { .. }) => {
+                    return Err(EvalError::Unsupported(format!(
+                        "array `{}` used as a value",
+                        cfa.var(*var).name
+                    )))
+                }
+                None => {
+                    return Err(EvalError::Unsupported(format!(
+                        "variable `{}` is not in scope here",
+                        cfa.var(*var).name
+                    )))
+                }
+            },
+            Expr::Elem {
+                var,
+                index,
+                len,
+                ty,
+            } => {
+                let idx = self.eval_into(cfa, index, result, defined)?;
+                self.read_elem(cfa, *var, &idx, *len, *ty, defined)?
+            }
+            Expr::Unary { op, arg, ty } => {
+                let a = self.eval_into(cfa, arg, result, defined)?;
+                value::unary(*op, &a, *ty, defined)
+            }
+            Expr::Binary { op, lhs, rhs, ty } => {
+                let a = self.eval_into(cfa, lhs, result, defined)?;
+                if matches!(op, crate::cfa::BinOp::LogAnd | crate::cfa::BinOp::LogOr) {
+                    // Short circuit: the right operand is evaluated (and must be defined) only
+                    // when the left one does not decide.
+                    let decides = if *op == crate::cfa::BinOp::LogAnd {
+                        a.truth().not()
+                    } else {
+                        a.truth()
+                    };
+                    if let Truth::Known(true) = decides {
+                        return Ok(Value::from_truth(&Truth::Known(
+                            *op == crate::cfa::BinOp::LogOr,
+                        )));
+                    }
+                    let mut inner = Vec::new();
+                    let b = self.eval_into(cfa, rhs, result, &mut inner)?;
+                    let needed = decides.not();
+                    defined.extend(inner.into_iter().map(|d| Definedness {
+                        holds: needed.implies(&d.holds),
+                        what: d.what,
+                    }));
+                    value::binary(*op, &a, &b, *ty, defined)
+                } else {
+                    let b = self.eval_into(cfa, rhs, result, defined)?;
+                    value::binary(*op, &a, &b, *ty, defined)
+                }
+            }
+            Expr::Cast { arg, to } => {
+                let a = self.eval_into(cfa, arg, result, defined)?;
+                value::cast(&a, *to)
+            }
+            Expr::Ite {
+                cond,
+                then,
+                els,
+                ty,
+            } => {
+                let c = self.eval_into(cfa, cond, result, defined)?.truth();
+                match c {
+                    Truth::Known(true) => self.eval_into(cfa, then, result, defined)?,
+                    Truth::Known(false) => self.eval_into(cfa, els, result, defined)?,
+                    Truth::Sym(_) => {
+                        let (mut d1, mut d2) = (Vec::new(), Vec::new());
+                        let a = self.eval_into(cfa, then, result, &mut d1)?;
+                        let b = self.eval_into(cfa, els, result, &mut d2)?;
+                        defined.extend(d1.into_iter().map(|d| Definedness {
+                            holds: c.implies(&d.holds),
+                            what: d.what,
+                        }));
+                        let nc = c.not();
+                        defined.extend(d2.into_iter().map(|d| Definedness {
+                            holds: nc.implies(&d.holds),
+                            what: d.what,
+                        }));
+                        Value::select(&c, &value::cast(&a, *ty), &value::cast(&b, *ty))
+                    }
+                }
+            }
+            Expr::WitnessResult { ty } => match result {
+                Some(v) => value::cast(v, *ty),
+                None => {
+                    return Err(EvalError::Unsupported(
+                        "`\\result` used where the step returns no value".into(),
+                    ))
+                }
+            },
+        })
+    }
+
+    /// Materialises cell `i` of an array (creating a nondeterministic value if it was never set).
+    fn cell(&mut self, cfa: &Cfa, var: VarId, i: usize) -> Result<Value, EvalError> {
+        let name = cfa.var(var).name.clone();
+        let (elem, existing) = match self.slot(cfa, var) {
+            Some(Slot::Array { elem, cells }) => (*elem, cells.get(i).cloned().flatten()),
+            _ => return Err(EvalError::Unsupported(format!("`{name}` is not an array"))),
+        };
+        if let Some(v) = existing {
+            return Ok(Value { val: v, ty: elem });
+        }
+        let v = self.nondet(&format!("{name}[{i}]"), elem);
+        if let Some(Slot::Array { cells, .. }) = self.slot_mut(cfa, var) {
+            if let Some(c) = Rc::make_mut(cells).get_mut(i) {
+                *c = Some(v.val.clone());
+            }
+        }
+        Ok(v)
+    }
+
+    /// Largest array for which a symbolic index is expanded into an if-then-else chain.
+    const MAX_SYMBOLIC_ARRAY: u64 = 4096;
+
+    fn index_in_bounds(idx: &Value, len: u64) -> Truth {
+        match idx.known() {
+            Some(i) => Truth::Known(i >= 0 && (i as u128) < len as u128),
+            None => {
+                let wide = value::cast(idx, IntTy::new(64, idx.ty.signed)).term();
+                let lenv = BV::from_u64(len, 64);
+                if idx.ty.signed {
+                    Truth::Sym(Bool::and(&[
+                        &wide.bvsge(BV::from_u64(0, 64)),
+                        &wide.bvslt(&lenv),
+                    ]))
+                } else {
+                    Truth::Sym(wide.bvult(&lenv))
+                }
+            }
+        }
+    }
+
+    fn read_elem(
+        &mut self,
+        cfa: &Cfa,
+        var: VarId,
+        idx: &Value,
+        len: u64,
+        ty: IntTy,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<Value, EvalError> {
+        let name = cfa.var(var).name.clone();
+        let inb = Self::index_in_bounds(idx, len);
+        defined.push(Definedness {
+            holds: inb.clone(),
+            what: format!("array index out of bounds in `{name}[…]` (length {len})"),
+        });
+        let v = match idx.known() {
+            Some(i) if i >= 0 && (i as u128) < len as u128 => self.cell(cfa, var, i as usize)?,
+            Some(_) => Value::conc(0, ty),
+            None => {
+                if len > Self::MAX_SYMBOLIC_ARRAY {
+                    return Err(EvalError::Unsupported(format!(
+                        "symbolic index into `{name}` with {len} elements"
+                    )));
+                }
+                let wide = value::cast(idx, IntTy::new(64, false)).term();
+                let mut acc = self.cell(cfa, var, (len - 1) as usize)?;
+                for i in (0..len.saturating_sub(1)).rev() {
+                    let c = self.cell(cfa, var, i as usize)?;
+                    acc = Value::select(&Truth::Sym(wide.eq(BV::from_u64(i, 64))), &c, &acc);
+                }
+                acc
+            }
+        };
+        Ok(if v.ty == ty { v } else { value::cast(&v, ty) })
+    }
+
+    /// Assigns to an lvalue (the value is converted to the lvalue's type).
+    pub fn assign(
+        &mut self,
+        cfa: &Cfa,
+        lhs: &Lvalue,
+        v: &Value,
+        result: ResultValue,
+    ) -> Result<Vec<Definedness>, EvalError> {
+        let mut defined = Vec::new();
+        match lhs {
+            Lvalue::Var { var, ty } => {
+                let v = value::cast(v, *ty);
+                match self.slot_mut(cfa, *var) {
+                    Some(slot @ Slot::Scalar(_)) => *slot = Slot::Scalar(v),
+                    _ => {
+                        return Err(EvalError::Unsupported(format!(
+                            "assignment to `{}`",
+                            cfa.var(*var).name
+                        )))
+                    }
+                }
+            }
+            Lvalue::Elem {
+                var,
+                index,
+                len,
+                ty,
+            } => {
+                let idx = self.eval_into(cfa, index, result, &mut defined)?;
+                let name = cfa.var(*var).name.clone();
+                defined.push(Definedness {
+                    holds: Self::index_in_bounds(&idx, *len),
+                    what: format!("array index out of bounds in `{name}[…] = …` (length {len})"),
+                });
+                let v = value::cast(v, *ty);
+                match idx.known() {
+                    Some(i) if i >= 0 && (i as u128) < *len as u128 => {
+                        self.set_cell(cfa, *var, i as usize, &v)?
+                    }
+                    Some(_) => {}
+                    None => {
+                        if *len > Self::MAX_SYMBOLIC_ARRAY {
+                            return Err(EvalError::Unsupported(format!(
+                                "symbolic index into `{name}` with {len} elements"
+                            )));
+                        }
+                        let wide = value::cast(&idx, IntTy::new(64, false)).term();
+                        for i in 0..*len {
+                            let old = self.cell(cfa, *var, i as usize)?;
+                            let new = Value::select(
+                                &Truth::Sym(wide.eq(BV::from_u64(i, 64))),
+                                &value::cast(&v, old.ty),
+                                &old,
+                            );
+                            self.set_cell(cfa, *var, i as usize, &new)?;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(defined)
+    }
+
+    fn set_cell(&mut self, cfa: &Cfa, var: VarId, i: usize, v: &Value) -> Result<(), EvalError> {
+        match self.slot_mut(cfa, var) {
+            Some(Slot::Array { elem, cells }) => {
+                let v = value::cast(v, *elem);
+                if let Some(c) = Rc::make_mut(cells).get_mut(i) {
+                    *c = Some(v.val);
+                }
+                Ok(())
+            }
+            _ => Err(EvalError::Unsupported(format!(
+                "`{}` is not an array",
+                cfa.var(var).name
+            ))),
+        }
+    }
+
+    /// Pushes a frame for a call of `func` binding `params` to `args` (already evaluated).
+    pub fn push_frame(&mut self, cfa: &Cfa, func: FuncId, args: &[Value]) -> Result<(), EvalError> {
+        self.frames.push(Frame::default());
+        let params = cfa.function(func).params.clone();
+        if params.len() != args.len() {
+            return Err(EvalError::Unsupported(format!(
+                "call of `{}` with {} arguments, but it has {} parameters",
+                cfa.function(func).name,
+                args.len(),
+                params.len()
+            )));
+        }
+        for (p, a) in params.iter().zip(args) {
+            let slot = match &cfa.var(*p).ty {
+                CType::Int(ty) => Slot::Scalar(value::cast(a, *ty)),
+                other => {
+                    return Err(EvalError::Unsupported(format!(
+                        "parameter of type {other:?}"
+                    )))
+                }
+            };
+            if let Some(f) = self.frames.last_mut() {
+                f.locals.insert(*p, slot);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a conjunct to the path condition.
+    pub fn constrain(&mut self, c: Bool) {
+        Rc::make_mut(&mut self.path).push(c);
+    }
+
+    /// When the path learns `term == bits` for a fresh symbol `term`, replace the symbol by the
+    /// constant everywhere, so that later steps run concretely (the witness-pins-values fast path).
+    pub fn substitute(&mut self, from: &BV, to: &BV) {
+        let sub = |v: &Val| -> Val {
+            match v {
+                Val::Sym(t) => {
+                    let s = t.substitute(&[(from, to)]).simplify();
+                    match s.as_u64() {
+                        Some(b) => Val::Conc(b),
+                        None => Val::Sym(s),
+                    }
+                }
+                c => c.clone(),
+            }
+        };
+        let sub_slot = |s: &mut Slot| match s {
+            Slot::Scalar(v) => v.val = sub(&v.val),
+            Slot::Array { cells, .. } => {
+                if cells.iter().any(|c| matches!(c, Some(Val::Sym(_)))) {
+                    for c in Rc::make_mut(cells).iter_mut().flatten() {
+                        *c = sub(c);
+                    }
+                }
+            }
+            Slot::Opaque => {}
+        };
+        if self.globals.values().any(slot_is_symbolic) {
+            for s in Rc::make_mut(&mut self.globals).values_mut() {
+                sub_slot(s);
+            }
+        }
+        for f in &mut self.frames {
+            for s in f.locals.values_mut() {
+                sub_slot(s);
+            }
+        }
+        let path: Vec<Bool> = self
+            .path
+            .iter()
+            .map(|c| c.substitute(&[(from, to)]).simplify())
+            .filter(|c| c.as_bool() != Some(true))
+            .collect();
+        self.path = Rc::new(path);
+    }
+}
+
+fn slot_is_symbolic(s: &Slot) -> bool {
+    match s {
+        Slot::Scalar(v) => matches!(v.val, Val::Sym(_)),
+        Slot::Array { cells, .. } => cells.iter().any(|c| matches!(c, Some(Val::Sym(_)))),
+        Slot::Opaque => false,
+    }
+}
+
+fn zero_slot(ty: &CType) -> Slot {
+    match ty {
+        CType::Int(t) => Slot::Scalar(Value::conc(0, *t)),
+        CType::Array { elem, .. } => Slot::Array {
+            elem: *elem,
+            cells: Rc::new(vec![Some(Val::Conc(0)); ty.element_count() as usize]),
+        },
+        _ => Slot::Opaque,
+    }
+}
+
+/// If `c` has the shape `sym == constant` (or `constant == sym`) for a bare symbol, returns both.
+pub fn pinned_symbol(c: &Bool) -> Option<(BV, BV)> {
+    use z3::ast::Dynamic;
+    let d = Dynamic::from_ast(c);
+    let decl = c.decl();
+    if decl.kind() != z3::DeclKind::EQ || c.num_children() != 2 {
+        return None;
+    }
+    let a = d.nth_child(0)?.as_bv()?;
+    let b = d.nth_child(1)?.as_bv()?;
+    let is_sym = |x: &BV| x.is_const() && x.as_u64().is_none();
+    if is_sym(&a) && b.as_u64().is_some() {
+        Some((a, b))
+    } else if is_sym(&b) && a.as_u64().is_some() {
+        Some((b, a))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;
