@@ -1,1 +1,222 @@
-fn main() {}
+//! `witness-check`: command-line front of witness-core. Parses arguments, runs the validation
+//! on a worker thread under a hard wall-clock guard, renders the report, picks the exit code.
+//!
+//! Exit codes: 0 a verdict was reached (confirmed, rejected or unknown); 2 usage error;
+//! 3 unreadable or malformed input; 4 internal error (a bug: please report it).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::json;
+use witness_core::cfa::DataModel;
+use witness_core::product::StutterMode;
+use witness_core::validate::{validate, ValidateOptions};
+use witness_core::verdict::{Report, Verdict};
+use witness_core::InputError;
+
+#[derive(Parser)]
+#[command(
+    name = "witness-check",
+    version,
+    about = "Validates violation witnesses of C programs (SV-COMP GraphML 1.0)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DataModelArg {
+    #[value(name = "ILP32", alias = "ilp32", alias = "32bit")]
+    Ilp32,
+    #[value(name = "LP64", alias = "lp64", alias = "64bit")]
+    Lp64,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum StutterArg {
+    /// No implicit self-loop when a transition's guard matched (SV-COMP 2023 reading).
+    Strict,
+    /// Also stay when the next step matches the same guard (CPAchecker's reading).
+    Lenient,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate a violation witness against a C program.
+    Validate {
+        /// The witness file (GraphML 1.0, optionally gzip-compressed).
+        #[arg(long, value_name = "W")]
+        witness: PathBuf,
+        /// The property file (.prp); decides the error function. Without it, both
+        /// `reach_error()` and `__VERIFIER_error()` count.
+        #[arg(long, value_name = "P")]
+        property: Option<PathBuf>,
+        /// Data model of the task; default: the witness's `architecture`, else LP64.
+        #[arg(long, value_name = "MODEL", value_enum)]
+        data_model: Option<DataModelArg>,
+        /// Wall-clock budget in seconds; when it runs out the answer is unknown.
+        #[arg(long, value_name = "SECS", default_value_t = 90)]
+        timeout: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// How a matched-but-failed transition affects the automaton.
+        #[arg(long, value_enum, default_value = "strict")]
+        stutter: StutterArg,
+        /// The C program.
+        #[arg(value_name = "PROGRAM")]
+        program: PathBuf,
+    },
+}
+
+enum Answer {
+    Done(Result<Report, InputError>),
+    Panicked(String),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let Command::Validate {
+        witness,
+        property,
+        data_model,
+        timeout,
+        json,
+        stutter,
+        program,
+    } = cli.command;
+    let opts = ValidateOptions {
+        program,
+        witness,
+        property,
+        data_model: data_model.map(|d| match d {
+            DataModelArg::Ilp32 => DataModel::Ilp32,
+            DataModelArg::Lp64 => DataModel::Lp64,
+        }),
+        timeout: Duration::from_secs(timeout),
+        stutter: match stutter {
+            StutterArg::Strict => StutterMode::Strict,
+            StutterArg::Lenient => StutterMode::Lenient,
+        },
+    };
+    // The library never panics on input by design; a panic is a bug, reported as such. The
+    // worker runs on a large stack (the C parser recurses deeply) and under a hard deadline.
+    let (tx, rx) = mpsc::channel();
+    let worker_opts = opts.clone();
+    let spawned = std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(move || {
+            let r = std::panic::catch_unwind(|| validate(&worker_opts));
+            let answer = match r {
+                Ok(r) => Answer::Done(r),
+                Err(p) => Answer::Panicked(
+                    p.downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default(),
+                ),
+            };
+            let _ = tx.send(answer);
+        });
+    if let Err(e) = spawned {
+        eprintln!("witness-check: cannot start worker thread: {e}");
+        return ExitCode::from(4);
+    }
+    std::panic::set_hook(Box::new(|_| {}));
+    let grace = Duration::from_millis(700);
+    match rx.recv_timeout(opts.timeout + grace) {
+        Ok(Answer::Done(Ok(report))) => {
+            print_report(&report, json);
+            ExitCode::SUCCESS
+        }
+        Ok(Answer::Done(Err(e))) => {
+            print_error(&e.to_string(), json, "input");
+            ExitCode::from(3)
+        }
+        Ok(Answer::Panicked(msg)) => {
+            print_error(
+                &format!("internal error (please report): {msg}"),
+                json,
+                "internal",
+            );
+            ExitCode::from(4)
+        }
+        Err(_) => {
+            let reason = format!("time budget of {} s exhausted", opts.timeout.as_secs());
+            if json {
+                println!(
+                    "{}",
+                    json!({"result": "unknown", "verdict": "unknown", "reason": reason, "stats": {"wall_ms": (opts.timeout + grace).as_millis() as u64}})
+                );
+            } else {
+                println!("{reason}");
+                println!("RESULT: unknown");
+            }
+            // Leave without waiting for the worker.
+            std::process::exit(0);
+        }
+    }
+}
+
+fn print_error(msg: &str, json: bool, kind: &str) {
+    if json {
+        println!(
+            "{}",
+            json!({"result": "error", "verdict": "error", "reason": msg, "error_kind": kind})
+        );
+    } else {
+        eprintln!("witness-check: {msg}");
+    }
+}
+
+fn print_report(r: &Report, json: bool) {
+    if json {
+        let mut v = json!({
+            "result": r.verdict.result_string(),
+            "verdict": r.verdict.name(),
+            "reason": r.reason,
+            "stats": r.stats,
+            "warnings": r.warnings,
+            "witness_format": r.witness_format,
+            "stutter": r.stutter,
+            "data_model": r.data_model,
+        });
+        if let Verdict::Confirmed {
+            trace,
+            error_function,
+        } = &r.verdict
+        {
+            v["trace"] = json!(trace);
+            v["error_function"] = json!(error_function);
+        }
+        println!("{v}");
+        return;
+    }
+    for w in &r.warnings {
+        println!("warning: {w}");
+    }
+    if let Verdict::Confirmed { trace, .. } = &r.verdict {
+        println!("trace ({} steps):", trace.len());
+        for s in trace {
+            let nondet = s
+                .nondet
+                .as_ref()
+                .map(|n| format!("   [{} returns {}]", n.function, n.value))
+                .unwrap_or_default();
+            println!(
+                "  {}:{} {} | {}  -> {}{}",
+                s.file, s.line, s.function, s.action, s.witness_node, nondet
+            );
+        }
+    }
+    println!(
+        "stats: {} ms, {} product states, {} solver calls; stutter {}, data model {}",
+        r.stats.wall_ms, r.stats.product_states, r.stats.solver_calls, r.stutter, r.data_model
+    );
+    println!("{}", r.reason);
+    println!("RESULT: {}", r.verdict.result_string());
+}

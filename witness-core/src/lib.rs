@@ -9,8 +9,11 @@
 pub mod cfa;
 pub mod cfront;
 pub mod error;
+pub mod product;
 pub mod property;
 pub mod semantics;
+pub mod validate;
+pub mod verdict;
 pub mod witness;
 
 pub use error::InputError;

@@ -1183,16 +1183,20 @@ fn transition(
             Key::EndOffset => end_off = Some(int()?),
             Key::LegacyOffset => legacy_off = Some(int()?),
             Key::OriginFile => guard.origin_file = text().map(|f| base_name(&f).to_string()),
-            Key::Control => guard.control = match it.value {
-                "condition-true" => Some(Control::ConditionTrue),
-                "condition-false" => Some(Control::ConditionFalse),
-                other => return Err(ctx.malformed(
-                    it.pos,
-                    format!(
+            Key::Control => {
+                guard.control = match it.value {
+                    "condition-true" => Some(Control::ConditionTrue),
+                    "condition-false" => Some(Control::ConditionFalse),
+                    other => {
+                        return Err(ctx.malformed(
+                            it.pos,
+                            format!(
                         "control: expected 'condition-true' or 'condition-false', found '{other}'"
                     ),
-                )),
-            },
+                        ))
+                    }
+                }
+            }
             Key::EnterLoopHead => guard.enter_loop_head = boolean(warnings),
             Key::Negated => negated = boolean(warnings),
             Key::EnterFunction => guard.enter_function = text(),

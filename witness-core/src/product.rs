@@ -1,0 +1,1045 @@
+//! Exploration of the product of the program's CFA and the witness automaton (format digest
+//! §6): a product state is (CFA location, call stack, witness state, data state). Each program
+//! step is matched against the witness state's outgoing transitions by their source-code
+//! guards; matched transitions' assumptions are evaluated on the step's post-state.
+//!
+//! The product knows witness formats only through [`LocationGuard`] and [`Assumption`]; it
+//! knows C only through the CFA's IR and the [`semantics`](crate::semantics).
+//!
+//! Verdict rules: a violation (call of the property's error function) while the automaton is in
+//! a violation state confirms; exhausting every path the witness allows without that rejects;
+//! anything uncertain on some allowed path (unsupported feature, possible undefined behaviour,
+//! solver gave up, budget) turns a would-be rejection into unknown.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::rc::Rc;
+use std::time::Instant;
+
+use petgraph::graph::{EdgeIndex, NodeIndex};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use z3::ast::Bool;
+
+use crate::cfa::{Cfa, CfaEdge, EdgeOp, ErrorKind, FuncId, IntTy, Lvalue, SourceSpan};
+use crate::cfront::{lower_assumption, AssumptionScope};
+use crate::semantics::value::{as_i128, Definedness, Truth};
+use crate::semantics::{pinned_symbol, DataState, EvalError, Feasibility, Smt, Val, Value};
+use crate::verdict::{NondetChoice, TraceStep, Verdict};
+use crate::witness::{Control, LocationGuard, WitnessAutomaton, WitnessTransition};
+
+/// How the automaton treats a program step that some transition matches but whose
+/// assumption fails (digest §6.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StutterMode {
+    /// Official reading since SV-COMP 2023: no implicit self-loop when any guard matched.
+    Strict,
+    /// CPAchecker's reading: additionally stay when the next observable step matches the
+    /// same guard.
+    Lenient,
+}
+
+/// Which program events are property violations.
+#[derive(Debug, Clone)]
+pub struct ErrorTarget {
+    /// Error functions (`reach_error`, `__VERIFIER_error`).
+    pub functions: Vec<String>,
+    /// The historic `ERROR:` label counts.
+    pub label: bool,
+}
+
+/// Settings of one exploration.
+pub struct ExploreOptions {
+    pub deadline: Instant,
+    pub budget_secs: u64,
+    pub stutter: StutterMode,
+    pub target: ErrorTarget,
+}
+
+/// Result of an exploration.
+pub struct Outcome {
+    pub verdict: Verdict,
+    pub reason: String,
+    pub states: u64,
+    pub solver_calls: u64,
+    pub warnings: Vec<String>,
+}
+
+/// Maximum call depth before a path is given up as unknown (unbounded recursion).
+const MAX_CALL_DEPTH: usize = 2000;
+
+/// A call in progress.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct CallSite {
+    callee: FuncId,
+    call_edge: EdgeIndex,
+    return_loc: NodeIndex,
+    lhs: Option<Lvalue>,
+}
+
+/// A step of a path, kept as a persistent list for traces.
+struct TraceNode {
+    parent: Option<Rc<TraceNode>>,
+    span: Option<SourceSpan>,
+    function: FuncId,
+    action: String,
+    witness_node: NodeIndex,
+    nondet: Option<(String, Value)>,
+}
+
+#[derive(Clone)]
+struct ProductState {
+    loc: NodeIndex,
+    stack: Vec<CallSite>,
+    witness: NodeIndex,
+    data: DataState,
+    /// Value returned by the function whose exit location `loc` is.
+    returned: Option<Value>,
+    trace: Option<Rc<TraceNode>>,
+}
+
+type StateKey = (
+    NodeIndex,
+    NodeIndex,
+    Vec<CallSite>,
+    Vec<crate::semantics::Frame>,
+    Rc<std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>>,
+    Rc<Vec<Bool>>,
+    Option<Value>,
+);
+
+impl ProductState {
+    fn key(&self) -> StateKey {
+        (
+            self.loc,
+            self.witness,
+            self.stack.clone(),
+            self.data.frames.clone(),
+            self.data.globals.clone(),
+            self.data.path.clone(),
+            self.returned.clone(),
+        )
+    }
+}
+
+/// An observable program step, as the witness sees it.
+#[derive(Clone, Copy)]
+enum StepKind<'a> {
+    /// A CFA edge.
+    Edge(&'a CfaEdge),
+    /// Leaving `callee` back to the call site (CPAchecker's function-return edge).
+    FunctionReturn { callee: FuncId },
+}
+
+/// What a step produced, for guards and assumptions.
+struct StepInfo<'a> {
+    kind: StepKind<'a>,
+    span: Option<SourceSpan>,
+    /// Function whose variables the post-state's top frame holds.
+    scope_function: FuncId,
+    /// Location after the step (for `enterLoopHead`).
+    target: NodeIndex,
+    /// The value the step returned (`\result`).
+    result: Option<Value>,
+}
+
+type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<IntTy>);
+type LoweredAssumption = Rc<Vec<Result<crate::cfa::Expr, String>>>;
+
+struct Explorer<'a> {
+    cfa: &'a Cfa,
+    witness: &'a WitnessAutomaton,
+    opts: &'a ExploreOptions,
+    smt: Smt,
+    use_offsets: bool,
+    /// Witness states from which a violation state is reachable, with BFS distance.
+    distance: HashMap<NodeIndex, u32>,
+    /// Lowered assumptions per (transition, scope function, offset).
+    assumption_cache: HashMap<AssumptionKey, LoweredAssumption>,
+    warnings: Vec<String>,
+    warned: HashSet<String>,
+    /// Reasons some allowed path could not be decided (first few kept).
+    unknown: Vec<String>,
+    states: u64,
+}
+
+/// Explores the product and returns the verdict.
+pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, opts: &ExploreOptions) -> Outcome {
+    let mut ex = Explorer {
+        cfa,
+        witness,
+        opts,
+        smt: Smt::new(opts.deadline),
+        use_offsets: false,
+        distance: violation_distance(witness),
+        assumption_cache: HashMap::new(),
+        warnings: Vec::new(),
+        warned: HashSet::new(),
+        unknown: Vec::new(),
+        states: 0,
+    };
+    ex.use_offsets = ex.decide_offsets();
+    let verdict = ex.run();
+    let reason = match &verdict {
+        Verdict::Confirmed {
+            trace,
+            error_function,
+        } => {
+            let line = trace.last().map(|s| s.line).unwrap_or(0);
+            format!(
+                "witness confirmed: {error_function}() is reached at line {line} after {} steps",
+                trace.len()
+            )
+        }
+        Verdict::Rejected => format!(
+            "no path allowed by the witness reaches the error ({} product states explored)",
+            ex.states
+        ),
+        Verdict::Unknown { reason } => reason.clone(),
+    };
+    Outcome {
+        verdict,
+        reason,
+        states: ex.states,
+        solver_calls: ex.smt.calls,
+        warnings: ex.warnings,
+    }
+}
+
+/// BFS distance (in transitions) from each witness state to the nearest violation state.
+fn violation_distance(w: &WitnessAutomaton) -> HashMap<NodeIndex, u32> {
+    let mut dist = HashMap::new();
+    let mut queue = VecDeque::new();
+    for n in w.graph.node_indices() {
+        if w.graph[n].violation {
+            dist.insert(n, 0);
+            queue.push_back(n);
+        }
+    }
+    while let Some(n) = queue.pop_front() {
+        let d = dist[&n];
+        for e in w.graph.edges_directed(n, Direction::Incoming) {
+            let src = e.source();
+            if w.graph[src].sink || w.graph[src].violation || dist.contains_key(&src) {
+                continue;
+            }
+            dist.insert(src, d + 1);
+            queue.push_back(src);
+        }
+    }
+    dist
+}
+
+enum Step {
+    /// Continue with this state (witness not yet advanced).
+    Next(ProductState, Option<Value>),
+    /// The path ends here without violation.
+    End,
+    /// The step reached the property violation.
+    Violation(ProductState, String),
+}
+
+impl<'a> Explorer<'a> {
+    fn warn(&mut self, w: String) {
+        if self.warned.insert(w.clone()) {
+            self.warnings.push(w);
+        }
+    }
+
+    fn give_up(&mut self, reason: String) {
+        if !self.unknown.contains(&reason) {
+            self.unknown.push(reason);
+        }
+    }
+
+    /// Offsets are used only when the CFA's are exact and every witness offset is consistent
+    /// with its own line numbers in this file (CPAchecker `-preprocess` witnesses carry offsets
+    /// into another text).
+    fn decide_offsets(&mut self) -> bool {
+        let mut any = false;
+        for e in self.witness.graph.edge_references() {
+            let g = &e.weight().guard;
+            let Some(off) = g.offsets else { continue };
+            any = true;
+            let fits = (off.start as usize) < self.cfa.source_len
+                && match g.lines {
+                    Some(lines) => {
+                        let l = self.cfa.line_of_offset(off.start as usize) as u64;
+                        lines.start <= l && l <= lines.end
+                    }
+                    None => true,
+                };
+            if !fits {
+                self.warn(format!(
+                    "witness offsets do not match this file (transition at {}: offset {} is not on line {:?}); matching by lines only",
+                    e.weight().origin,
+                    off.start,
+                    g.lines.map(|l| l.start)
+                ));
+                return false;
+            }
+        }
+        if any && !self.cfa.offsets_exact {
+            self.warn("the program was preprocessed with gcc, so offsets are approximate; matching by lines only".into());
+            return false;
+        }
+        any
+    }
+
+    fn run(&mut self) -> Verdict {
+        let cfa = self.cfa;
+        let data = match DataState::initial(cfa) {
+            Ok(d) => d,
+            Err(EvalError::Unsupported(w)) => {
+                return Verdict::Unknown {
+                    reason: format!("global initialisation: {w}"),
+                }
+            }
+        };
+        let init = ProductState {
+            loc: cfa.start,
+            stack: Vec::new(),
+            witness: self.witness.entry,
+            data,
+            returned: None,
+            trace: None,
+        };
+        if !self.distance.contains_key(&self.witness.entry) {
+            return if self.witness.graph[self.witness.entry].violation {
+                self.run_from(init)
+            } else {
+                // No violation state is reachable: the witness cannot be confirmed.
+                self.warn("no violation node is reachable from the witness's entry node".into());
+                Verdict::Rejected
+            };
+        }
+        self.run_from(init)
+    }
+
+    fn run_from(&mut self, init: ProductState) -> Verdict {
+        let mut stack = vec![init];
+        let mut visited: HashSet<StateKey> = HashSet::new();
+        while let Some(state) = stack.pop() {
+            if Instant::now() >= self.opts.deadline {
+                return Verdict::Unknown {
+                    reason: format!(
+                        "time budget of {} s exhausted after {} product states{}",
+                        self.opts.budget_secs,
+                        self.states,
+                        self.unknown
+                            .first()
+                            .map(|u| format!("; also: {u}"))
+                            .unwrap_or_default()
+                    ),
+                };
+            }
+            if !visited.insert(state.key()) {
+                continue;
+            }
+            self.states += 1;
+            let mut succs = Vec::new();
+            if let Some(v) = self.expand(state, &mut succs) {
+                return v;
+            }
+            // Depth-first, nearest-to-violation first: push the farthest first.
+            succs.sort_by_key(|s: &ProductState| {
+                std::cmp::Reverse(self.distance.get(&s.witness).copied().unwrap_or(0))
+            });
+            stack.extend(succs);
+        }
+        if self.unknown.is_empty() {
+            Verdict::Rejected
+        } else {
+            let n = self.unknown.len();
+            let mut reason = self.unknown[0].clone();
+            if n > 1 {
+                reason.push_str(&format!(
+                    " (and {} other reason{})",
+                    n - 1,
+                    if n > 2 { "s" } else { "" }
+                ));
+            }
+            Verdict::Unknown { reason }
+        }
+    }
+
+    fn line_of(&self, span: Option<SourceSpan>) -> String {
+        match span {
+            Some(s) => format!("line {}", s.start_line),
+            None => "an unknown line".into(),
+        }
+    }
+
+    /// Expands one product state into its successors; returns a verdict on confirmation.
+    fn expand(&mut self, state: ProductState, out: &mut Vec<ProductState>) -> Option<Verdict> {
+        let cfa = self.cfa;
+        // At a function's exit: return to the caller (or the program ends).
+        let current = state.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
+        if state.loc != cfa.start && state.loc == cfa.function(current).exit {
+            {
+                let Some(site) = state.stack.last().cloned() else {
+                    return None; // main returned: the program ends without violation
+                };
+                let mut next = state.clone();
+                next.stack.pop();
+                next.data.frames.pop();
+                next.loc = site.return_loc;
+                let returned = next.returned.take();
+                if let Some(lhs) = &site.lhs {
+                    let Some(v) = returned.clone() else {
+                        self.give_up(format!(
+                            "the value of a void function `{}` is used",
+                            cfa.function(site.callee).name
+                        ));
+                        return None;
+                    };
+                    match next.data.assign(cfa, lhs, &v, None) {
+                        Ok(defined) => {
+                            if !self.settle_definedness(
+                                &mut next,
+                                defined,
+                                cfa.edge(site.call_edge).span,
+                            ) {
+                                return None;
+                            }
+                        }
+                        Err(EvalError::Unsupported(w)) => {
+                            self.give_up(format!(
+                                "{w} at {}",
+                                self.line_of(cfa.edge(site.call_edge).span)
+                            ));
+                            return None;
+                        }
+                    }
+                }
+                let caller = next.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
+                let info = StepInfo {
+                    kind: StepKind::FunctionReturn {
+                        callee: site.callee,
+                    },
+                    span: cfa.edge(site.call_edge).span,
+                    scope_function: caller,
+                    target: site.return_loc,
+                    result: returned,
+                };
+                let action = format!("return from {}", cfa.function(site.callee).name);
+                self.advance_witness(next, &info, action, None, out);
+                return None;
+            }
+        }
+        let edges: Vec<EdgeIndex> = cfa
+            .graph
+            .edges_directed(state.loc, Direction::Outgoing)
+            .map(|e| e.id())
+            .collect();
+        for e in edges {
+            let edge = cfa.edge(e);
+            let target = cfa
+                .graph
+                .edge_endpoints(e)
+                .map(|(_, t)| t)
+                .unwrap_or(state.loc);
+            match self.execute(&state, e, edge, target) {
+                Step::End => {}
+                Step::Next(next, result) => {
+                    if matches!(edge.op, EdgeOp::Blank) {
+                        out.push(next);
+                        continue;
+                    }
+                    let scope_function = match &edge.op {
+                        EdgeOp::Call { callee, .. } => *callee,
+                        _ => next.stack.last().map(|c| c.callee).unwrap_or(cfa.main),
+                    };
+                    let nondet = match (&edge.op, &result) {
+                        (EdgeOp::NondetCall { function, .. }, Some(v)) => {
+                            Some((function.clone(), v.clone()))
+                        }
+                        _ => None,
+                    };
+                    let info = StepInfo {
+                        kind: StepKind::Edge(edge),
+                        span: edge.span,
+                        scope_function,
+                        target,
+                        result,
+                    };
+                    self.advance_witness(next, &info, edge.text.clone(), nondet, out);
+                }
+                Step::Violation(next, function) => {
+                    // The error call is itself a step the witness may match (into the violation node).
+                    let info = StepInfo {
+                        kind: StepKind::Edge(edge),
+                        span: edge.span,
+                        scope_function: next.stack.last().map(|c| c.callee).unwrap_or(cfa.main),
+                        target,
+                        result: None,
+                    };
+                    let mut after = Vec::new();
+                    self.advance_witness(next, &info, edge.text.clone(), None, &mut after);
+                    for s in after {
+                        if self.witness.graph[s.witness].violation {
+                            return Some(self.confirm(&s, function));
+                        }
+                    }
+                    // Violation outside a violation state: does not count; the path ends.
+                }
+            }
+        }
+        None
+    }
+
+    /// Applies the UB side conditions of a step: definite UB ends the path (unknown); possible
+    /// UB is recorded (the witness can then no longer be rejected) and the path continues
+    /// under the condition that it does not happen. Returns false if the path ends.
+    fn settle_definedness(
+        &mut self,
+        state: &mut ProductState,
+        defined: Vec<Definedness>,
+        span: Option<SourceSpan>,
+    ) -> bool {
+        let mut all = Truth::Known(true);
+        let mut what = Vec::new();
+        for d in defined {
+            match &d.holds {
+                Truth::Known(true) => {}
+                Truth::Known(false) => {
+                    self.give_up(format!(
+                        "undefined behaviour ({}) at {}",
+                        d.what,
+                        self.line_of(span)
+                    ));
+                    return false;
+                }
+                Truth::Sym(_) => {
+                    what.push(d.what.clone());
+                    all = all.and(&d.holds);
+                }
+            }
+        }
+        let Truth::Sym(ok) = all else { return true };
+        match self.smt.check(&state.data.path, &[&ok.not()]) {
+            Feasibility::Infeasible => true,
+            f => {
+                self.give_up(if f == Feasibility::Unknown {
+                    format!(
+                        "solver could not decide whether {} is possible at {}",
+                        what.join(", "),
+                        self.line_of(span)
+                    )
+                } else {
+                    format!(
+                        "possible undefined behaviour ({}) at {}",
+                        what.join(", "),
+                        self.line_of(span)
+                    )
+                });
+                match self.smt.check(&state.data.path, &[&ok]) {
+                    Feasibility::Feasible => {
+                        state.data.constrain(ok);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+        }
+    }
+
+    /// Adds a branch condition; false if the path becomes infeasible.
+    fn assume(&mut self, state: &mut ProductState, t: Truth, span: Option<SourceSpan>) -> bool {
+        match t {
+            Truth::Known(b) => b,
+            Truth::Sym(c) => match self.smt.check(&state.data.path, &[&c]) {
+                Feasibility::Feasible => {
+                    self.add_constraint(state, c);
+                    true
+                }
+                Feasibility::Infeasible => false,
+                Feasibility::Unknown => {
+                    self.give_up(format!(
+                        "solver could not decide a branch at {}",
+                        self.line_of(span)
+                    ));
+                    false
+                }
+            },
+        }
+    }
+
+    /// Adds a constraint to the path; a constraint pinning a symbol to a constant is applied
+    /// as a substitution so that the rest of the path runs concretely.
+    fn add_constraint(&mut self, state: &mut ProductState, c: Bool) {
+        if let Some((sym, val)) = pinned_symbol(&c) {
+            state.data.constrain(c);
+            state.data.substitute(&sym, &val);
+            if let Some(v) = &mut state.returned {
+                if let Val::Sym(t) = &v.val {
+                    let t = z3::ast::Ast::substitute(t, &[(&sym, &val)]);
+                    *v = Value::sym(t, v.ty);
+                }
+            }
+        } else {
+            state.data.constrain(c);
+        }
+    }
+
+    /// Executes one CFA edge on the data state.
+    fn execute(
+        &mut self,
+        state: &ProductState,
+        _e: EdgeIndex,
+        edge: &CfaEdge,
+        target: NodeIndex,
+    ) -> Step {
+        let cfa = self.cfa;
+        let mut next = state.clone();
+        next.loc = target;
+        let span = edge.span;
+        macro_rules! unsupported {
+            ($w:expr) => {{
+                let w = $w;
+                self.give_up(format!("{w} at {}", self.line_of(span)));
+                return Step::End;
+            }};
+        }
+        macro_rules! settle {
+            ($r:expr) => {
+                match $r {
+                    Ok(defined) => {
+                        if !self.settle_definedness(&mut next, defined, span) {
+                            return Step::End;
+                        }
+                    }
+                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                }
+            };
+        }
+        macro_rules! eval {
+            ($e:expr) => {
+                match next.data.eval(cfa, $e, None) {
+                    Ok(ev) => {
+                        if !self.settle_definedness(&mut next, ev.defined, span) {
+                            return Step::End;
+                        }
+                        ev.value
+                    }
+                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                }
+            };
+        }
+        let mut result = None;
+        match &edge.op {
+            EdgeOp::Blank => {}
+            EdgeOp::ProgramStart => {
+                if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, cfa.main, &[]) {
+                    unsupported!(w)
+                }
+            }
+            EdgeOp::Declare { var, init } => {
+                settle!(next.data.initialise(cfa, *var, init.as_ref()))
+            }
+            EdgeOp::Assign { lhs, rhs } => {
+                let v = eval!(rhs);
+                settle!(next.data.assign(cfa, lhs, &v, None));
+            }
+            EdgeOp::Assume { cond, .. } | EdgeOp::BuiltinAssume { cond } => {
+                let v = eval!(cond);
+                if !self.assume(&mut next, v.truth(), span) {
+                    return Step::End;
+                }
+            }
+            EdgeOp::Call { callee, args, lhs } => {
+                if next.stack.len() >= MAX_CALL_DEPTH {
+                    unsupported!(format!(
+                        "call depth above {MAX_CALL_DEPTH} (unbounded recursion?)"
+                    ))
+                }
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(eval!(a));
+                }
+                next.stack.push(CallSite {
+                    callee: *callee,
+                    call_edge: _e,
+                    return_loc: target,
+                    lhs: lhs.clone(),
+                });
+                if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, *callee, &vals) {
+                    unsupported!(w)
+                }
+                next.loc = cfa.function(*callee).entry;
+            }
+            EdgeOp::NondetCall { function, lhs, ty } => {
+                let v = next.data.nondet(function, *ty);
+                if let Some(lhs) = lhs {
+                    settle!(next.data.assign(cfa, lhs, &v, None));
+                }
+                result = Some(v);
+            }
+            EdgeOp::Return { value } => {
+                let func = cfa.function(next.stack.last().map(|c| c.callee).unwrap_or(cfa.main));
+                if let Some(e) = value {
+                    let v = eval!(e);
+                    match (func.return_ty, &func.return_unsupported) {
+                        (_, Some(w)) => unsupported!(format!("return value of type {w}")),
+                        (Some(ty), None) => {
+                            let v = crate::semantics::value::cast(&v, ty);
+                            next.returned = Some(v.clone());
+                            result = Some(v);
+                        }
+                        (None, None) => {}
+                    }
+                }
+                next.loc = func.exit;
+            }
+            EdgeOp::Error { kind, function } => {
+                let counts = match kind {
+                    ErrorKind::ReachError | ErrorKind::VerifierError => {
+                        self.opts.target.functions.iter().any(|f| f == function)
+                    }
+                    ErrorKind::ErrorLabel => self.opts.target.label,
+                    ErrorKind::AssertFail => false,
+                };
+                if counts {
+                    return Step::Violation(next, function.clone());
+                }
+                match kind {
+                    ErrorKind::ErrorLabel => {}
+                    ErrorKind::AssertFail => unsupported!(
+                        "a failing assert() aborts the program, which is not the property's error function".to_string()
+                    ),
+                    _ => unsupported!(format!("call to `{function}`, which is not the error function of the property")),
+                }
+            }
+            EdgeOp::Terminate { .. } => return Step::End,
+            EdgeOp::Unsupported { what } => unsupported!(what.clone()),
+        }
+        Step::Next(next, result)
+    }
+
+    /// Matches a step against the witness state's transitions and pushes the successors.
+    fn advance_witness(
+        &mut self,
+        next: ProductState,
+        info: &StepInfo,
+        action: String,
+        nondet: Option<(String, Value)>,
+        out: &mut Vec<ProductState>,
+    ) {
+        let w = self.witness;
+        let q = next.witness;
+        let push = |mut s: ProductState, node: NodeIndex, out: &mut Vec<ProductState>| {
+            s.witness = node;
+            s.trace = Some(Rc::new(TraceNode {
+                parent: s.trace.take(),
+                span: info.span,
+                function: info.scope_function,
+                action: action.clone(),
+                witness_node: node,
+                nondet: nondet.clone(),
+            }));
+            out.push(s);
+        };
+        if w.graph[q].violation {
+            push(next, q, out); // absorbing
+            return;
+        }
+        let matching: Vec<EdgeIndex> = w
+            .graph
+            .edges_directed(q, Direction::Outgoing)
+            .filter(|t| self.guard_matches(&t.weight().guard, t.weight(), info))
+            .map(|t| t.id())
+            .collect();
+        if matching.is_empty() {
+            push(next, q, out);
+            return;
+        }
+        let mut stay = false;
+        for t in matching {
+            let Some((_, target)) = w.graph.edge_endpoints(t) else {
+                continue;
+            };
+            let tr = &w.graph[t];
+            if self.opts.stutter == StutterMode::Lenient
+                && self.next_step_matches(info.target, &tr.guard, tr)
+            {
+                stay = true;
+            }
+            if w.graph[target].sink
+                || (!w.graph[target].violation && !self.distance.contains_key(&target))
+            {
+                continue; // this run can never confirm
+            }
+            let mut s = next.clone();
+            if let Some(a) = &tr.assumption {
+                if !self.apply_assumption(&mut s, t, a, info) {
+                    continue;
+                }
+            }
+            push(s, target, out);
+        }
+        if stay {
+            push(next, q, out);
+        }
+    }
+
+    /// Lenient stutter: does an observable edge right after `loc` (through blank edges) also
+    /// match the guard?
+    fn next_step_matches(
+        &self,
+        loc: NodeIndex,
+        guard: &LocationGuard,
+        tr: &WitnessTransition,
+    ) -> bool {
+        let cfa = self.cfa;
+        let mut seen = HashSet::new();
+        let mut todo = vec![loc];
+        while let Some(l) = todo.pop() {
+            if !seen.insert(l) {
+                continue;
+            }
+            for e in cfa.graph.edges_directed(l, Direction::Outgoing) {
+                let edge = e.weight();
+                if matches!(edge.op, EdgeOp::Blank) {
+                    todo.push(e.target());
+                    continue;
+                }
+                let info = StepInfo {
+                    kind: StepKind::Edge(edge),
+                    span: edge.span,
+                    scope_function: edge.function,
+                    target: e.target(),
+                    result: None,
+                };
+                if self.guard_matches(guard, tr, &info) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn is_loop_head_ahead(&self, loc: NodeIndex) -> bool {
+        let cfa = self.cfa;
+        let mut seen = HashSet::new();
+        let mut todo = vec![loc];
+        while let Some(l) = todo.pop() {
+            if !seen.insert(l) {
+                continue;
+            }
+            if cfa.graph[l].loop_head {
+                return true;
+            }
+            for e in cfa.graph.edges_directed(l, Direction::Outgoing) {
+                if matches!(e.weight().op, EdgeOp::Blank) {
+                    todo.push(e.target());
+                }
+            }
+        }
+        false
+    }
+
+    /// Source-code guard of a transition against one observable step (digest §5).
+    fn guard_matches(&self, g: &LocationGuard, tr: &WitnessTransition, info: &StepInfo) -> bool {
+        let cfa = self.cfa;
+        if let Some(lines) = g.lines {
+            match info.span {
+                Some(s) if lines.overlaps(s.start_line as u64, s.end_line as u64) => {}
+                _ => return false,
+            }
+        }
+        if self.use_offsets {
+            if let Some(off) = g.offsets {
+                match info.span {
+                    Some(s) if off.overlaps(s.start_offset as u64, s.end_offset as u64) => {}
+                    _ => return false,
+                }
+            }
+        }
+        if let Some(c) = g.control {
+            match info.kind {
+                StepKind::Edge(CfaEdge {
+                    op: EdgeOp::Assume { source_truth, .. },
+                    ..
+                }) => {
+                    if *source_truth != (c == Control::ConditionTrue) {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+        if g.enter_loop_head && !self.is_loop_head_ahead(info.target) {
+            return false;
+        }
+        if let Some(f) = &g.enter_function {
+            let ok = match info.kind {
+                StepKind::Edge(CfaEdge {
+                    op: EdgeOp::Call { callee, .. },
+                    ..
+                }) => &cfa.function(*callee).name == f,
+                StepKind::Edge(CfaEdge {
+                    op: EdgeOp::ProgramStart,
+                    ..
+                }) => &cfa.function(cfa.main).name == f,
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        if let Some(f) = &g.return_from_function {
+            if !self.step_returns_from(info, f) {
+                return false;
+            }
+        }
+        if g.create_thread.is_some() {
+            return false; // threads are not modelled: no step creates one
+        }
+        if let Some(a) = &tr.assumption {
+            if let Some(rf) = &a.result_function {
+                if !self.step_returns_from(info, rf) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Does the step leave function `f` (return statement in it, return edge from it, or a call
+    /// of `f` when it has no body)?
+    fn step_returns_from(&self, info: &StepInfo, f: &str) -> bool {
+        let cfa = self.cfa;
+        match info.kind {
+            StepKind::FunctionReturn { callee, .. } => cfa.function(callee).name == f,
+            StepKind::Edge(edge) => match &edge.op {
+                EdgeOp::Return { .. } => cfa.function(edge.function).name == f,
+                EdgeOp::NondetCall { function, .. } => function == f,
+                _ => false,
+            },
+        }
+    }
+
+    /// Evaluates a transition's assumption on the post-state; false if it cannot hold.
+    fn apply_assumption(
+        &mut self,
+        s: &mut ProductState,
+        t: EdgeIndex,
+        a: &crate::witness::Assumption,
+        info: &StepInfo,
+    ) -> bool {
+        let cfa = self.cfa;
+        let scope_function = match &a.scope {
+            Some(name) => match cfa.function_by_name(name) {
+                Some(f) => Some(f),
+                None => {
+                    self.warn(format!("assumption.scope `{name}` names no function of the program; using globals only"));
+                    None
+                }
+            },
+            None => Some(info.scope_function),
+        };
+        let offset = info.span.map(|s| s.start_offset);
+        let result_ty = info.result.as_ref().map(|v| v.ty);
+        let key = (t, scope_function, offset, result_ty);
+        let lowered = match self.assumption_cache.get(&key) {
+            Some(l) => l.clone(),
+            None => {
+                let scope = AssumptionScope {
+                    function: scope_function,
+                    offset,
+                    result_ty,
+                };
+                let mut all = Vec::new();
+                for text in &a.expressions {
+                    all.extend(lower_assumption(cfa, text, &scope));
+                }
+                let l = Rc::new(all);
+                self.assumption_cache.insert(key, l.clone());
+                l
+            }
+        };
+        let origin = self.witness.graph[t].origin.clone();
+        for conj in lowered.iter() {
+            let expr = match conj {
+                Ok(e) => e,
+                Err(msg) => {
+                    self.warn(format!("assumption at {origin} ignored in part: {msg}"));
+                    continue;
+                }
+            };
+            let ev = match s.data.eval(cfa, expr, info.result.as_ref()) {
+                Ok(ev) => ev,
+                Err(EvalError::Unsupported(msg)) => {
+                    self.warn(format!("assumption at {origin} ignored in part: {msg}"));
+                    continue;
+                }
+            };
+            if ev
+                .defined
+                .iter()
+                .any(|d| !matches!(d.holds, Truth::Known(true)))
+            {
+                self.warn(format!(
+                    "assumption at {origin} ignored in part: its evaluation may be undefined"
+                ));
+                continue;
+            }
+            if !self.assume(s, ev.value.truth(), info.span) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Builds the confirmed verdict with a trace (nondeterministic values from a model).
+    fn confirm(&mut self, s: &ProductState, function: String) -> Verdict {
+        let cfa = self.cfa;
+        let mut nodes = Vec::new();
+        let mut cur = s.trace.clone();
+        while let Some(n) = cur {
+            cur = n.parent.clone();
+            nodes.push(n);
+        }
+        nodes.reverse();
+        let terms: Vec<z3::ast::BV> = nodes
+            .iter()
+            .filter_map(|n| n.nondet.as_ref())
+            .filter_map(|(_, v)| match &v.val {
+                Val::Sym(t) => Some(t.clone()),
+                Val::Conc(_) => None,
+            })
+            .collect();
+        let model = if terms.is_empty() {
+            Some(Vec::new())
+        } else {
+            self.smt.model_values(&s.data.path, &terms)
+        };
+        let mut model_iter = model.unwrap_or_default().into_iter();
+        let file = String::new();
+        let trace = nodes
+            .iter()
+            .map(|n| TraceStep {
+                file: file.clone(),
+                line: n.span.map(|s| s.start_line).unwrap_or(0),
+                function: cfa.function(n.function).name.clone(),
+                action: n.action.clone(),
+                witness_node: self.witness.graph[n.witness_node].id.clone(),
+                nondet: n.nondet.as_ref().map(|(f, v)| {
+                    let bits = match &v.val {
+                        Val::Conc(b) => Some(*b),
+                        Val::Sym(_) => model_iter.next(),
+                    };
+                    NondetChoice {
+                        function: f.clone(),
+                        value: bits
+                            .map(|b| as_i128(b, v.ty).to_string())
+                            .unwrap_or_else(|| "?".into()),
+                    }
+                }),
+            })
+            .collect();
+        Verdict::Confirmed {
+            trace,
+            error_function: function,
+        }
+    }
+}

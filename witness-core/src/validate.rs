@@ -1,0 +1,284 @@
+//! The validation pipeline: read the inputs, build the witness automaton and the CFA, check
+//! that they belong together, explore the product, and assemble a [`Report`].
+//!
+//! This is the only module that reads files. It never prints.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sha1::Sha1;
+use sha2::{Digest, Sha256};
+
+use crate::cfa::DataModel;
+use crate::cfront;
+use crate::error::InputError;
+use crate::product::{self, ErrorTarget, ExploreOptions, StutterMode};
+use crate::property::{self, PropertyKind};
+use crate::verdict::{Report, Stats, Verdict};
+use crate::witness::{graphml, WitnessAutomaton, WitnessType};
+
+/// What the user asked for.
+#[derive(Debug, Clone)]
+pub struct ValidateOptions {
+    pub program: PathBuf,
+    pub witness: PathBuf,
+    pub property: Option<PathBuf>,
+    /// `None`: from the witness's `architecture`, else LP64.
+    pub data_model: Option<DataModel>,
+    pub timeout: Duration,
+    pub stutter: StutterMode,
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, InputError> {
+    std::fs::read(path).map_err(|source| InputError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Reads a witness in any supported format (chosen by content, not by file extension).
+pub fn read_witness(path: &Path) -> Result<WitnessAutomaton, InputError> {
+    let bytes = read(path)?;
+    if graphml::looks_like_graphml(&bytes) {
+        return graphml::read_graphml(path, &bytes);
+    }
+    let (line, col) = (1, 1);
+    Err(InputError::malformed(
+        path,
+        line,
+        col,
+        "expected a GraphML violation witness (an XML document with a <graphml> root); YAML witnesses are not supported yet",
+    ))
+}
+
+/// Parses `32bit`/`64bit`/`ILP32`/`LP64` (case-insensitive).
+pub fn parse_data_model(s: &str) -> Option<DataModel> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "32bit" | "ilp32" => Some(DataModel::Ilp32),
+        "64bit" | "lp64" => Some(DataModel::Lp64),
+        _ => None,
+    }
+}
+
+/// Runs the whole validation.
+pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
+    let started = Instant::now();
+    let deadline = started + opts.timeout;
+    let mut warnings = Vec::new();
+
+    let witness = read_witness(&opts.witness)?;
+    warnings.extend(witness.warnings.iter().cloned());
+    match witness.metadata.witness_type {
+        Some(WitnessType::Correctness) => {
+            return Err(InputError::invalid(
+                &opts.witness,
+                "this is a correctness witness (witness-type correctness_witness), not a violation witness",
+            ))
+        }
+        Some(WitnessType::Termination) => {
+            return Ok(unknown_report(
+                "non-termination witnesses are recognised but not validated yet",
+                &witness,
+                warnings,
+                started,
+                opts,
+                DataModel::Lp64,
+            ))
+        }
+        _ => {}
+    }
+
+    // The property decides the error function; without one, both conventional ones count.
+    let target = match &opts.property {
+        Some(p) => {
+            let text = String::from_utf8_lossy(&read(p)?).into_owned();
+            let prop = property::parse_property(p, &text)?;
+            match prop.kind {
+                PropertyKind::UnreachCall => ErrorTarget {
+                    functions: prop.error_functions.clone(),
+                    label: false,
+                },
+                PropertyKind::UnreachLabel => ErrorTarget {
+                    functions: Vec::new(),
+                    label: true,
+                },
+                PropertyKind::Other(what) => {
+                    let dm = opts.data_model.unwrap_or(DataModel::Lp64);
+                    return Ok(unknown_report(
+                        &format!("property `{what}` is not supported yet (only unreach-call)"),
+                        &witness,
+                        warnings,
+                        started,
+                        opts,
+                        dm,
+                    ));
+                }
+            }
+        }
+        None => ErrorTarget {
+            functions: vec!["reach_error".into(), "__VERIFIER_error".into()],
+            label: false,
+        },
+    };
+    for spec in &witness.metadata.specifications {
+        if let Some(p) = property::property_from_specification(spec) {
+            if p.kind == PropertyKind::UnreachCall
+                && !target.functions.is_empty()
+                && !p
+                    .error_functions
+                    .iter()
+                    .any(|f| target.functions.contains(f))
+            {
+                warnings.push(format!(
+                    "the witness's specification names {} but the property file names {}",
+                    p.error_functions.join(", "),
+                    target.functions.join(", ")
+                ));
+            }
+        }
+    }
+
+    let arch = witness
+        .metadata
+        .architecture
+        .as_deref()
+        .and_then(parse_data_model);
+    let data_model = match (opts.data_model, arch) {
+        (Some(dm), Some(a)) if dm != a => {
+            warnings.push(format!(
+                "the witness says architecture {} but the task's data model is {}; following the task",
+                witness.metadata.architecture.as_deref().unwrap_or(""),
+                dm.name()
+            ));
+            dm
+        }
+        (Some(dm), _) => dm,
+        (None, Some(a)) => a,
+        (None, None) => DataModel::Lp64,
+    };
+
+    let program_bytes = read(&opts.program)?;
+    let program_text = match String::from_utf8(program_bytes.clone()) {
+        Ok(t) => t,
+        Err(e) => {
+            let (line, col) = crate::error::line_col(&program_bytes, e.utf8_error().valid_up_to());
+            return Err(InputError::malformed(
+                &opts.program,
+                line,
+                col,
+                "expected UTF-8 C source text",
+            ));
+        }
+    };
+    check_hash(&witness, &program_bytes, &mut warnings);
+    let program = cfront::build_program(&opts.program, &program_text, data_model)?;
+    warnings.extend(program.warnings.iter().cloned());
+    check_fits_program(&witness, &program.cfa, opts)?;
+
+    let explore_opts = ExploreOptions {
+        deadline,
+        budget_secs: opts.timeout.as_secs(),
+        stutter: opts.stutter,
+        target,
+    };
+    let outcome = product::explore(&program.cfa, &witness, &explore_opts);
+    warnings.extend(outcome.warnings);
+    let mut verdict = outcome.verdict;
+    let file = opts
+        .program
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if let Verdict::Confirmed { trace, .. } = &mut verdict {
+        for step in trace.iter_mut() {
+            step.file = file.clone();
+        }
+    }
+    Ok(Report {
+        verdict,
+        reason: outcome.reason,
+        stats: Stats {
+            wall_ms: started.elapsed().as_millis() as u64,
+            product_states: outcome.states,
+            solver_calls: outcome.solver_calls,
+        },
+        warnings,
+        witness_format: witness.format.clone(),
+        stutter: stutter_name(opts.stutter).into(),
+        data_model: data_model.name().into(),
+    })
+}
+
+fn stutter_name(s: StutterMode) -> &'static str {
+    match s {
+        StutterMode::Strict => "strict",
+        StutterMode::Lenient => "lenient",
+    }
+}
+
+fn unknown_report(
+    reason: &str,
+    w: &WitnessAutomaton,
+    warnings: Vec<String>,
+    started: Instant,
+    opts: &ValidateOptions,
+    dm: DataModel,
+) -> Report {
+    Report {
+        verdict: Verdict::Unknown {
+            reason: reason.into(),
+        },
+        reason: reason.into(),
+        stats: Stats {
+            wall_ms: started.elapsed().as_millis() as u64,
+            ..Stats::default()
+        },
+        warnings,
+        witness_format: w.format.clone(),
+        stutter: stutter_name(opts.stutter).into(),
+        data_model: dm.name().into(),
+    }
+}
+
+/// Compares the witness's program hash with SHA-256 and SHA-1 of the file (digest §9.2:
+/// a mismatch is a loud warning, not a rejection).
+fn check_hash(w: &WitnessAutomaton, bytes: &[u8], warnings: &mut Vec<String>) {
+    let Some(h) = &w.metadata.program_hash else {
+        warnings.push("the witness has no program hash".into());
+        return;
+    };
+    let h = h.trim().to_ascii_lowercase();
+    let sha256 = format!("{:x}", Sha256::digest(bytes));
+    let sha1 = format!("{:x}", Sha1::digest(bytes));
+    if h != sha256 && h != sha1 {
+        warnings.push(format!(
+            "program hash mismatch: the witness says {h}, the file's SHA-256 is {sha256}"
+        ));
+    }
+}
+
+/// A witness whose transitions point past the end of the program was written for another one.
+fn check_fits_program(
+    w: &WitnessAutomaton,
+    cfa: &crate::cfa::Cfa,
+    opts: &ValidateOptions,
+) -> Result<(), InputError> {
+    let lines = cfa.line_starts.len() as u64;
+    for t in w.graph.edge_weights() {
+        if let Some(r) = t.guard.lines {
+            if r.start > lines {
+                return Err(InputError::invalid(
+                    &opts.witness,
+                    format!(
+                        "the witness does not belong to this program: its transition at {} refers to line {}, but {} has {} lines",
+                        t.origin,
+                        r.start,
+                        opts.program.display(),
+                        lines
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

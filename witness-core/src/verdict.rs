@@ -1,0 +1,87 @@
+//! The outcome of a validation: verdict, trace, statistics. Plain data for reports; the binary
+//! decides how to render it (text or JSON).
+
+use serde::Serialize;
+
+/// A value chosen for a nondeterministic call on the confirmed path.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct NondetChoice {
+    /// The function called, e.g. `__VERIFIER_nondet_int`.
+    pub function: String,
+    /// The value in C notation (decimal, signed per the type).
+    pub value: String,
+}
+
+/// One step of a confirmed path.
+#[derive(Debug, Clone, Serialize)]
+pub struct TraceStep {
+    pub file: String,
+    /// 1-based line of the step (0 when the step has no source location).
+    pub line: u32,
+    pub function: String,
+    /// The program operation, as source text.
+    pub action: String,
+    /// Witness node the automaton is in after the step.
+    pub witness_node: String,
+    /// Set when the step called a `__VERIFIER_nondet_*` function.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nondet: Option<NondetChoice>,
+}
+
+/// The three answers a validator can give.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "verdict", rename_all = "lowercase")]
+pub enum Verdict {
+    /// A feasible violating path exists that the witness allows.
+    Confirmed {
+        trace: Vec<TraceStep>,
+        error_function: String,
+    },
+    /// No path the witness allows reaches a violation.
+    Rejected,
+    /// Budget spent or a feature not supported; `reason` says which.
+    Unknown { reason: String },
+}
+
+impl Verdict {
+    /// The SV-COMP result string: `false(unreach-call)`, `true` or `unknown`.
+    pub fn result_string(&self) -> &'static str {
+        match self {
+            Verdict::Confirmed { .. } => "false(unreach-call)",
+            Verdict::Rejected => "true",
+            Verdict::Unknown { .. } => "unknown",
+        }
+    }
+    /// `confirmed`, `rejected` or `unknown`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Confirmed { .. } => "confirmed",
+            Verdict::Rejected => "rejected",
+            Verdict::Unknown { .. } => "unknown",
+        }
+    }
+}
+
+/// Figures about one validation run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stats {
+    pub wall_ms: u64,
+    pub product_states: u64,
+    pub solver_calls: u64,
+}
+
+/// Everything a report shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub verdict: Verdict,
+    /// One line: why (unknown), what was shown (confirmed) or what was explored (rejected).
+    pub reason: String,
+    pub stats: Stats,
+    /// Accepted oddities of the inputs and of matching (hash mismatch, dropped conjuncts, …).
+    pub warnings: Vec<String>,
+    /// `GraphML 1.0`, …
+    pub witness_format: String,
+    /// `strict` or `lenient`.
+    pub stutter: String,
+    pub data_model: String,
+}
