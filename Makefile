@@ -1,0 +1,20 @@
+# Two entry points for newcomers (see README.md); both install missing system packages first.
+.PHONY: setup example test bench
+
+setup:
+	./scripts/setup
+
+# Validates the bundled minimal example and prints the verdict.
+example: setup
+	cargo run --release -q -p witness-check -- validate \
+		--witness fixtures/minimal/minimal-example.graphml \
+		--property fixtures/minimal/unreach-call.prp \
+		fixtures/minimal/minimal-example.c
+
+# Runs the whole test suite (unit, property, end-to-end, corpus when ../shared is present).
+test: setup
+	cargo test --workspace
+
+# Prints median and p90 validation time per corpus case.
+bench: setup
+	cargo run --release -q -p witness-check --bin corpus-bench -- ../shared/corpus/manifest.tsv
