@@ -1975,6 +1975,23 @@ mod tests {
     }
 
     #[test]
+    fn large_witness() {
+        // Positions are computed with a line index, so this stays linear.
+        let n = 20_000;
+        let mut body = String::from("<node id=\"n0\"><data key=\"entry\">true</data></node>\n");
+        for i in 1..=n {
+            body.push_str(&format!(
+                "<node id=\"n{i}\"/>\n<edge source=\"n{}\" target=\"n{i}\"><data key=\"startline\">{i}</data><data key=\"assumption\">x == {i};</data></edge>\n",
+                i - 1
+            ));
+        }
+        let w = read(&doc("", &body)).unwrap();
+        assert_eq!(w.graph.edge_count(), n);
+        let last = w.graph.edge_weights().last().unwrap();
+        assert_eq!(last.origin, format!("{}:1", 5 + 2 * n));
+    }
+
+    #[test]
     fn looks_like() {
         assert!(looks_like_graphml(
             b"<?xml version=\"1.0\"?>\n<!-- c -->\n<graphml xmlns=\"x\">"
