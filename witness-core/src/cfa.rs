@@ -48,11 +48,7 @@ pub struct IntTy {
 }
 
 impl IntTy {
-    pub const BOOL: IntTy = IntTy {
-        bits: 8,
-        signed: false,
-        is_bool: true,
-    };
+    pub const BOOL: IntTy = IntTy { bits: 8, signed: false, is_bool: true };
     pub const CHAR: IntTy = IntTy::new(8, true);
     pub const UCHAR: IntTy = IntTy::new(8, false);
     pub const SHORT: IntTy = IntTy::new(16, true);
@@ -64,11 +60,7 @@ impl IntTy {
 
     /// A non-`_Bool` integer type.
     pub const fn new(bits: u32, signed: bool) -> IntTy {
-        IntTy {
-            bits,
-            signed,
-            is_bool: false,
-        }
+        IntTy { bits, signed, is_bool: false }
     }
     /// Bit mask of the type's width.
     pub fn mask(self) -> u64 {
@@ -112,10 +104,7 @@ pub enum CType {
     Void,
     Int(IntTy),
     /// Fixed-size array, flattened: `dims` outermost first (`int a[4][3]` ⇒ `[4, 3]`).
-    Array {
-        elem: IntTy,
-        dims: Vec<u64>,
-    },
+    Array { elem: IntTy, dims: Vec<u64> },
     /// A type the semantics does not model yet (pointer, struct, union, float, VLA, …).
     Unsupported(String),
 }
@@ -200,14 +189,7 @@ impl BinOp {
     pub fn is_boolean(self) -> bool {
         matches!(
             self,
-            BinOp::Eq
-                | BinOp::Ne
-                | BinOp::Lt
-                | BinOp::Le
-                | BinOp::Gt
-                | BinOp::Ge
-                | BinOp::LogAnd
-                | BinOp::LogOr
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::LogAnd | BinOp::LogOr
         )
     }
 }
@@ -216,51 +198,21 @@ impl BinOp {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum Expr {
     /// Constant; `bits` holds the value masked to the type's width.
-    Const {
-        bits: u64,
-        ty: IntTy,
-    },
+    Const { bits: u64, ty: IntTy },
     /// Value of a scalar variable.
-    Var {
-        var: VarId,
-        ty: IntTy,
-    },
+    Var { var: VarId, ty: IntTy },
     /// Element of an array variable; `index` is the flattened element index (any integer type,
     /// interpreted by its own signedness), `len` the number of elements. Out-of-bounds access is
     /// undefined behaviour (the semantics ends such a path in unknown).
-    Elem {
-        var: VarId,
-        index: Box<Expr>,
-        len: u64,
-        ty: IntTy,
-    },
-    Unary {
-        op: UnOp,
-        arg: Box<Expr>,
-        ty: IntTy,
-    },
-    Binary {
-        op: BinOp,
-        lhs: Box<Expr>,
-        rhs: Box<Expr>,
-        ty: IntTy,
-    },
+    Elem { var: VarId, index: Box<Expr>, len: u64, ty: IntTy },
+    Unary { op: UnOp, arg: Box<Expr>, ty: IntTy },
+    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr>, ty: IntTy },
     /// Conversion of `arg` to `to` (C's rules: truncation / sign or zero extension; `_Bool`: `!= 0`).
-    Cast {
-        arg: Box<Expr>,
-        to: IntTy,
-    },
+    Cast { arg: Box<Expr>, to: IntTy },
     /// `cond ? then : els` with side-effect-free branches (`cond` is tested against zero).
-    Ite {
-        cond: Box<Expr>,
-        then: Box<Expr>,
-        els: Box<Expr>,
-        ty: IntTy,
-    },
+    Ite { cond: Box<Expr>, then: Box<Expr>, els: Box<Expr>, ty: IntTy },
     /// `\result` of a witness assumption: the value the matched step returned.
-    WitnessResult {
-        ty: IntTy,
-    },
+    WitnessResult { ty: IntTy },
 }
 
 impl Expr {
@@ -279,26 +231,15 @@ impl Expr {
     }
     /// An `int` constant.
     pub fn int(v: i64) -> Expr {
-        Expr::Const {
-            bits: (v as u64) & IntTy::INT.mask(),
-            ty: IntTy::INT,
-        }
+        Expr::Const { bits: (v as u64) & IntTy::INT.mask(), ty: IntTy::INT }
     }
 }
 
 /// Something assignable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum Lvalue {
-    Var {
-        var: VarId,
-        ty: IntTy,
-    },
-    Elem {
-        var: VarId,
-        index: Expr,
-        len: u64,
-        ty: IntTy,
-    },
+    Var { var: VarId, ty: IntTy },
+    Elem { var: VarId, index: Expr, len: u64, ty: IntTy },
 }
 
 impl Lvalue {
@@ -342,59 +283,31 @@ pub enum EdgeOp {
     ProgramStart,
     /// Declaration of a local; without initializer its value is nondeterministic (or zero for
     /// `static`, which the front end expresses as `Init::Zero`).
-    Declare {
-        var: VarId,
-        init: Option<Init>,
-    },
-    Assign {
-        lhs: Lvalue,
-        rhs: Expr,
-    },
+    Declare { var: VarId, init: Option<Init> },
+    Assign { lhs: Lvalue, rhs: Expr },
     /// Branch: taken iff `cond != 0`. `source_truth` tells whether this is the branch where the
     /// condition *as written in the source* holds (`control=condition-true`).
-    Assume {
-        cond: Expr,
-        source_truth: bool,
-    },
+    Assume { cond: Expr, source_truth: bool },
     /// `__VERIFIER_assume(cond)`: paths where it is false are discarded.
-    BuiltinAssume {
-        cond: Expr,
-    },
+    BuiltinAssume { cond: Expr },
     /// Call of a function with a body: the product enters `callee` and resumes at the edge's
     /// target when it returns, storing the result into `lhs`. The front end already converted
     /// `args` to the parameter types; `lhs` may have a type other than the callee's return
     /// type (`char c = f();`): the result is converted to `lhs.ty()` as by assignment.
-    Call {
-        callee: FuncId,
-        args: Vec<Expr>,
-        lhs: Option<Lvalue>,
-    },
+    Call { callee: FuncId, args: Vec<Expr>, lhs: Option<Lvalue> },
     /// Call of an external function whose result is nondeterministic (`__VERIFIER_nondet_*`,
     /// and declared-only functions the front end deems side-effect free). The result is a
     /// nondeterministic value of `ty`, converted to `lhs.ty()` as by assignment when they differ
     /// (`unsigned x = __VERIFIER_nondet_int();` is one edge).
-    NondetCall {
-        function: String,
-        lhs: Option<Lvalue>,
-        ty: IntTy,
-    },
+    NondetCall { function: String, lhs: Option<Lvalue>, ty: IntTy },
     /// `return e;` (or the implicit return at `}`): leads to the function's exit location.
-    Return {
-        value: Option<Expr>,
-    },
+    Return { value: Option<Expr> },
     /// Call of an error function / reaching the `ERROR:` label.
-    Error {
-        kind: ErrorKind,
-        function: String,
-    },
+    Error { kind: ErrorKind, function: String },
     /// `abort()`, `exit(n)`: the path ends without violation.
-    Terminate {
-        function: String,
-    },
+    Terminate { function: String },
     /// Something the semantics cannot handle yet; a path that executes it ends in unknown.
-    Unsupported {
-        what: String,
-    },
+    Unsupported { what: String },
 }
 
 /// Source range of an edge. Lines are 1-based physical lines; offsets are 0-based byte
@@ -487,10 +400,7 @@ impl Cfa {
         &self.graph[e]
     }
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
-        self.functions
-            .iter()
-            .position(|f| f.name == name)
-            .map(|i| FuncId(i as u32))
+        self.functions.iter().position(|f| f.name == name).map(|i| FuncId(i as u32))
     }
     /// 1-based line of a byte offset.
     pub fn line_of_offset(&self, offset: usize) -> u32 {
