@@ -2026,15 +2026,12 @@ impl<'a> Builder<'a> {
                 match types::map_binop(bop) {
                     None => Err("unknown binary operator".into()),
                     Some(op @ (BinOp::LogAnd | BinOp::LogOr)) => {
-                        let snap = self.snap();
-                        let l = self.rv(&b.node.lhs)?;
-                        let s2 = self.snap();
-                        let r = self.rv(&b.node.rhs)?;
-                        if !self.emitted_since(&s2) {
-                            return Ok(types::binary(op, l, r));
+                        if has_side_effects(&b.node.rhs.node) {
+                            return self.bool_temp(e);
                         }
-                        self.rollback(&snap);
-                        self.bool_temp(e)
+                        let l = self.rv(&b.node.lhs)?;
+                        let r = self.rv(&b.node.rhs)?;
+                        Ok(types::binary(op, l, r))
                     }
                     Some(op) => {
                         let l = self.rv(&b.node.lhs)?;

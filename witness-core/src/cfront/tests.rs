@@ -790,3 +790,34 @@ fn special_calls() {
         "{uns:?}"
     );
 }
+
+#[test]
+fn statics_and_global_failures() {
+    let src =
+        "int g = 1;\nint f() { static int n = 5; n++; return n; }\nint main() { return f(); }\n";
+    let cfa = build(src);
+    let n = var_named(&cfa, "n");
+    assert_eq!(cfa.var(n).scope, VarScope::Global);
+    assert!(cfa
+        .global_inits
+        .iter()
+        .any(|(v, i)| *v == n && matches!(i, Init::Scalar(Expr::Const { bits: 5, .. }))));
+    assert!(find(
+        &cfa,
+        |e| matches!(&e.op, EdgeOp::Declare { var, .. } if *var == n)
+    )
+    .is_empty());
+    // The static is found by assumptions inside f.
+    let f = cfa.function_by_name("f").unwrap();
+    let sc = AssumptionScope {
+        function: Some(f),
+        offset: Some(src.find("n++").unwrap()),
+        result_ty: None,
+    };
+    assert!(lower_assumption(&cfa, "n == 6", &sc)[0].is_ok());
+    // A global initializer that cannot be lowered makes main start with an Unsupported edge.
+    let cfa = build("int a = 1;\nint b = a + 1.5;\nint main() { return b; }\n");
+    let entry = cfa.function(cfa.main).entry;
+    let first = cfa.graph.edges(entry).next().unwrap();
+    assert!(matches!(first.weight().op, EdgeOp::Unsupported { .. }));
+}
