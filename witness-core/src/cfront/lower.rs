@@ -2248,7 +2248,11 @@ impl<'a> Builder<'a> {
             }
             _ => {}
         }
-        if let Some(r) = nondet_type(&name, self.dm) {
+        let declared_nondet = match self.sigs.get(&name).map(|s| &s.ret) {
+            Some(Ty::Int(t)) if name.starts_with("__VERIFIER_nondet_") => Some(Ok(*t)),
+            _ => None,
+        };
+        if let Some(r) = nondet_type(&name, self.dm).or(declared_nondet) {
             let ty = r?;
             for a in args {
                 if has_side_effects(&a.node) {

@@ -821,3 +821,23 @@ fn statics_and_global_failures() {
     let first = cfa.graph.edges(entry).next().unwrap();
     assert!(matches!(first.weight().op, EdgeOp::Unsupported { .. }));
 }
+
+#[test]
+fn declared_nondet_with_unknown_suffix() {
+    let cfa = build("typedef unsigned short myu16; myu16 __VERIFIER_nondet_myu16(void);\nint main() { myu16 v = __VERIFIER_nondet_myu16(); return v; }\n");
+    let e = find(
+        &cfa,
+        |e| matches!(&e.op, EdgeOp::NondetCall { ty, .. } if *ty == IntTy::USHORT),
+    );
+    assert_eq!(e.len(), 1);
+    assert_eq!(
+        cfa.typedefs,
+        vec![("myu16".to_string(), CType::Int(IntTy::USHORT))]
+    );
+    let sc = AssumptionScope {
+        function: Some(cfa.main),
+        offset: None,
+        result_ty: None,
+    };
+    assert!(lower_assumption(&cfa, "v == (myu16)3", &sc)[0].is_ok());
+}
