@@ -56,14 +56,7 @@ fn rows(dir: &Path) -> Vec<Row> {
 fn run(dir: &Path, r: &Row, timeout: u32) -> (String, String) {
     let case = dir.join(&r.id);
     let out = Command::new(env!("CARGO_BIN_EXE_witness-check"))
-        .args([
-            "validate",
-            "--json",
-            "--timeout",
-            &timeout.to_string(),
-            "--data-model",
-            &r.data_model,
-        ])
+        .args(["validate", "--json", "--timeout", &timeout.to_string(), "--data-model", &r.data_model])
         .arg("--witness")
         .arg(case.join(&r.witness))
         .arg("--property")
@@ -75,21 +68,9 @@ fn run(dir: &Path, r: &Row, timeout: u32) -> (String, String) {
     match serde_json::from_str::<serde_json::Value>(stdout.trim()) {
         Ok(v) => (
             v["verdict"].as_str().unwrap_or("error").to_string(),
-            v["reason"]
-                .as_str()
-                .unwrap_or("")
-                .chars()
-                .take(140)
-                .collect(),
+            v["reason"].as_str().unwrap_or("").chars().take(140).collect(),
         ),
-        Err(_) => (
-            "error".into(),
-            format!(
-                "exit {:?}: {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            ),
-        ),
+        Err(_) => ("error".into(), format!("exit {:?}: {}", out.status.code(), String::from_utf8_lossy(&out.stderr))),
     }
 }
 
@@ -97,29 +78,20 @@ fn run(dir: &Path, r: &Row, timeout: u32) -> (String, String) {
 fn graphml_corpus_has_no_wrong_verdicts() {
     let dir = corpus_dir();
     if !dir.join("manifest.tsv").exists() {
-        eprintln!(
-            "corpus not found at {} (set WITNESS_CORPUS); skipping",
-            dir.display()
-        );
+        eprintln!("corpus not found at {} (set WITNESS_CORPUS); skipping", dir.display());
         return;
     }
     let cases: Vec<Row> = rows(&dir)
         .into_iter()
-        .filter(|r| {
-            r.format.starts_with("graphml") && (r.expected == "confirm" || r.expected == "reject")
-        })
+        .filter(|r| r.format.starts_with("graphml") && (r.expected == "confirm" || r.expected == "reject"))
         .collect();
-    let timeout: u32 = std::env::var("WITNESS_CORPUS_TIMEOUT")
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .unwrap_or(15);
+    let timeout: u32 = std::env::var("WITNESS_CORPUS_TIMEOUT").ok().and_then(|t| t.parse().ok()).unwrap_or(15);
     let results = Arc::new(Mutex::new(Vec::new()));
     let cases = Arc::new(cases);
     let next = Arc::new(Mutex::new(0usize));
     let workers: Vec<_> = (0..2)
         .map(|_| {
-            let (cases, results, next, dir) =
-                (cases.clone(), results.clone(), next.clone(), dir.clone());
+            let (cases, results, next, dir) = (cases.clone(), results.clone(), next.clone(), dir.clone());
             std::thread::spawn(move || loop {
                 let i = {
                     let mut n = next.lock().unwrap();
@@ -128,10 +100,7 @@ fn graphml_corpus_has_no_wrong_verdicts() {
                 };
                 let Some(r) = cases.get(i) else { break };
                 let (verdict, reason) = run(&dir, r, timeout);
-                results
-                    .lock()
-                    .unwrap()
-                    .push((r.id.clone(), r.expected.clone(), verdict, reason));
+                results.lock().unwrap().push((r.id.clone(), r.expected.clone(), verdict, reason));
             })
         })
         .collect();

@@ -18,11 +18,7 @@ use witness_core::verdict::{Report, Verdict};
 use witness_core::InputError;
 
 #[derive(Parser)]
-#[command(
-    name = "witness-check",
-    version,
-    about = "Validates violation witnesses of C programs (SV-COMP GraphML 1.0)"
-)]
+#[command(name = "witness-check", version, about = "Validates violation witnesses of C programs (SV-COMP GraphML 1.0)")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -80,15 +76,7 @@ enum Answer {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Command::Validate {
-        witness,
-        property,
-        data_model,
-        timeout,
-        json,
-        stutter,
-        program,
-    } = cli.command;
+    let Command::Validate { witness, property, data_model, timeout, json, stutter, program } = cli.command;
     let opts = ValidateOptions {
         program,
         witness,
@@ -107,21 +95,19 @@ fn main() -> ExitCode {
     // worker runs on a large stack (the C parser recurses deeply) and under a hard deadline.
     let (tx, rx) = mpsc::channel();
     let worker_opts = opts.clone();
-    let spawned = std::thread::Builder::new()
-        .stack_size(512 << 20)
-        .spawn(move || {
-            let r = std::panic::catch_unwind(|| validate(&worker_opts));
-            let answer = match r {
-                Ok(r) => Answer::Done(r),
-                Err(p) => Answer::Panicked(
-                    p.downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default(),
-                ),
-            };
-            let _ = tx.send(answer);
-        });
+    let spawned = std::thread::Builder::new().stack_size(512 << 20).spawn(move || {
+        let r = std::panic::catch_unwind(|| validate(&worker_opts));
+        let answer = match r {
+            Ok(r) => Answer::Done(r),
+            Err(p) => Answer::Panicked(
+                p.downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default(),
+            ),
+        };
+        let _ = tx.send(answer);
+    });
     if let Err(e) = spawned {
         eprintln!("witness-check: cannot start worker thread: {e}");
         return ExitCode::from(4);
@@ -138,11 +124,7 @@ fn main() -> ExitCode {
             ExitCode::from(3)
         }
         Ok(Answer::Panicked(msg)) => {
-            print_error(
-                &format!("internal error (please report): {msg}"),
-                json,
-                "internal",
-            );
+            print_error(&format!("internal error (please report): {msg}"), json, "internal");
             ExitCode::from(4)
         }
         Err(_) => {
@@ -164,10 +146,7 @@ fn main() -> ExitCode {
 
 fn print_error(msg: &str, json: bool, kind: &str) {
     if json {
-        println!(
-            "{}",
-            json!({"result": "error", "verdict": "error", "reason": msg, "error_kind": kind})
-        );
+        println!("{}", json!({"result": "error", "verdict": "error", "reason": msg, "error_kind": kind}));
     } else {
         eprintln!("witness-check: {msg}");
     }
@@ -185,11 +164,7 @@ fn print_report(r: &Report, json: bool) {
             "stutter": r.stutter,
             "data_model": r.data_model,
         });
-        if let Verdict::Confirmed {
-            trace,
-            error_function,
-        } = &r.verdict
-        {
+        if let Verdict::Confirmed { trace, error_function } = &r.verdict {
             v["trace"] = json!(trace);
             v["error_function"] = json!(error_function);
         }
@@ -202,15 +177,9 @@ fn print_report(r: &Report, json: bool) {
     if let Verdict::Confirmed { trace, .. } = &r.verdict {
         println!("trace ({} steps):", trace.len());
         for s in trace {
-            let nondet = s
-                .nondet
-                .as_ref()
-                .map(|n| format!("   [{} returns {}]", n.function, n.value))
-                .unwrap_or_default();
-            println!(
-                "  {}:{} {} | {}  -> {}{}",
-                s.file, s.line, s.function, s.action, s.witness_node, nondet
-            );
+            let nondet =
+                s.nondet.as_ref().map(|n| format!("   [{} returns {}]", n.function, n.value)).unwrap_or_default();
+            println!("  {}:{} {} | {}  -> {}{}", s.file, s.line, s.function, s.action, s.witness_node, nondet);
         }
     }
     println!(

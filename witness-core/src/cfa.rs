@@ -48,11 +48,7 @@ pub struct IntTy {
 }
 
 impl IntTy {
-    pub const BOOL: IntTy = IntTy {
-        bits: 8,
-        signed: false,
-        is_bool: true,
-    };
+    pub const BOOL: IntTy = IntTy { bits: 8, signed: false, is_bool: true };
     pub const CHAR: IntTy = IntTy::new(8, true);
     pub const UCHAR: IntTy = IntTy::new(8, false);
     pub const SHORT: IntTy = IntTy::new(16, true);
@@ -64,11 +60,7 @@ impl IntTy {
 
     /// A non-`_Bool` integer type.
     pub const fn new(bits: u32, signed: bool) -> IntTy {
-        IntTy {
-            bits,
-            signed,
-            is_bool: false,
-        }
+        IntTy { bits, signed, is_bool: false }
     }
     /// Bit mask of the type's width.
     pub fn mask(self) -> u64 {
@@ -200,14 +192,7 @@ impl BinOp {
     pub fn is_boolean(self) -> bool {
         matches!(
             self,
-            BinOp::Eq
-                | BinOp::Ne
-                | BinOp::Lt
-                | BinOp::Le
-                | BinOp::Gt
-                | BinOp::Ge
-                | BinOp::LogAnd
-                | BinOp::LogOr
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::LogAnd | BinOp::LogOr
         )
     }
 }
@@ -279,26 +264,15 @@ impl Expr {
     }
     /// An `int` constant.
     pub fn int(v: i64) -> Expr {
-        Expr::Const {
-            bits: (v as u64) & IntTy::INT.mask(),
-            ty: IntTy::INT,
-        }
+        Expr::Const { bits: (v as u64) & IntTy::INT.mask(), ty: IntTy::INT }
     }
 }
 
 /// Something assignable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum Lvalue {
-    Var {
-        var: VarId,
-        ty: IntTy,
-    },
-    Elem {
-        var: VarId,
-        index: Expr,
-        len: u64,
-        ty: IntTy,
-    },
+    Var { var: VarId, ty: IntTy },
+    Elem { var: VarId, index: Expr, len: u64, ty: IntTy },
 }
 
 impl Lvalue {
@@ -361,14 +335,18 @@ pub enum EdgeOp {
         cond: Expr,
     },
     /// Call of a function with a body: the product enters `callee` and resumes at the edge's
-    /// target when it returns, storing the result into `lhs`.
+    /// target when it returns, storing the result into `lhs`. The front end already converted
+    /// `args` to the parameter types; `lhs` may have a type other than the callee's return
+    /// type (`char c = f();`): the result is converted to `lhs.ty()` as by assignment.
     Call {
         callee: FuncId,
         args: Vec<Expr>,
         lhs: Option<Lvalue>,
     },
     /// Call of an external function whose result is nondeterministic (`__VERIFIER_nondet_*`,
-    /// and declared-only functions the front end deems side-effect free).
+    /// and declared-only functions the front end deems side-effect free). The result is a
+    /// nondeterministic value of `ty`, converted to `lhs.ty()` as by assignment when they differ
+    /// (`unsigned x = __VERIFIER_nondet_int();` is one edge).
     NondetCall {
         function: String,
         lhs: Option<Lvalue>,
@@ -466,6 +444,10 @@ pub struct Cfa {
     /// Length of the source in bytes, and the byte offset each line starts at.
     pub source_len: usize,
     pub line_starts: Vec<usize>,
+    /// File-scope typedef names and their types (witness assumptions may cast to them).
+    pub typedefs: Vec<(String, CType)>,
+    /// Enumeration constants (type `int`) visible at file scope, for witness assumptions.
+    pub enum_constants: Vec<(String, i64)>,
 }
 
 impl Cfa {
@@ -479,10 +461,7 @@ impl Cfa {
         &self.graph[e]
     }
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
-        self.functions
-            .iter()
-            .position(|f| f.name == name)
-            .map(|i| FuncId(i as u32))
+        self.functions.iter().position(|f| f.name == name).map(|i| FuncId(i as u32))
     }
     /// 1-based line of a byte offset.
     pub fn line_of_offset(&self, offset: usize) -> u32 {

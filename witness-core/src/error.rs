@@ -15,12 +15,7 @@ pub enum InputError {
     },
     /// The file is not well-formed at a position.
     #[error("{}:{line}:{col}: {message}", path.display())]
-    Malformed {
-        path: PathBuf,
-        line: u32,
-        col: u32,
-        message: String,
-    },
+    Malformed { path: PathBuf, line: u32, col: u32, message: String },
     /// The file is well-formed but unusable as a whole (wrong witness type, witness for
     /// another program, no `main`, …).
     #[error("{}: {message}", path.display())]
@@ -28,24 +23,11 @@ pub enum InputError {
 }
 
 impl InputError {
-    pub fn malformed(
-        path: impl Into<PathBuf>,
-        line: u32,
-        col: u32,
-        message: impl Into<String>,
-    ) -> Self {
-        InputError::Malformed {
-            path: path.into(),
-            line,
-            col,
-            message: message.into(),
-        }
+    pub fn malformed(path: impl Into<PathBuf>, line: u32, col: u32, message: impl Into<String>) -> Self {
+        InputError::Malformed { path: path.into(), line, col, message: message.into() }
     }
     pub fn invalid(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
-        InputError::Invalid {
-            path: path.into(),
-            message: message.into(),
-        }
+        InputError::Invalid { path: path.into(), message: message.into() }
     }
 }
 

@@ -180,29 +180,16 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, opts: &ExploreOptions) -> 
     ex.use_offsets = ex.decide_offsets();
     let verdict = ex.run();
     let reason = match &verdict {
-        Verdict::Confirmed {
-            trace,
-            error_function,
-        } => {
+        Verdict::Confirmed { trace, error_function } => {
             let line = trace.last().map(|s| s.line).unwrap_or(0);
-            format!(
-                "witness confirmed: {error_function}() is reached at line {line} after {} steps",
-                trace.len()
-            )
+            format!("witness confirmed: {error_function}() is reached at line {line} after {} steps", trace.len())
         }
-        Verdict::Rejected => format!(
-            "no path allowed by the witness reaches the error ({} product states explored)",
-            ex.states
-        ),
+        Verdict::Rejected => {
+            format!("no path allowed by the witness reaches the error ({} product states explored)", ex.states)
+        }
         Verdict::Unknown { reason } => reason.clone(),
     };
-    Outcome {
-        verdict,
-        reason,
-        states: ex.states,
-        solver_calls: ex.smt.calls,
-        warnings: ex.warnings,
-    }
+    Outcome { verdict, reason, states: ex.states, solver_calls: ex.smt.calls, warnings: ex.warnings }
 }
 
 /// BFS distance (in transitions) from each witness state to the nearest violation state.
@@ -279,7 +266,9 @@ impl<'a> Explorer<'a> {
             }
         }
         if any && !self.cfa.offsets_exact {
-            self.warn("the program was preprocessed with gcc, so offsets are approximate; matching by lines only".into());
+            self.warn(
+                "the program was preprocessed with gcc, so offsets are approximate; matching by lines only".into(),
+            );
             return false;
         }
         any
@@ -290,9 +279,7 @@ impl<'a> Explorer<'a> {
         let data = match DataState::initial(cfa) {
             Ok(d) => d,
             Err(EvalError::Unsupported(w)) => {
-                return Verdict::Unknown {
-                    reason: format!("global initialisation: {w}"),
-                }
+                return Verdict::Unknown { reason: format!("global initialisation: {w}") }
             }
         };
         let init = ProductState {
@@ -325,10 +312,7 @@ impl<'a> Explorer<'a> {
                         "time budget of {} s exhausted after {} product states{}",
                         self.opts.budget_secs,
                         self.states,
-                        self.unknown
-                            .first()
-                            .map(|u| format!("; also: {u}"))
-                            .unwrap_or_default()
+                        self.unknown.first().map(|u| format!("; also: {u}")).unwrap_or_default()
                     ),
                 };
             }
@@ -341,9 +325,8 @@ impl<'a> Explorer<'a> {
                 return v;
             }
             // Depth-first, nearest-to-violation first: push the farthest first.
-            succs.sort_by_key(|s: &ProductState| {
-                std::cmp::Reverse(self.distance.get(&s.witness).copied().unwrap_or(0))
-            });
+            succs
+                .sort_by_key(|s: &ProductState| std::cmp::Reverse(self.distance.get(&s.witness).copied().unwrap_or(0)));
             stack.extend(succs);
         }
         if self.unknown.is_empty() {
@@ -352,11 +335,7 @@ impl<'a> Explorer<'a> {
             let n = self.unknown.len();
             let mut reason = self.unknown[0].clone();
             if n > 1 {
-                reason.push_str(&format!(
-                    " (and {} other reason{})",
-                    n - 1,
-                    if n > 2 { "s" } else { "" }
-                ));
+                reason.push_str(&format!(" (and {} other reason{})", n - 1, if n > 2 { "s" } else { "" }));
             }
             Verdict::Unknown { reason }
         }
@@ -394,28 +373,19 @@ impl<'a> Explorer<'a> {
                     };
                     match next.data.assign(cfa, lhs, &v, None) {
                         Ok(defined) => {
-                            if !self.settle_definedness(
-                                &mut next,
-                                defined,
-                                cfa.edge(site.call_edge).span,
-                            ) {
+                            if !self.settle_definedness(&mut next, defined, cfa.edge(site.call_edge).span) {
                                 return None;
                             }
                         }
                         Err(EvalError::Unsupported(w)) => {
-                            self.give_up(format!(
-                                "{w} at {}",
-                                self.line_of(cfa.edge(site.call_edge).span)
-                            ));
+                            self.give_up(format!("{w} at {}", self.line_of(cfa.edge(site.call_edge).span)));
                             return None;
                         }
                     }
                 }
                 let caller = next.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
                 let info = StepInfo {
-                    kind: StepKind::FunctionReturn {
-                        callee: site.callee,
-                    },
+                    kind: StepKind::FunctionReturn { callee: site.callee },
                     span: cfa.edge(site.call_edge).span,
                     scope_function: caller,
                     target: site.return_loc,
@@ -426,18 +396,10 @@ impl<'a> Explorer<'a> {
                 return None;
             }
         }
-        let edges: Vec<EdgeIndex> = cfa
-            .graph
-            .edges_directed(state.loc, Direction::Outgoing)
-            .map(|e| e.id())
-            .collect();
+        let edges: Vec<EdgeIndex> = cfa.graph.edges_directed(state.loc, Direction::Outgoing).map(|e| e.id()).collect();
         for e in edges {
             let edge = cfa.edge(e);
-            let target = cfa
-                .graph
-                .edge_endpoints(e)
-                .map(|(_, t)| t)
-                .unwrap_or(state.loc);
+            let target = cfa.graph.edge_endpoints(e).map(|(_, t)| t).unwrap_or(state.loc);
             match self.execute(&state, e, edge, target) {
                 Step::End => {}
                 Step::Next(next, result) => {
@@ -450,18 +412,10 @@ impl<'a> Explorer<'a> {
                         _ => next.stack.last().map(|c| c.callee).unwrap_or(cfa.main),
                     };
                     let nondet = match (&edge.op, &result) {
-                        (EdgeOp::NondetCall { function, .. }, Some(v)) => {
-                            Some((function.clone(), v.clone()))
-                        }
+                        (EdgeOp::NondetCall { function, .. }, Some(v)) => Some((function.clone(), v.clone())),
                         _ => None,
                     };
-                    let info = StepInfo {
-                        kind: StepKind::Edge(edge),
-                        span: edge.span,
-                        scope_function,
-                        target,
-                        result,
-                    };
+                    let info = StepInfo { kind: StepKind::Edge(edge), span: edge.span, scope_function, target, result };
                     self.advance_witness(next, &info, edge.text.clone(), nondet, out);
                 }
                 Step::Violation(next, function) => {
@@ -502,11 +456,7 @@ impl<'a> Explorer<'a> {
             match &d.holds {
                 Truth::Known(true) => {}
                 Truth::Known(false) => {
-                    self.give_up(format!(
-                        "undefined behaviour ({}) at {}",
-                        d.what,
-                        self.line_of(span)
-                    ));
+                    self.give_up(format!("undefined behaviour ({}) at {}", d.what, self.line_of(span)));
                     return false;
                 }
                 Truth::Sym(_) => {
@@ -520,17 +470,9 @@ impl<'a> Explorer<'a> {
             Feasibility::Infeasible => true,
             f => {
                 self.give_up(if f == Feasibility::Unknown {
-                    format!(
-                        "solver could not decide whether {} is possible at {}",
-                        what.join(", "),
-                        self.line_of(span)
-                    )
+                    format!("solver could not decide whether {} is possible at {}", what.join(", "), self.line_of(span))
                 } else {
-                    format!(
-                        "possible undefined behaviour ({}) at {}",
-                        what.join(", "),
-                        self.line_of(span)
-                    )
+                    format!("possible undefined behaviour ({}) at {}", what.join(", "), self.line_of(span))
                 });
                 match self.smt.check(&state.data.path, &[&ok]) {
                     Feasibility::Feasible => {
@@ -554,10 +496,7 @@ impl<'a> Explorer<'a> {
                 }
                 Feasibility::Infeasible => false,
                 Feasibility::Unknown => {
-                    self.give_up(format!(
-                        "solver could not decide a branch at {}",
-                        self.line_of(span)
-                    ));
+                    self.give_up(format!("solver could not decide a branch at {}", self.line_of(span)));
                     false
                 }
             },
@@ -582,13 +521,7 @@ impl<'a> Explorer<'a> {
     }
 
     /// Executes one CFA edge on the data state.
-    fn execute(
-        &mut self,
-        state: &ProductState,
-        _e: EdgeIndex,
-        edge: &CfaEdge,
-        target: NodeIndex,
-    ) -> Step {
+    fn execute(&mut self, state: &ProductState, _e: EdgeIndex, edge: &CfaEdge, target: NodeIndex) -> Step {
         let cfa = self.cfa;
         let mut next = state.clone();
         next.loc = target;
@@ -648,20 +581,13 @@ impl<'a> Explorer<'a> {
             }
             EdgeOp::Call { callee, args, lhs } => {
                 if next.stack.len() >= MAX_CALL_DEPTH {
-                    unsupported!(format!(
-                        "call depth above {MAX_CALL_DEPTH} (unbounded recursion?)"
-                    ))
+                    unsupported!(format!("call depth above {MAX_CALL_DEPTH} (unbounded recursion?)"))
                 }
                 let mut vals = Vec::new();
                 for a in args {
                     vals.push(eval!(a));
                 }
-                next.stack.push(CallSite {
-                    callee: *callee,
-                    call_edge: _e,
-                    return_loc: target,
-                    lhs: lhs.clone(),
-                });
+                next.stack.push(CallSite { callee: *callee, call_edge: _e, return_loc: target, lhs: lhs.clone() });
                 if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, *callee, &vals) {
                     unsupported!(w)
                 }
@@ -758,14 +684,10 @@ impl<'a> Explorer<'a> {
                 continue;
             };
             let tr = &w.graph[t];
-            if self.opts.stutter == StutterMode::Lenient
-                && self.next_step_matches(info.target, &tr.guard, tr)
-            {
+            if self.opts.stutter == StutterMode::Lenient && self.next_step_matches(info.target, &tr.guard, tr) {
                 stay = true;
             }
-            if w.graph[target].sink
-                || (!w.graph[target].violation && !self.distance.contains_key(&target))
-            {
+            if w.graph[target].sink || (!w.graph[target].violation && !self.distance.contains_key(&target)) {
                 continue; // this run can never confirm
             }
             let mut s = next.clone();
@@ -783,12 +705,7 @@ impl<'a> Explorer<'a> {
 
     /// Lenient stutter: does an observable edge right after `loc` (through blank edges) also
     /// match the guard?
-    fn next_step_matches(
-        &self,
-        loc: NodeIndex,
-        guard: &LocationGuard,
-        tr: &WitnessTransition,
-    ) -> bool {
+    fn next_step_matches(&self, loc: NodeIndex, guard: &LocationGuard, tr: &WitnessTransition) -> bool {
         let cfa = self.cfa;
         let mut seen = HashSet::new();
         let mut todo = vec![loc];
@@ -856,10 +773,7 @@ impl<'a> Explorer<'a> {
         }
         if let Some(c) = g.control {
             match info.kind {
-                StepKind::Edge(CfaEdge {
-                    op: EdgeOp::Assume { source_truth, .. },
-                    ..
-                }) => {
+                StepKind::Edge(CfaEdge { op: EdgeOp::Assume { source_truth, .. }, .. }) => {
                     if *source_truth != (c == Control::ConditionTrue) {
                         return false;
                     }
@@ -872,14 +786,8 @@ impl<'a> Explorer<'a> {
         }
         if let Some(f) = &g.enter_function {
             let ok = match info.kind {
-                StepKind::Edge(CfaEdge {
-                    op: EdgeOp::Call { callee, .. },
-                    ..
-                }) => &cfa.function(*callee).name == f,
-                StepKind::Edge(CfaEdge {
-                    op: EdgeOp::ProgramStart,
-                    ..
-                }) => &cfa.function(cfa.main).name == f,
+                StepKind::Edge(CfaEdge { op: EdgeOp::Call { callee, .. }, .. }) => &cfa.function(*callee).name == f,
+                StepKind::Edge(CfaEdge { op: EdgeOp::ProgramStart, .. }) => &cfa.function(cfa.main).name == f,
                 _ => false,
             };
             if !ok {
@@ -931,7 +839,9 @@ impl<'a> Explorer<'a> {
             Some(name) => match cfa.function_by_name(name) {
                 Some(f) => Some(f),
                 None => {
-                    self.warn(format!("assumption.scope `{name}` names no function of the program; using globals only"));
+                    self.warn(format!(
+                        "assumption.scope `{name}` names no function of the program; using globals only"
+                    ));
                     None
                 }
             },
@@ -943,11 +853,7 @@ impl<'a> Explorer<'a> {
         let lowered = match self.assumption_cache.get(&key) {
             Some(l) => l.clone(),
             None => {
-                let scope = AssumptionScope {
-                    function: scope_function,
-                    offset,
-                    result_ty,
-                };
+                let scope = AssumptionScope { function: scope_function, offset, result_ty };
                 let mut all = Vec::new();
                 for text in &a.expressions {
                     all.extend(lower_assumption(cfa, text, &scope));
@@ -973,14 +879,8 @@ impl<'a> Explorer<'a> {
                     continue;
                 }
             };
-            if ev
-                .defined
-                .iter()
-                .any(|d| !matches!(d.holds, Truth::Known(true)))
-            {
-                self.warn(format!(
-                    "assumption at {origin} ignored in part: its evaluation may be undefined"
-                ));
+            if ev.defined.iter().any(|d| !matches!(d.holds, Truth::Known(true))) {
+                self.warn(format!("assumption at {origin} ignored in part: its evaluation may be undefined"));
                 continue;
             }
             if !self.assume(s, ev.value.truth(), info.span) {
@@ -1008,11 +908,7 @@ impl<'a> Explorer<'a> {
                 Val::Conc(_) => None,
             })
             .collect();
-        let model = if terms.is_empty() {
-            Some(Vec::new())
-        } else {
-            self.smt.model_values(&s.data.path, &terms)
-        };
+        let model = if terms.is_empty() { Some(Vec::new()) } else { self.smt.model_values(&s.data.path, &terms) };
         let mut model_iter = model.unwrap_or_default().into_iter();
         let file = String::new();
         let trace = nodes
@@ -1030,16 +926,11 @@ impl<'a> Explorer<'a> {
                     };
                     NondetChoice {
                         function: f.clone(),
-                        value: bits
-                            .map(|b| as_i128(b, v.ty).to_string())
-                            .unwrap_or_else(|| "?".into()),
+                        value: bits.map(|b| as_i128(b, v.ty).to_string()).unwrap_or_else(|| "?".into()),
                     }
                 }),
             })
             .collect();
-        Verdict::Confirmed {
-            trace,
-            error_function: function,
-        }
+        Verdict::Confirmed { trace, error_function: function }
     }
 }

@@ -52,29 +52,20 @@ fn parse_check_line(line: &str) -> Result<Formula, (usize, String)> {
         .and_then(|r| strip_token(r, "("))
         .ok_or((col_of(line, after_check), "expected 'init('".to_string()))?;
     // Entry function call inside init( … ): skip to the matching ')'.
-    let close = matching_paren(after_init).ok_or((
-        col_of(line, after_init),
-        "unbalanced parentheses in 'init(…)'".to_string(),
-    ))?;
+    let close = matching_paren(after_init)
+        .ok_or((col_of(line, after_init), "unbalanced parentheses in 'init(…)'".to_string()))?;
     let after_init_close = &after_init[close + 1..];
-    let after_comma = strip_token(after_init_close, ",").ok_or((
-        col_of(line, after_init_close),
-        "expected ',' after 'init(…)'".to_string(),
-    ))?;
+    let after_comma = strip_token(after_init_close, ",")
+        .ok_or((col_of(line, after_init_close), "expected ',' after 'init(…)'".to_string()))?;
     let after_ltl = strip_token(after_comma, "LTL")
         .and_then(|r| strip_token(r, "("))
         .ok_or((col_of(line, after_comma), "expected 'LTL('".to_string()))?;
-    let close = matching_paren(after_ltl).ok_or((
-        col_of(line, after_ltl),
-        "unbalanced parentheses in 'LTL(…)'".to_string(),
-    ))?;
+    let close =
+        matching_paren(after_ltl).ok_or((col_of(line, after_ltl), "unbalanced parentheses in 'LTL(…)'".to_string()))?;
     let formula = after_ltl[..close].trim();
     let tail = &after_ltl[close + 1..];
     if strip_token(tail, ")").map(str::trim) != Some("") {
-        return Err((
-            col_of(line, tail),
-            "expected ')' closing 'CHECK(' at the end of the line".to_string(),
-        ));
+        return Err((col_of(line, tail), "expected ')' closing 'CHECK(' at the end of the line".to_string()));
     }
     Ok(classify(formula))
 }
@@ -115,18 +106,12 @@ fn classify(formula: &str) -> Formula {
             && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             && !s.starts_with(|c: char| c.is_ascii_digit())
     };
-    if let Some(f) = compact
-        .strip_prefix("G!call(")
-        .and_then(|r| r.strip_suffix("())"))
-    {
+    if let Some(f) = compact.strip_prefix("G!call(").and_then(|r| r.strip_suffix("())")) {
         if ident(f) {
             return Formula::UnreachCall(f.to_string());
         }
     }
-    if let Some(l) = compact
-        .strip_prefix("G!label(")
-        .and_then(|r| r.strip_suffix(')'))
-    {
+    if let Some(l) = compact.strip_prefix("G!label(").and_then(|r| r.strip_suffix(')')) {
         if ident(l) {
             return Formula::UnreachLabel(l.to_string());
         }
@@ -151,20 +136,11 @@ fn combine(formulas: Vec<Formula>) -> Option<Property> {
         }
     }
     if !calls.is_empty() {
-        Some(Property {
-            error_functions: calls,
-            kind: PropertyKind::UnreachCall,
-        })
+        Some(Property { error_functions: calls, kind: PropertyKind::UnreachCall })
     } else if !labels.is_empty() {
-        Some(Property {
-            error_functions: labels,
-            kind: PropertyKind::UnreachLabel,
-        })
+        Some(Property { error_functions: labels, kind: PropertyKind::UnreachLabel })
     } else if !others.is_empty() {
-        Some(Property {
-            error_functions: Vec::new(),
-            kind: PropertyKind::Other(others.join("\n")),
-        })
+        Some(Property { error_functions: Vec::new(), kind: PropertyKind::Other(others.join("\n")) })
     } else {
         None
     }
@@ -194,23 +170,16 @@ pub fn parse_property(path: &Path, text: &str) -> Result<Property, InputError> {
             }
         }
     }
-    combine(formulas).ok_or_else(|| {
-        InputError::invalid(
-            path,
-            "the property file contains no 'CHECK( init(…), LTL(…) )' line",
-        )
-    })
+    combine(formulas)
+        .ok_or_else(|| InputError::invalid(path, "the property file contains no 'CHECK( init(…), LTL(…) )' line"))
 }
 
 /// Interprets the `specification` text of a witness. Returns `None` if it holds no
 /// `CHECK(…)` line (e.g. CPAchecker writes its automaton specification text there).
 /// Lines that are not `CHECK` lines are ignored.
 pub fn property_from_specification(spec: &str) -> Option<Property> {
-    let formulas: Vec<Formula> = spec
-        .lines()
-        .filter(|l| !is_comment_or_blank(l))
-        .filter_map(|l| parse_check_line(l).ok())
-        .collect();
+    let formulas: Vec<Formula> =
+        spec.lines().filter(|l| !is_comment_or_blank(l)).filter_map(|l| parse_check_line(l).ok()).collect();
     combine(formulas)
 }
 
@@ -238,16 +207,12 @@ mod tests {
 
     #[test]
     fn several_lines_comments_and_blank_lines() {
-        let text =
-            "// a comment\n\n# another\nCHECK( init(main()), LTL(G ! call(reach_error())) )\r\n\
+        let text = "// a comment\n\n# another\nCHECK( init(main()), LTL(G ! call(reach_error())) )\r\n\
                     CHECK( init(main()), LTL(G ! call(__VERIFIER_error())) )\n\
                     CHECK( init(main()), LTL(G ! call(reach_error())) )\n";
         let prop = p(text).unwrap();
         assert_eq!(prop.kind, PropertyKind::UnreachCall);
-        assert_eq!(
-            prop.error_functions,
-            vec!["reach_error", "__VERIFIER_error"]
-        );
+        assert_eq!(prop.error_functions, vec!["reach_error", "__VERIFIER_error"]);
     }
 
     #[test]
@@ -267,14 +232,10 @@ mod tests {
 
     #[test]
     fn other_properties() {
-        let text =
-            "CHECK( init(main()), LTL(G valid-free) )\nCHECK( init(main()), LTL(G valid-deref) )\n\
+        let text = "CHECK( init(main()), LTL(G valid-free) )\nCHECK( init(main()), LTL(G valid-deref) )\n\
                     CHECK( init(main()), LTL(G valid-memtrack) )\n";
         let prop = p(text).unwrap();
-        assert_eq!(
-            prop.kind,
-            PropertyKind::Other("G valid-free\nG valid-deref\nG valid-memtrack".into())
-        );
+        assert_eq!(prop.kind, PropertyKind::Other("G valid-free\nG valid-deref\nG valid-memtrack".into()));
         assert!(prop.error_functions.is_empty());
         let prop = p("CHECK( init(main()), LTL(F end) )").unwrap();
         assert_eq!(prop.kind, PropertyKind::Other("F end".into()));
@@ -296,31 +257,20 @@ mod tests {
             other => panic!("unexpected {other:?}"),
         }
         let err = p("CHECK( init(main()), LTL(G ! call(reach_error())) ").unwrap_err();
-        assert!(
-            matches!(err, InputError::Malformed { line: 1, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, InputError::Malformed { line: 1, .. }), "{err}");
         let err = p("CHECK( init(main()), LTL(G ! call(reach_error()) )").unwrap_err();
-        assert!(
-            matches!(err, InputError::Malformed { line: 1, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, InputError::Malformed { line: 1, .. }), "{err}");
     }
 
     #[test]
     fn empty_file_is_invalid() {
         assert!(matches!(p(""), Err(InputError::Invalid { .. })));
-        assert!(matches!(
-            p("// only a comment\n\n"),
-            Err(InputError::Invalid { .. })
-        ));
+        assert!(matches!(p("// only a comment\n\n"), Err(InputError::Invalid { .. })));
     }
 
     #[test]
     fn specification_strings() {
-        let prop =
-            property_from_specification("CHECK( init(main()), LTL(G ! call(reach_error())) )\n\n")
-                .unwrap();
+        let prop = property_from_specification("CHECK( init(main()), LTL(G ! call(reach_error())) )\n\n").unwrap();
         assert_eq!(prop.error_functions, vec!["reach_error"]);
         // CPAchecker automaton text instead of LTL.
         let spc = "// This automaton contains the specification of the\n// Competition on Software Verification.\n\

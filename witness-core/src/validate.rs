@@ -30,10 +30,7 @@ pub struct ValidateOptions {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, InputError> {
-    std::fs::read(path).map_err(|source| InputError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    std::fs::read(path).map_err(|source| InputError::Io { path: path.to_path_buf(), source })
 }
 
 /// Reads a witness in any supported format (chosen by content, not by file extension).
@@ -94,14 +91,8 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
             let text = String::from_utf8_lossy(&read(p)?).into_owned();
             let prop = property::parse_property(p, &text)?;
             match prop.kind {
-                PropertyKind::UnreachCall => ErrorTarget {
-                    functions: prop.error_functions.clone(),
-                    label: false,
-                },
-                PropertyKind::UnreachLabel => ErrorTarget {
-                    functions: Vec::new(),
-                    label: true,
-                },
+                PropertyKind::UnreachCall => ErrorTarget { functions: prop.error_functions.clone(), label: false },
+                PropertyKind::UnreachLabel => ErrorTarget { functions: Vec::new(), label: true },
                 PropertyKind::Other(what) => {
                     let dm = opts.data_model.unwrap_or(DataModel::Lp64);
                     return Ok(unknown_report(
@@ -115,19 +106,13 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
                 }
             }
         }
-        None => ErrorTarget {
-            functions: vec!["reach_error".into(), "__VERIFIER_error".into()],
-            label: false,
-        },
+        None => ErrorTarget { functions: vec!["reach_error".into(), "__VERIFIER_error".into()], label: false },
     };
     for spec in &witness.metadata.specifications {
         if let Some(p) = property::property_from_specification(spec) {
             if p.kind == PropertyKind::UnreachCall
                 && !target.functions.is_empty()
-                && !p
-                    .error_functions
-                    .iter()
-                    .any(|f| target.functions.contains(f))
+                && !p.error_functions.iter().any(|f| target.functions.contains(f))
             {
                 warnings.push(format!(
                     "the witness's specification names {} but the property file names {}",
@@ -138,11 +123,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         }
     }
 
-    let arch = witness
-        .metadata
-        .architecture
-        .as_deref()
-        .and_then(parse_data_model);
+    let arch = witness.metadata.architecture.as_deref().and_then(parse_data_model);
     let data_model = match (opts.data_model, arch) {
         (Some(dm), Some(a)) if dm != a => {
             warnings.push(format!(
@@ -162,12 +143,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         Ok(t) => t,
         Err(e) => {
             let (line, col) = crate::error::line_col(&program_bytes, e.utf8_error().valid_up_to());
-            return Err(InputError::malformed(
-                &opts.program,
-                line,
-                col,
-                "expected UTF-8 C source text",
-            ));
+            return Err(InputError::malformed(&opts.program, line, col, "expected UTF-8 C source text"));
         }
     };
     check_hash(&witness, &program_bytes, &mut warnings);
@@ -175,20 +151,11 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
     warnings.extend(program.warnings.iter().cloned());
     check_fits_program(&witness, &program.cfa, opts)?;
 
-    let explore_opts = ExploreOptions {
-        deadline,
-        budget_secs: opts.timeout.as_secs(),
-        stutter: opts.stutter,
-        target,
-    };
+    let explore_opts = ExploreOptions { deadline, budget_secs: opts.timeout.as_secs(), stutter: opts.stutter, target };
     let outcome = product::explore(&program.cfa, &witness, &explore_opts);
     warnings.extend(outcome.warnings);
     let mut verdict = outcome.verdict;
-    let file = opts
-        .program
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     if let Verdict::Confirmed { trace, .. } = &mut verdict {
         for step in trace.iter_mut() {
             step.file = file.clone();
@@ -225,14 +192,9 @@ fn unknown_report(
     dm: DataModel,
 ) -> Report {
     Report {
-        verdict: Verdict::Unknown {
-            reason: reason.into(),
-        },
+        verdict: Verdict::Unknown { reason: reason.into() },
         reason: reason.into(),
-        stats: Stats {
-            wall_ms: started.elapsed().as_millis() as u64,
-            ..Stats::default()
-        },
+        stats: Stats { wall_ms: started.elapsed().as_millis() as u64, ..Stats::default() },
         warnings,
         witness_format: w.format.clone(),
         stutter: stutter_name(opts.stutter).into(),
@@ -251,18 +213,12 @@ fn check_hash(w: &WitnessAutomaton, bytes: &[u8], warnings: &mut Vec<String>) {
     let sha256 = format!("{:x}", Sha256::digest(bytes));
     let sha1 = format!("{:x}", Sha1::digest(bytes));
     if h != sha256 && h != sha1 {
-        warnings.push(format!(
-            "program hash mismatch: the witness says {h}, the file's SHA-256 is {sha256}"
-        ));
+        warnings.push(format!("program hash mismatch: the witness says {h}, the file's SHA-256 is {sha256}"));
     }
 }
 
 /// A witness whose transitions point past the end of the program was written for another one.
-fn check_fits_program(
-    w: &WitnessAutomaton,
-    cfa: &crate::cfa::Cfa,
-    opts: &ValidateOptions,
-) -> Result<(), InputError> {
+fn check_fits_program(w: &WitnessAutomaton, cfa: &crate::cfa::Cfa, opts: &ValidateOptions) -> Result<(), InputError> {
     let lines = cfa.line_starts.len() as u64;
     for t in w.graph.edge_weights() {
         if let Some(r) = t.guard.lines {

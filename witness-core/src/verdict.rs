@@ -33,10 +33,7 @@ pub struct TraceStep {
 #[serde(tag = "verdict", rename_all = "lowercase")]
 pub enum Verdict {
     /// A feasible violating path exists that the witness allows.
-    Confirmed {
-        trace: Vec<TraceStep>,
-        error_function: String,
-    },
+    Confirmed { trace: Vec<TraceStep>, error_function: String },
     /// No path the witness allows reaches a violation.
     Rejected,
     /// Budget spent or a feature not supported; `reason` says which.

@@ -38,23 +38,15 @@ fn main() {
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
     let col = |n: &str| header.iter().position(|h| *h == n);
-    let (Some(id), Some(prog), Some(wit), Some(prp), Some(dm), Some(fmt)) = (
-        col("id"),
-        col("program"),
-        col("witness"),
-        col("property"),
-        col("data_model"),
-        col("witness_format"),
-    ) else {
+    let (Some(id), Some(prog), Some(wit), Some(prp), Some(dm), Some(fmt)) =
+        (col("id"), col("program"), col("witness"), col("property"), col("data_model"), col("witness_format"))
+    else {
         eprintln!("corpus-bench: manifest lacks the expected columns");
         std::process::exit(2);
     };
     let mut medians = Vec::new();
     let mut all = Vec::new();
-    println!(
-        "{:40} {:>10} {:>10}  verdict",
-        "case", "median ms", "p90 ms"
-    );
+    println!("{:40} {:>10} {:>10}  verdict", "case", "median ms", "p90 ms");
     for line in lines.filter(|l| !l.trim().is_empty()) {
         let f: Vec<&str> = line.split('\t').collect();
         if !format.is_empty() && !f[fmt].starts_with(&format) {

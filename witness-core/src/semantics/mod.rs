@@ -68,12 +68,8 @@ pub type ResultValue<'a> = Option<&'a Value>;
 impl DataState {
     /// Initial state: globals initialised as the CFA says, no frames.
     pub fn initial(cfa: &Cfa) -> Result<DataState, EvalError> {
-        let mut st = DataState {
-            globals: Rc::new(BTreeMap::new()),
-            frames: Vec::new(),
-            path: Rc::new(Vec::new()),
-            fresh: 0,
-        };
+        let mut st =
+            DataState { globals: Rc::new(BTreeMap::new()), frames: Vec::new(), path: Rc::new(Vec::new()), fresh: 0 };
         // Globals without an entry in global_inits are zero (static storage).
         for (i, v) in cfa.vars.iter().enumerate() {
             if v.scope == VarScope::Global {
@@ -109,10 +105,7 @@ impl DataState {
     /// A fresh nondeterministic value of `ty` (its range constraint joins the path condition).
     pub fn nondet(&mut self, hint: &str, ty: IntTy) -> Value {
         let name = self.fresh_name(hint);
-        let v = Value {
-            val: Val::Sym(BV::new_const(name, ty.bits)),
-            ty,
-        };
+        let v = Value { val: Val::Sym(BV::new_const(name, ty.bits)), ty };
         if let Some(c) = v.range_constraint() {
             Rc::make_mut(&mut self.path).push(c);
         }
@@ -121,12 +114,7 @@ impl DataState {
 
     /// Declares (or re-declares, e.g. in a loop) a variable with an optional initialiser.
     /// `None` means indeterminate: a fresh nondeterministic value.
-    pub fn initialise(
-        &mut self,
-        cfa: &Cfa,
-        var: VarId,
-        init: Option<&Init>,
-    ) -> Result<Vec<Definedness>, EvalError> {
+    pub fn initialise(&mut self, cfa: &Cfa, var: VarId, init: Option<&Init>) -> Result<Vec<Definedness>, EvalError> {
         let info = cfa.var(var);
         let mut defined = Vec::new();
         let slot = match (&info.ty, init) {
@@ -137,14 +125,12 @@ impl DataState {
                 defined = ev.defined;
                 Slot::Scalar(value::cast(&ev.value, *ty))
             }
-            (CType::Array { elem, .. }, None) => Slot::Array {
-                elem: *elem,
-                cells: Rc::new(vec![None; info.ty.element_count() as usize]),
-            },
-            (CType::Array { elem, .. }, Some(Init::Zero)) => Slot::Array {
-                elem: *elem,
-                cells: Rc::new(vec![Some(Val::Conc(0)); info.ty.element_count() as usize]),
-            },
+            (CType::Array { elem, .. }, None) => {
+                Slot::Array { elem: *elem, cells: Rc::new(vec![None; info.ty.element_count() as usize]) }
+            }
+            (CType::Array { elem, .. }, Some(Init::Zero)) => {
+                Slot::Array { elem: *elem, cells: Rc::new(vec![Some(Val::Conc(0)); info.ty.element_count() as usize]) }
+            }
             (CType::Array { elem, .. }, Some(Init::Array(items))) => {
                 let mut cells = vec![Some(Val::Conc(0)); info.ty.element_count() as usize];
                 for (i, e) in items {
@@ -159,13 +145,9 @@ impl DataState {
                         )));
                     }
                 }
-                Slot::Array {
-                    elem: *elem,
-                    cells: Rc::new(cells),
-                }
+                Slot::Array { elem: *elem, cells: Rc::new(cells) }
             }
-            (CType::Int(_), Some(Init::Array(_)))
-            | (CType::Array { .. }, Some(Init::Scalar(_))) => {
+            (CType::Int(_), Some(Init::Array(_))) | (CType::Array { .. }, Some(Init::Scalar(_))) => {
                 return Err(EvalError::Unsupported(format!(
                     "initializer shape does not match the type of `{}`",
                     info.name
@@ -178,9 +160,10 @@ impl DataState {
                 Rc::make_mut(&mut self.globals).insert(var, slot);
             }
             VarScope::Local(_) => {
-                let frame = self.frames.last_mut().ok_or_else(|| {
-                    EvalError::Unsupported("local declared outside a function".into())
-                })?;
+                let frame = self
+                    .frames
+                    .last_mut()
+                    .ok_or_else(|| EvalError::Unsupported("local declared outside a function".into()))?;
                 frame.locals.insert(var, slot);
             }
         }
@@ -188,12 +171,7 @@ impl DataState {
     }
 
     /// Evaluates an expression in the current frame. `result` is the witness's `\result`.
-    pub fn eval(
-        &mut self,
-        cfa: &Cfa,
-        e: &Expr,
-        result: ResultValue,
-    ) -> Result<Evaluated, EvalError> {
+    pub fn eval(&mut self, cfa: &Cfa, e: &Expr, result: ResultValue) -> Result<Evaluated, EvalError> {
         let mut defined = Vec::new();
         let value = self.eval_into(cfa, e, result, &mut defined)?;
         Ok(Evaluated { value, defined })
@@ -223,10 +201,7 @@ impl DataState {
                     )))
                 }
                 Some(Slot::Array { .. }) => {
-                    return Err(EvalError::Unsupported(format!(
-                        "array `{}` used as a value",
-                        cfa.var(*var).name
-                    )))
+                    return Err(EvalError::Unsupported(format!("array `{}` used as a value", cfa.var(*var).name)))
                 }
                 None => {
                     return Err(EvalError::Unsupported(format!(
@@ -235,12 +210,7 @@ impl DataState {
                     )))
                 }
             },
-            Expr::Elem {
-                var,
-                index,
-                len,
-                ty,
-            } => {
+            Expr::Elem { var, index, len, ty } => {
                 let idx = self.eval_into(cfa, index, result, defined)?;
                 self.read_elem(cfa, *var, &idx, *len, *ty, defined)?
             }
@@ -253,23 +223,16 @@ impl DataState {
                 if matches!(op, crate::cfa::BinOp::LogAnd | crate::cfa::BinOp::LogOr) {
                     // Short circuit: the right operand is evaluated (and must be defined) only
                     // when the left one does not decide.
-                    let decides = if *op == crate::cfa::BinOp::LogAnd {
-                        a.truth().not()
-                    } else {
-                        a.truth()
-                    };
+                    let decides = if *op == crate::cfa::BinOp::LogAnd { a.truth().not() } else { a.truth() };
                     if let Truth::Known(true) = decides {
-                        return Ok(Value::from_truth(&Truth::Known(
-                            *op == crate::cfa::BinOp::LogOr,
-                        )));
+                        return Ok(Value::from_truth(&Truth::Known(*op == crate::cfa::BinOp::LogOr)));
                     }
                     let mut inner = Vec::new();
                     let b = self.eval_into(cfa, rhs, result, &mut inner)?;
                     let needed = decides.not();
-                    defined.extend(inner.into_iter().map(|d| Definedness {
-                        holds: needed.implies(&d.holds),
-                        what: d.what,
-                    }));
+                    defined.extend(
+                        inner.into_iter().map(|d| Definedness { holds: needed.implies(&d.holds), what: d.what }),
+                    );
                     value::binary(*op, &a, &b, *ty, defined)
                 } else {
                     let b = self.eval_into(cfa, rhs, result, defined)?;
@@ -280,12 +243,7 @@ impl DataState {
                 let a = self.eval_into(cfa, arg, result, defined)?;
                 value::cast(&a, *to)
             }
-            Expr::Ite {
-                cond,
-                then,
-                els,
-                ty,
-            } => {
+            Expr::Ite { cond, then, els, ty } => {
                 let c = self.eval_into(cfa, cond, result, defined)?.truth();
                 match c {
                     Truth::Known(true) => self.eval_into(cfa, then, result, defined)?,
@@ -294,26 +252,18 @@ impl DataState {
                         let (mut d1, mut d2) = (Vec::new(), Vec::new());
                         let a = self.eval_into(cfa, then, result, &mut d1)?;
                         let b = self.eval_into(cfa, els, result, &mut d2)?;
-                        defined.extend(d1.into_iter().map(|d| Definedness {
-                            holds: c.implies(&d.holds),
-                            what: d.what,
-                        }));
+                        defined
+                            .extend(d1.into_iter().map(|d| Definedness { holds: c.implies(&d.holds), what: d.what }));
                         let nc = c.not();
-                        defined.extend(d2.into_iter().map(|d| Definedness {
-                            holds: nc.implies(&d.holds),
-                            what: d.what,
-                        }));
+                        defined
+                            .extend(d2.into_iter().map(|d| Definedness { holds: nc.implies(&d.holds), what: d.what }));
                         Value::select(&c, &value::cast(&a, *ty), &value::cast(&b, *ty))
                     }
                 }
             }
             Expr::WitnessResult { ty } => match result {
                 Some(v) => value::cast(v, *ty),
-                None => {
-                    return Err(EvalError::Unsupported(
-                        "`\\result` used where the step returns no value".into(),
-                    ))
-                }
+                None => return Err(EvalError::Unsupported("`\\result` used where the step returns no value".into())),
             },
         })
     }
@@ -347,10 +297,7 @@ impl DataState {
                 let wide = value::cast(idx, IntTy::new(64, idx.ty.signed)).term();
                 let lenv = BV::from_u64(len, 64);
                 if idx.ty.signed {
-                    Truth::Sym(Bool::and(&[
-                        &wide.bvsge(BV::from_u64(0, 64)),
-                        &wide.bvslt(&lenv),
-                    ]))
+                    Truth::Sym(Bool::and(&[&wide.bvsge(BV::from_u64(0, 64)), &wide.bvslt(&lenv)]))
                 } else {
                     Truth::Sym(wide.bvult(&lenv))
                 }
@@ -378,9 +325,7 @@ impl DataState {
             Some(_) => Value::conc(0, ty),
             None => {
                 if len > Self::MAX_SYMBOLIC_ARRAY {
-                    return Err(EvalError::Unsupported(format!(
-                        "symbolic index into `{name}` with {len} elements"
-                    )));
+                    return Err(EvalError::Unsupported(format!("symbolic index into `{name}` with {len} elements")));
                 }
                 let wide = value::cast(idx, IntTy::new(64, false)).term();
                 let mut acc = self.cell(cfa, var, (len - 1) as usize)?;
@@ -408,20 +353,10 @@ impl DataState {
                 let v = value::cast(v, *ty);
                 match self.slot_mut(cfa, *var) {
                     Some(slot @ Slot::Scalar(_)) => *slot = Slot::Scalar(v),
-                    _ => {
-                        return Err(EvalError::Unsupported(format!(
-                            "assignment to `{}`",
-                            cfa.var(*var).name
-                        )))
-                    }
+                    _ => return Err(EvalError::Unsupported(format!("assignment to `{}`", cfa.var(*var).name))),
                 }
             }
-            Lvalue::Elem {
-                var,
-                index,
-                len,
-                ty,
-            } => {
+            Lvalue::Elem { var, index, len, ty } => {
                 let idx = self.eval_into(cfa, index, result, &mut defined)?;
                 let name = cfa.var(*var).name.clone();
                 defined.push(Definedness {
@@ -430,9 +365,7 @@ impl DataState {
                 });
                 let v = value::cast(v, *ty);
                 match idx.known() {
-                    Some(i) if i >= 0 && (i as u128) < *len as u128 => {
-                        self.set_cell(cfa, *var, i as usize, &v)?
-                    }
+                    Some(i) if i >= 0 && (i as u128) < *len as u128 => self.set_cell(cfa, *var, i as usize, &v)?,
                     Some(_) => {}
                     None => {
                         if *len > Self::MAX_SYMBOLIC_ARRAY {
@@ -466,10 +399,7 @@ impl DataState {
                 }
                 Ok(())
             }
-            _ => Err(EvalError::Unsupported(format!(
-                "`{}` is not an array",
-                cfa.var(var).name
-            ))),
+            _ => Err(EvalError::Unsupported(format!("`{}` is not an array", cfa.var(var).name))),
         }
     }
 
@@ -488,11 +418,7 @@ impl DataState {
         for (p, a) in params.iter().zip(args) {
             let slot = match &cfa.var(*p).ty {
                 CType::Int(ty) => Slot::Scalar(value::cast(a, *ty)),
-                other => {
-                    return Err(EvalError::Unsupported(format!(
-                        "parameter of type {other:?}"
-                    )))
-                }
+                other => return Err(EvalError::Unsupported(format!("parameter of type {other:?}"))),
             };
             if let Some(f) = self.frames.last_mut() {
                 f.locals.insert(*p, slot);
@@ -563,10 +489,9 @@ fn slot_is_symbolic(s: &Slot) -> bool {
 fn zero_slot(ty: &CType) -> Slot {
     match ty {
         CType::Int(t) => Slot::Scalar(Value::conc(0, *t)),
-        CType::Array { elem, .. } => Slot::Array {
-            elem: *elem,
-            cells: Rc::new(vec![Some(Val::Conc(0)); ty.element_count() as usize]),
-        },
+        CType::Array { elem, .. } => {
+            Slot::Array { elem: *elem, cells: Rc::new(vec![Some(Val::Conc(0)); ty.element_count() as usize]) }
+        }
         _ => Slot::Opaque,
     }
 }

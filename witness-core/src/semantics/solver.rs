@@ -25,11 +25,7 @@ pub struct Smt {
 
 impl Smt {
     pub fn new(deadline: Instant) -> Smt {
-        Smt {
-            solver: Solver::new(),
-            deadline,
-            calls: 0,
-        }
+        Smt { solver: Solver::new(), deadline, calls: 0 }
     }
 
     fn prepare(&mut self, path: &[Bool], extra: &[&Bool]) -> bool {
@@ -38,10 +34,7 @@ impl Smt {
             return false;
         }
         let mut p = Params::new();
-        p.set_u32(
-            "timeout",
-            remaining.as_millis().clamp(1, u32::MAX as u128) as u32,
-        );
+        p.set_u32("timeout", remaining.as_millis().clamp(1, u32::MAX as u128) as u32);
         self.solver.set_params(&p);
         self.solver.reset();
         for c in path {
@@ -82,9 +75,6 @@ impl Smt {
             return None;
         }
         let model = self.solver.get_model()?;
-        terms
-            .iter()
-            .map(|t| model.eval(t, true).and_then(|v| v.as_u64()))
-            .collect()
+        terms.iter().map(|t| model.eval(t, true).and_then(|v| v.as_u64())).collect()
     }
 }

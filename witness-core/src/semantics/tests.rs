@@ -27,14 +27,8 @@ fn symbolic_then_ground(
 ) -> (Value, bool) {
     let sa = BV::fresh_const("a", a.ty.bits);
     let sb = BV::fresh_const("b", b.ty.bits);
-    let va = Value {
-        val: Val::Sym(sa.clone()),
-        ty: a.ty,
-    };
-    let vb = Value {
-        val: Val::Sym(sb.clone()),
-        ty: b.ty,
-    };
+    let va = Value { val: Val::Sym(sa.clone()), ty: a.ty };
+    let vb = Value { val: Val::Sym(sb.clone()), ty: b.ty };
     let mut defined = Vec::new();
     let r = f(&va, &vb, &mut defined);
     let subs = [(&sa, &a.term()), (&sb, &b.term())];
@@ -45,25 +39,15 @@ fn symbolic_then_ground(
     };
     let ok = defined.iter().all(|d| match &d.holds {
         Truth::Known(b) => *b,
-        Truth::Sym(c) => c
-            .substitute(&[(&sa, &a.term()), (&sb, &b.term())])
-            .simplify()
-            .as_bool()
-            .expect("ground"),
+        Truth::Sym(c) => c.substitute(&[(&sa, &a.term()), (&sb, &b.term())]).simplify().as_bool().expect("ground"),
     });
     (value, ok)
 }
 
-fn concrete(
-    f: impl Fn(&Value, &Value, &mut Vec<Definedness>) -> Value,
-    a: &Value,
-    b: &Value,
-) -> (Value, bool) {
+fn concrete(f: impl Fn(&Value, &Value, &mut Vec<Definedness>) -> Value, a: &Value, b: &Value) -> (Value, bool) {
     let mut defined = Vec::new();
     let r = f(a, b, &mut defined);
-    let ok = defined
-        .iter()
-        .all(|d| matches!(d.holds, Truth::Known(true)));
+    let ok = defined.iter().all(|d| matches!(d.holds, Truth::Known(true)));
     (r, ok)
 }
 
@@ -146,21 +130,9 @@ proptest! {
 #[test]
 fn c_division_truncates_toward_zero() {
     let mut d = Vec::new();
-    let r = binary(
-        BinOp::Div,
-        &Value::from_i128(-7, IntTy::INT),
-        &Value::from_i128(2, IntTy::INT),
-        IntTy::INT,
-        &mut d,
-    );
+    let r = binary(BinOp::Div, &Value::from_i128(-7, IntTy::INT), &Value::from_i128(2, IntTy::INT), IntTy::INT, &mut d);
     assert_eq!(r.known(), Some(-3));
-    let r = binary(
-        BinOp::Rem,
-        &Value::from_i128(-7, IntTy::INT),
-        &Value::from_i128(2, IntTy::INT),
-        IntTy::INT,
-        &mut d,
-    );
+    let r = binary(BinOp::Rem, &Value::from_i128(-7, IntTy::INT), &Value::from_i128(2, IntTy::INT), IntTy::INT, &mut d);
     assert_eq!(r.known(), Some(-1));
     assert!(d.is_empty());
 }
@@ -190,18 +162,9 @@ fn signed_overflow_is_reported_not_wrapped_silently() {
 
 #[test]
 fn conversion_to_bool_tests_against_zero() {
-    assert_eq!(
-        cast(&Value::from_i128(256, IntTy::INT), IntTy::BOOL).known(),
-        Some(1)
-    );
-    assert_eq!(
-        cast(&Value::from_i128(256, IntTy::INT), IntTy::UCHAR).known(),
-        Some(0)
-    );
-    assert_eq!(
-        cast(&Value::from_i128(-1, IntTy::CHAR), IntTy::UINT).known(),
-        Some(u32::MAX as i128)
-    );
+    assert_eq!(cast(&Value::from_i128(256, IntTy::INT), IntTy::BOOL).known(), Some(1));
+    assert_eq!(cast(&Value::from_i128(256, IntTy::INT), IntTy::UCHAR).known(), Some(0));
+    assert_eq!(cast(&Value::from_i128(-1, IntTy::CHAR), IntTy::UINT).known(), Some(u32::MAX as i128));
 }
 
 #[test]
@@ -210,15 +173,9 @@ fn solver_decides_feasibility_and_models() {
     let x = BV::new_const("x", 32);
     let c1 = x.bvsgt(BV::from_i64(5, 32));
     let c2 = x.bvslt(BV::from_i64(7, 32));
-    assert_eq!(
-        smt.check(std::slice::from_ref(&c1), &[&c2]),
-        Feasibility::Feasible
-    );
+    assert_eq!(smt.check(std::slice::from_ref(&c1), &[&c2]), Feasibility::Feasible);
     let c3 = x.eq(BV::from_i64(9, 32));
-    assert_eq!(
-        smt.check(&[c1.clone(), c2.clone()], &[&c3]),
-        Feasibility::Infeasible
-    );
+    assert_eq!(smt.check(&[c1.clone(), c2.clone()], &[&c3]), Feasibility::Infeasible);
     let vals = smt.model_values(&[c1, c2], &[x]).expect("model");
     assert_eq!(vals, vec![6]);
 }

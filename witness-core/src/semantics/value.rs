@@ -83,35 +83,23 @@ fn mask(v: i128, ty: IntTy) -> u64 {
 
 impl Value {
     pub fn conc(bits: u64, ty: IntTy) -> Value {
-        Value {
-            val: Val::Conc(bits & ty.mask()),
-            ty,
-        }
+        Value { val: Val::Conc(bits & ty.mask()), ty }
     }
     pub fn from_i128(v: i128, ty: IntTy) -> Value {
-        Value {
-            val: Val::Conc(mask(v, ty)),
-            ty,
-        }
+        Value { val: Val::Conc(mask(v, ty)), ty }
     }
     pub fn sym(term: BV, ty: IntTy) -> Value {
         // Constant folding keeps the concrete fast path available after substitutions.
         let term = term.simplify();
         match term.as_u64() {
             Some(bits) => Value::conc(bits, ty),
-            None => Value {
-                val: Val::Sym(term),
-                ty,
-            },
+            None => Value { val: Val::Sym(term), ty },
         }
     }
     /// A fresh unconstrained value (`_Bool` callers must add `v <= 1` themselves: see
     /// [`Value::range_constraint`]).
     pub fn fresh(prefix: &str, ty: IntTy) -> Value {
-        Value {
-            val: Val::Sym(BV::fresh_const(prefix, ty.bits)),
-            ty,
-        }
+        Value { val: Val::Sym(BV::fresh_const(prefix, ty.bits)), ty }
     }
     /// The constraint a fresh value of this type must satisfy (only `_Bool` has one).
     pub fn range_constraint(&self) -> Option<Bool> {
@@ -145,10 +133,7 @@ impl Value {
     pub fn from_truth(t: &Truth) -> Value {
         match t {
             Truth::Known(b) => Value::conc(*b as u64, IntTy::INT),
-            Truth::Sym(b) => Value::sym(
-                b.ite(&BV::from_u64(1, 32), &BV::from_u64(0, 32)),
-                IntTy::INT,
-            ),
+            Truth::Sym(b) => Value::sym(b.ite(&BV::from_u64(1, 32), &BV::from_u64(0, 32)), IntTy::INT),
         }
     }
     /// `c ? a : b` on values of the same type.
@@ -202,10 +187,7 @@ pub fn cast(v: &Value, to: IntTy) -> Value {
 }
 
 fn ub(what: String) -> Definedness {
-    Definedness {
-        holds: Truth::Known(false),
-        what,
-    }
+    Definedness { holds: Truth::Known(false), what }
 }
 
 /// Unary operation; the operand already has the result type (except `LogNot`).
@@ -249,24 +231,13 @@ pub fn binary(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
     binary_sym(op, a, b, ty, defined)
 }
 
-fn binary_conc(
-    op: BinOp,
-    xb: u64,
-    xt: IntTy,
-    yb: u64,
-    yt: IntTy,
-    ty: IntTy,
-    defined: &mut Vec<Definedness>,
-) -> Value {
+fn binary_conc(op: BinOp, xb: u64, xt: IntTy, yb: u64, yt: IntTy, ty: IntTy, defined: &mut Vec<Definedness>) -> Value {
     let x = as_i128(xb, xt);
     let y = as_i128(yb, yt);
     let in_range = |v: i128| v >= ty.min_value() && v <= ty.max_value();
     let arith = |v: i128, sym: &str, defined: &mut Vec<Definedness>| {
         if ty.signed && !in_range(v) {
-            defined.push(ub(format!(
-                "signed overflow in {x} {sym} {y} ({})",
-                ty.describe()
-            )));
+            defined.push(ub(format!("signed overflow in {x} {sym} {y} ({})", ty.describe())));
         }
         Value::from_i128(v, ty)
     };
@@ -277,10 +248,7 @@ fn binary_conc(
         BinOp::Mul => arith(x.wrapping_mul(y), "*", defined),
         BinOp::Div | BinOp::Rem => {
             if y == 0 {
-                defined.push(ub(format!(
-                    "division by zero ({x} {} 0)",
-                    if op == BinOp::Div { "/" } else { "%" }
-                )));
+                defined.push(ub(format!("division by zero ({x} {} 0)", if op == BinOp::Div { "/" } else { "%" })));
                 return Value::conc(0, ty);
             }
             let q = x / y; // Rust truncates toward zero, as C does
@@ -338,34 +306,10 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
     match op {
         BinOp::Eq => return bool_val(x.eq(b.term())),
         BinOp::Ne => return bool_val(x.eq(b.term()).not()),
-        BinOp::Lt => {
-            return bool_val(if signed {
-                x.bvslt(b.term())
-            } else {
-                x.bvult(b.term())
-            })
-        }
-        BinOp::Le => {
-            return bool_val(if signed {
-                x.bvsle(b.term())
-            } else {
-                x.bvule(b.term())
-            })
-        }
-        BinOp::Gt => {
-            return bool_val(if signed {
-                x.bvsgt(b.term())
-            } else {
-                x.bvugt(b.term())
-            })
-        }
-        BinOp::Ge => {
-            return bool_val(if signed {
-                x.bvsge(b.term())
-            } else {
-                x.bvuge(b.term())
-            })
-        }
+        BinOp::Lt => return bool_val(if signed { x.bvslt(b.term()) } else { x.bvult(b.term()) }),
+        BinOp::Le => return bool_val(if signed { x.bvsle(b.term()) } else { x.bvule(b.term()) }),
+        BinOp::Gt => return bool_val(if signed { x.bvsgt(b.term()) } else { x.bvugt(b.term()) }),
+        BinOp::Ge => return bool_val(if signed { x.bvsge(b.term()) } else { x.bvuge(b.term()) }),
         _ => {}
     }
     if matches!(op, BinOp::Shl | BinOp::Shr) {
@@ -393,23 +337,13 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
             what: format!("shift amount out of range for a {}-bit type", ty.bits),
         });
         if op == BinOp::Shr {
-            return Value::sym(
-                if ty.signed {
-                    x.bvashr(&y)
-                } else {
-                    x.bvlshr(&y)
-                },
-                ty,
-            );
+            return Value::sym(if ty.signed { x.bvashr(&y) } else { x.bvlshr(&y) }, ty);
         }
         let r = x.bvshl(&y);
         if ty.signed {
             // Defined iff x >= 0 and no bit is shifted into or past the sign bit: (r >> y) == x and r >= 0.
             let ok = Bool::and(&[&x.bvsge(&zero), &r.bvashr(&y).eq(&x), &r.bvsge(&zero)]);
-            defined.push(Definedness {
-                holds: Truth::Sym(ok),
-                what: "signed overflow in left shift".into(),
-            });
+            defined.push(Definedness { holds: Truth::Sym(ok), what: "signed overflow in left shift".into() });
         }
         return Value::sym(r, ty);
     }
@@ -418,39 +352,27 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
         BinOp::Add => {
             if ty.signed {
                 let ok = fits_signed(&x.sign_ext(1).bvadd(y.sign_ext(1)), ty.bits);
-                defined.push(Definedness {
-                    holds: Truth::Sym(ok),
-                    what: "signed overflow in +".into(),
-                });
+                defined.push(Definedness { holds: Truth::Sym(ok), what: "signed overflow in +".into() });
             }
             x.bvadd(&y)
         }
         BinOp::Sub => {
             if ty.signed {
                 let ok = fits_signed(&x.sign_ext(1).bvsub(y.sign_ext(1)), ty.bits);
-                defined.push(Definedness {
-                    holds: Truth::Sym(ok),
-                    what: "signed overflow in -".into(),
-                });
+                defined.push(Definedness { holds: Truth::Sym(ok), what: "signed overflow in -".into() });
             }
             x.bvsub(&y)
         }
         BinOp::Mul => {
             if ty.signed {
                 let ok = fits_signed(&x.sign_ext(ty.bits).bvmul(y.sign_ext(ty.bits)), ty.bits);
-                defined.push(Definedness {
-                    holds: Truth::Sym(ok),
-                    what: "signed overflow in *".into(),
-                });
+                defined.push(Definedness { holds: Truth::Sym(ok), what: "signed overflow in *".into() });
             }
             x.bvmul(&y)
         }
         BinOp::Div | BinOp::Rem => {
             let nonzero = y.eq(&zero).not();
-            defined.push(Definedness {
-                holds: Truth::Sym(nonzero),
-                what: "possible division by zero".into(),
-            });
+            defined.push(Definedness { holds: Truth::Sym(nonzero), what: "possible division by zero".into() });
             if ty.signed {
                 let min = BV::from_u64(mask(ty.min_value(), ty), ty.bits);
                 let minus_one = BV::from_u64(ty.mask(), ty.bits);

@@ -23,8 +23,8 @@ use quick_xml::reader::Reader;
 use quick_xml::XmlVersion;
 
 use super::{
-    Assumption, Control, LocationGuard, Range, WitnessAutomaton, WitnessMetadata, WitnessState,
-    WitnessTransition, WitnessType,
+    Assumption, Control, LocationGuard, Range, WitnessAutomaton, WitnessMetadata, WitnessState, WitnessTransition,
+    WitnessType,
 };
 use crate::error::InputError;
 
@@ -81,9 +81,7 @@ pub fn looks_like_graphml(bytes: &[u8]) -> bool {
     let Some(r) = rest.strip_prefix('<') else {
         return false;
     };
-    let name_end = r
-        .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
-        .unwrap_or(r.len());
+    let name_end = r.find(|c: char| c.is_whitespace() || c == '>' || c == '/').unwrap_or(r.len());
     let name = &r[..name_end];
     let local = name.rsplit(':').next().unwrap_or(name);
     local == "graphml"
@@ -98,27 +96,14 @@ pub fn looks_like_graphml(bytes: &[u8]) -> bool {
 pub fn read_graphml(path: &Path, bytes: &[u8]) -> Result<WitnessAutomaton, InputError> {
     let err_at = |pos: (u32, u32), msg: String| InputError::malformed(path, pos.0, pos.1, msg);
     if bytes.is_empty() {
-        return Err(err_at(
-            (1, 1),
-            "empty file: expected a GraphML document".into(),
-        ));
+        return Err(err_at((1, 1), "empty file: expected a GraphML document".into()));
     }
-    let data: Cow<'_, [u8]> = if bytes.starts_with(&GZIP_MAGIC) {
-        Cow::Owned(gunzip(path, bytes)?)
-    } else {
-        Cow::Borrowed(bytes)
-    };
+    let data: Cow<'_, [u8]> =
+        if bytes.starts_with(&GZIP_MAGIC) { Cow::Owned(gunzip(path, bytes)?) } else { Cow::Borrowed(bytes) };
     if data.is_empty() {
-        return Err(err_at(
-            (1, 1),
-            "empty file after gzip decompression: expected a GraphML document".into(),
-        ));
+        return Err(err_at((1, 1), "empty file after gzip decompression: expected a GraphML document".into()));
     }
-    let base = if data.starts_with(&UTF8_BOM) {
-        UTF8_BOM.len()
-    } else {
-        0
-    };
+    let base = if data.starts_with(&UTF8_BOM) { UTF8_BOM.len() } else { 0 };
     let index = LineIndex::new(&data);
     let text = match std::str::from_utf8(&data[base..]) {
         Ok(t) => t,
@@ -130,12 +115,7 @@ pub fn read_graphml(path: &Path, bytes: &[u8]) -> Result<WitnessAutomaton, Input
         }
     };
     let mut parser = Parser {
-        ctx: Ctx {
-            path,
-            text,
-            base,
-            index: &index,
-        },
+        ctx: Ctx { path, text, base, index: &index },
         keys: Vec::new(),
         graph_data: Vec::new(),
         nodes: Vec::new(),
@@ -151,12 +131,7 @@ fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, InputError> {
     let mut out = Vec::new();
     let mut dec = flate2::read::MultiGzDecoder::new(bytes).take(MAX_DECOMPRESSED_SIZE + 1);
     if let Err(e) = dec.read_to_end(&mut out) {
-        return Err(InputError::malformed(
-            path,
-            1,
-            1,
-            format!("corrupt gzip data: {e}"),
-        ));
+        return Err(InputError::malformed(path, 1, 1, format!("corrupt gzip data: {e}")));
     }
     if out.len() as u64 > MAX_DECOMPRESSED_SIZE {
         return Err(InputError::invalid(
@@ -179,16 +154,8 @@ struct LineIndex {
 
 impl LineIndex {
     fn new(text: &[u8]) -> Self {
-        let newlines = text
-            .iter()
-            .enumerate()
-            .filter(|(_, &b)| b == b'\n')
-            .map(|(i, _)| i)
-            .collect();
-        LineIndex {
-            newlines,
-            len: text.len(),
-        }
+        let newlines = text.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i).collect();
+        LineIndex { newlines, len: text.len() }
     }
 
     fn pos(&self, offset: usize) -> (u32, u32) {
@@ -198,10 +165,7 @@ impl LineIndex {
             Some(&nl) => offset - nl,
             None => offset + 1,
         };
-        (
-            u32::try_from(before + 1).unwrap_or(u32::MAX),
-            u32::try_from(col).unwrap_or(u32::MAX),
-        )
+        (u32::try_from(before + 1).unwrap_or(u32::MAX), u32::try_from(col).unwrap_or(u32::MAX))
     }
 }
 
@@ -306,8 +270,8 @@ impl Key {
             "cyclehead" | "isCycleHead" => Key::CycleHead,
             "invariant" => Key::Invariant,
             "invariant.scope" => Key::InvariantScope,
-            "violatedProperty" | "nodetype" | "nodeType" | "frontier" | "isFrontierNode"
-            | "named" | "namedValue" | "label" | "thread" => Key::IgnoredNode,
+            "violatedProperty" | "nodetype" | "nodeType" | "frontier" | "isFrontierNode" | "named" | "namedValue"
+            | "label" | "thread" => Key::IgnoredNode,
             "startline" => Key::StartLine,
             "originline" | "lineNumberInOrigin" => Key::LegacyStartLine,
             "endline" => Key::EndLine,
@@ -326,8 +290,8 @@ impl Key {
             "createThread" => Key::CreateThread,
             "sourcecode" => Key::SourceCode,
             "negated" | "negativeCase" => Key::Negated,
-            "tokens" | "tokenSet" | "lineCols" | "lineColSet" | "predecessor" | "successor"
-            | "threadName" | "note" | "warning" | "declaration" => Key::IgnoredEdge,
+            "tokens" | "tokenSet" | "lineCols" | "lineColSet" | "predecessor" | "successor" | "threadName" | "note"
+            | "warning" | "declaration" => Key::IgnoredEdge,
             _ => return None,
         })
     }
@@ -335,12 +299,9 @@ impl Key {
     fn domain(self) -> Domain {
         use Key::*;
         match self {
-            WitnessType | LegacyType | FormatVersion | Producer | Specification | ProgramFile
-            | ProgramHash | Architecture | SourceCodeLang | CreationTime | InputWitnessHash
-            | MemoryModel => Domain::Graph,
-            Entry | Sink | Violation | CycleHead | Invariant | InvariantScope | IgnoredNode => {
-                Domain::Node
-            }
+            WitnessType | LegacyType | FormatVersion | Producer | Specification | ProgramFile | ProgramHash
+            | Architecture | SourceCodeLang | CreationTime | InputWitnessHash | MemoryModel => Domain::Graph,
+            Entry | Sink | Violation | CycleHead | Invariant | InvariantScope | IgnoredNode => Domain::Node,
             _ => Domain::Edge,
         }
     }
@@ -420,18 +381,11 @@ enum Owner {
 enum Frame {
     Root,
     Key(usize),
-    Default {
-        key: usize,
-        text: String,
-    },
+    Default { key: usize, text: String },
     Graph,
     Node(usize),
     Edge(usize),
-    Data {
-        owner: Owner,
-        key: String,
-        text: String,
-    },
+    Data { owner: Owner, key: String, text: String },
     Other,
 }
 
@@ -473,9 +427,7 @@ impl<'a> Ctx<'a> {
     /// Element name at an offset pointing at `<`, for messages.
     fn name_at(&self, offset: usize) -> &'a str {
         let rest = self.text.get(offset.saturating_add(1)..).unwrap_or("");
-        let end = rest
-            .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
-            .unwrap_or(rest.len());
+        let end = rest.find(|c: char| c.is_whitespace() || c == '>' || c == '/').unwrap_or(rest.len());
         &rest[..end]
     }
 }
@@ -529,30 +481,27 @@ impl<'a> Parser<'a> {
                 Event::Text(t) => {
                     let content = t.xml10_content();
                     match stack.last_mut() {
-                        Some((Frame::Data { text, .. }, _))
-                        | Some((Frame::Default { text, .. }, _)) => text.push_str(&content),
+                        Some((Frame::Data { text, .. }, _)) | Some((Frame::Default { text, .. }, _)) => {
+                            text.push_str(&content)
+                        }
                         Some(_) => {}
                         None => {
                             if let Some(i) = content.find(|c: char| !c.is_whitespace()) {
                                 let what = if root_seen { "after" } else { "before" };
                                 return Err(self.malformed(
                                     start + i,
-                                    format!(
-                                        "unexpected text {what} the root element; expected markup"
-                                    ),
+                                    format!("unexpected text {what} the root element; expected markup"),
                                 ));
                             }
                         }
                     }
                 }
                 Event::CData(t) => match stack.last_mut() {
-                    Some((Frame::Data { text, .. }, _))
-                    | Some((Frame::Default { text, .. }, _)) => text.push_str(&t.xml10_content()),
-                    Some(_) => {}
-                    None => {
-                        return Err(self
-                            .malformed(start, "unexpected CDATA section outside the root element"))
+                    Some((Frame::Data { text, .. }, _)) | Some((Frame::Default { text, .. }, _)) => {
+                        text.push_str(&t.xml10_content())
                     }
+                    Some(_) => {}
+                    None => return Err(self.malformed(start, "unexpected CDATA section outside the root element")),
                 },
                 Event::GeneralRef(r) => {
                     let ch = match r.resolve_char_ref() {
@@ -566,10 +515,7 @@ impl<'a> Parser<'a> {
                             _ => None,
                         },
                         Err(e) => {
-                            return Err(self.malformed(
-                                start,
-                                format!("invalid character reference '&{};': {e}", &*r),
-                            ))
+                            return Err(self.malformed(start, format!("invalid character reference '&{};': {e}", &*r)))
                         }
                     };
                     let Some(ch) = ch else {
@@ -582,14 +528,10 @@ impl<'a> Parser<'a> {
                         ));
                     };
                     match stack.last_mut() {
-                        Some((Frame::Data { text, .. }, _))
-                        | Some((Frame::Default { text, .. }, _)) => text.push(ch),
+                        Some((Frame::Data { text, .. }, _)) | Some((Frame::Default { text, .. }, _)) => text.push(ch),
                         Some(_) => {}
                         None => {
-                            return Err(self.malformed(
-                                start,
-                                "unexpected entity reference outside the root element",
-                            ))
+                            return Err(self.malformed(start, "unexpected entity reference outside the root element"))
                         }
                     }
                 }
@@ -616,11 +558,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads the attributes of an element: `(local name, value)` pairs.
-    fn attributes(
-        &self,
-        e: &BytesStart<'_>,
-        at: usize,
-    ) -> Result<Vec<(String, String)>, InputError> {
+    fn attributes(&self, e: &BytesStart<'_>, at: usize) -> Result<Vec<(String, String)>, InputError> {
         let mut out = Vec::new();
         for a in e.attributes() {
             let a = a.map_err(|err| self.malformed(at, format!("malformed attribute: {err}")))?;
@@ -645,31 +583,20 @@ impl<'a> Parser<'a> {
         let local: &str = local.as_ref();
         let Some((parent, _)) = stack.last() else {
             if *root_seen {
-                return Err(self.malformed(
-                    at,
-                    format!(
-                        "unexpected element <{}> after the root element",
-                        qname.as_ref()
-                    ),
-                ));
+                return Err(
+                    self.malformed(at, format!("unexpected element <{}> after the root element", qname.as_ref()))
+                );
             }
             *root_seen = true;
             if local != "graphml" {
-                return Err(self.malformed(
-                    at,
-                    format!(
-                        "expected a <graphml> root element, found <{}>",
-                        qname.as_ref()
-                    ),
-                ));
+                return Err(
+                    self.malformed(at, format!("expected a <graphml> root element, found <{}>", qname.as_ref()))
+                );
             }
             return Ok(Frame::Root);
         };
         let get = |attrs: &[(String, String)], name: &str| -> Option<String> {
-            attrs
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
+            attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
         };
         Ok(match (parent, local) {
             (Frame::Root | Frame::Graph, "key") => {
@@ -683,9 +610,7 @@ impl<'a> Parser<'a> {
                     Some("node") => KeyFor::Node,
                     Some("edge") => KeyFor::Edge,
                     Some(other) => {
-                        self.warnings.push(format!(
-                            "key '{id}' declared for unknown element kind '{other}'"
-                        ));
+                        self.warnings.push(format!("key '{id}' declared for unknown element kind '{other}'"));
                         KeyFor::Other
                     }
                 };
@@ -698,69 +623,40 @@ impl<'a> Parser<'a> {
                 });
                 Frame::Key(self.keys.len() - 1)
             }
-            (Frame::Key(k), "default") => Frame::Default {
-                key: *k,
-                text: String::new(),
-            },
+            (Frame::Key(k), "default") => Frame::Default { key: *k, text: String::new() },
             (Frame::Root, "graph") => {
                 self.graph_count += 1;
                 if self.graph_count > 1 {
-                    return Err(self.malformed(
-                        at,
-                        "more than one <graph> element (a witness holds exactly one graph)",
-                    ));
+                    return Err(self.malformed(at, "more than one <graph> element (a witness holds exactly one graph)"));
                 }
                 let attrs = self.attributes(e, at)?;
                 if let Some(d) = get(&attrs, "edgedefault") {
                     if d != "directed" {
-                        self.warnings.push(format!(
-                            "graph has edgedefault=\"{d}\"; witnesses are always directed"
-                        ));
+                        self.warnings.push(format!("graph has edgedefault=\"{d}\"; witnesses are always directed"));
                     }
                 }
                 Frame::Graph
             }
-            (_, "graph")
-                if !matches!(
-                    parent,
-                    Frame::Other | Frame::Data { .. } | Frame::Default { .. }
-                ) =>
-            {
-                return Err(self.malformed(
-                    at,
-                    "nested <graph> element (a witness holds exactly one graph)",
-                ));
+            (_, "graph") if !matches!(parent, Frame::Other | Frame::Data { .. } | Frame::Default { .. }) => {
+                return Err(self.malformed(at, "nested <graph> element (a witness holds exactly one graph)"));
             }
             (Frame::Graph, "node") => {
                 let attrs = self.attributes(e, at)?;
                 let Some(id) = get(&attrs, "id") else {
                     return Err(self.malformed(at, "<node> without the required 'id' attribute"));
                 };
-                self.nodes.push(RawNode {
-                    id,
-                    data: Vec::new(),
-                    pos: at,
-                });
+                self.nodes.push(RawNode { id, data: Vec::new(), pos: at });
                 Frame::Node(self.nodes.len() - 1)
             }
             (Frame::Graph, "edge") => {
                 let attrs = self.attributes(e, at)?;
                 let Some(source) = get(&attrs, "source") else {
-                    return Err(
-                        self.malformed(at, "<edge> without the required 'source' attribute")
-                    );
+                    return Err(self.malformed(at, "<edge> without the required 'source' attribute"));
                 };
                 let Some(target) = get(&attrs, "target") else {
-                    return Err(
-                        self.malformed(at, "<edge> without the required 'target' attribute")
-                    );
+                    return Err(self.malformed(at, "<edge> without the required 'target' attribute"));
                 };
-                self.edges.push(RawEdge {
-                    source,
-                    target,
-                    data: Vec::new(),
-                    pos: at,
-                });
+                self.edges.push(RawEdge { source, target, data: Vec::new(), pos: at });
                 Frame::Edge(self.edges.len() - 1)
             }
             (Frame::Graph | Frame::Node(_) | Frame::Edge(_) | Frame::Root, "data") => {
@@ -774,11 +670,7 @@ impl<'a> Parser<'a> {
                     Frame::Edge(n) => Owner::Edge(*n),
                     _ => Owner::Nothing,
                 };
-                Frame::Data {
-                    owner,
-                    key,
-                    text: String::new(),
-                }
+                Frame::Data { owner, key, text: String::new() }
             }
             _ => Frame::Other,
         })
@@ -794,11 +686,7 @@ impl<'a> Parser<'a> {
                 }
             }
             Frame::Data { owner, key, text } => {
-                let d = RawData {
-                    key,
-                    value: text.trim().to_string(),
-                    pos: at,
-                };
+                let d = RawData { key, value: text.trim().to_string(), pos: at };
                 match owner {
                     Owner::Graph => self.graph_data.push(d),
                     Owner::Node(n) => {
@@ -812,10 +700,7 @@ impl<'a> Parser<'a> {
                         }
                     }
                     Owner::Nothing => {
-                        self.warnings.push(format!(
-                            "<data key=\"{}\"> directly under <graphml> ignored",
-                            d.key
-                        ));
+                        self.warnings.push(format!("<data key=\"{}\"> directly under <graphml> ignored", d.key));
                     }
                 }
             }
@@ -851,12 +736,9 @@ fn resolve_items<'d>(
             ));
         }
         match resolve(&d.key) {
-            Some(key) if key.domain() == domain => items.push(Item {
-                key,
-                value: &d.value,
-                pos: d.pos,
-                default: false,
-            }),
+            Some(key) if key.domain() == domain => {
+                items.push(Item { key, value: &d.value, pos: d.pos, default: false })
+            }
             Some(key) => warnings.push(format!(
                 "key '{}' is a {} key but is used on a {}; ignored",
                 d.key,
@@ -868,12 +750,7 @@ fn resolve_items<'d>(
     }
     for &(key, value, pos) in defaults {
         if key.domain() == domain && !items.iter().any(|it| it.key == key && !it.default) {
-            items.push(Item {
-                key,
-                value,
-                pos,
-                default: true,
-            });
+            items.push(Item { key, value, pos, default: true });
         }
     }
     items
@@ -881,15 +758,7 @@ fn resolve_items<'d>(
 
 /// Second pass: resolve keys, apply defaults and build the automaton.
 fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
-    let Parser {
-        ctx,
-        keys,
-        graph_data,
-        nodes,
-        edges,
-        graph_count,
-        mut warnings,
-    } = parser;
+    let Parser { ctx, keys, graph_data, nodes, edges, graph_count, mut warnings } = parser;
     if graph_count == 0 {
         return Err(ctx.malformed(ctx.text.len(), "no <graph> element in the GraphML document"));
     }
@@ -897,22 +766,14 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
     let mut decls: HashMap<&str, &KeyDecl> = HashMap::new();
     for k in &keys {
         if decls.contains_key(k.id.as_str()) {
-            warnings.push(format!(
-                "key '{}' declared more than once; the first declaration is used",
-                k.id
-            ));
+            warnings.push(format!("key '{}' declared more than once; the first declaration is used", k.id));
         } else {
             decls.insert(k.id.as_str(), k);
         }
     }
     let declared_for = |name: &str| decls.get(name).map(|k| k.for_);
     let resolve = |name: &str| -> Option<Key> {
-        Key::from_name(name).or_else(|| {
-            decls
-                .get(name)
-                .and_then(|k| k.attr_name.as_deref())
-                .and_then(Key::from_name)
-        })
+        Key::from_name(name).or_else(|| decls.get(name).and_then(|k| k.attr_name.as_deref()).and_then(Key::from_name))
     };
 
     // Defaults that apply to elements of their key's domain.
@@ -940,14 +801,7 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
     let mut legacy_type: Option<&str> = None;
     let mut witness_type_text: Option<&str> = None;
     let mut seen_graph: HashSet<Key> = HashSet::new();
-    let graph_items = resolve_items(
-        &graph_data,
-        Domain::Graph,
-        &resolve,
-        &declared_for,
-        &defaults,
-        &mut warnings,
-    );
+    let graph_items = resolve_items(&graph_data, Domain::Graph, &resolve, &declared_for, &defaults, &mut warnings);
     for it in &graph_items {
         if it.key != Key::Specification && !it.default && !seen_graph.insert(it.key) {
             warnings.push(format!(
@@ -963,17 +817,13 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
             Key::LegacyType => legacy_type = Some(it.value),
             Key::FormatVersion => {
                 if it.value != "1.0" {
-                    warnings.push(format!(
-                        "witness-format-version '{}' is not 1.0; reading the witness as 1.0",
-                        it.value
-                    ));
+                    warnings
+                        .push(format!("witness-format-version '{}' is not 1.0; reading the witness as 1.0", it.value));
                 }
                 metadata.format_version = v();
             }
             Key::Producer => metadata.producer = v(),
-            Key::Specification if !it.value.is_empty() => {
-                metadata.specifications.push(it.value.to_string())
-            }
+            Key::Specification if !it.value.is_empty() => metadata.specifications.push(it.value.to_string()),
             Key::ProgramFile => metadata.program_file = v(),
             Key::ProgramHash => metadata.program_hash = Some(it.value.to_lowercase()),
             Key::Architecture => metadata.architecture = v(),
@@ -991,32 +841,15 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
         if let Some(&(_, first)) = ids.get(node.id.as_str()) {
             return Err(ctx.malformed(
                 node.pos,
-                format!(
-                    "duplicate node id '{}' (first declared at {})",
-                    node.id,
-                    ctx.pos_str(first)
-                ),
+                format!("duplicate node id '{}' (first declared at {})", node.id, ctx.pos_str(first)),
             ));
         }
-        let mut state = WitnessState {
-            id: node.id.clone(),
-            ..Default::default()
-        };
+        let mut state = WitnessState { id: node.id.clone(), ..Default::default() };
         let mut invariants: Vec<&str> = Vec::new();
-        let items = resolve_items(
-            &node.data,
-            Domain::Node,
-            &resolve,
-            &declared_for,
-            &defaults,
-            &mut warnings,
-        );
+        let items = resolve_items(&node.data, Domain::Node, &resolve, &declared_for, &defaults, &mut warnings);
         let mut seen: HashSet<Key> = HashSet::new();
         for it in &items {
-            if !it.default
-                && !matches!(it.key, Key::Invariant | Key::IgnoredNode)
-                && !seen.insert(it.key)
-            {
+            if !it.default && !matches!(it.key, Key::Invariant | Key::IgnoredNode) && !seen.insert(it.key) {
                 warnings.push(format!(
                     "node '{}': key '{}' given more than once (again at {})",
                     node.id,
@@ -1048,12 +881,7 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
         state.invariant = match invariants.as_slice() {
             [] => None,
             [one] => Some(one.to_string()),
-            many => Some(
-                many.iter()
-                    .map(|i| format!("({i})"))
-                    .collect::<Vec<_>>()
-                    .join(" && "),
-            ),
+            many => Some(many.iter().map(|i| format!("({i})")).collect::<Vec<_>>().join(" && ")),
         };
         any_cycle_head |= state.cycle_head;
         let is_entry = state.entry;
@@ -1067,10 +895,7 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
     // ---- edges
     for edge in &edges {
         let mut endpoints = [NodeIndex::end(); 2];
-        for (slot, id) in endpoints
-            .iter_mut()
-            .zip([edge.source.as_str(), edge.target.as_str()])
-        {
+        for (slot, id) in endpoints.iter_mut().zip([edge.source.as_str(), edge.target.as_str()]) {
             *slot = match ids.get(id) {
                 Some(&(ix, _)) => ix,
                 None => {
@@ -1078,39 +903,23 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
                         "node '{id}' is used by the edge at {} but never declared; created implicitly",
                         ctx.pos_str(edge.pos)
                     ));
-                    let ix = graph.add_node(WitnessState {
-                        id: id.to_string(),
-                        ..Default::default()
-                    });
+                    let ix = graph.add_node(WitnessState { id: id.to_string(), ..Default::default() });
                     ids.insert(id, (ix, edge.pos));
                     ix
                 }
             };
         }
-        let items = resolve_items(
-            &edge.data,
-            Domain::Edge,
-            &resolve,
-            &declared_for,
-            &defaults,
-            &mut warnings,
-        );
+        let items = resolve_items(&edge.data, Domain::Edge, &resolve, &declared_for, &defaults, &mut warnings);
         let transition = transition(ctx, edge, &items, &mut warnings)?;
         graph.add_edge(endpoints[0], endpoints[1], transition);
     }
 
     // ---- entry
     let Some(&entry) = entries.first() else {
-        return Err(InputError::invalid(
-            ctx.path,
-            "the witness has no entry node (no node has entry=true)",
-        ));
+        return Err(InputError::invalid(ctx.path, "the witness has no entry node (no node has entry=true)"));
     };
     if entries.len() > 1 {
-        let others: Vec<&str> = entries[1..]
-            .iter()
-            .map(|&ix| graph[ix].id.as_str())
-            .collect();
+        let others: Vec<&str> = entries[1..].iter().map(|&ix| graph[ix].id.as_str()).collect();
         let msg = format!(
             "several entry nodes; using the first ('{}') and ignoring the entry flag of {}",
             graph[entry].id,
@@ -1132,11 +941,7 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
                     let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
                     compact.contains("LTL(Fend)")
                 });
-            Some(if termination {
-                WitnessType::Termination
-            } else {
-                WitnessType::Violation
-            })
+            Some(if termination { WitnessType::Termination } else { WitnessType::Violation })
         }
         Some("correctness_witness") | Some("true_witness") => Some(WitnessType::Correctness),
         Some(other) => {
@@ -1145,13 +950,7 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
         }
     };
 
-    Ok(WitnessAutomaton {
-        graph,
-        entry,
-        metadata,
-        warnings: warnings.list,
-        format: FORMAT_NAME.to_string(),
-    })
+    Ok(WitnessAutomaton { graph, entry, metadata, warnings: warnings.list, format: FORMAT_NAME.to_string() })
 }
 
 /// Builds the transition of one edge from its resolved data items.
@@ -1186,11 +985,7 @@ fn transition(
             it.value.parse::<u64>().map_err(|_| {
                 ctx.malformed(
                     it.pos,
-                    format!(
-                        "{}: expected a non-negative integer, found '{}'",
-                        key_label(it.key),
-                        it.value
-                    ),
+                    format!("{}: expected a non-negative integer, found '{}'", key_label(it.key), it.value),
                 )
             })
         };
@@ -1221,9 +1016,7 @@ fn transition(
                     other => {
                         return Err(ctx.malformed(
                             it.pos,
-                            format!(
-                        "control: expected 'condition-true' or 'condition-false', found '{other}'"
-                    ),
+                            format!("control: expected 'condition-true' or 'condition-false', found '{other}'"),
                         ))
                     }
                 }
@@ -1257,15 +1050,9 @@ fn transition(
         guard.control = Some(Control::ConditionFalse);
     }
     let assumption = (has_assumption
-        && (!assumption.expressions.is_empty()
-            || assumption.scope.is_some()
-            || assumption.result_function.is_some()))
+        && (!assumption.expressions.is_empty() || assumption.scope.is_some() || assumption.result_function.is_some()))
     .then_some(assumption);
-    Ok(WitnessTransition {
-        guard,
-        assumption,
-        origin: ctx.pos_str(edge.pos),
-    })
+    Ok(WitnessTransition { guard, assumption, origin: ctx.pos_str(edge.pos) })
 }
 
 /// A range from optional start and end; a lone value is copied to the other end.
@@ -1344,7 +1131,8 @@ mod tests {
     use std::io::Write;
     use std::path::PathBuf;
 
-    const NS: &str = r#"xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance""#;
+    const NS: &str =
+        r#"xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance""#;
 
     fn read(text: &str) -> Result<WitnessAutomaton, InputError> {
         read_graphml(Path::new("w.graphml"), text.as_bytes())
@@ -1380,9 +1168,7 @@ mod tests {
     }
 
     fn fixture(name: &str) -> Vec<u8> {
-        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../fixtures/malformed")
-            .join(name);
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/malformed").join(name);
         std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
     }
 
@@ -1422,23 +1208,12 @@ mod tests {
         let m = &w.metadata;
         assert_eq!(m.witness_type, Some(WitnessType::Violation));
         assert_eq!(m.producer.as_deref(), Some("hand-written example"));
-        assert_eq!(
-            m.specifications,
-            vec!["CHECK( init(main()), LTL(G ! call(reach_error())) )"]
-        );
+        assert_eq!(m.specifications, vec!["CHECK( init(main()), LTL(G ! call(reach_error())) )"]);
         assert_eq!(m.program_file.as_deref(), Some("minimal-example.c"));
-        assert_eq!(
-            m.program_hash.as_deref(),
-            Some("6221229fc183dc669c346d6d56e419d33c558a6e8275996c8a1560b587d2224e")
-        );
+        assert_eq!(m.program_hash.as_deref(), Some("6221229fc183dc669c346d6d56e419d33c558a6e8275996c8a1560b587d2224e"));
         assert_eq!(m.architecture.as_deref(), Some("32bit"));
         assert_eq!(m.source_code_lang.as_deref(), Some("C"));
-        let by_id = |id: &str| {
-            w.graph
-                .node_indices()
-                .find(|&ix| w.graph[ix].id == id)
-                .unwrap()
-        };
+        let by_id = |id: &str| w.graph.node_indices().find(|&ix| w.graph[ix].id == id).unwrap();
         assert!(w.graph[by_id("N3")].violation);
         assert!(w.graph[by_id("S")].sink);
         let first = w.graph.edges(w.entry).next().unwrap().weight();
@@ -1451,12 +1226,7 @@ mod tests {
         let controls: Vec<_> = w
             .graph
             .edges(by_id("N1"))
-            .map(|e| {
-                (
-                    w.graph[petgraph::visit::EdgeRef::target(&e)].id.clone(),
-                    e.weight().guard.control,
-                )
-            })
+            .map(|e| (w.graph[petgraph::visit::EdgeRef::target(&e)].id.clone(), e.weight().guard.control))
             .collect();
         assert!(controls.contains(&("N2".into(), Some(Control::ConditionTrue))));
         assert!(controls.contains(&("S".into(), Some(Control::ConditionFalse))));
@@ -1466,42 +1236,24 @@ mod tests {
     fn return_from_aliases() {
         for key in ["returnFrom", "returnFromFunction"] {
             let w = read(&one_edge("", &format!("<data key=\"{key}\">f</data>"))).unwrap();
-            assert_eq!(
-                only_edge(&w).guard.return_from_function.as_deref(),
-                Some("f"),
-                "{key}"
-            );
+            assert_eq!(only_edge(&w).guard.return_from_function.as_deref(), Some("f"), "{key}");
         }
         // Resolution through attr.name of a key with an unknown id.
         let keys = r#"<key id="rf" for="edge" attr.name="returnFromFunction" attr.type="string"/>"#;
         let w = read(&one_edge(keys, "<data key=\"rf\">g</data>")).unwrap();
-        assert_eq!(
-            only_edge(&w).guard.return_from_function.as_deref(),
-            Some("g")
-        );
+        assert_eq!(only_edge(&w).guard.return_from_function.as_deref(), Some("g"));
         assert!(w.warnings.is_empty(), "{:?}", w.warnings);
         // Both aliases on one edge are a duplicate.
-        let err = read(&one_edge(
-            "",
-            "<data key=\"returnFrom\">f</data><data key=\"returnFromFunction\">f</data>",
-        ))
-        .unwrap_err();
+        let err = read(&one_edge("", "<data key=\"returnFrom\">f</data><data key=\"returnFromFunction\">f</data>"))
+            .unwrap_err();
         assert!(err.to_string().contains("duplicate"), "{err}");
     }
 
     #[test]
     fn origin_file_aliases_and_base_name() {
-        let w = read(&one_edge(
-            "",
-            "<data key=\"originfile\">/tmp/dir/prog.c</data>",
-        ))
-        .unwrap();
+        let w = read(&one_edge("", "<data key=\"originfile\">/tmp/dir/prog.c</data>")).unwrap();
         assert_eq!(only_edge(&w).guard.origin_file.as_deref(), Some("prog.c"));
-        let w = read(&one_edge(
-            "",
-            "<data key=\"originFileName\">C:\\x\\prog.i</data>",
-        ))
-        .unwrap();
+        let w = read(&one_edge("", "<data key=\"originFileName\">C:\\x\\prog.i</data>")).unwrap();
         assert_eq!(only_edge(&w).guard.origin_file.as_deref(), Some("prog.i"));
         let keys = r#"<key id="of" for="edge" attr.name="originFileName"/>"#;
         let w = read(&one_edge(keys, "<data key=\"of\">a/b.c</data>")).unwrap();
@@ -1510,7 +1262,11 @@ mod tests {
 
     #[test]
     fn type_is_legacy_witness_type() {
-        let w = read(&doc("", "<data key=\"type\">violation_witness</data><node id=\"A\"><data key=\"entry\">true</data></node>")).unwrap();
+        let w = read(&doc(
+            "",
+            "<data key=\"type\">violation_witness</data><node id=\"A\"><data key=\"entry\">true</data></node>",
+        ))
+        .unwrap();
         assert_eq!(w.metadata.witness_type, Some(WitnessType::Violation));
         // witness-type wins over type.
         let w = read(&doc(
@@ -1565,23 +1321,12 @@ mod tests {
     fn legacy_line_and_offset_aliases() {
         for key in ["originline", "lineNumberInOrigin"] {
             let w = read(&one_edge("", &format!("<data key=\"{key}\">7</data>"))).unwrap();
-            assert_eq!(
-                only_edge(&w).guard.lines,
-                Some(Range { start: 7, end: 7 }),
-                "{key}"
-            );
+            assert_eq!(only_edge(&w).guard.lines, Some(Range { start: 7, end: 7 }), "{key}");
         }
         let w = read(&one_edge("", "<data key=\"offset\">70</data>")).unwrap();
-        assert_eq!(
-            only_edge(&w).guard.offsets,
-            Some(Range { start: 70, end: 70 })
-        );
+        assert_eq!(only_edge(&w).guard.offsets, Some(Range { start: 70, end: 70 }));
         // The current key wins over the legacy one (no duplicate error).
-        let w = read(&one_edge(
-            "",
-            "<data key=\"startline\">8</data><data key=\"originline\">7</data>",
-        ))
-        .unwrap();
+        let w = read(&one_edge("", "<data key=\"startline\">8</data><data key=\"originline\">7</data>")).unwrap();
         assert_eq!(only_edge(&w).guard.lines, Some(Range { start: 8, end: 8 }));
     }
 
@@ -1625,8 +1370,7 @@ mod tests {
         assert!(!w.graph[NodeIndex::new(1)].entry && !w.graph[NodeIndex::new(1)].violation);
         // A default of true applies to every node without the key, keys declared after use.
         let body = r#"<node id="N0"/><node id="N1"><data key="entry">false</data></node>"#;
-        let keys_after =
-            r#"<key id="entry" for="node" attr.name="isEntryNode"><default>true</default></key>"#;
+        let keys_after = r#"<key id="entry" for="node" attr.name="isEntryNode"><default>true</default></key>"#;
         let text = format!("<graphml><graph>{body}</graph>{keys_after}</graphml>");
         let w = read(&text).unwrap();
         assert_eq!(w.graph[w.entry].id, "N0");
@@ -1671,17 +1415,13 @@ mod tests {
         ))
         .unwrap();
         let a = only_edge(&w).assumption.as_ref().unwrap();
-        assert_eq!(
-            a.expressions,
-            vec!["x < 3;", "y < 4 && z > 5;", "a && b > < \"'"]
-        );
+        assert_eq!(a.expressions, vec!["x < 3;", "y < 4 && z > 5;", "a && b > < \"'"]);
         assert_eq!(a.scope.as_deref(), Some("main"));
         // Undefined entity.
         let err = read(&one_edge("", "<data key=\"assumption\">x &foo; 3</data>")).unwrap_err();
         assert!(err.to_string().contains("undefined entity"), "{err}");
         // Unescaped ampersand (fixture).
-        let err =
-            read_graphml(Path::new("f"), &fixture("unescaped-ampersand.graphml")).unwrap_err();
+        let err = read_graphml(Path::new("f"), &fixture("unescaped-ampersand.graphml")).unwrap_err();
         assert_eq!(pos_of(&err).0, 10, "{err}");
     }
 
@@ -1693,10 +1433,7 @@ mod tests {
         let gz = enc.finish().unwrap();
         assert!(looks_like_graphml(&gz));
         let w = read_graphml(Path::new("w.graphml.gz"), &gz).unwrap();
-        assert_eq!(
-            only_edge(&w).guard.lines,
-            Some(Range { start: 12, end: 12 })
-        );
+        assert_eq!(only_edge(&w).guard.lines, Some(Range { start: 12, end: 12 }));
         // Truncated gzip stream.
         let err = read_graphml(Path::new("w.gz"), &gz[..gz.len() / 2]).unwrap_err();
         assert!(matches!(err, InputError::Malformed { .. }), "{err}");
@@ -1704,8 +1441,7 @@ mod tests {
 
     #[test]
     fn duplicate_single_valued_key_is_error_with_position() {
-        let err =
-            read_graphml(Path::new("f"), &fixture("duplicate-startline.graphml")).unwrap_err();
+        let err = read_graphml(Path::new("f"), &fixture("duplicate-startline.graphml")).unwrap_err();
         assert_eq!(pos_of(&err), (15, 4), "{err}");
         for key in [
             "startline",
@@ -1728,25 +1464,17 @@ mod tests {
             } else {
                 "f"
             };
-            let text = one_edge(
-                "",
-                &format!("\n<data key=\"{key}\">{v}</data>\n <data key=\"{key}\">{v}</data>"),
-            );
+            let text = one_edge("", &format!("\n<data key=\"{key}\">{v}</data>\n <data key=\"{key}\">{v}</data>"));
             let err = read(&text).unwrap_err();
             assert_eq!(pos_of(&err), (9, 2), "{key}: {err}");
         }
-        let text = one_edge("", "<data key=\"control\">condition-true</data><data key=\"control\">condition-true</data>");
+        let text =
+            one_edge("", "<data key=\"control\">condition-true</data><data key=\"control\">condition-true</data>");
         assert!(read(&text).is_err());
         // assumption may repeat.
-        let text = one_edge(
-            "",
-            "<data key=\"assumption\">a == 1;</data><data key=\"assumption\">b == 2;</data>",
-        );
+        let text = one_edge("", "<data key=\"assumption\">a == 1;</data><data key=\"assumption\">b == 2;</data>");
         let w = read(&text).unwrap();
-        assert_eq!(
-            only_edge(&w).assumption.as_ref().unwrap().expressions.len(),
-            2
-        );
+        assert_eq!(only_edge(&w).assumption.as_ref().unwrap().expressions.len(), 2);
     }
 
     #[test]
@@ -1765,20 +1493,10 @@ mod tests {
 
     #[test]
     fn line_and_offset_normalisation() {
-        let w = read(&one_edge(
-            "",
-            "<data key=\"endline\">9</data><data key=\"endoffset\">100</data>",
-        ))
-        .unwrap();
+        let w = read(&one_edge("", "<data key=\"endline\">9</data><data key=\"endoffset\">100</data>")).unwrap();
         let g = &only_edge(&w).guard;
         assert_eq!(g.lines, Some(Range { start: 9, end: 9 }));
-        assert_eq!(
-            g.offsets,
-            Some(Range {
-                start: 100,
-                end: 100
-            })
-        );
+        assert_eq!(g.offsets, Some(Range { start: 100, end: 100 }));
         let w = read(&one_edge(
             "",
             "<data key=\"startline\">3</data><data key=\"endline\">5</data><data key=\"startoffset\">10</data><data key=\"endoffset\">20</data>",
@@ -1812,20 +1530,14 @@ mod tests {
     fn legacy_negative_case() {
         for key in ["negated", "negativeCase"] {
             let w = read(&one_edge("", &format!("<data key=\"{key}\">true</data>"))).unwrap();
-            assert_eq!(
-                only_edge(&w).guard.control,
-                Some(Control::ConditionFalse),
-                "{key}"
-            );
+            assert_eq!(only_edge(&w).guard.control, Some(Control::ConditionFalse), "{key}");
             let w = read(&one_edge("", &format!("<data key=\"{key}\">false</data>"))).unwrap();
             assert_eq!(only_edge(&w).guard.control, None, "{key}");
         }
         // control wins.
-        let w = read(&one_edge(
-            "",
-            "<data key=\"negativeCase\">true</data><data key=\"control\">condition-true</data>",
-        ))
-        .unwrap();
+        let w =
+            read(&one_edge("", "<data key=\"negativeCase\">true</data><data key=\"control\">condition-true</data>"))
+                .unwrap();
         assert_eq!(only_edge(&w).guard.control, Some(Control::ConditionTrue));
     }
 
@@ -1838,11 +1550,7 @@ mod tests {
 <edge source="A" target="B"><data key="starline">3</data></edge>"#,
         ))
         .unwrap();
-        let unknown: Vec<_> = w
-            .warnings
-            .iter()
-            .filter(|m| m.contains("unknown key"))
-            .collect();
+        let unknown: Vec<_> = w.warnings.iter().filter(|m| m.contains("unknown key")).collect();
         assert_eq!(unknown.len(), 2, "{:?}", w.warnings);
         assert!(unknown.iter().any(|m| m.contains("frobnicate")));
         assert!(unknown.iter().any(|m| m.contains("starline")));
@@ -1857,11 +1565,7 @@ mod tests {
         .unwrap();
         assert_eq!(w.graph[w.entry].id, "A");
         assert!(!w.graph[NodeIndex::new(1)].sink);
-        assert!(
-            w.warnings.iter().any(|m| m.contains("maybe")),
-            "{:?}",
-            w.warnings
-        );
+        assert!(w.warnings.iter().any(|m| m.contains("maybe")), "{:?}", w.warnings);
     }
 
     #[test]
@@ -1881,11 +1585,7 @@ mod tests {
         .unwrap();
         assert_eq!(w.graph[w.entry].id, "B");
         assert!(!w.graph[NodeIndex::new(2)].entry);
-        assert!(
-            w.warnings.iter().any(|m| m.contains("several entry nodes")),
-            "{:?}",
-            w.warnings
-        );
+        assert!(w.warnings.iter().any(|m| m.contains("several entry nodes")), "{:?}", w.warnings);
     }
 
     #[test]
@@ -1899,17 +1599,10 @@ mod tests {
         assert!(w.warnings.is_empty(), "{:?}", w.warnings);
         assert_eq!(w.graph.node_count(), 2);
         // Never declared: created with a warning.
-        let w = read(&doc(
-            "",
-            r#"<node id="A"><data key="entry">true</data></node><edge source="A" target="Z"/>"#,
-        ))
-        .unwrap();
+        let w = read(&doc("", r#"<node id="A"><data key="entry">true</data></node><edge source="A" target="Z"/>"#))
+            .unwrap();
         assert_eq!(w.graph.node_count(), 2);
-        assert!(
-            w.warnings.iter().any(|m| m.contains("'Z'")),
-            "{:?}",
-            w.warnings
-        );
+        assert!(w.warnings.iter().any(|m| m.contains("'Z'")), "{:?}", w.warnings);
         // Duplicate id.
         let err = read(&doc("", "<node id=\"A\"/>\n<node id=\"A\"/>")).unwrap_err();
         assert_eq!(pos_of(&err), (6, 1), "{err}");
@@ -1963,8 +1656,7 @@ mod tests {
     #[test]
     fn deep_nesting_does_not_overflow() {
         let depth = 200_000;
-        let mut text =
-            String::from("<graphml><graph><node id=\"a\"><data key=\"entry\">true</data>");
+        let mut text = String::from("<graphml><graph><node id=\"a\"><data key=\"entry\">true</data>");
         text.push_str(&"<x>".repeat(depth));
         text.push_str(&"</x>".repeat(depth));
         text.push_str("</node></graph></graphml>");
@@ -1993,9 +1685,7 @@ mod tests {
 
     #[test]
     fn looks_like() {
-        assert!(looks_like_graphml(
-            b"<?xml version=\"1.0\"?>\n<!-- c -->\n<graphml xmlns=\"x\">"
-        ));
+        assert!(looks_like_graphml(b"<?xml version=\"1.0\"?>\n<!-- c -->\n<graphml xmlns=\"x\">"));
         assert!(!looks_like_graphml(b"entry_type: violation_sequence\n"));
         assert!(!looks_like_graphml(b"<?xml version=\"1.0\"?><svg/>"));
     }
@@ -2005,11 +1695,7 @@ mod tests {
         let text = b"ab\ncd\n\nxyz";
         let index = LineIndex::new(text);
         for off in 0..=text.len() + 2 {
-            assert_eq!(
-                index.pos(off),
-                crate::error::line_col(text, off),
-                "offset {off}"
-            );
+            assert_eq!(index.pos(off), crate::error::line_col(text, off), "offset {off}");
         }
     }
 
@@ -2021,10 +1707,7 @@ mod tests {
             "nit-11fptr-cbmc/11.func.ptrs.cbmc.c.graphml",
             "manifest 'disputed': not well-formed XML (unescaped '&my_int_func' in an assumption)",
         ),
-        (
-            "faulty-witness-2.graphml",
-            "linter example of a malformed witness: <node> without id, <edge> without source",
-        ),
+        ("faulty-witness-2.graphml", "linter example of a malformed witness: <node> without id, <edge> without source"),
     ];
 
     fn collect_witnesses(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -2036,11 +1719,7 @@ mod tests {
         for p in entries {
             if p.is_dir() {
                 collect_witnesses(&p, out);
-            } else if p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.contains(".graphml"))
-            {
+            } else if p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.contains(".graphml")) {
                 out.push(p);
             }
         }
@@ -2071,14 +1750,8 @@ mod tests {
         let mut warned = 0;
         for f in &files {
             let bytes = std::fs::read(f).unwrap();
-            let expected_failure = EXPECTED_FAILURES
-                .iter()
-                .find(|(suffix, _)| f.ends_with(suffix));
-            assert!(
-                looks_like_graphml(&bytes),
-                "{} not recognised as GraphML",
-                f.display()
-            );
+            let expected_failure = EXPECTED_FAILURES.iter().find(|(suffix, _)| f.ends_with(suffix));
+            assert!(looks_like_graphml(&bytes), "{} not recognised as GraphML", f.display());
             match (read_graphml(f, &bytes), expected_failure) {
                 (Ok(w), None) => {
                     assert!(w.graph.node_count() > 0, "{}", f.display());
@@ -2089,20 +1762,12 @@ mod tests {
                     }
                 }
                 (Err(e), None) => failures.push(format!("{e}")),
-                (Ok(_), Some((_, why))) => {
-                    failures.push(format!("{}: expected to fail ({why})", f.display()))
-                }
+                (Ok(_), Some((_, why))) => failures.push(format!("{}: expected to fail ({why})", f.display())),
                 (Err(e), Some(_)) => assert!(matches!(e, InputError::Malformed { .. }), "{e}"),
             }
         }
         eprintln!("{} witnesses read, {warned} with warnings", files.len());
-        assert!(
-            failures.is_empty(),
-            "{} of {} files:\n{}",
-            failures.len(),
-            files.len(),
-            failures.join("\n")
-        );
+        assert!(failures.is_empty(), "{} of {} files:\n{}", failures.len(), files.len(), failures.join("\n"));
     }
 
     mod no_panic {
@@ -2115,11 +1780,8 @@ mod tests {
             files.sort_by_key(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(u64::MAX));
             match files.first() {
                 Some(f) => std::fs::read(f).unwrap(),
-                None => one_edge(
-                    "",
-                    "<data key=\"startline\">3</data><data key=\"assumption\">x &lt; 1</data>",
-                )
-                .into_bytes(),
+                None => one_edge("", "<data key=\"startline\">3</data><data key=\"assumption\">x &lt; 1</data>")
+                    .into_bytes(),
             }
         }
 

@@ -1,0 +1,379 @@
+//! Witness assumptions (`x == 5; y < 3`) → IR expressions.
+
+use lang_c::ast::*;
+use lang_c::span::Node;
+
+use super::types::{self, conv, SpecCounter, Ty};
+use super::AssumptionScope;
+use crate::cfa::{BinOp, CType, Cfa, Expr, IntTy, UnOp, VarId, VarScope};
+
+type R<T> = Result<T, String>;
+
+/// Reserved identifier standing for `\result`.
+const RESULT: &str = "__witness_result__";
+
+/// Splits at top-level `;` (outside parentheses and quotes); drops empty pieces.
+pub fn split(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth: i32 = 0;
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut esc = false;
+    for c in text.chars() {
+        if let Some(q) = quote {
+            cur.push(c);
+            if esc {
+                esc = false;
+            } else if c == '\\' {
+                esc = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => {
+                quote = Some(c);
+                cur.push(c);
+            }
+            '(' | '[' | '{' => {
+                depth += 1;
+                cur.push(c);
+            }
+            ')' | ']' | '}' => {
+                depth -= 1;
+                cur.push(c);
+            }
+            ';' if depth <= 0 => {
+                out.push(std::mem::take(&mut cur));
+            }
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+}
+
+/// Rewrites the legacy `x = 5` to `x == 5` (a single top-level `=`).
+fn legacy_assign(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut depth = 0i32;
+    let mut pos = Vec::new();
+    for i in 0..b.len() {
+        match b[i] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b'=' if depth == 0 => {
+                let prev = if i > 0 { b[i - 1] } else { 0 };
+                let next = b.get(i + 1).copied().unwrap_or(0);
+                if next == b'=' || next == b'>' {
+                    continue;
+                }
+                if matches!(prev, b'=' | b'<' | b'>' | b'!') {
+                    continue;
+                }
+                // Compound assignment operators are not rewritten.
+                if matches!(prev, b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^') {
+                    return s.to_string();
+                }
+                pos.push(i);
+            }
+            _ => {}
+        }
+    }
+    if pos.len() == 1 {
+        let i = pos[0];
+        format!("{}=={}", &s[..i], &s[i + 1..])
+    } else {
+        s.to_string()
+    }
+}
+
+/// Rewrites ACSL `A ==> B` to `!(A) || (B)` (right-associative, top level only).
+fn implication(s: &str) -> String {
+    if let Some(i) = s.find("==>") {
+        let a = &s[..i];
+        let b = implication(&s[i + 3..]);
+        format!("!({a}) || ({b})")
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn lower_one(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<Expr> {
+    let mut t = piece.replace("\\result", RESULT);
+    t = implication(&t);
+    t = legacy_assign(&t);
+    let e = parse_expression(cfa, t.trim()).map_err(|m| format!("cannot parse assumption `{piece}`: {m}"))?;
+    let mut l = Lowerer { cfa, scope };
+    l.rv(&e)
+}
+
+/// lang-c exposes only the translation-unit parser: wrap the expression in a function body,
+/// after typedefs that make the program's type names known.
+fn parse_expression(cfa: &Cfa, expr: &str) -> R<Box<Node<Expression>>> {
+    if expr.contains(['{', '}', ';']) {
+        return Err("unexpected `{`, `}` or `;`".into());
+    }
+    let mut src = String::new();
+    for (name, _) in &cfa.typedefs {
+        src.push_str(&format!("typedef int {name};\n"));
+    }
+    let prefix = src.len() + "void __witness_assumption__(void) { (".len();
+    src.push_str("void __witness_assumption__(void) { (");
+    src.push_str(expr);
+    src.push_str("\n); }\n");
+    let config = lang_c::driver::Config::with_gcc();
+    let unit = match lang_c::driver::parse_preprocessed(&config, src) {
+        Ok(p) => p.unit,
+        Err(e) => {
+            let col = e.offset.saturating_sub(prefix) + 1;
+            return Err(format!("syntax error at column {col}, expected {}", expected(&e.expected)));
+        }
+    };
+    let Some(last) = unit.0.into_iter().last() else {
+        return Err("empty".into());
+    };
+    let ExternalDeclaration::FunctionDefinition(fd) = last.node else {
+        return Err("not an expression".into());
+    };
+    let Statement::Compound(items) = fd.node.statement.node else {
+        return Err("not an expression".into());
+    };
+    match items.into_iter().next().map(|i| i.node) {
+        Some(BlockItem::Statement(Node { node: Statement::Expression(Some(e)), .. })) => Ok(e),
+        _ => Err("not an expression".into()),
+    }
+}
+
+fn expected(set: &std::collections::HashSet<&'static str>) -> String {
+    let mut v: Vec<&str> = set.iter().copied().collect();
+    v.sort_unstable();
+    v.iter().take(8).map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", ")
+}
+
+struct Lowerer<'a> {
+    cfa: &'a Cfa,
+    scope: &'a AssumptionScope,
+}
+
+enum Place {
+    Val(Expr),
+    Arr { var: VarId, elem: IntTy, rest: Vec<u64>, acc: Option<Expr>, len: u64 },
+}
+
+impl Lowerer<'_> {
+    fn resolve(&self, name: &str) -> R<Place> {
+        if name == RESULT {
+            let ty = self.scope.result_ty.ok_or("\\result without a known result function")?;
+            return Ok(Place::Val(Expr::WitnessResult { ty }));
+        }
+        let cfa = self.cfa;
+        let whole = (0, cfa.source_len);
+        let mut found: Option<VarId> = None;
+        if let Some(f) = self.scope.function {
+            let cands: Vec<(usize, &crate::cfa::VarInfo)> = cfa
+                .vars
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| !v.temporary && v.name == name && v.scope == VarScope::Local(f))
+                .collect();
+            if let Some(off) = self.scope.offset {
+                found = cands
+                    .iter()
+                    .filter(|(_, v)| v.visible.0 <= off && off < v.visible.1)
+                    .max_by_key(|(_, v)| v.visible.0)
+                    .map(|(i, _)| VarId(*i as u32));
+            }
+            if found.is_none() && cands.len() == 1 {
+                found = Some(VarId(cands[0].0 as u32));
+            }
+            // Function-local statics (global storage, block visibility).
+            if found.is_none() {
+                if let Some(off) = self.scope.offset {
+                    found = cfa
+                        .vars
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, v)| {
+                            !v.temporary
+                                && v.name == name
+                                && v.scope == VarScope::Global
+                                && v.visible != whole
+                                && v.visible.0 <= off
+                                && off < v.visible.1
+                        })
+                        .max_by_key(|(_, v)| v.visible.0)
+                        .map(|(i, _)| VarId(i as u32));
+                }
+            }
+        }
+        if found.is_none() {
+            found = cfa
+                .vars
+                .iter()
+                .position(|v| !v.temporary && v.name == name && v.scope == VarScope::Global && v.visible == whole)
+                .map(|i| VarId(i as u32));
+        }
+        if let Some(v) = found {
+            let info = cfa.var(v);
+            return match &info.ty {
+                CType::Int(t) => Ok(Place::Val(Expr::Var { var: v, ty: *t })),
+                CType::Array { elem, dims } => {
+                    Ok(Place::Arr { var: v, elem: *elem, rest: dims.clone(), acc: None, len: dims.iter().product() })
+                }
+                CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)")),
+                CType::Void => Err(format!("`{name}` has type void")),
+            };
+        }
+        if let Some((_, k)) = cfa.enum_constants.iter().rev().find(|(n, _)| n == name) {
+            return Ok(Place::Val(Expr::int(*k)));
+        }
+        let sc = match self.scope.function {
+            Some(f) => cfa.function(f).name.clone(),
+            None => "global".into(),
+        };
+        Err(format!("unknown identifier `{name}` in scope {sc}"))
+    }
+
+    fn place(&mut self, e: &Node<Expression>) -> R<Place> {
+        match &e.node {
+            Expression::Identifier(i) => self.resolve(&i.node.name),
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                let Place::Arr { var, elem, mut rest, acc, len } = self.place(&b.node.lhs)? else {
+                    return Err("indexing something that is not an array (pointers are not supported yet)".into());
+                };
+                let i = conv(types::promote(self.rv(&b.node.rhs)?), IntTy::LLONG);
+                let d = rest.remove(0);
+                let acc = match acc {
+                    None => i,
+                    Some(p) => types::binary(
+                        BinOp::Add,
+                        types::binary(BinOp::Mul, p, Expr::Const { bits: d, ty: IntTy::LLONG }),
+                        i,
+                    ),
+                };
+                if rest.is_empty() {
+                    Ok(Place::Val(Expr::Elem { var, index: Box::new(acc), len, ty: elem }))
+                } else {
+                    Ok(Place::Arr { var, elem, rest, acc: Some(acc), len })
+                }
+            }
+            _ => Ok(Place::Val(self.rv(e)?)),
+        }
+    }
+
+    fn type_name(&self, tn: &TypeName) -> R<IntTy> {
+        if tn.declarator.as_ref().is_some_and(|d| !d.node.derived.is_empty()) {
+            return Err("cast to a pointer or array type (not supported yet)".into());
+        }
+        let mut c = SpecCounter::default();
+        for s in &tn.specifiers {
+            if let SpecifierQualifier::TypeSpecifier(t) = &s.node {
+                if c.add(&t.node) {
+                    continue;
+                }
+                match &t.node {
+                    TypeSpecifier::TypedefName(id) => {
+                        return match self.cfa.typedefs.iter().rev().find(|(n, _)| *n == id.node.name) {
+                            Some((_, CType::Int(t))) => Ok(*t),
+                            _ => Err(format!("cast to type `{}` (not supported yet)", id.node.name)),
+                        };
+                    }
+                    TypeSpecifier::Enum(_) => return Ok(IntTy::INT),
+                    _ => return Err("cast to a non-integer type (not supported yet)".into()),
+                }
+            }
+        }
+        match c.resolve(self.cfa.data_model) {
+            Ty::Int(t) => Ok(t),
+            other => Err(format!("cast to {} (not supported yet)", other.describe(self.cfa.data_model))),
+        }
+    }
+
+    fn rv(&mut self, e: &Node<Expression>) -> R<Expr> {
+        match &e.node {
+            Expression::Identifier(_) => match self.place(e)? {
+                Place::Val(v) => Ok(v),
+                Place::Arr { .. } => Err("array used as a value (not supported yet)".into()),
+            },
+            Expression::Constant(c) => match &c.node {
+                Constant::Integer(i) => types::integer_constant(i, self.cfa.data_model),
+                Constant::Character(ch) => types::char_constant(ch),
+                Constant::Float(_) => Err("floating-point constant (floats are not supported yet)".into()),
+            },
+            Expression::StringLiteral(_) => Err("string literal (not supported)".into()),
+            Expression::Member(_) => Err("member access (structs are not supported yet)".into()),
+            Expression::Call(_) => Err("function call in an assumption".into()),
+            Expression::SizeOfTy(t) => {
+                let ty = self.type_name(&t.node.0.node)?;
+                Ok(Expr::Const { bits: ty.bits as u64 / 8, ty: types::size_t(self.cfa.data_model) })
+            }
+            Expression::UnaryOperator(u) => match u.node.operator.node {
+                UnaryOperator::Plus => Ok(types::promote(self.rv(&u.node.operand)?)),
+                UnaryOperator::Minus => Ok(types::unary(UnOp::Neg, self.rv(&u.node.operand)?)),
+                UnaryOperator::Complement => Ok(types::unary(UnOp::BitNot, self.rv(&u.node.operand)?)),
+                UnaryOperator::Negate => Ok(types::unary(UnOp::LogNot, self.rv(&u.node.operand)?)),
+                UnaryOperator::Address | UnaryOperator::Indirection => {
+                    Err("pointer operation in an assumption (pointers are not supported yet)".into())
+                }
+                _ => Err("side effect (`++`/`--`) in an assumption".into()),
+            },
+            Expression::Cast(c) => {
+                let t = self.type_name(&c.node.type_name.node)?;
+                Ok(conv(self.rv(&c.node.expression)?, t))
+            }
+            Expression::BinaryOperator(b) => {
+                if b.node.operator.node == BinaryOperator::Index {
+                    return match self.place(e)? {
+                        Place::Val(v) => Ok(v),
+                        Place::Arr { .. } => Err("sub-array used as a value (not supported yet)".into()),
+                    };
+                }
+                let op = types::map_binop(&b.node.operator.node).ok_or("assignment in an assumption")?;
+                if matches!(
+                    b.node.operator.node,
+                    BinaryOperator::AssignMultiply
+                        | BinaryOperator::AssignDivide
+                        | BinaryOperator::AssignModulo
+                        | BinaryOperator::AssignPlus
+                        | BinaryOperator::AssignMinus
+                        | BinaryOperator::AssignShiftLeft
+                        | BinaryOperator::AssignShiftRight
+                        | BinaryOperator::AssignBitwiseAnd
+                        | BinaryOperator::AssignBitwiseXor
+                        | BinaryOperator::AssignBitwiseOr
+                ) {
+                    return Err("assignment in an assumption".into());
+                }
+                let l = self.rv(&b.node.lhs)?;
+                let r = self.rv(&b.node.rhs)?;
+                Ok(types::binary(op, l, r))
+            }
+            Expression::Conditional(c) => {
+                let cond = self.rv(&c.node.condition)?;
+                let t = self.rv(&c.node.then_expression)?;
+                let f = self.rv(&c.node.else_expression)?;
+                Ok(types::ite(cond, t, f))
+            }
+            Expression::Comma(_) => Err("comma operator in an assumption".into()),
+            _ => Err("unsupported expression in an assumption".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitting_and_rewrites() {
+        assert_eq!(split("a == 1; b == (2);;"), vec!["a == 1", "b == (2)"]);
+        assert_eq!(split("f(a;b)"), vec!["f(a;b)"]);
+        assert_eq!(legacy_assign("x = 5"), "x == 5");
+        assert_eq!(legacy_assign("x == 5"), "x == 5");
+        assert_eq!(legacy_assign("x <= 5"), "x <= 5");
+        assert_eq!(legacy_assign("x != 5"), "x != 5");
+        assert_eq!(implication("a ==> b"), "!(a ) || ( b)");
+    }
+}

@@ -1,0 +1,1980 @@
+//! Lowering of the lang-c AST to the CFA.
+
+use std::collections::HashMap;
+
+use lang_c::ast::*;
+use lang_c::span::{Node, Span};
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use super::preprocess::Prepared;
+use super::types::{self, conv, FuncTy, SpecCounter, Ty};
+use crate::cfa::{
+    BinOp, CType, Cfa, CfaEdge, CfaNode, DataModel, EdgeOp, ErrorKind, Expr, ExternInfo, FuncId, FunctionInfo, Init,
+    IntTy, Lvalue, SourceSpan, UnOp, VarId, VarInfo, VarScope,
+};
+
+type R<T> = Result<T, String>;
+
+/// Byte range `[start, end)` in the parsed text.
+pub type Sp = (usize, usize);
+
+fn sp(s: Span) -> Sp {
+    (s.start, s.end)
+}
+
+#[derive(Debug, Clone)]
+enum Sym {
+    Var(VarId, Ty),
+    Typedef(Ty),
+    EnumConst(i64),
+}
+
+struct FState {
+    id: FuncId,
+    exit: NodeIndex,
+    ret: Ty,
+    labels: HashMap<String, NodeIndex>,
+    breaks: Vec<NodeIndex>,
+    conts: Vec<NodeIndex>,
+    cases: Vec<HashMap<usize, NodeIndex>>,
+}
+
+struct Snap {
+    nodes: usize,
+    edges: usize,
+    vars: usize,
+    cur: NodeIndex,
+}
+
+struct ArrRef {
+    var: VarId,
+    elem: IntTy,
+    rest: Vec<u64>,
+    acc: Option<Expr>,
+    len: u64,
+}
+
+/// Names of the `__VERIFIER_nondet_*` functions and their result types.
+pub fn nondet_type(name: &str, dm: DataModel) -> Option<R<IntTy>> {
+    let suffix = name.strip_prefix("__VERIFIER_nondet_")?;
+    let long = types::long_ty(dm, true);
+    let ulong = types::long_ty(dm, false);
+    Some(Ok(match suffix {
+        "int" | "s32" | "int32" | "i32" => IntTy::INT,
+        "uint" | "unsigned" | "unsigned_int" | "u32" | "uint32" => IntTy::UINT,
+        "long" | "s64" => long,
+        "ulong" | "unsigned_long" | "size_t" | "sector_t" => ulong,
+        "longlong" | "long_long" | "int64" => IntTy::LLONG,
+        "ulonglong" | "unsigned_long_long" | "u64" | "uint64" => IntTy::ULLONG,
+        "char" | "s8" | "int8" => IntTy::CHAR,
+        "uchar" | "unsigned_char" | "u8" | "uint8" => IntTy::UCHAR,
+        "short" | "s16" | "int16" => IntTy::SHORT,
+        "ushort" | "unsigned_short" | "u16" | "uint16" => IntTy::USHORT,
+        "bool" | "_Bool" => IntTy::BOOL,
+        "loff_t" => long,
+        "pointer" | "float" | "double" | "charp" | "pchar" | "longdouble" | "long_double" => {
+            return Some(Err(format!("call of `{name}` (non-integer nondeterministic values are not supported yet)")))
+        }
+        _ => return None,
+    }))
+}
+
+const OUTPUT_FUNCS: &[&str] = &["printf", "puts", "putchar", "fprintf", "fflush"];
+
+pub struct Builder<'a> {
+    pub cfa: Cfa,
+    src: &'a Prepared,
+    dm: DataModel,
+    scopes: Vec<HashMap<String, Sym>>,
+    func_ids: HashMap<String, FuncId>,
+    func_param_tys: Vec<Vec<Ty>>,
+    func_variadic: Vec<bool>,
+    sigs: HashMap<String, FuncTy>,
+    pub warnings: Vec<String>,
+    f: Option<FState>,
+    cur: NodeIndex,
+    pure_mode: bool,
+    tmp_counter: u32,
+    stmt_sp: Sp,
+    global_failures: Vec<(Sp, String)>,
+    global_init_index: HashMap<VarId, usize>,
+    pending_params: Vec<Vec<(String, Sym)>>,
+}
+
+fn ident_of_declarator(d: &Declarator) -> Option<&str> {
+    match &d.kind.node {
+        DeclaratorKind::Identifier(i) => Some(&i.node.name),
+        DeclaratorKind::Declarator(inner) => ident_of_declarator(&inner.node),
+        DeclaratorKind::Abstract => None,
+    }
+}
+
+/// Syntactic check: does evaluating `e` have side effects (assignments, `++`/`--`, calls)?
+pub fn has_side_effects(e: &Expression) -> bool {
+    match e {
+        Expression::Identifier(_) | Expression::Constant(_) | Expression::StringLiteral(_) => false,
+        Expression::Call(_) | Expression::Statement(_) => true,
+        Expression::Member(m) => has_side_effects(&m.node.expression.node),
+        Expression::SizeOfTy(_) | Expression::SizeOfVal(_) | Expression::AlignOf(_) | Expression::OffsetOf(_) => false,
+        Expression::UnaryOperator(u) => {
+            matches!(
+                u.node.operator.node,
+                UnaryOperator::PostIncrement
+                    | UnaryOperator::PostDecrement
+                    | UnaryOperator::PreIncrement
+                    | UnaryOperator::PreDecrement
+            ) || has_side_effects(&u.node.operand.node)
+        }
+        Expression::Cast(c) => has_side_effects(&c.node.expression.node),
+        Expression::BinaryOperator(b) => {
+            types::is_assign_op(&b.node.operator.node)
+                || has_side_effects(&b.node.lhs.node)
+                || has_side_effects(&b.node.rhs.node)
+        }
+        Expression::Conditional(c) => {
+            has_side_effects(&c.node.condition.node)
+                || has_side_effects(&c.node.then_expression.node)
+                || has_side_effects(&c.node.else_expression.node)
+        }
+        Expression::Comma(v) => v.iter().any(|e| has_side_effects(&e.node)),
+        Expression::CompoundLiteral(_) | Expression::GenericSelection(_) | Expression::VaArg(_) => true,
+    }
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(src: &'a Prepared, original: &str, dm: DataModel) -> Self {
+        let mut graph = DiGraph::new();
+        let start = graph.add_node(CfaNode::default());
+        let cfa = Cfa {
+            graph,
+            functions: Vec::new(),
+            externs: Vec::new(),
+            vars: Vec::new(),
+            global_inits: Vec::new(),
+            start,
+            main: FuncId(0),
+            data_model: dm,
+            offsets_exact: src.exact,
+            source_len: original.len(),
+            line_starts: super::preprocess::line_starts(original),
+            typedefs: Vec::new(),
+            enum_constants: Vec::new(),
+        };
+        Builder {
+            cfa,
+            src,
+            dm,
+            scopes: vec![HashMap::new()],
+            func_ids: HashMap::new(),
+            func_param_tys: Vec::new(),
+            func_variadic: Vec::new(),
+            sigs: HashMap::new(),
+            warnings: Vec::new(),
+            f: None,
+            cur: start,
+            pure_mode: false,
+            tmp_counter: 0,
+            stmt_sp: (0, 0),
+            global_failures: Vec::new(),
+            global_init_index: HashMap::new(),
+            pending_params: Vec::new(),
+        }
+    }
+
+    // ----------------------------------------------------------------- graph helpers
+
+    fn span_of(&self, s: Sp) -> Option<SourceSpan> {
+        self.src.span(s.0, s.1)
+    }
+
+    fn text(&self, s: Sp) -> String {
+        let t = self.src.text.get(s.0..s.1.min(self.src.text.len())).unwrap_or("");
+        let mut out = String::new();
+        let mut ws = false;
+        for c in t.chars() {
+            if c.is_whitespace() {
+                ws = true;
+                continue;
+            }
+            if ws && !out.is_empty() {
+                out.push(' ');
+            }
+            ws = false;
+            out.push(c);
+            if out.len() > 300 {
+                out.push('…');
+                break;
+            }
+        }
+        out
+    }
+
+    /// Byte range of the original file for a range of the parsed text.
+    fn orig_range(&self, s: Sp) -> (usize, usize) {
+        if self.src.exact {
+            return (s.0.min(self.cfa.source_len), s.1.min(self.cfa.source_len));
+        }
+        match self.src.span(s.0, s.1) {
+            Some(x) => (x.start_offset, x.end_offset + 1),
+            None => (0, 0),
+        }
+    }
+
+    fn new_node(&mut self) -> NodeIndex {
+        let function = self.f.as_ref().map(|f| f.id);
+        self.cfa.graph.add_node(CfaNode { function, loop_head: false })
+    }
+
+    fn add_edge(&mut self, from: NodeIndex, to: NodeIndex, op: EdgeOp, s: Option<Sp>, text: String) {
+        let span = s.and_then(|s| self.span_of(s));
+        let function = self.f.as_ref().map(|f| f.id).unwrap_or(FuncId(0));
+        self.cfa.graph.add_edge(from, to, CfaEdge { op, span, function, text });
+    }
+
+    fn blank(&mut self, from: NodeIndex, to: NodeIndex) {
+        self.add_edge(from, to, EdgeOp::Blank, None, String::new());
+    }
+
+    /// Adds an edge from `cur` to a new node and moves `cur` there.
+    fn emit(&mut self, op: EdgeOp, s: Sp, text: String) -> R<()> {
+        if self.pure_mode {
+            return Err("expression with side effects where a constant or side-effect-free expression is needed".into());
+        }
+        let n = self.new_node();
+        let c = self.cur;
+        self.add_edge(c, n, op, Some(s), text);
+        self.cur = n;
+        Ok(())
+    }
+
+    fn emit_unsupported(&mut self, s: Sp, what: String) {
+        let n = self.new_node();
+        let c = self.cur;
+        let text = self.text(s);
+        self.add_edge(c, n, EdgeOp::Unsupported { what }, Some(s), text);
+        self.cur = n;
+    }
+
+    fn snap(&self) -> Snap {
+        Snap {
+            nodes: self.cfa.graph.node_count(),
+            edges: self.cfa.graph.edge_count(),
+            vars: self.cfa.vars.len(),
+            cur: self.cur,
+        }
+    }
+
+    fn rollback(&mut self, s: &Snap) {
+        while self.cfa.graph.node_count() > s.nodes {
+            let last = NodeIndex::new(self.cfa.graph.node_count() - 1);
+            self.cfa.graph.remove_node(last);
+        }
+        while self.cfa.graph.edge_count() > s.edges {
+            let last = petgraph::graph::EdgeIndex::new(self.cfa.graph.edge_count() - 1);
+            self.cfa.graph.remove_edge(last);
+        }
+        self.cfa.vars.truncate(s.vars);
+        self.cur = s.cur;
+        if let Some(f) = &mut self.f {
+            // Labels created inside a rolled-back region (none in expressions) would dangle.
+            let n = s.nodes;
+            f.labels.retain(|_, v| v.index() < n);
+        }
+    }
+
+    fn emitted_since(&self, s: &Snap) -> bool {
+        self.cfa.graph.edge_count() != s.edges || self.cfa.vars.len() != s.vars
+    }
+
+    // ----------------------------------------------------------------- scopes
+
+    fn lookup(&self, name: &str) -> Option<&Sym> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn bind(&mut self, name: &str, sym: Sym) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(name.to_string(), sym);
+        }
+    }
+
+    fn new_var(&mut self, name: &str, ty: &Ty, scope: VarScope, visible: (usize, usize), temporary: bool) -> VarId {
+        let id = VarId(self.cfa.vars.len() as u32);
+        self.cfa.vars.push(VarInfo { name: name.to_string(), ty: ty.to_ctype(self.dm), scope, visible, temporary });
+        id
+    }
+
+    fn new_temp(&mut self, ty: IntTy) -> R<VarId> {
+        if self.pure_mode {
+            return Err("expression with side effects where a side-effect-free expression is needed".into());
+        }
+        let f = self.f.as_ref().map(|f| f.id).ok_or("temporary outside a function")?;
+        self.tmp_counter += 1;
+        let name = format!("__tmp_{}", self.tmp_counter);
+        Ok(self.new_var(&name, &Ty::Int(ty), VarScope::Local(f), (0, 0), true))
+    }
+
+    // ----------------------------------------------------------------- types
+
+    fn base_type(&mut self, specs: &[&TypeSpecifier], sp_: Sp) -> Ty {
+        let mut c = SpecCounter::default();
+        let mut other: Option<Ty> = None;
+        for s in specs {
+            if c.add(s) {
+                continue;
+            }
+            other = Some(match s {
+                TypeSpecifier::Struct(st) => {
+                    let kind = match st.node.kind.node {
+                        StructKind::Struct => "struct",
+                        StructKind::Union => "union",
+                    };
+                    let name = st.node.identifier.as_ref().map(|i| i.node.name.as_str()).unwrap_or("<anonymous>");
+                    Ty::Struct(format!("{kind} {name}"))
+                }
+                TypeSpecifier::Enum(en) => {
+                    self.register_enum(&en.node);
+                    Ty::Int(IntTy::INT)
+                }
+                TypeSpecifier::TypedefName(id) => match self.lookup(&id.node.name) {
+                    Some(Sym::Typedef(t)) => t.clone(),
+                    _ => Ty::Other(format!("unknown type `{}`", id.node.name)),
+                },
+                TypeSpecifier::TypeOf(_) => Ty::Other("typeof".into()),
+                TypeSpecifier::Atomic(_) => Ty::Other("_Atomic type".into()),
+                TypeSpecifier::TS18661Float(_) => Ty::Float("_FloatN"),
+                _ => Ty::Other("unknown type".into()),
+            });
+        }
+        let _ = sp_;
+        match other {
+            Some(t) => t,
+            None => {
+                if c.any() {
+                    c.resolve(self.dm)
+                } else {
+                    Ty::Int(IntTy::INT)
+                }
+            }
+        }
+    }
+
+    fn register_enum(&mut self, en: &EnumType) {
+        let mut next: i64 = 0;
+        for e in &en.enumerators {
+            let v = match &e.node.expression {
+                Some(x) => match self.const_eval(x) {
+                    Ok(v) => v as i64,
+                    Err(m) => {
+                        self.warnings.push(format!("enumerator `{}`: {m}", e.node.identifier.node.name));
+                        next
+                    }
+                },
+                None => next,
+            };
+            let name = e.node.identifier.node.name.clone();
+            if self.scopes.len() == 1 {
+                self.cfa.enum_constants.push((name.clone(), v));
+            }
+            self.bind(&name, Sym::EnumConst(v));
+            next = v.wrapping_add(1);
+        }
+    }
+
+    /// Evaluates an integer constant expression.
+    fn const_eval(&mut self, e: &Node<Expression>) -> R<i128> {
+        let e = self.pure(|b| b.rv(e))?;
+        types::fold_i128(&e).ok_or_else(|| "not an integer constant expression".to_string())
+    }
+
+    fn pure<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        let old = self.pure_mode;
+        self.pure_mode = true;
+        let s = self.snap();
+        let r = f(self);
+        self.rollback(&s);
+        self.pure_mode = old;
+        r
+    }
+
+    /// Applies a declarator to a base type; returns (name, type).
+    fn declarator_type(&mut self, base: Ty, d: &Declarator) -> (Option<String>, Ty) {
+        let mut ty = base;
+        let mut suffixes = Vec::new();
+        for dd in &d.derived {
+            match &dd.node {
+                DerivedDeclarator::Pointer(_) | DerivedDeclarator::Block(_) => ty = Ty::Pointer(Box::new(ty)),
+                other => suffixes.push(other),
+            }
+        }
+        for dd in suffixes.into_iter().rev() {
+            ty = match dd {
+                DerivedDeclarator::Array(a) => {
+                    let n = match &a.node.size {
+                        ArraySize::Unknown => None,
+                        ArraySize::VariableUnknown => {
+                            ty = Ty::Other("variable-length array".into());
+                            continue;
+                        }
+                        ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) => match self.const_eval(e) {
+                            Ok(v) if (0..(1i128 << 40)).contains(&v) => Some(v as u64),
+                            Ok(_) => {
+                                ty = Ty::Other("array of invalid size".into());
+                                continue;
+                            }
+                            Err(_) => {
+                                ty = Ty::Other("variable-length array".into());
+                                continue;
+                            }
+                        },
+                    };
+                    Ty::Array(Box::new(ty), n)
+                }
+                DerivedDeclarator::Function(fd) => {
+                    let (params, variadic) = self.param_types(&fd.node);
+                    Ty::Func(Box::new(FuncTy { ret: ty, params: Some(params), variadic }))
+                }
+                DerivedDeclarator::KRFunction(ids) => {
+                    let params = if ids.is_empty() { None } else { Some(vec![Ty::Int(IntTy::INT); ids.len()]) };
+                    Ty::Func(Box::new(FuncTy { ret: ty, params, variadic: false }))
+                }
+                _ => ty,
+            };
+        }
+        match &d.kind.node {
+            DeclaratorKind::Identifier(i) => (Some(i.node.name.clone()), ty),
+            DeclaratorKind::Abstract => (None, ty),
+            DeclaratorKind::Declarator(inner) => self.declarator_type(ty, &inner.node),
+        }
+    }
+
+    fn param_types(&mut self, fd: &FunctionDeclarator) -> (Vec<Ty>, bool) {
+        let mut out = Vec::new();
+        for p in &fd.parameters {
+            let (_, t) = self.param_decl(&p.node);
+            out.push(t);
+        }
+        if out.len() == 1 && out[0] == Ty::Void {
+            out.clear();
+        }
+        (out, matches!(fd.ellipsis, Ellipsis::Some))
+    }
+
+    fn param_decl(&mut self, p: &ParameterDeclaration) -> (Option<String>, Ty) {
+        let specs: Vec<&TypeSpecifier> = p
+            .specifiers
+            .iter()
+            .filter_map(|s| match &s.node {
+                DeclarationSpecifier::TypeSpecifier(t) => Some(&t.node),
+                _ => None,
+            })
+            .collect();
+        let base = self.base_type(&specs, (0, 0));
+        let (name, t) = match &p.declarator {
+            Some(d) => self.declarator_type(base, &d.node),
+            None => (None, base),
+        };
+        (name, adjust_param(t))
+    }
+
+    pub fn type_name(&mut self, tn: &TypeName) -> Ty {
+        let specs: Vec<&TypeSpecifier> = tn
+            .specifiers
+            .iter()
+            .filter_map(|s| match &s.node {
+                SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
+                _ => None,
+            })
+            .collect();
+        let base = self.base_type(&specs, (0, 0));
+        match &tn.declarator {
+            Some(d) => self.declarator_type(base, &d.node).1,
+            None => base,
+        }
+    }
+
+    // ----------------------------------------------------------------- top level
+
+    pub fn translation_unit(&mut self, tu: &'a TranslationUnit) -> R<()> {
+        // Pass 1: file-scope declarations and function signatures.
+        let mut bodies = Vec::new();
+        for ed in &tu.0 {
+            match &ed.node {
+                ExternalDeclaration::Declaration(d) => self.declaration(d, true, self.src.text.len()),
+                ExternalDeclaration::StaticAssert(_) => {}
+                ExternalDeclaration::FunctionDefinition(fd) => {
+                    if let Some(id) = self.function_header(fd) {
+                        bodies.push((id, fd));
+                    }
+                }
+            }
+        }
+        let main = *self.func_ids.get("main").ok_or("no function `main` is defined")?;
+        self.cfa.main = main;
+        // Pass 2: bodies.
+        for (id, fd) in bodies {
+            self.function_body(id, fd);
+        }
+        // Program start.
+        let m = self.cfa.function(main);
+        let (entry, span) = (m.entry, m.span);
+        let start = self.cfa.start;
+        self.cfa.graph.add_edge(
+            start,
+            entry,
+            CfaEdge { op: EdgeOp::ProgramStart, span: Some(span), function: main, text: "main()".into() },
+        );
+        Ok(())
+    }
+
+    fn function_header(&mut self, fd: &Node<FunctionDefinition>) -> Option<FuncId> {
+        let d = &fd.node.declarator.node;
+        let name = ident_of_declarator(d)?.to_string();
+        if self.func_ids.contains_key(&name) {
+            self.warnings.push(format!("function `{name}` defined more than once; using the first definition"));
+            return None;
+        }
+        let specs: Vec<&TypeSpecifier> = fd
+            .node
+            .specifiers
+            .iter()
+            .filter_map(|s| match &s.node {
+                DeclarationSpecifier::TypeSpecifier(t) => Some(&t.node),
+                _ => None,
+            })
+            .collect();
+        let base = self.base_type(&specs, sp(fd.span));
+        // Return type: apply all derived declarators except the function one.
+        let (_, fty) = self.declarator_type(base, d);
+        let (ret, mut ptys, variadic) = match fty {
+            Ty::Func(f) => (f.ret, f.params.unwrap_or_default(), f.variadic),
+            _ => return None,
+        };
+        let id = FuncId(self.cfa.functions.len() as u32);
+        // Parameter names.
+        let mut names: Vec<Option<String>> = Vec::new();
+        for dd in &d.derived {
+            match &dd.node {
+                DerivedDeclarator::Function(f) => {
+                    names = f
+                        .node
+                        .parameters
+                        .iter()
+                        .map(|p| {
+                            p.node.declarator.as_ref().and_then(|d| ident_of_declarator(&d.node)).map(String::from)
+                        })
+                        .collect();
+                    if ptys.is_empty() {
+                        names.clear();
+                    }
+                }
+                DerivedDeclarator::KRFunction(ids) => {
+                    names = ids.iter().map(|i| Some(i.node.name.clone())).collect();
+                    ptys = vec![Ty::Int(IntTy::INT); ids.len()];
+                    // K&R declarations.
+                    for decl in &fd.node.declarations {
+                        let specs: Vec<&TypeSpecifier> = decl
+                            .node
+                            .specifiers
+                            .iter()
+                            .filter_map(|s| match &s.node {
+                                DeclarationSpecifier::TypeSpecifier(t) => Some(&t.node),
+                                _ => None,
+                            })
+                            .collect();
+                        let base = self.base_type(&specs, sp(decl.span));
+                        for id_ in &decl.node.declarators {
+                            let (n, t) = self.declarator_type(base.clone(), &id_.node.declarator.node);
+                            if let Some(pos) = names.iter().position(|x| x.is_some() && *x == n) {
+                                ptys[pos] = adjust_param(t);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let visible = self.orig_range(sp(fd.span));
+        let mut params = Vec::new();
+        let mut param_syms = Vec::new();
+        for (i, t) in ptys.iter().enumerate() {
+            let n = names.get(i).cloned().flatten().unwrap_or_else(|| format!("__param_{i}"));
+            let v = self.new_var(&n, t, VarScope::Local(id), visible, false);
+            params.push(v);
+            param_syms.push((n, Sym::Var(v, t.clone())));
+        }
+        let entry = self.cfa.graph.add_node(CfaNode { function: Some(id), loop_head: false });
+        let exit = self.cfa.graph.add_node(CfaNode { function: Some(id), loop_head: false });
+        let (return_ty, return_unsupported) = match &ret {
+            Ty::Void => (None, None),
+            Ty::Int(t) => (Some(*t), None),
+            other => (None, Some(other.describe(self.dm))),
+        };
+        // Span: from the start of the definition to the end of the declarator.
+        let hdr = (fd.span.start, fd.node.declarator.span.end);
+        let span = self.span_of(hdr).unwrap_or_default();
+        self.cfa.functions.push(FunctionInfo {
+            name: name.clone(),
+            params,
+            return_ty,
+            return_unsupported,
+            entry,
+            exit,
+            span,
+        });
+        self.func_param_tys.push(ptys.clone());
+        self.func_variadic.push(variadic);
+        self.func_ids.insert(name.clone(), id);
+        self.sigs.insert(name, FuncTy { ret, params: Some(ptys), variadic });
+        self.pending_params.push(param_syms);
+        Some(id)
+    }
+
+    fn function_body(&mut self, id: FuncId, fd: &Node<FunctionDefinition>) {
+        let info = self.cfa.function(id).clone();
+        let ret = self.sigs.get(&info.name).map(|s| s.ret.clone()).unwrap_or(Ty::Void);
+        self.f = Some(FState {
+            id,
+            exit: info.exit,
+            ret,
+            labels: HashMap::new(),
+            breaks: Vec::new(),
+            conts: Vec::new(),
+            cases: Vec::new(),
+        });
+        self.cur = info.entry;
+        self.scopes.push(HashMap::new());
+        let params = std::mem::take(&mut self.pending_params[id.0 as usize]);
+        for (n, s) in params {
+            self.bind(&n, s);
+        }
+        if id == self.cfa.main && !self.global_failures.is_empty() {
+            let (s, m) = self.global_failures[0].clone();
+            self.emit_unsupported(s, m);
+        }
+        let body = &fd.node.statement;
+        self.stmt(body);
+        // Implicit return at the closing brace.
+        let end = body.span.end;
+        let close = (end.saturating_sub(1), end);
+        let exit = info.exit;
+        let c = self.cur;
+        self.add_edge(c, exit, EdgeOp::Return { value: None }, Some(close), "}".into());
+        self.scopes.pop();
+        self.f = None;
+    }
+
+    // ----------------------------------------------------------------- declarations
+
+    fn declaration(&mut self, d: &Node<Declaration>, global: bool, block_end: usize) {
+        let mut is_typedef = false;
+        let mut is_extern = false;
+        let mut is_static = false;
+        let mut specs = Vec::new();
+        for s in &d.node.specifiers {
+            match &s.node {
+                DeclarationSpecifier::StorageClass(sc) => match sc.node {
+                    StorageClassSpecifier::Typedef => is_typedef = true,
+                    StorageClassSpecifier::Extern => is_extern = true,
+                    StorageClassSpecifier::Static | StorageClassSpecifier::ThreadLocal => is_static = true,
+                    _ => {}
+                },
+                DeclarationSpecifier::TypeSpecifier(t) => specs.push(&t.node),
+                _ => {}
+            }
+        }
+        let dsp = sp(d.span);
+        let base = self.base_type(&specs, dsp);
+        for idecl in &d.node.declarators {
+            let (name, mut ty) = self.declarator_type(base.clone(), &idecl.node.declarator.node);
+            let Some(name) = name else { continue };
+            if is_typedef {
+                if global {
+                    self.cfa.typedefs.push((name.clone(), ty.to_ctype(self.dm)));
+                }
+                self.bind(&name, Sym::Typedef(ty));
+                continue;
+            }
+            if let Ty::Func(f) = &ty {
+                let ret_ty = match &f.ret {
+                    Ty::Int(t) => Some(*t),
+                    _ => None,
+                };
+                if !self.cfa.externs.iter().any(|e| e.name == name) {
+                    self.cfa.externs.push(ExternInfo { name: name.clone(), return_ty: ret_ty });
+                }
+                if !self.func_ids.contains_key(&name) {
+                    self.sigs.insert(name.clone(), (**f).clone());
+                }
+                continue;
+            }
+            // Array size from the initializer.
+            if let (Ty::Array(elem, None), Some(init)) = (&ty, &idecl.node.initializer) {
+                if let Some(n) = self.infer_len(elem, &init.node) {
+                    ty = Ty::Array(elem.clone(), Some(n));
+                }
+            }
+            if global || is_extern && self.scopes.len() > 1 {
+                self.global_var(&name, ty, idecl, dsp, is_extern);
+                continue;
+            }
+            let f = match &self.f {
+                Some(f) => f.id,
+                None => continue,
+            };
+            let visible = self.orig_range((d.span.start, block_end));
+            if is_static {
+                let v = self.new_var(&name, &ty, VarScope::Global, visible, false);
+                self.bind(&name, Sym::Var(v, ty.clone()));
+                let init = match &idecl.node.initializer {
+                    Some(i) => match self.pure(|b| b.initializer(&ty, &i.node)) {
+                        Ok(x) => x,
+                        Err(m) => {
+                            self.emit_unsupported(dsp, format!("initializer of static `{name}`: {m}"));
+                            Init::Zero
+                        }
+                    },
+                    None => Init::Zero,
+                };
+                self.cfa.global_inits.push((v, init));
+                continue;
+            }
+            let v = self.new_var(&name, &ty, VarScope::Local(f), visible, false);
+            let text = self.text(dsp);
+            let Some(init) = &idecl.node.initializer else {
+                self.bind(&name, Sym::Var(v, ty.clone()));
+                let c = self.cur;
+                let n = self.new_node();
+                self.add_edge(c, n, EdgeOp::Declare { var: v, init: None }, Some(dsp), text);
+                self.cur = n;
+                continue;
+            };
+            let s = self.snap();
+            self.stmt_sp = dsp;
+            let r = (|| -> R<()> {
+                if let (Ty::Int(t), Initializer::Expression(e)) = (&ty, &init.node) {
+                    if let Expression::Call(c) = &e.node {
+                        return self.call(c, Some(Lvalue::Var { var: v, ty: *t }), dsp);
+                    }
+                }
+                if let CType::Unsupported(what) = ty.to_ctype(self.dm) {
+                    return Err(format!("declaration of `{name}` of type {what} (not supported yet)"));
+                }
+                let i = self.initializer(&ty, &init.node)?;
+                self.emit(EdgeOp::Declare { var: v, init: Some(i) }, dsp, text.clone())
+            })();
+            if let Err(m) = r {
+                self.rollback(&s);
+                self.emit_unsupported(dsp, m);
+            }
+            // The name is in scope from its declarator on (after the initializer for our purposes).
+            self.bind(&name, Sym::Var(v, ty.clone()));
+        }
+    }
+
+    fn global_var(&mut self, name: &str, ty: Ty, idecl: &Node<InitDeclarator>, dsp: Sp, is_extern: bool) {
+        let existing = match self.scopes[0].get(name) {
+            Some(Sym::Var(v, _)) => Some(*v),
+            _ => None,
+        };
+        let v = match existing {
+            Some(v) => {
+                // A later complete type (e.g. array size) wins.
+                if let Some(init) = &idecl.node.initializer {
+                    let _ = init;
+                    self.cfa.vars[v.0 as usize].ty = ty.to_ctype(self.dm);
+                    self.scopes[0].insert(name.to_string(), Sym::Var(v, ty.clone()));
+                }
+                v
+            }
+            None => {
+                let v = self.new_var(name, &ty, VarScope::Global, (0, self.cfa.source_len), false);
+                self.scopes[0].insert(name.to_string(), Sym::Var(v, ty.clone()));
+                let idx = self.cfa.global_inits.len();
+                self.cfa.global_inits.push((v, Init::Zero));
+                self.global_init_index.insert(v, idx);
+                v
+            }
+        };
+        if self.scopes.len() > 1 {
+            self.bind(name, Sym::Var(v, ty.clone()));
+        }
+        let _ = is_extern;
+        if let Some(init) = &idecl.node.initializer {
+            let r = if let CType::Unsupported(w) = ty.to_ctype(self.dm) {
+                Err(format!("initializer of global `{name}` of type {w} (not supported yet)"))
+            } else {
+                self.pure(|b| b.initializer(&ty, &init.node))
+            };
+            match r {
+                Ok(i) => {
+                    if let Some(&idx) = self.global_init_index.get(&v) {
+                        self.cfa.global_inits[idx].1 = i;
+                    }
+                }
+                Err(m) => {
+                    if !matches!(ty.to_ctype(self.dm), CType::Unsupported(_)) {
+                        self.global_failures.push((dsp, m));
+                    } else {
+                        self.warnings.push(m);
+                    }
+                }
+            }
+        }
+    }
+
+    fn infer_len(&mut self, elem: &Ty, init: &Initializer) -> Option<u64> {
+        match init {
+            Initializer::Expression(e) => match &e.node {
+                Expression::StringLiteral(s) if matches!(elem, Ty::Int(t) if t.bits == 8) => {
+                    Some(string_bytes(&s.node).ok()?.len() as u64 + 1)
+                }
+                _ => None,
+            },
+            Initializer::List(items) => {
+                let sub = elem.to_ctype(self.dm).element_count().max(1);
+                let scalar = matches!(elem, Ty::Int(_));
+                let mut pos: u64 = 0;
+                let mut max: u64 = 0;
+                for it in items {
+                    if let Some(d) = it.node.designation.first() {
+                        if let Designator::Index(e) = &d.node {
+                            pos = self.const_eval(e).ok()? as u64;
+                        } else {
+                            return None;
+                        }
+                    }
+                    pos += 1;
+                    max = max.max(pos);
+                    let _ = scalar;
+                }
+                // With brace elision for nested arrays, items count scalars.
+                let nested_braced = items.iter().all(|i| matches!(i.node.initializer.node, Initializer::List(_)));
+                if sub > 1 && !nested_braced {
+                    Some(max.div_ceil(sub))
+                } else {
+                    Some(max)
+                }
+            }
+        }
+    }
+
+    /// Lowers an initializer for a variable of type `ty`.
+    fn initializer(&mut self, ty: &Ty, init: &Initializer) -> R<Init> {
+        match ty {
+            Ty::Int(t) => {
+                let e = match init {
+                    Initializer::Expression(e) => e,
+                    Initializer::List(items) => match items.first().map(|i| &i.node.initializer.node) {
+                        Some(Initializer::Expression(e)) => e,
+                        _ => return Err("unsupported scalar initializer".into()),
+                    },
+                };
+                let v = self.rv(e)?;
+                Ok(Init::Scalar(conv(v, *t)))
+            }
+            Ty::Array(..) => {
+                let CType::Array { elem, dims } = ty.to_ctype(self.dm) else {
+                    return Err(format!("array of type {} (not supported yet)", ty.describe(self.dm)));
+                };
+                let mut out = Vec::new();
+                self.fill(elem, &dims, init, 0, &mut out)?;
+                out.sort_by_key(|x| x.0);
+                // Later initializers of the same element win.
+                let mut dedup: Vec<(u64, Expr)> = Vec::new();
+                for (i, e) in out {
+                    if let Some(last) = dedup.last_mut() {
+                        if last.0 == i {
+                            last.1 = e;
+                            continue;
+                        }
+                    }
+                    dedup.push((i, e));
+                }
+                Ok(Init::Array(dedup))
+            }
+            other => Err(format!("initializer for type {} (not supported yet)", other.describe(self.dm))),
+        }
+    }
+
+    fn fill(&mut self, elem: IntTy, dims: &[u64], init: &Initializer, base: u64, out: &mut Vec<(u64, Expr)>) -> R<()> {
+        let total: u64 = dims.iter().product();
+        let sub: u64 = dims.iter().skip(1).product();
+        match init {
+            Initializer::Expression(e) => {
+                if let Expression::StringLiteral(s) = &e.node {
+                    if elem.bits == 8 && dims.len() == 1 {
+                        let bytes = string_bytes(&s.node)?;
+                        for (i, b) in bytes.iter().chain(std::iter::once(&0u8)).enumerate() {
+                            if (i as u64) < total {
+                                out.push((base + i as u64, Expr::Const { bits: (*b as u64) & elem.mask(), ty: elem }));
+                            }
+                        }
+                        return Ok(());
+                    }
+                }
+                Err("array initialized from an expression (not supported)".into())
+            }
+            Initializer::List(items) => {
+                let mut pos: u64 = 0; // in scalars, relative to base
+                for it in items {
+                    if !it.node.designation.is_empty() {
+                        let mut off = 0u64;
+                        let mut d_sub = total;
+                        for (k, d) in it.node.designation.iter().enumerate() {
+                            let Designator::Index(e) = &d.node else {
+                                return Err("designated initializer with a member or range (not supported yet)".into());
+                            };
+                            let i = self.const_eval(e)?;
+                            let dim = dims.get(k).copied().unwrap_or(1);
+                            d_sub /= dim.max(1);
+                            if i < 0 || i as u64 >= dim {
+                                return Err("array designator out of bounds".into());
+                            }
+                            off += i as u64 * d_sub;
+                        }
+                        pos = off;
+                        // A designator selecting a sub-array with a braced initializer.
+                        if let Initializer::List(_) = &it.node.initializer.node {
+                            let depth = it.node.designation.len();
+                            if depth < dims.len() {
+                                let s: u64 = dims[depth..].iter().product();
+                                self.fill(elem, &dims[depth..], &it.node.initializer.node, base + pos, out)?;
+                                pos += s;
+                                continue;
+                            }
+                        }
+                    }
+                    match &it.node.initializer.node {
+                        Initializer::List(_) if dims.len() > 1 => {
+                            pos = pos.div_ceil(sub) * sub;
+                            if pos >= total {
+                                self.warnings.push("excess elements in array initializer ignored".into());
+                                continue;
+                            }
+                            self.fill(elem, &dims[1..], &it.node.initializer.node, base + pos, out)?;
+                            pos += sub;
+                        }
+                        Initializer::Expression(e)
+                            if dims.len() > 1 && matches!(e.node, Expression::StringLiteral(_)) && elem.bits == 8 =>
+                        {
+                            pos = pos.div_ceil(sub) * sub;
+                            self.fill(elem, &dims[1..], &it.node.initializer.node, base + pos, out)?;
+                            pos += sub;
+                        }
+                        Initializer::List(inner) => {
+                            // Scalar in braces: `{ {1}, 2 }` for a 1-D array.
+                            if pos < total {
+                                if let Some(Initializer::Expression(e)) =
+                                    inner.first().map(|x| &x.node.initializer.node)
+                                {
+                                    let v = self.rv(e)?;
+                                    out.push((base + pos, conv(v, elem)));
+                                }
+                            }
+                            pos += 1;
+                        }
+                        Initializer::Expression(e) => {
+                            if pos >= total {
+                                self.warnings.push("excess elements in array initializer ignored".into());
+                                pos += 1;
+                                continue;
+                            }
+                            let v = self.rv(e)?;
+                            out.push((base + pos, conv(v, elem)));
+                            pos += 1;
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    // ----------------------------------------------------------------- statements
+
+    fn stmt(&mut self, s: &Node<Statement>) {
+        let ssp = sp(s.span);
+        match &s.node {
+            Statement::Compound(items) => {
+                self.scopes.push(HashMap::new());
+                for it in items {
+                    match &it.node {
+                        BlockItem::Declaration(d) => {
+                            self.stmt_sp = sp(d.span);
+                            self.declaration(d, false, s.span.end)
+                        }
+                        BlockItem::StaticAssert(_) => {}
+                        BlockItem::Statement(st) => self.stmt(st),
+                    }
+                }
+                self.scopes.pop();
+            }
+            Statement::Expression(None) => {}
+            Statement::Expression(Some(e)) => {
+                self.stmt_sp = ssp;
+                let snap = self.snap();
+                if let Err(m) = self.effect(e, ssp) {
+                    self.rollback(&snap);
+                    self.emit_unsupported(ssp, m);
+                }
+            }
+            Statement::If(i) => {
+                let t = self.new_node();
+                let f = self.new_node();
+                let join = self.new_node();
+                self.stmt_sp = ssp;
+                self.branch_or_unsupported(&i.node.condition, t, f);
+                self.cur = t;
+                self.stmt(&i.node.then_statement);
+                let c = self.cur;
+                self.blank(c, join);
+                self.cur = f;
+                if let Some(e) = &i.node.else_statement {
+                    self.stmt(e);
+                }
+                let c = self.cur;
+                self.blank(c, join);
+                self.cur = join;
+            }
+            Statement::While(w) => {
+                let head = self.new_node();
+                self.cfa.graph[head].loop_head = true;
+                let c = self.cur;
+                self.blank(c, head);
+                let body = self.new_node();
+                let exit = self.new_node();
+                self.cur = head;
+                self.stmt_sp = ssp;
+                self.branch_or_unsupported(&w.node.expression, body, exit);
+                self.cur = body;
+                self.loop_body(&w.node.statement, exit, head);
+                let c = self.cur;
+                self.blank(c, head);
+                self.cur = exit;
+            }
+            Statement::DoWhile(w) => {
+                let body = self.new_node();
+                self.cfa.graph[body].loop_head = true;
+                let c = self.cur;
+                self.blank(c, body);
+                let cond = self.new_node();
+                let exit = self.new_node();
+                self.cur = body;
+                self.loop_body(&w.node.statement, exit, cond);
+                let c = self.cur;
+                self.blank(c, cond);
+                self.cur = cond;
+                self.stmt_sp = ssp;
+                self.branch_or_unsupported(&w.node.expression, body, exit);
+                self.cur = exit;
+            }
+            Statement::For(fs) => {
+                self.scopes.push(HashMap::new());
+                match &fs.node.initializer.node {
+                    ForInitializer::Empty | ForInitializer::StaticAssert(_) => {}
+                    ForInitializer::Expression(e) => {
+                        let esp = sp(e.span);
+                        self.stmt_sp = esp;
+                        let snap = self.snap();
+                        if let Err(m) = self.effect(e, esp) {
+                            self.rollback(&snap);
+                            self.emit_unsupported(esp, m);
+                        }
+                    }
+                    ForInitializer::Declaration(d) => {
+                        self.stmt_sp = sp(d.span);
+                        self.declaration(d, false, s.span.end)
+                    }
+                }
+                let head = self.new_node();
+                self.cfa.graph[head].loop_head = true;
+                let c = self.cur;
+                self.blank(c, head);
+                let body = self.new_node();
+                let exit = self.new_node();
+                let step = self.new_node();
+                self.cur = head;
+                match &fs.node.condition {
+                    Some(cnd) => {
+                        self.stmt_sp = ssp;
+                        self.branch_or_unsupported(cnd, body, exit)
+                    }
+                    None => {
+                        let fsp = (s.span.start, s.span.start + 3);
+                        self.add_edge(
+                            head,
+                            body,
+                            EdgeOp::Assume { cond: Expr::int(1), source_truth: true },
+                            Some(fsp),
+                            "[1]".into(),
+                        );
+                    }
+                }
+                self.cur = body;
+                self.loop_body(&fs.node.statement, exit, step);
+                let c = self.cur;
+                self.blank(c, step);
+                self.cur = step;
+                if let Some(st) = &fs.node.step {
+                    let esp = sp(st.span);
+                    self.stmt_sp = esp;
+                    let snap = self.snap();
+                    if let Err(m) = self.effect(st, esp) {
+                        self.rollback(&snap);
+                        self.emit_unsupported(esp, m);
+                    }
+                }
+                let c = self.cur;
+                self.blank(c, head);
+                self.cur = exit;
+                self.scopes.pop();
+            }
+            Statement::Switch(sw) => self.switch(sw, ssp),
+            Statement::Labeled(l) => {
+                match &l.node.label.node {
+                    Label::Identifier(id) => {
+                        let n = self.label_node(&id.node.name);
+                        let c = self.cur;
+                        self.blank(c, n);
+                        self.cur = n;
+                        if id.node.name == "ERROR" {
+                            let lsp = (l.span.start, l.node.label.span.end + 1);
+                            let _ = self.emit(
+                                EdgeOp::Error { kind: ErrorKind::ErrorLabel, function: "ERROR".into() },
+                                lsp,
+                                "ERROR:".into(),
+                            );
+                        }
+                    }
+                    Label::Case(_) | Label::CaseRange(_) | Label::Default => {
+                        let key = l.span.start;
+                        let n = self.f.as_ref().and_then(|f| f.cases.last()).and_then(|m| m.get(&key)).copied();
+                        if let Some(n) = n {
+                            let c = self.cur;
+                            self.blank(c, n);
+                            self.cur = n;
+                        }
+                    }
+                }
+                self.stmt(&l.node.statement);
+            }
+            Statement::Goto(id) => {
+                let n = self.label_node(&id.node.name);
+                let c = self.cur;
+                self.add_edge(c, n, EdgeOp::Blank, Some(ssp), self.text(ssp));
+                self.cur = self.new_node();
+            }
+            Statement::Continue => {
+                if let Some(&t) = self.f.as_ref().and_then(|f| f.conts.last()) {
+                    let c = self.cur;
+                    self.blank(c, t);
+                    self.cur = self.new_node();
+                }
+            }
+            Statement::Break => {
+                if let Some(&t) = self.f.as_ref().and_then(|f| f.breaks.last()) {
+                    let c = self.cur;
+                    self.blank(c, t);
+                    self.cur = self.new_node();
+                }
+            }
+            Statement::Return(e) => {
+                self.stmt_sp = ssp;
+                let snap = self.snap();
+                let r = (|| -> R<()> {
+                    let (exit, ret) = {
+                        let f = self.f.as_ref().ok_or("return outside a function")?;
+                        (f.exit, f.ret.clone())
+                    };
+                    let value = match (e, &ret) {
+                        (None, _) => None,
+                        (Some(e), Ty::Int(t)) => {
+                            let v = self.rv(e)?;
+                            Some(conv(v, *t))
+                        }
+                        (Some(e), Ty::Void) => {
+                            self.effect(e, ssp)?;
+                            None
+                        }
+                        (Some(_), other) => {
+                            return Err(format!(
+                                "return of a value of type {} (not supported yet)",
+                                other.describe(self.dm)
+                            ))
+                        }
+                    };
+                    let c = self.cur;
+                    let text = self.text(ssp);
+                    self.add_edge(c, exit, EdgeOp::Return { value }, Some(ssp), text);
+                    Ok(())
+                })();
+                if let Err(m) = r {
+                    self.rollback(&snap);
+                    self.emit_unsupported(ssp, m);
+                }
+                self.cur = self.new_node();
+            }
+            Statement::Asm(_) => self.emit_unsupported(ssp, "inline assembly (not supported)".into()),
+        }
+    }
+
+    fn label_node(&mut self, name: &str) -> NodeIndex {
+        if let Some(n) = self.f.as_ref().and_then(|f| f.labels.get(name)) {
+            return *n;
+        }
+        let n = self.new_node();
+        if let Some(f) = &mut self.f {
+            f.labels.insert(name.to_string(), n);
+        }
+        n
+    }
+
+    fn loop_body(&mut self, body: &Node<Statement>, brk: NodeIndex, cont: NodeIndex) {
+        if let Some(f) = &mut self.f {
+            f.breaks.push(brk);
+            f.conts.push(cont);
+        }
+        self.stmt(body);
+        if let Some(f) = &mut self.f {
+            f.breaks.pop();
+            f.conts.pop();
+        }
+    }
+
+    /// Branches on `cond` from `cur` to `t`/`f`; an unsupported condition becomes one
+    /// Unsupported edge to a dead-end location.
+    fn branch_or_unsupported(&mut self, cond: &Node<Expression>, t: NodeIndex, f: NodeIndex) {
+        let snap = self.snap();
+        if let Err(m) = self.branch(cond, t, f, false) {
+            self.rollback(&snap);
+            self.emit_unsupported(sp(cond.span), m);
+        }
+    }
+
+    /// Lowers a condition to Assume edges (short-circuit operators become several edges).
+    fn branch(&mut self, e: &Node<Expression>, t: NodeIndex, f: NodeIndex, neg: bool) -> R<()> {
+        match &e.node {
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::LogicalAnd => {
+                let mid = self.new_node();
+                self.branch(&b.node.lhs, mid, f, neg)?;
+                self.cur = mid;
+                self.branch(&b.node.rhs, t, f, neg)
+            }
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::LogicalOr => {
+                let mid = self.new_node();
+                self.branch(&b.node.lhs, t, mid, neg)?;
+                self.cur = mid;
+                self.branch(&b.node.rhs, t, f, neg)
+            }
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Negate => {
+                self.branch(&u.node.operand, f, t, !neg)
+            }
+            Expression::Conditional(c) => {
+                let m1 = self.new_node();
+                let m2 = self.new_node();
+                self.branch(&c.node.condition, m1, m2, false)?;
+                self.cur = m1;
+                self.branch(&c.node.then_expression, t, f, neg)?;
+                self.cur = m2;
+                self.branch(&c.node.else_expression, t, f, neg)
+            }
+            Expression::Comma(v) if !v.is_empty() => {
+                let n = v.len();
+                for x in &v[..n - 1] {
+                    self.effect(x, self.stmt_sp)?;
+                }
+                self.branch(&v[n - 1], t, f, neg)
+            }
+            _ => {
+                let v = self.rv(e)?;
+                let esp = sp(e.span);
+                let src = self.text(esp);
+                let c = self.cur;
+                if self.pure_mode {
+                    return Err("condition in a constant expression".into());
+                }
+                let k = types::fold_i128(&v);
+                if k != Some(0) {
+                    self.add_edge(
+                        c,
+                        t,
+                        EdgeOp::Assume { cond: v.clone(), source_truth: !neg },
+                        Some(esp),
+                        if neg { format!("[!({src})]") } else { format!("[{src}]") },
+                    );
+                }
+                if k.is_none() || k == Some(0) {
+                    self.add_edge(
+                        c,
+                        f,
+                        EdgeOp::Assume { cond: types::not(v), source_truth: neg },
+                        Some(esp),
+                        if neg { format!("[{src}]") } else { format!("[!({src})]") },
+                    );
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn switch(&mut self, sw: &Node<SwitchStatement>, ssp: Sp) {
+        let exit = self.new_node();
+        // Collect this switch's labels.
+        let mut labels = Vec::new();
+        collect_cases(&sw.node.statement, &mut labels);
+        let mut map = HashMap::new();
+        for l in &labels {
+            let n = self.new_node();
+            map.insert(l.span.start, n);
+        }
+        self.stmt_sp = ssp;
+        let snap = self.snap();
+        let r = (|| -> R<()> {
+            let v = types::promote(self.rv(&sw.node.expression)?);
+            let vt = v.ty();
+            let vsrc = self.text(sp(sw.node.expression.span));
+            let mut default = None;
+            for l in &labels {
+                let target = map[&l.span.start];
+                let (cond, lsp, ltext) = match &l.node.label.node {
+                    Label::Default => {
+                        default = Some(target);
+                        continue;
+                    }
+                    Label::Case(ce) => {
+                        let k = self.pure(|b| b.rv(ce))?;
+                        (types::binary(BinOp::Eq, v.clone(), conv(k, vt)), sp(ce.span), self.text(sp(ce.span)))
+                    }
+                    Label::CaseRange(r) => {
+                        let lo = self.pure(|b| b.rv(&r.node.low))?;
+                        let hi = self.pure(|b| b.rv(&r.node.high))?;
+                        let a = types::binary(BinOp::Ge, v.clone(), conv(lo, vt));
+                        let b = types::binary(BinOp::Le, v.clone(), conv(hi, vt));
+                        (types::binary(BinOp::LogAnd, a, b), sp(r.span), self.text(sp(r.span)))
+                    }
+                    Label::Identifier(_) => continue,
+                };
+                let c = self.cur;
+                let next = self.new_node();
+                self.add_edge(
+                    c,
+                    target,
+                    EdgeOp::Assume { cond: cond.clone(), source_truth: true },
+                    Some(lsp),
+                    format!("[{vsrc} == {ltext}]"),
+                );
+                self.add_edge(
+                    c,
+                    next,
+                    EdgeOp::Assume { cond: types::not(cond), source_truth: false },
+                    Some(lsp),
+                    format!("[!({vsrc} == {ltext})]"),
+                );
+                self.cur = next;
+            }
+            let c = self.cur;
+            self.blank(c, default.unwrap_or(exit));
+            Ok(())
+        })();
+        if let Err(m) = r {
+            self.rollback(&snap);
+            self.emit_unsupported(sp(sw.node.expression.span), m);
+        }
+        // Body: reached only through the case labels.
+        self.cur = self.new_node();
+        if let Some(f) = &mut self.f {
+            f.cases.push(map);
+            f.breaks.push(exit);
+        }
+        self.stmt(&sw.node.statement);
+        if let Some(f) = &mut self.f {
+            f.cases.pop();
+            f.breaks.pop();
+        }
+        let c = self.cur;
+        self.blank(c, exit);
+        self.cur = exit;
+    }
+
+    // ----------------------------------------------------------------- expressions
+
+    fn var_expr(&self, name: &str) -> R<Either> {
+        match self.lookup(name) {
+            Some(Sym::Var(v, ty)) => match ty.to_ctype(self.dm) {
+                CType::Int(t) => Ok(Either::Expr(Expr::Var { var: *v, ty: t })),
+                CType::Array { elem, dims } => {
+                    let len = dims.iter().product();
+                    Ok(Either::Arr(ArrRef { var: *v, elem, rest: dims, acc: None, len }))
+                }
+                _ => Err(format!("use of `{name}` of type {} (not supported yet)", ty.describe(self.dm))),
+            },
+            Some(Sym::EnumConst(k)) => Ok(Either::Expr(Expr::int(*k))),
+            Some(Sym::Typedef(_)) => Err(format!("type name `{name}` used as a value")),
+            None => {
+                if self.func_ids.contains_key(name) || self.sigs.contains_key(name) {
+                    Err(format!("function `{name}` used as a value (function pointers are not supported yet)"))
+                } else {
+                    Err(format!("unknown identifier `{name}`"))
+                }
+            }
+        }
+    }
+
+    /// Lowers an array indexing / identifier to either a partially indexed array or a value.
+    fn place(&mut self, e: &Node<Expression>) -> R<Either> {
+        match &e.node {
+            Expression::Identifier(i) => self.var_expr(&i.node.name),
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                let base = self.place(&b.node.lhs)?;
+                let Either::Arr(mut a) = base else {
+                    return Err(format!(
+                        "indexing `{}` which is not an array (pointers are not supported yet)",
+                        self.text(sp(b.node.lhs.span))
+                    ));
+                };
+                let i = self.rv(&b.node.rhs)?;
+                let i = conv(types::promote(i), IntTy::LLONG);
+                let d = a.rest.remove(0);
+                let acc = match a.acc.take() {
+                    None => i,
+                    Some(prev) => {
+                        let m = types::binary(BinOp::Mul, prev, Expr::Const { bits: d, ty: IntTy::LLONG });
+                        types::binary(BinOp::Add, m, i)
+                    }
+                };
+                if a.rest.is_empty() {
+                    Ok(Either::Expr(Expr::Elem { var: a.var, index: Box::new(acc), len: a.len, ty: a.elem }))
+                } else {
+                    a.acc = Some(acc);
+                    Ok(Either::Arr(a))
+                }
+            }
+            _ => Ok(Either::Expr(self.rv(e)?)),
+        }
+    }
+
+    fn lv(&mut self, e: &Node<Expression>) -> R<Lvalue> {
+        match &e.node {
+            Expression::Identifier(_) | Expression::BinaryOperator(_) => {}
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
+                return Err(format!("pointer dereference `{}` (pointers are not supported yet)", self.text(sp(e.span))))
+            }
+            Expression::Member(_) => {
+                return Err(format!("member access `{}` (structs are not supported yet)", self.text(sp(e.span))))
+            }
+            _ => return Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span)))),
+        }
+        if let Expression::BinaryOperator(b) = &e.node {
+            if b.node.operator.node != BinaryOperator::Index {
+                return Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span))));
+            }
+        }
+        match self.place(e)? {
+            Either::Expr(Expr::Var { var, ty }) => Ok(Lvalue::Var { var, ty }),
+            Either::Expr(Expr::Elem { var, index, len, ty }) => Ok(Lvalue::Elem { var, index: *index, len, ty }),
+            Either::Arr(_) => Err(format!("assignment to array `{}` (not supported)", self.text(sp(e.span)))),
+            Either::Expr(_) => Err(format!("`{}` is not assignable", self.text(sp(e.span)))),
+        }
+    }
+
+    fn read(lv: &Lvalue) -> Expr {
+        match lv {
+            Lvalue::Var { var, ty } => Expr::Var { var: *var, ty: *ty },
+            Lvalue::Elem { var, index, len, ty } => {
+                Expr::Elem { var: *var, index: Box::new(index.clone()), len: *len, ty: *ty }
+            }
+        }
+    }
+
+    /// Lowers an expression whose value is unused.
+    fn effect(&mut self, e: &Node<Expression>, ssp: Sp) -> R<()> {
+        match &e.node {
+            Expression::Call(c) => self.call(c, None, ssp),
+            Expression::Comma(v) => {
+                for x in v.iter() {
+                    self.effect(x, ssp)?;
+                }
+                Ok(())
+            }
+            Expression::UnaryOperator(u)
+                if matches!(
+                    u.node.operator.node,
+                    UnaryOperator::PostIncrement
+                        | UnaryOperator::PreIncrement
+                        | UnaryOperator::PostDecrement
+                        | UnaryOperator::PreDecrement
+                ) =>
+            {
+                let inc = matches!(u.node.operator.node, UnaryOperator::PostIncrement | UnaryOperator::PreIncrement);
+                self.incdec(&u.node.operand, inc, sp(e.span))
+            }
+            Expression::BinaryOperator(b) if types::is_assign_op(&b.node.operator.node) => {
+                self.assign(e, b).map(|_| ())
+            }
+            Expression::Cast(c) => self.effect(&c.node.expression, ssp),
+            Expression::Conditional(c) if has_side_effects(&e.node) => {
+                let t = self.new_node();
+                let f = self.new_node();
+                let join = self.new_node();
+                self.branch(&c.node.condition, t, f, false)?;
+                self.cur = t;
+                self.effect(&c.node.then_expression, ssp)?;
+                let x = self.cur;
+                self.blank(x, join);
+                self.cur = f;
+                self.effect(&c.node.else_expression, ssp)?;
+                let x = self.cur;
+                self.blank(x, join);
+                self.cur = join;
+                Ok(())
+            }
+            Expression::BinaryOperator(b)
+                if matches!(b.node.operator.node, BinaryOperator::LogicalAnd | BinaryOperator::LogicalOr)
+                    && has_side_effects(&b.node.rhs.node) =>
+            {
+                let t = self.new_node();
+                self.branch(e, t, t, false)?;
+                self.cur = t;
+                Ok(())
+            }
+            _ => {
+                // Evaluate for side effects (hoisted calls); the value is dropped.
+                match self.place(e)? {
+                    Either::Expr(_) | Either::Arr(_) => Ok(()),
+                }
+            }
+        }
+    }
+
+    fn incdec(&mut self, operand: &Node<Expression>, inc: bool, esp: Sp) -> R<()> {
+        let lv = self.lv(operand)?;
+        let t = lv.ty();
+        let op = if inc { BinOp::Add } else { BinOp::Sub };
+        let v = types::binary(op, Self::read(&lv), Expr::int(1));
+        let _ = esp;
+        let text = self.text(self.stmt_sp);
+        self.emit(EdgeOp::Assign { lhs: lv, rhs: conv(v, t) }, self.stmt_sp, text)
+    }
+
+    /// Assignment or compound assignment; returns the value of the lhs afterwards.
+    fn assign(&mut self, _e: &Node<Expression>, b: &Node<BinaryOperatorExpression>) -> R<Expr> {
+        let ssp = self.stmt_sp;
+        let text = self.text(ssp);
+        if b.node.operator.node == BinaryOperator::Assign {
+            if let Expression::Call(c) = &b.node.rhs.node {
+                let lv = self.lv(&b.node.lhs)?;
+                self.call(c, Some(lv.clone()), ssp)?;
+                return Ok(Self::read(&lv));
+            }
+            let r = self.rv(&b.node.rhs)?;
+            let lv = self.lv(&b.node.lhs)?;
+            let t = lv.ty();
+            self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: conv(r, t) }, ssp, text)?;
+            return Ok(Self::read(&lv));
+        }
+        let op = types::map_binop(&b.node.operator.node).ok_or("unknown assignment operator")?;
+        let r = self.rv(&b.node.rhs)?;
+        let lv = self.lv(&b.node.lhs)?;
+        let t = lv.ty();
+        let v = types::binary(op, Self::read(&lv), r);
+        self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: conv(v, t) }, ssp, text)?;
+        Ok(Self::read(&lv))
+    }
+
+    /// Lowers an expression to a side-effect-free value, emitting edges for its side effects.
+    pub fn rv(&mut self, e: &Node<Expression>) -> R<Expr> {
+        let esp = sp(e.span);
+        match &e.node {
+            Expression::Identifier(_) => match self.place(e)? {
+                Either::Expr(x) => Ok(x),
+                Either::Arr(_) => {
+                    Err(format!("array `{}` used as a value (pointers are not supported yet)", self.text(esp)))
+                }
+            },
+            Expression::Constant(c) => match &c.node {
+                Constant::Integer(i) => types::integer_constant(i, self.dm),
+                Constant::Character(ch) => types::char_constant(ch),
+                Constant::Float(_) => {
+                    Err(format!("floating-point constant `{}` (floats are not supported yet)", self.text(esp)))
+                }
+            },
+            Expression::StringLiteral(_) => {
+                Err("string literal outside a char array initializer (not supported yet)".into())
+            }
+            Expression::Member(_) => Err(format!("member access `{}` (structs are not supported yet)", self.text(esp))),
+            Expression::Call(c) => {
+                let ty = self.call_result_type(c)?;
+                let tmp = self.new_temp(ty)?;
+                self.call(c, Some(Lvalue::Var { var: tmp, ty }), esp)?;
+                Ok(Expr::Var { var: tmp, ty })
+            }
+            Expression::SizeOfTy(t) => {
+                let ty = self.type_name(&t.node.0.node);
+                let n = ty
+                    .size(self.dm)
+                    .ok_or_else(|| format!("sizeof of type {} (not supported yet)", ty.describe(self.dm)))?;
+                Ok(Expr::Const { bits: n, ty: types::size_t(self.dm) })
+            }
+            Expression::SizeOfVal(v) => {
+                let n = self.sizeof_expr(&v.node.0)?;
+                Ok(Expr::Const { bits: n, ty: types::size_t(self.dm) })
+            }
+            Expression::AlignOf(t) => {
+                let ty = self.type_name(&t.node.0.node);
+                let n = ty.size(self.dm).ok_or("alignof of an unsupported type")?;
+                Ok(Expr::Const { bits: n.min(8), ty: types::size_t(self.dm) })
+            }
+            Expression::UnaryOperator(u) => {
+                let operand = &u.node.operand;
+                match u.node.operator.node {
+                    UnaryOperator::PreIncrement | UnaryOperator::PreDecrement => {
+                        let inc = u.node.operator.node == UnaryOperator::PreIncrement;
+                        self.incdec(operand, inc, esp)?;
+                        let lv = self.lv(operand)?;
+                        Ok(Self::read(&lv))
+                    }
+                    UnaryOperator::PostIncrement | UnaryOperator::PostDecrement => {
+                        let inc = u.node.operator.node == UnaryOperator::PostIncrement;
+                        let lv = self.lv(operand)?;
+                        let t = lv.ty();
+                        let tmp = self.new_temp(t)?;
+                        let text = self.text(esp);
+                        self.emit(
+                            EdgeOp::Assign { lhs: Lvalue::Var { var: tmp, ty: t }, rhs: Self::read(&lv) },
+                            self.stmt_sp,
+                            text,
+                        )?;
+                        self.incdec(operand, inc, esp)?;
+                        Ok(Expr::Var { var: tmp, ty: t })
+                    }
+                    UnaryOperator::Address => {
+                        Err(format!("address-of `{}` (pointers are not supported yet)", self.text(esp)))
+                    }
+                    UnaryOperator::Indirection => {
+                        Err(format!("pointer dereference `{}` (pointers are not supported yet)", self.text(esp)))
+                    }
+                    UnaryOperator::Plus => Ok(types::promote(self.rv(operand)?)),
+                    UnaryOperator::Minus => Ok(types::unary(UnOp::Neg, self.rv(operand)?)),
+                    UnaryOperator::Complement => Ok(types::unary(UnOp::BitNot, self.rv(operand)?)),
+                    UnaryOperator::Negate => Ok(types::unary(UnOp::LogNot, self.rv(operand)?)),
+                }
+            }
+            Expression::Cast(c) => {
+                let ty = self.type_name(&c.node.type_name.node);
+                match ty {
+                    Ty::Int(t) => Ok(conv(self.rv(&c.node.expression)?, t)),
+                    Ty::Void => Err("value of a cast to void used".into()),
+                    other => {
+                        Err(format!("cast to {} in `{}` (not supported yet)", other.describe(self.dm), self.text(esp)))
+                    }
+                }
+            }
+            Expression::BinaryOperator(b) => {
+                let bop = &b.node.operator.node;
+                if *bop == BinaryOperator::Index {
+                    return match self.place(e)? {
+                        Either::Expr(x) => Ok(x),
+                        Either::Arr(_) => {
+                            Err(format!("sub-array `{}` used as a value (not supported yet)", self.text(esp)))
+                        }
+                    };
+                }
+                if types::is_assign_op(bop) {
+                    return self.assign(e, b);
+                }
+                match types::map_binop(bop) {
+                    None => Err("unknown binary operator".into()),
+                    Some(op @ (BinOp::LogAnd | BinOp::LogOr)) => {
+                        if has_side_effects(&b.node.rhs.node) {
+                            return self.bool_temp(e);
+                        }
+                        let l = self.rv(&b.node.lhs)?;
+                        let r = self.rv(&b.node.rhs)?;
+                        Ok(types::binary(op, l, r))
+                    }
+                    Some(op) => {
+                        let l = self.rv(&b.node.lhs)?;
+                        let r = self.rv(&b.node.rhs)?;
+                        Ok(types::binary(op, l, r))
+                    }
+                }
+            }
+            Expression::Conditional(c) => {
+                let snap = self.snap();
+                let cond = self.rv(&c.node.condition)?;
+                let s2 = self.snap();
+                let t = self.rv(&c.node.then_expression)?;
+                let f = self.rv(&c.node.else_expression)?;
+                if !self.emitted_since(&s2) {
+                    return Ok(types::ite(cond, t, f));
+                }
+                let ty = types::common_ty(t.ty(), f.ty());
+                self.rollback(&snap);
+                let tmp = self.new_temp(ty)?;
+                let nt = self.new_node();
+                let nf = self.new_node();
+                let join = self.new_node();
+                self.branch(&c.node.condition, nt, nf, false)?;
+                for (n, x) in [(nt, &c.node.then_expression), (nf, &c.node.else_expression)] {
+                    self.cur = n;
+                    let v = self.rv(x)?;
+                    let text = self.text(sp(x.span));
+                    self.emit(
+                        EdgeOp::Assign { lhs: Lvalue::Var { var: tmp, ty }, rhs: conv(v, ty) },
+                        self.stmt_sp,
+                        text,
+                    )?;
+                    let cur = self.cur;
+                    self.blank(cur, join);
+                }
+                self.cur = join;
+                Ok(Expr::Var { var: tmp, ty })
+            }
+            Expression::Comma(v) => {
+                let n = v.len();
+                if n == 0 {
+                    return Err("empty comma expression".into());
+                }
+                for x in &v[..n - 1] {
+                    self.effect(x, self.stmt_sp)?;
+                }
+                self.rv(&v[n - 1])
+            }
+            Expression::CompoundLiteral(_) => Err("compound literal (not supported yet)".into()),
+            Expression::GenericSelection(_) => Err("_Generic (not supported yet)".into()),
+            Expression::OffsetOf(_) => Err("offsetof (structs are not supported yet)".into()),
+            Expression::VaArg(_) => Err("va_arg (not supported yet)".into()),
+            Expression::Statement(_) => Err("GNU statement expression (not supported yet)".into()),
+        }
+    }
+
+    /// `a && b` / `a || b` with side effects as a value: branches and an `int` temporary.
+    fn bool_temp(&mut self, e: &Node<Expression>) -> R<Expr> {
+        let tmp = self.new_temp(IntTy::INT)?;
+        let nt = self.new_node();
+        let nf = self.new_node();
+        let join = self.new_node();
+        self.branch(e, nt, nf, false)?;
+        let text = self.text(sp(e.span));
+        for (n, k) in [(nt, 1), (nf, 0)] {
+            self.cur = n;
+            self.emit(
+                EdgeOp::Assign { lhs: Lvalue::Var { var: tmp, ty: IntTy::INT }, rhs: Expr::int(k) },
+                self.stmt_sp,
+                text.clone(),
+            )?;
+            let c = self.cur;
+            self.blank(c, join);
+        }
+        self.cur = join;
+        Ok(Expr::Var { var: tmp, ty: IntTy::INT })
+    }
+
+    fn sizeof_expr(&mut self, e: &Node<Expression>) -> R<u64> {
+        if let Expression::Identifier(i) = &e.node {
+            if let Some(Sym::Var(_, ty)) = self.lookup(&i.node.name) {
+                let ty = ty.clone();
+                return ty
+                    .size(self.dm)
+                    .ok_or_else(|| format!("sizeof of type {} (not supported yet)", ty.describe(self.dm)));
+            }
+        }
+        if let Expression::StringLiteral(s) = &e.node {
+            return Ok(string_bytes(&s.node)?.len() as u64 + 1);
+        }
+        let r = self.pure(|b| match b.place(e)? {
+            Either::Expr(x) => Ok(x.ty().bits as u64 / 8),
+            Either::Arr(a) => Ok(a.rest.iter().product::<u64>() * (a.elem.bits as u64 / 8)),
+        });
+        r.map_err(|m| format!("sizeof: {m}"))
+    }
+
+    fn call_name<'b>(&self, c: &'b Node<CallExpression>) -> R<&'b str> {
+        match &c.node.callee.node {
+            Expression::Identifier(i) => Ok(&i.node.name),
+            _ => Err(format!(
+                "call through the expression `{}` (function pointers are not supported yet)",
+                self.text(sp(c.node.callee.span))
+            )),
+        }
+    }
+
+    fn call_result_type(&self, c: &Node<CallExpression>) -> R<IntTy> {
+        let name = self.call_name(c)?;
+        if let Some(r) = nondet_type(name, self.dm) {
+            return r;
+        }
+        match name {
+            "reach_error" | "__VERIFIER_error" | "__assert_fail" | "abort" | "exit" | "__VERIFIER_assume" => {
+                return Ok(IntTy::INT)
+            }
+            _ => {}
+        }
+        if OUTPUT_FUNCS.contains(&name) && !self.func_ids.contains_key(name) {
+            return Ok(IntTy::INT);
+        }
+        match self.sigs.get(name).map(|s| &s.ret) {
+            Some(Ty::Int(t)) => Ok(*t),
+            Some(Ty::Void) => Err(format!("value of the void function `{name}` used")),
+            Some(other) => Err(format!("call to `{name}` returning {} (not supported yet)", other.describe(self.dm))),
+            None if self.func_ids.contains_key(name) => Ok(IntTy::INT),
+            None => Err(format!("call to undefined function `{name}`")),
+        }
+    }
+
+    /// Lowers a call; `lhs` receives the result. `csp` is the span of the step.
+    fn call(&mut self, c: &Node<CallExpression>, lhs: Option<Lvalue>, csp: Sp) -> R<()> {
+        let name = self.call_name(c)?.to_string();
+        let args = &c.node.arguments;
+        let text = self.text(csp);
+        if self.pure_mode {
+            return Err(format!("call to `{name}` where a side-effect-free expression is needed"));
+        }
+        match name.as_str() {
+            "reach_error" | "__VERIFIER_error" => {
+                let kind = if name == "reach_error" { ErrorKind::ReachError } else { ErrorKind::VerifierError };
+                return self.emit(EdgeOp::Error { kind, function: name }, csp, text);
+            }
+            "__assert_fail" | "__assert_perror_fail" | "__assert" => {
+                return self.emit(EdgeOp::Error { kind: ErrorKind::AssertFail, function: name }, csp, text);
+            }
+            "abort" | "exit" | "_exit" | "_Exit" | "__VERIFIER_abort" => {
+                return self.emit(EdgeOp::Terminate { function: name }, csp, text);
+            }
+            "__VERIFIER_assume" => {
+                let [a] = &args[..] else {
+                    return Err("__VERIFIER_assume needs one argument".into());
+                };
+                let cond = self.rv(a)?;
+                return self.emit(EdgeOp::BuiltinAssume { cond }, csp, text);
+            }
+            "assert" if !self.func_ids.contains_key("assert") => {
+                let [a] = &args[..] else {
+                    return Err("assert needs one argument".into());
+                };
+                let ok = self.new_node();
+                let fail = self.new_node();
+                self.branch(a, ok, fail, false)?;
+                self.add_edge(
+                    fail,
+                    ok,
+                    EdgeOp::Error { kind: ErrorKind::AssertFail, function: "assert".into() },
+                    Some(csp),
+                    text,
+                );
+                self.cur = ok;
+                return Ok(());
+            }
+            _ => {}
+        }
+        let declared_nondet = match self.sigs.get(&name).map(|s| &s.ret) {
+            Some(Ty::Int(t)) if name.starts_with("__VERIFIER_nondet_") => Some(Ok(*t)),
+            _ => None,
+        };
+        if let Some(r) = nondet_type(&name, self.dm).or(declared_nondet) {
+            let ty = r?;
+            for a in args {
+                if has_side_effects(&a.node) {
+                    return Err(format!("argument with side effects in a call to `{name}` (not supported)"));
+                }
+            }
+            return self.emit(EdgeOp::NondetCall { function: name, lhs, ty }, csp, text);
+        }
+        if let Some(&id) = self.func_ids.get(&name) {
+            let ptys = self.func_param_tys[id.0 as usize].clone();
+            let f = self.cfa.function(id).clone();
+            if let Some(w) = &f.return_unsupported {
+                return Err(format!("call to `{name}` returning {w} (not supported yet)"));
+            }
+            if self.func_variadic[id.0 as usize] {
+                return Err(format!("call to the variadic function `{name}` (not supported yet)"));
+            }
+            if lhs.is_some() && f.return_ty.is_none() {
+                return Err(format!("value of the void function `{name}` used"));
+            }
+            if ptys.len() != args.len() {
+                return Err(format!("call to `{name}` with {} arguments, expected {}", args.len(), ptys.len()));
+            }
+            let mut vals = Vec::new();
+            for (i, (a, t)) in args.iter().zip(&ptys).enumerate() {
+                let Ty::Int(t) = t else {
+                    return Err(format!(
+                        "call to `{name}` whose parameter {} has type {} (not supported yet)",
+                        i + 1,
+                        t.describe(self.dm)
+                    ));
+                };
+                let v = self.rv(a)?;
+                vals.push(conv(v, *t));
+            }
+            return self.emit(EdgeOp::Call { callee: id, args: vals, lhs }, csp, text);
+        }
+        if OUTPUT_FUNCS.contains(&name.as_str()) {
+            for a in args {
+                if has_side_effects(&a.node) {
+                    return Err(format!("argument with side effects in a call to `{name}` (not supported)"));
+                }
+            }
+            return self.emit(EdgeOp::NondetCall { function: name, lhs, ty: IntTy::INT }, csp, text);
+        }
+        Err(format!("call to undefined function `{name}`"))
+    }
+}
+
+enum Either {
+    Expr(Expr),
+    Arr(ArrRef),
+}
+
+/// Array parameters are pointers; function parameters are function pointers.
+fn adjust_param(t: Ty) -> Ty {
+    match t {
+        Ty::Array(e, _) => Ty::Pointer(e),
+        Ty::Func(f) => Ty::Pointer(Box::new(Ty::Func(f))),
+        t => t,
+    }
+}
+
+fn collect_cases<'b>(s: &'b Node<Statement>, out: &mut Vec<&'b Node<LabeledStatement>>) {
+    match &s.node {
+        Statement::Labeled(l) => {
+            if !matches!(l.node.label.node, Label::Identifier(_)) {
+                out.push(l);
+            }
+            collect_cases(&l.node.statement, out);
+        }
+        Statement::Compound(items) => {
+            for it in items {
+                if let BlockItem::Statement(st) = &it.node {
+                    collect_cases(st, out);
+                }
+            }
+        }
+        Statement::If(i) => {
+            collect_cases(&i.node.then_statement, out);
+            if let Some(e) = &i.node.else_statement {
+                collect_cases(e, out);
+            }
+        }
+        Statement::While(w) => collect_cases(&w.node.statement, out),
+        Statement::DoWhile(w) => collect_cases(&w.node.statement, out),
+        Statement::For(f) => collect_cases(&f.node.statement, out),
+        _ => {}
+    }
+}
+
+/// Bytes of a (possibly concatenated) string literal, without the terminating NUL.
+pub fn string_bytes(parts: &[String]) -> R<Vec<u8>> {
+    let mut out = Vec::new();
+    for p in parts {
+        let body = p
+            .strip_prefix('"')
+            .and_then(|x| x.strip_suffix('"'))
+            .ok_or_else(|| format!("string literal {p} (wide strings are not supported)"))?;
+        for v in types::unescape(body)? {
+            out.push(v as u8);
+        }
+    }
+    Ok(out)
+}

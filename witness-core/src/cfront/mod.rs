@@ -1,0 +1,128 @@
+//! C front end: parses a C program with lang-c and builds its [`Cfa`]; lowers witness
+//! assumption expressions into the same IR.
+//!
+//! * [`preprocess`]: comment blanking (exact offsets) or `gcc -E` with line mapping.
+//! * [`types`]: C types, integer conversions, typed IR construction.
+//! * [`lower`]: AST → CFA.
+//! * [`assumption`]: witness assumptions → [`Expr`].
+
+use std::path::Path;
+
+use crate::cfa::{Cfa, DataModel, Expr, FuncId, IntTy};
+use crate::error::InputError;
+
+mod assumption;
+mod lower;
+mod preprocess;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+/// A parsed program.
+#[derive(Debug)]
+pub struct Program {
+    pub cfa: Cfa,
+    /// The file as given.
+    pub source: String,
+    /// Non-fatal problems (e.g. preprocessing without `-m32`).
+    pub warnings: Vec<String>,
+}
+
+/// Stack size for parsing and lowering (lang-c's PEG parser recurses deeply).
+const STACK: usize = 256 << 20;
+
+/// Builds the CFA of a C program. Reads nothing itself: `text` is the file content, `path` is
+/// used for messages and for `gcc -E` (include directory).
+pub fn build_program(path: &Path, text: &str, data_model: DataModel) -> Result<Program, InputError> {
+    let path_buf = path.to_path_buf();
+    let text_owned = text.to_string();
+    let handle = std::thread::Builder::new()
+        .name("cfront".into())
+        .stack_size(STACK)
+        .spawn(move || build_inner(&path_buf, &text_owned, data_model));
+    let handle = match handle {
+        Ok(h) => h,
+        Err(e) => return Err(InputError::invalid(path, format!("cannot start parser thread: {e}"))),
+    };
+    match handle.join() {
+        Ok(r) => r,
+        Err(_) => Err(InputError::invalid(path, "internal error in the C front end")),
+    }
+}
+
+fn build_inner(path: &Path, text: &str, dm: DataModel) -> Result<Program, InputError> {
+    let prepared = preprocess::prepare(path, text, dm)?;
+    let config = lang_c::driver::Config::with_gcc();
+    let unit = match lang_c::driver::parse_preprocessed(&config, prepared.text.clone()) {
+        Ok(u) => u.unit,
+        Err(e) => {
+            let (line, col) = prepared.error_position(e.offset);
+            let mut exp: Vec<&str> = e.expected.iter().copied().collect();
+            exp.sort_unstable();
+            let found = prepared.text.get(e.offset..).and_then(|r| r.chars().next());
+            let found = match found {
+                Some(c) => format!("unexpected `{}`", c.escape_default()),
+                None => "unexpected end of file".into(),
+            };
+            let list = exp.iter().take(12).map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", ");
+            let more = if exp.len() > 12 { ", …" } else { "" };
+            return Err(InputError::malformed(
+                path,
+                line,
+                col,
+                format!("C syntax error: {found}, expected {list}{more}"),
+            ));
+        }
+    };
+    let mut b = lower::Builder::new(&prepared, text, dm);
+    if let Err(m) = b.translation_unit(&unit) {
+        return Err(InputError::invalid(path, m));
+    }
+    let mut warnings = prepared.warnings.clone();
+    warnings.append(&mut b.warnings);
+    let cfa = b.cfa;
+    Ok(Program { cfa, source: text.to_string(), warnings })
+}
+
+/// Where a witness assumption is evaluated.
+#[derive(Debug, Clone, Default)]
+pub struct AssumptionScope {
+    /// Function whose locals are visible (`None`: globals only).
+    pub function: Option<FuncId>,
+    /// Byte offset of the matched step, to choose among shadowing declarations.
+    pub offset: Option<usize>,
+    /// Type of `\result`.
+    pub result_ty: Option<IntTy>,
+}
+
+/// Lowers one witness assumption string (may hold several `;`-separated expressions) to one
+/// boolean-ish Expr per conjunct (evaluate `!= 0`), or an error message per conjunct that
+/// cannot be used (parse error, unknown identifier, unsupported type).
+pub fn lower_assumption(cfa: &Cfa, text: &str, scope: &AssumptionScope) -> Vec<Result<Expr, String>> {
+    let pieces = assumption::split(text);
+    if pieces.is_empty() {
+        return Vec::new();
+    }
+    let work = || pieces.iter().map(|p| assumption::lower_one(cfa, p, scope)).collect::<Vec<_>>();
+    // Small inputs run inline; deep nesting needs a big stack.
+    if text.len() < 2000 {
+        return work();
+    }
+    std::thread::scope(|s| match std::thread::Builder::new().stack_size(64 << 20).spawn_scoped(s, work) {
+        Ok(h) => h.join().unwrap_or_else(|_| vec![Err("internal error lowering the assumption".into())]),
+        Err(e) => vec![Err(format!("cannot start thread: {e}"))],
+    })
+}
+
+/// Result type of a function by name (defined functions, declared externs, and the
+/// `__VERIFIER_nondet_*` table), for `\result`.
+pub fn function_result_type(cfa: &Cfa, name: &str) -> Option<IntTy> {
+    if let Some(f) = cfa.function_by_name(name) {
+        return cfa.function(f).return_ty;
+    }
+    if let Some(Ok(t)) = lower::nondet_type(name, cfa.data_model) {
+        return Some(t);
+    }
+    cfa.externs.iter().find(|e| e.name == name).and_then(|e| e.return_ty)
+}

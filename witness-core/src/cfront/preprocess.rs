@@ -1,0 +1,376 @@
+//! Preparing the program text for lang-c: blanking comments (offset-preserving) or running
+//! `gcc -E`, and mapping positions in the parsed text back to the original file.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::cfa::{DataModel, SourceSpan};
+use crate::error::InputError;
+
+/// The text lang-c parses, and how to map its offsets back to the given file.
+pub struct Prepared {
+    /// Text handed to lang-c.
+    pub text: String,
+    /// Offsets in `text` are offsets in the original file.
+    pub exact: bool,
+    /// For `gcc -E` output: per line of `text`, the original line (1-based) or `None` when the
+    /// line comes from another file (header) or is a linemarker.
+    line_map: Vec<Option<u32>>,
+    /// Start offsets of the lines of `text`.
+    text_line_starts: Vec<usize>,
+    /// Start offsets of the lines of the original file.
+    orig_line_starts: Vec<usize>,
+    orig_len: usize,
+    pub warnings: Vec<String>,
+}
+
+pub fn line_starts(text: &str) -> Vec<usize> {
+    let mut v = vec![0];
+    for (i, b) in text.bytes().enumerate() {
+        if b == b'\n' {
+            v.push(i + 1);
+        }
+    }
+    v
+}
+
+/// Index of the line containing `offset` (0-based) given line start offsets.
+fn line_index(starts: &[usize], offset: usize) -> usize {
+    match starts.binary_search(&offset) {
+        Ok(i) => i,
+        Err(i) => i.saturating_sub(1),
+    }
+}
+
+impl Prepared {
+    /// Maps a half-open byte range of the parsed text to a span of the original file.
+    /// `None` when the range lies outside the original file (headers).
+    pub fn span(&self, start: usize, end: usize) -> Option<SourceSpan> {
+        if start == usize::MAX || end < start {
+            return None;
+        }
+        let last = if end > start { end - 1 } else { start };
+        if self.exact {
+            if start >= self.orig_len.max(1) && self.orig_len > 0 {
+                return None;
+            }
+            let last = last.min(self.orig_len.saturating_sub(1));
+            let sl = line_index(&self.orig_line_starts, start) as u32 + 1;
+            let el = line_index(&self.orig_line_starts, last) as u32 + 1;
+            return Some(SourceSpan { start_line: sl, end_line: el, start_offset: start, end_offset: last });
+        }
+        let (sl, sc) = self.map_offset(start)?;
+        let (el, ec) = match self.map_offset(last) {
+            Some(x) if x.0 >= sl => x,
+            _ => (sl, sc),
+        };
+        let off = |line: u32, col: usize| -> usize {
+            let i = (line as usize).saturating_sub(1);
+            let ls = self.orig_line_starts.get(i).copied().unwrap_or(self.orig_len);
+            let le = self.orig_line_starts.get(i + 1).map(|x| x.saturating_sub(1)).unwrap_or(self.orig_len);
+            (ls + col).min(le.max(ls))
+        };
+        let so = off(sl, sc);
+        let eo = off(el, ec).max(so);
+        Some(SourceSpan { start_line: sl, end_line: el, start_offset: so, end_offset: eo })
+    }
+
+    /// Original (line, 0-based column) of an offset of the parsed text.
+    fn map_offset(&self, offset: usize) -> Option<(u32, usize)> {
+        let i = line_index(&self.text_line_starts, offset);
+        let line = (*self.line_map.get(i)?)?;
+        Some((line, offset - self.text_line_starts[i]))
+    }
+
+    /// Original 1-based (line, column) of an offset of the parsed text, for error messages.
+    pub fn error_position(&self, offset: usize) -> (u32, u32) {
+        if self.exact {
+            let l = line_index(&self.orig_line_starts, offset);
+            let col = offset.saturating_sub(self.orig_line_starts[l]) + 1;
+            return (l as u32 + 1, col as u32);
+        }
+        match self.map_offset(offset) {
+            Some((l, c)) => (l, c as u32 + 1),
+            None => {
+                let i = line_index(&self.text_line_starts, offset);
+                // Look backwards for the last mapped line (the #include that pulled in the header).
+                let l = self.line_map[..=i.min(self.line_map.len().saturating_sub(1))]
+                    .iter()
+                    .rev()
+                    .find_map(|x| *x)
+                    .unwrap_or(1);
+                (l, 1)
+            }
+        }
+    }
+}
+
+/// Overwrites comments and a UTF-8 BOM with spaces, keeping newlines and every byte offset.
+pub fn blank_comments(text: &str) -> String {
+    let mut b: Vec<u8> = text.as_bytes().to_vec();
+    let n = b.len();
+    let mut i = 0;
+    if b.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        b[0] = b' ';
+        b[1] = b' ';
+        b[2] = b' ';
+        i = 3;
+    }
+    while i < n {
+        match b[i] {
+            b'"' | b'\'' => {
+                let q = b[i];
+                i += 1;
+                while i < n && b[i] != q && b[i] != b'\n' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'/' if i + 1 < n && b[i + 1] == b'/' => {
+                while i < n && b[i] != b'\n' {
+                    if b[i] == b'\\' && i + 1 < n && b[i + 1] == b'\n' {
+                        b[i] = b' ';
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == b'\\' && i + 2 < n && b[i + 1] == b'\r' && b[i + 2] == b'\n' {
+                        b[i] = b' ';
+                        b[i + 1] = b' ';
+                        i += 3;
+                        continue;
+                    }
+                    b[i] = b' ';
+                    i += 1;
+                }
+            }
+            b'/' if i + 1 < n && b[i + 1] == b'*' => {
+                b[i] = b' ';
+                b[i + 1] = b' ';
+                i += 2;
+                while i < n && !(b[i] == b'*' && i + 1 < n && b[i + 1] == b'/') {
+                    if b[i] != b'\n' {
+                        b[i] = b' ';
+                    }
+                    i += 1;
+                }
+                if i < n {
+                    b[i] = b' ';
+                    if i + 1 < n {
+                        b[i + 1] = b' ';
+                    }
+                    i += 2;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    // Only ASCII bytes of comments were replaced by spaces and multi-byte sequences inside
+    // comments were replaced entirely, so the result is still UTF-8; be defensive anyway.
+    String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Whether a (comment-blanked) text has preprocessor directives that need `gcc -E`.
+/// Linemarkers (`# 12 "file"`) and `#pragma` are not counted.
+pub fn has_directives(blanked: &str) -> bool {
+    blanked.lines().any(|l| {
+        let t = l.trim_start();
+        let Some(rest) = t.strip_prefix('#') else {
+            return false;
+        };
+        let rest = rest.trim_start();
+        let word: String = rest.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+        !word.is_empty() && word != "pragma" && word != "ident"
+    })
+}
+
+/// Replaces `#pragma`/`#ident` lines (which lang-c cannot parse) by spaces.
+fn blank_pragmas(text: &mut String) {
+    if !text.contains("#pragma") && !text.contains("#ident") && !text.contains("# pragma") {
+        return;
+    }
+    let mut out = String::with_capacity(text.len());
+    for l in text.split_inclusive('\n') {
+        let t = l.trim_start();
+        let is_pragma = t.strip_prefix('#').map(|r| {
+            let r = r.trim_start();
+            r.starts_with("pragma") || r.starts_with("ident")
+        });
+        if is_pragma == Some(true) {
+            for c in l.chars() {
+                if c == '\n' || c == '\r' {
+                    out.push(c);
+                } else {
+                    for _ in 0..c.len_utf8() {
+                        out.push(' ');
+                    }
+                }
+            }
+        } else {
+            out.push_str(l);
+        }
+    }
+    *text = out;
+}
+
+/// Prepares `text` for parsing.
+pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, InputError> {
+    let blanked = blank_comments(text);
+    let orig_line_starts = line_starts(text);
+    if !has_directives(&blanked) {
+        let mut t = blanked;
+        blank_pragmas(&mut t);
+        return Ok(Prepared {
+            text_line_starts: Vec::new(),
+            line_map: Vec::new(),
+            text: t,
+            exact: true,
+            orig_line_starts,
+            orig_len: text.len(),
+            warnings: Vec::new(),
+        });
+    }
+    let mut warnings = Vec::new();
+    let out = match run_gcc(path, text, dm == DataModel::Ilp32) {
+        Ok(o) => o,
+        Err(GccError::Failed(msg)) if dm == DataModel::Ilp32 && looks_like_multilib(&msg) => {
+            warnings.push(
+                "gcc -m32 failed (32-bit headers missing?); preprocessed without -m32, header types may be LP64"
+                    .to_string(),
+            );
+            run_gcc(path, text, false).map_err(|e| gcc_error(path, e))?
+        }
+        Err(e) => return Err(gcc_error(path, e)),
+    };
+    let mut out = out;
+    blank_pragmas(&mut out);
+    let text_line_starts = line_starts(&out);
+    let line_map = build_line_map(&out);
+    Ok(Prepared {
+        text: out,
+        exact: false,
+        line_map,
+        text_line_starts,
+        orig_line_starts,
+        orig_len: text.len(),
+        warnings,
+    })
+}
+
+fn looks_like_multilib(msg: &str) -> bool {
+    msg.contains("No such file") || msg.contains("gnu/stubs-32") || msg.contains("fatal error")
+}
+
+enum GccError {
+    Spawn(String),
+    Failed(String),
+}
+
+fn gcc_error(path: &Path, e: GccError) -> InputError {
+    match e {
+        GccError::Spawn(m) => InputError::invalid(path, format!("cannot run gcc to preprocess the program: {m}")),
+        GccError::Failed(msg) => {
+            // First line like `<stdin>:3:10: fatal error: foo.h: No such file or directory`.
+            for l in msg.lines() {
+                if let Some(rest) = l.strip_prefix("<stdin>:") {
+                    let mut it = rest.splitn(3, ':');
+                    let line = it.next().and_then(|x| x.trim().parse::<u32>().ok());
+                    let col = it.next().and_then(|x| x.trim().parse::<u32>().ok());
+                    if let (Some(line), Some(col)) = (line, col) {
+                        let m = it.next().unwrap_or("").trim().to_string();
+                        return InputError::malformed(path, line, col, format!("preprocessor: {m}"));
+                    }
+                }
+            }
+            let first = msg.lines().next().unwrap_or("gcc -E failed").to_string();
+            InputError::malformed(path, 1, 1, format!("preprocessor: {first}"))
+        }
+    }
+}
+
+fn run_gcc(path: &Path, text: &str, m32: bool) -> Result<String, GccError> {
+    let mut cmd = Command::new("gcc");
+    cmd.arg("-E").arg("-x").arg("c");
+    if m32 {
+        cmd.arg("-m32");
+    }
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() {
+            cmd.arg("-iquote").arg(dir);
+        }
+    }
+    cmd.arg("-");
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| GccError::Spawn(e.to_string()))?;
+    let mut stdin = child.stdin.take().ok_or_else(|| GccError::Spawn("no stdin".into()))?;
+    let input = text.as_bytes().to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().map_err(|e| GccError::Spawn(e.to_string()))?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return Err(GccError::Failed(String::from_utf8_lossy(&out.stderr).into_owned()));
+    }
+    String::from_utf8(out.stdout).map_err(|_| GccError::Failed("gcc -E output is not UTF-8".into()))
+}
+
+/// Per line of gcc output: the line of `<stdin>` it comes from (None for headers/markers).
+fn build_line_map(out: &str) -> Vec<Option<u32>> {
+    let mut map = Vec::new();
+    let mut in_main = true;
+    let mut line: u32 = 1;
+    for l in out.split('\n') {
+        if let Some((n, file)) = parse_marker(l) {
+            in_main = file == "<stdin>";
+            line = n;
+            map.push(None);
+            continue;
+        }
+        map.push(if in_main { Some(line) } else { None });
+        line = line.saturating_add(1);
+    }
+    map
+}
+
+fn parse_marker(l: &str) -> Option<(u32, &str)> {
+    let r = l.strip_prefix('#')?;
+    let r = r.trim_start();
+    let r = r.strip_prefix("line").map(|x| x.trim_start()).unwrap_or(r);
+    let end = r.find(|c: char| !c.is_ascii_digit())?;
+    if end == 0 {
+        return None;
+    }
+    let n: u32 = r[..end].parse().ok()?;
+    let r = r[end..].trim_start().strip_prefix('"')?;
+    let close = r.find('"')?;
+    Some((n, &r[..close]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blanking_keeps_offsets() {
+        let t = "int x; // c\n/* a\n b */ char *s = \"//no\"; char c = '/'; /**/\n";
+        let b = blank_comments(t);
+        assert_eq!(b.len(), t.len());
+        assert_eq!(b.matches('\n').count(), t.matches('\n').count());
+        assert!(b.contains("\"//no\""));
+        assert!(!b.contains("/*"));
+        assert!(!has_directives(&b));
+        assert!(has_directives("  #  include <stdio.h>\n"));
+        assert!(!has_directives("# 1 \"x.c\"\n"));
+        assert!(!has_directives(&blank_comments("// #include <x>\n")));
+    }
+
+    #[test]
+    fn markers() {
+        assert_eq!(parse_marker("# 12 \"<stdin>\" 2"), Some((12, "<stdin>")));
+        assert_eq!(parse_marker("#pragma x"), None);
+    }
+}

@@ -1,0 +1,568 @@
+//! Tests of the C front end.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::cfa::*;
+
+fn build(src: &str) -> Cfa {
+    build_dm(src, DataModel::Lp64)
+}
+
+fn build_dm(src: &str, dm: DataModel) -> Cfa {
+    match build_program(Path::new("test.c"), src, dm) {
+        Ok(p) => p.cfa,
+        Err(e) => panic!("build failed: {e}"),
+    }
+}
+
+fn fixture(name: &str) -> String {
+    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/c")).join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn ty(t: IntTy) -> String {
+    t.describe()
+}
+
+/// Compact rendering of an expression: `x:int32`, `(int32)e`, `(a + b)`.
+fn pe(cfa: &Cfa, e: &Expr) -> String {
+    match e {
+        Expr::Const { bits, ty: t } => {
+            format!("{}:{}", crate::cfront::types::value_of(*bits, *t), ty(*t))
+        }
+        Expr::Var { var, .. } => cfa.var(*var).name.clone(),
+        Expr::Elem { var, index, len, .. } => format!("{}[{}]/{len}", cfa.var(*var).name, pe(cfa, index)),
+        Expr::Unary { op, arg, .. } => format!("{op:?}({})", pe(cfa, arg)),
+        Expr::Binary { op, lhs, rhs, ty: t } => format!("({} {op:?} {}):{}", pe(cfa, lhs), pe(cfa, rhs), ty(*t)),
+        Expr::Cast { arg, to } => format!("({}){}", ty(*to), pe(cfa, arg)),
+        Expr::Ite { cond, then, els, .. } => format!("({} ? {} : {})", pe(cfa, cond), pe(cfa, then), pe(cfa, els)),
+        Expr::WitnessResult { ty: t } => format!("\\result:{}", ty(*t)),
+    }
+}
+
+fn plv(cfa: &Cfa, l: &Lvalue) -> String {
+    match l {
+        Lvalue::Var { var, .. } => cfa.var(*var).name.clone(),
+        Lvalue::Elem { var, index, .. } => format!("{}[{}]", cfa.var(*var).name, pe(cfa, index)),
+    }
+}
+
+fn pop(cfa: &Cfa, op: &EdgeOp) -> String {
+    match op {
+        EdgeOp::Declare { var, init } => format!(
+            "decl {}{}",
+            cfa.var(*var).name,
+            match init {
+                None => String::new(),
+                Some(Init::Scalar(e)) => format!(" = {}", pe(cfa, e)),
+                Some(Init::Zero) => " = 0".into(),
+                Some(Init::Array(v)) => {
+                    format!(
+                        " = {{{}}}",
+                        v.iter().map(|(i, e)| format!("{i}:{}", pe(cfa, e))).collect::<Vec<_>>().join(",")
+                    )
+                }
+            }
+        ),
+        EdgeOp::Assign { lhs, rhs } => format!("{} := {}", plv(cfa, lhs), pe(cfa, rhs)),
+        EdgeOp::Assume { cond, source_truth } => {
+            format!("assume {} {}", pe(cfa, cond), source_truth)
+        }
+        EdgeOp::BuiltinAssume { cond } => format!("builtin_assume {}", pe(cfa, cond)),
+        EdgeOp::Call { callee, args, lhs } => format!(
+            "{}call {}({})",
+            lhs.as_ref().map(|l| format!("{} := ", plv(cfa, l))).unwrap_or_default(),
+            cfa.function(*callee).name,
+            args.iter().map(|a| pe(cfa, a)).collect::<Vec<_>>().join(", ")
+        ),
+        EdgeOp::NondetCall { function, lhs, ty: t } => format!(
+            "{}nondet {function}:{}",
+            lhs.as_ref().map(|l| format!("{} := ", plv(cfa, l))).unwrap_or_default(),
+            ty(*t)
+        ),
+        EdgeOp::Return { value } => format!("return {}", value.as_ref().map(|v| pe(cfa, v)).unwrap_or_default()),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Non-blank edges of the CFA in insertion order: `from->to L1-L2@o1-o2 op | text`.
+fn compact(cfa: &Cfa) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in cfa.graph.edge_indices() {
+        let (a, b) = cfa.graph.edge_endpoints(e).unwrap();
+        let ed = &cfa.graph[e];
+        if matches!(ed.op, EdgeOp::Blank) {
+            continue;
+        }
+        let sp = ed.span.map(|s| format!("{}-{}@{}-{}", s.start_line, s.end_line, s.start_offset, s.end_offset));
+        out.push(format!("{}->{} {} {} | {}", a.index(), b.index(), sp.unwrap_or_default(), pop(cfa, &ed.op), ed.text));
+    }
+    out
+}
+
+fn edges(cfa: &Cfa) -> Vec<&CfaEdge> {
+    cfa.graph.edge_indices().map(|e| &cfa.graph[e]).collect()
+}
+
+fn var_named(cfa: &Cfa, name: &str) -> VarId {
+    VarId(cfa.vars.iter().position(|v| v.name == name).unwrap_or_else(|| panic!("no var {name}")) as u32)
+}
+
+#[test]
+fn dump_fixtures() {
+    for f in ["basic.c", "control.c", "exprs.c", "arrays.c", "unsupported.c", "shadow.c"] {
+        let cfa = build(&fixture(f));
+        if std::env::var("CFRONT_DUMP").is_ok() {
+            eprintln!("== {f}\n{}", compact(&cfa).join("\n"));
+        }
+    }
+}
+
+fn corpus_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for d in rd.flatten() {
+        let p = d.path();
+        if p.is_dir() {
+            if let Ok(rd2) = std::fs::read_dir(&p) {
+                for f in rd2.flatten() {
+                    let fp = f.path();
+                    if matches!(fp.extension().and_then(|x| x.to_str()), Some("c" | "i")) {
+                        out.push(fp);
+                    }
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn whole_corpus_builds() {
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for dir in [
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus-scale"),
+    ] {
+        for f in corpus_files(Path::new(dir)) {
+            let text = match std::fs::read(&f) {
+                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                Err(_) => continue,
+            };
+            for dm in [DataModel::Ilp32, DataModel::Lp64] {
+                n += 1;
+                match build_program(&f, &text, dm) {
+                    Ok(p) => {
+                        if std::env::var("CFRONT_DUMP").is_ok() {
+                            let uns: Vec<String> = edges(&p.cfa)
+                                .iter()
+                                .filter_map(|e| match &e.op {
+                                    EdgeOp::Unsupported { what } => Some(what.clone()),
+                                    _ => None,
+                                })
+                                .collect();
+                            if dm == DataModel::Lp64 && !uns.is_empty() {
+                                eprintln!("{}: {} unsupported: {:?}", f.display(), uns.len(), &uns[..uns.len().min(4)]);
+                            }
+                        }
+                    }
+                    Err(e) => failures.push(format!("{} ({}): {e}", f.display(), dm.name())),
+                }
+            }
+        }
+    }
+    eprintln!("built {n} program/data-model pairs");
+    assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
+}
+
+fn find(cfa: &Cfa, pred: impl Fn(&CfaEdge) -> bool) -> Vec<&CfaEdge> {
+    edges(cfa).into_iter().filter(|e| pred(e)).collect()
+}
+
+fn by_text<'c>(cfa: &'c Cfa, text: &str) -> Vec<&'c CfaEdge> {
+    find(cfa, |e| e.text == text)
+}
+
+fn span(e: &CfaEdge) -> (u32, u32, usize, usize) {
+    let s = e.span.expect("edge has a span");
+    (s.start_line, s.end_line, s.start_offset, s.end_offset)
+}
+
+#[test]
+fn basic_edges_and_spans() {
+    let src = fixture("basic.c");
+    let cfa = build(&src);
+    assert!(cfa.offsets_exact);
+    // One edge for `int x = __VERIFIER_nondet_int();` with the whole declaration as span.
+    let e = by_text(&cfa, "int x = __VERIFIER_nondet_int();");
+    assert_eq!(e.len(), 1);
+    let (l1, l2, o1, o2) = span(e[0]);
+    assert_eq!((l1, l2), (7, 7));
+    assert_eq!(&src[o1..=o2], "int x = __VERIFIER_nondet_int();");
+    let EdgeOp::NondetCall { lhs: Some(Lvalue::Var { var, .. }), ty, .. } = &e[0].op else { panic!() };
+    assert_eq!(cfa.var(*var).name, "x");
+    assert_eq!(*ty, IntTy::INT);
+    // Branch edges: condition only, both polarities.
+    let t = by_text(&cfa, "[x == 42]");
+    let f = by_text(&cfa, "[!(x == 42)]");
+    assert_eq!((t.len(), f.len()), (2, 2));
+    let (_, _, o1, o2) = span(t[0]);
+    assert_eq!(&src[o1..=o2], "x == 42");
+    assert!(matches!(t[0].op, EdgeOp::Assume { source_truth: true, .. }));
+    assert!(matches!(&f[0].op, EdgeOp::Assume { source_truth: false, cond: Expr::Unary { op: UnOp::LogNot, .. } }));
+    // Statement spans include the `;`.
+    let a = by_text(&cfa, "y = 0;");
+    let (_, _, o1, o2) = span(a[0]);
+    assert_eq!(&src[o1..=o2], "y = 0;");
+    // Call of a defined function: one Call edge with lhs.
+    let c = by_text(&cfa, "y = inc(x);");
+    assert!(matches!(&c[0].op, EdgeOp::Call { lhs: Some(_), args, .. } if args.len() == 1));
+    // The while condition location is a loop head.
+    let w = by_text(&cfa, "[y > 0]");
+    let src_node = cfa
+        .graph
+        .edge_endpoints(cfa.graph.edge_indices().find(|&i| cfa.graph[i].text == "[y > 0]").unwrap())
+        .unwrap()
+        .0;
+    assert!(cfa.graph[src_node].loop_head);
+    assert_eq!(w.len(), 1);
+    // Error edge and implicit return at `}`.
+    assert_eq!(find(&cfa, |e| matches!(e.op, EdgeOp::Error { kind: ErrorKind::ReachError, .. })).len(), 1);
+    let rets = find(&cfa, |e| e.text == "}");
+    assert!(rets.iter().all(|e| matches!(e.op, EdgeOp::Return { value: None })));
+    // Program start: span of main's header, leads into main's entry.
+    let start = cfa.graph.edges(cfa.start).next().unwrap();
+    assert!(matches!(start.weight().op, EdgeOp::ProgramStart));
+    let (_, _, o1, o2) = span(start.weight());
+    assert_eq!(&src[o1..=o2], "int main()");
+    assert_eq!(petgraph::visit::EdgeRef::target(&start), cfa.function(cfa.main).entry);
+    // Globals.
+    assert_eq!(cfa.global_inits.len(), 1);
+    assert!(matches!(&cfa.global_inits[0].1, Init::Scalar(Expr::Const { bits: 3, .. })));
+    // Parameter and block visibility.
+    let x = var_named(&cfa, "x");
+    assert_eq!(&src[cfa.var(x).visible.0..cfa.var(x).visible.0 + 3], "int");
+    assert_eq!(cfa.var(x).visible.1, src.rfind('}').unwrap() + 1);
+}
+
+#[test]
+fn switch_goto_loops() {
+    let src = fixture("control.c");
+    let cfa = build(&src);
+    let c1 = by_text(&cfa, "[a == 1]");
+    assert_eq!(c1.len(), 1);
+    let (_, _, o1, o2) = span(c1[0]);
+    assert_eq!(&src[o1..=o2], "1");
+    assert_eq!(by_text(&cfa, "[!(a == 2)]").len(), 1);
+    // Fall-through from case 1's body into case 2's body: `s = 1;` reaches `s += 2;`.
+    let g = &cfa.graph;
+    let idx = |t: &str| g.edge_indices().find(|&i| g[i].text == t).unwrap_or_else(|| panic!("{t}"));
+    let after_s1 = g.edge_endpoints(idx("s = 1;")).unwrap().1;
+    let s2_src = g.edge_endpoints(idx("s += 2;")).unwrap().0;
+    assert!(petgraph::algo::has_path_connecting(g, after_s1, s2_src, None));
+    // default reached when no case matches.
+    let not2 = g.edge_endpoints(idx("[!(a == 2)]")).unwrap().1;
+    let s9 = g.edge_endpoints(idx("s = 9;")).unwrap().0;
+    assert!(petgraph::algo::has_path_connecting(g, not2, s9, None));
+    // for: init, head (loop head), step.
+    assert_eq!(by_text(&cfa, "int i = 0;").len(), 1);
+    let head = g.edge_endpoints(idx("[i < 10]")).unwrap().0;
+    assert!(g[head].loop_head);
+    assert_eq!(by_text(&cfa, "i++").len(), 1);
+    // while(1): a single Assume edge into the body.
+    assert!(matches!(by_text(&cfa, "[1]")[0].op, EdgeOp::Assume { source_truth: true, .. }));
+    // goto backward: `goto again;` leads back to the test of `s < 0`.
+    let goto = g.edge_endpoints(idx("goto again;")).unwrap().1;
+    let test = g.edge_endpoints(idx("[s < 0]")).unwrap().0;
+    assert!(petgraph::algo::has_path_connecting(g, goto, test, None));
+    // ERROR label.
+    let el = find(&cfa, |e| matches!(e.op, EdgeOp::Error { kind: ErrorKind::ErrorLabel, .. }));
+    assert_eq!(el.len(), 1);
+    let (l1, _, _, _) = span(el[0]);
+    assert_eq!(l1, 31);
+    let goto_err = g.edge_endpoints(idx("goto ERROR;")).unwrap().1;
+    let err_src = g
+        .edge_endpoints(
+            g.edge_indices().find(|&i| matches!(g[i].op, EdgeOp::Error { kind: ErrorKind::ErrorLabel, .. })).unwrap(),
+        )
+        .unwrap()
+        .0;
+    assert!(petgraph::algo::has_path_connecting(g, goto_err, err_src, None));
+    // do-while: the body start is a loop head and the condition jumps back there.
+    let body = g.edge_endpoints(idx("s--;")).unwrap().0;
+    assert!(g.node_weight(body).is_some());
+}
+
+#[test]
+fn expressions_and_conversions() {
+    let cfa = build(&fixture("exprs.c"));
+    let lines = compact(&cfa);
+    let has = |s: &str| lines.iter().any(|l| l.contains(s));
+    assert!(has("decl x = ((int32)c Add (int32)c):int32"), "{lines:#?}");
+    // -1 < 1u compares as unsigned.
+    assert!(has("decl cmp = (4294967295:uint32 Lt 1:uint32):int32"));
+    assert!(has("decl l = 1:int64"));
+    // Nested calls are hoisted innermost first, each with the call expression's span.
+    let n = by_text(&cfa, "__VERIFIER_nondet_int()");
+    assert!(n.len() >= 2);
+    assert!(n.iter().all(
+        |e| matches!(&e.op, EdgeOp::NondetCall { lhs: Some(Lvalue::Var { var, .. }), .. } if cfa.var(*var).temporary)
+    ));
+    assert!(has("__tmp_1 := call f(__tmp_2) | f(__VERIFIER_nondet_int())"));
+    assert!(has("decl y = (__tmp_1 Add 1:int32):int32"));
+    // Post-increment in an expression: temporary, increment, then the assignment.
+    let i = lines.iter().position(|l| l.contains(":= y | y++")).expect("post-inc temp");
+    assert!(lines[i + 1].contains("y := (y Add 1:int32):int32"));
+    assert!(lines[i + 2].contains("x := (x Sub 1:int32):int32"));
+    assert!(lines[i + 3].contains("x := (__tmp_4 Add x):int32"));
+    assert!(has("x := (x Add 3:int32):int32 | x += 3;"));
+    // Short-circuit with a call in the right operand: branches, the call only on the true path.
+    assert!(has("assume (x Gt 0:int32):int32 true | [x > 0]"));
+    assert!(has("call f(x) | f(x)"));
+    // unsigned u = nondet_int(): one edge, lhs unsigned.
+    let u = by_text(&cfa, "unsigned u = __VERIFIER_nondet_int();");
+    assert!(matches!(&u[0].op, EdgeOp::NondetCall { lhs: Some(Lvalue::Var { ty, .. }), .. } if *ty == IntTy::UINT));
+    assert!(has("decl b = (_Bool)x"));
+    // `!` flips: the edge into the then-branch carries the negated condition and source_truth true.
+    assert!(has("assume LogNot((x Eq 42:int32):int32) true"));
+    assert!(has("assume (x Eq 42:int32):int32 false"));
+    assert!(has("return (x ? y : z)"));
+}
+
+#[test]
+fn arrays_flattening_and_initializers() {
+    let cfa = build(&fixture("arrays.c"));
+    let lines = compact(&cfa);
+    let has = |s: &str| lines.iter().any(|l| l.contains(s));
+    let g = var_named(&cfa, "g");
+    assert_eq!(cfa.var(g).ty, CType::Array { elem: IntTy::INT, dims: vec![2, 3] });
+    let gi = cfa.global_inits.iter().find(|(v, _)| *v == g).unwrap();
+    let Init::Array(items) = &gi.1 else { panic!() };
+    let idx: Vec<u64> = items.iter().map(|(i, _)| *i).collect();
+    assert_eq!(idx, vec![0, 1, 2, 3]);
+    let h = var_named(&cfa, "h");
+    assert_eq!(cfa.var(h).ty, CType::Array { elem: IntTy::INT, dims: vec![3] });
+    assert!(has("decl s = {0:97:int8,1:98:int8,2:115:int8}"), "{lines:#?}");
+    assert!(has("decl t = {0:104:int8,1:105:int8,2:0:int8}"));
+    assert!(has("decl d = {2:7:int32,3:8:int32}"));
+    assert!(has("decl m = {0:1:int32,1:2:int32,2:3:int32}"));
+    assert!(has("g[(((int64)i Mul 3:int64):int64 Add (int64)j):int64] := (h[2:int64]/3 Add m["));
+}
+
+#[test]
+fn unsupported_statements_keep_the_cfa() {
+    let cfa = build(&fixture("unsupported.c"));
+    let uns: Vec<String> = edges(&cfa)
+        .iter()
+        .filter_map(|e| match &e.op {
+            EdgeOp::Unsupported { what } => Some(what.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(uns.len(), 5, "{uns:#?}");
+    assert!(uns[0].contains("int*"));
+    assert!(uns[2].contains("pointer dereference `*p`"));
+    assert!(uns[3].contains("structs are not supported"));
+    // The statement after the unsupported ones is still there.
+    assert_eq!(by_text(&cfa, "x = x + 1;").len(), 1);
+    let s = var_named(&cfa, "s");
+    assert_eq!(cfa.var(s).ty, CType::Unsupported("struct S".into()));
+}
+
+#[test]
+fn data_model_long() {
+    let src = "int main() { long l = 0; unsigned long s = sizeof(long); return 0; }";
+    for (dm, bits) in [(DataModel::Ilp32, 32), (DataModel::Lp64, 64)] {
+        let cfa = build_dm(src, dm);
+        let l = var_named(&cfa, "l");
+        assert_eq!(cfa.var(l).ty, CType::Int(IntTy::new(bits, true)));
+        let lines = compact(&cfa);
+        assert!(lines.iter().any(|x| x.contains(&format!("decl s = {}:uint{bits}", bits / 8))), "{lines:?}");
+    }
+}
+
+#[test]
+fn gcc_preprocessed_program() {
+    let src = fixture("include.c");
+    let p = build_program(Path::new("include.c"), &src, DataModel::Lp64).expect("builds");
+    let cfa = &p.cfa;
+    assert!(!cfa.offsets_exact);
+    let e = find(cfa, |e| e.text.starts_with("int x = __VERIFIER_nondet_int"));
+    assert_eq!(e.len(), 1);
+    let s = e[0].span.unwrap();
+    assert_eq!((s.start_line, s.end_line), (8, 8));
+    let b = find(cfa, |e| e.text == "[x > 10]");
+    assert_eq!(b[0].span.unwrap().start_line, 9);
+    let pr = find(cfa, |e| matches!(&e.op, EdgeOp::NondetCall { function, .. } if function == "printf"));
+    assert_eq!(pr.len(), 1);
+    assert_eq!(pr[0].span.unwrap().start_line, 10);
+    // reach_error() is an Error edge even though the program defines it.
+    let er = find(cfa, |e| matches!(e.op, EdgeOp::Error { kind: ErrorKind::ReachError, .. }));
+    assert_eq!(er.len(), 1);
+    assert_eq!(er[0].span.unwrap().start_line, 11);
+    let m = cfa.function(cfa.main);
+    assert_eq!(m.span.start_line, 7);
+    assert!(build_program(Path::new("include.c"), &src, DataModel::Ilp32).is_ok());
+}
+
+#[test]
+fn malformed_and_garbage() {
+    let err = build_program(Path::new("bad.c"), "int main() {\n  int x = ;\n}\n", DataModel::Lp64).unwrap_err();
+    match err {
+        InputError::Malformed { line, col, message, .. } => {
+            assert_eq!((line, col), (2, 11), "{message}");
+            assert!(message.contains("expected"));
+        }
+        other => panic!("{other}"),
+    }
+    // Comment before the error keeps columns exact.
+    let err = build_program(Path::new("bad.c"), "/* c */ int main() { return 0 }\n", DataModel::Lp64).unwrap_err();
+    assert!(matches!(err, InputError::Malformed { line: 1, col: 31, .. }), "{err}");
+    let err = build_program(Path::new("nomain.c"), "int f() { return 0; }\n", DataModel::Lp64).unwrap_err();
+    assert!(matches!(err, InputError::Invalid { .. }));
+    let garbage: String = (0..2000u32).map(|i| char::from_u32((i * 7919) % 0x2FF + 1).unwrap_or('x')).collect();
+    assert!(matches!(build_program(Path::new("g.c"), &garbage, DataModel::Lp64), Err(InputError::Malformed { .. })));
+    let bytes: Vec<u8> = (0..3000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(build_program(Path::new("g.c"), &text, DataModel::Lp64).is_err());
+    // Deep else-if chains (RERS) do not overflow the stack.
+    let mut deep = String::from("int main() { int x = 0;\n");
+    for i in 0..3000 {
+        deep.push_str(&format!("if (x == {i}) x = 1; else\n"));
+    }
+    deep.push_str("x = 2; return x; }\n");
+    assert!(build_program(Path::new("deep.c"), &deep, DataModel::Lp64).is_ok());
+}
+
+fn scope_at(cfa: &Cfa, src: &str, needle: &str) -> AssumptionScope {
+    AssumptionScope { function: Some(cfa.main), offset: Some(src.find(needle).unwrap()), result_ty: None }
+}
+
+#[test]
+fn assumptions() {
+    let src = fixture("shadow.c");
+    let cfa = build(&src);
+    let one = |text: &str, sc: &AssumptionScope| -> Result<Expr, String> {
+        let mut v = lower_assumption(&cfa, text, sc);
+        assert_eq!(v.len(), 1, "{text}");
+        v.remove(0)
+    };
+    let var_of = |e: &Expr| -> VarId {
+        let Expr::Binary { lhs, .. } = e else { panic!("{e:?}") };
+        match &**lhs {
+            Expr::Var { var, .. } => *var,
+            Expr::Cast { arg, .. } => match &**arg {
+                Expr::Var { var, .. } => *var,
+                _ => panic!(),
+            },
+            other => panic!("{other:?}"),
+        }
+    };
+    // Innermost visible declaration.
+    let inner = one("x == 3", &scope_at(&cfa, &src, "x++")).unwrap();
+    let inner_v = var_of(&inner);
+    assert_eq!(cfa.var(inner_v).visible.0, src.find("int x = 3").unwrap());
+    let outer = one("x == 2", &scope_at(&cfa, &src, "return x")).unwrap();
+    assert_eq!(cfa.var(var_of(&outer)).visible.0, src.find("int x = 2").unwrap());
+    // Globals only without a function.
+    let g = one("x == 1", &AssumptionScope::default()).unwrap();
+    assert_eq!(cfa.var(var_of(&g)).scope, VarScope::Global);
+    // Several conjuncts, legacy `=`, suffixes, casts, negative numbers, char literals.
+    let sc = scope_at(&cfa, &src, "return x");
+    let v = lower_assumption(&cfa, "x = 5; x == (2); ;x != -1;", &sc);
+    assert_eq!(v.len(), 3);
+    assert!(matches!(&v[0], Ok(Expr::Binary { op: BinOp::Eq, .. })));
+    let u = one("x == 4294967295U", &sc).unwrap();
+    assert!(matches!(&u, Expr::Binary { lhs, .. } if lhs.ty() == IntTy::UINT));
+    assert!(one("x == 1LL", &sc).is_ok());
+    let c = one("(unsigned char)200 == x", &sc).unwrap();
+    assert!(matches!(&c, Expr::Binary { lhs, .. } if crate::cfront::types::fold_i128(lhs) == Some(200)));
+    assert!(one("x == 'a'", &sc).is_ok());
+    assert!(one("x > 0 ==> x < 10", &sc).is_ok());
+    // \result.
+    let r = one("\\result == 42", &AssumptionScope { result_ty: Some(IntTy::UINT), ..sc.clone() }).unwrap();
+    assert!(matches!(&r, Expr::Binary { lhs, .. } if matches!(**lhs, Expr::WitnessResult { ty } if ty == IntTy::UINT)));
+    assert!(one("\\result == 42", &sc).unwrap_err().contains("\\result"));
+    // Errors.
+    assert!(one("y == 1", &sc).unwrap_err().contains("unknown identifier `y` in scope main"));
+    assert!(one("x == 1.5", &sc).unwrap_err().contains("not supported"));
+    assert!(one("x == f(1)", &sc).is_err());
+    assert!(one("x == (", &sc).is_err());
+    assert!(one("x++ == 1", &sc).is_err());
+    // Temporaries are never visible.
+    let e =
+        build("extern int __VERIFIER_nondet_int(); int main() { if (__VERIFIER_nondet_int()) return 1; return 0; }");
+    let r = lower_assumption(
+        &e,
+        "__tmp_1 == 0",
+        &AssumptionScope { function: Some(e.main), offset: None, result_ty: None },
+    );
+    assert!(r[0].is_err());
+}
+
+#[test]
+fn result_types() {
+    let cfa = build(&fixture("exprs.c"));
+    assert_eq!(function_result_type(&cfa, "f"), Some(IntTy::INT));
+    assert_eq!(function_result_type(&cfa, "__VERIFIER_nondet_uchar"), Some(IntTy::UCHAR));
+    assert_eq!(function_result_type(&cfa, "__VERIFIER_nondet_ulong"), Some(IntTy::new(64, false)));
+    assert_eq!(function_result_type(&cfa, "reach_error"), None);
+}
+
+#[test]
+fn special_calls() {
+    let cfa = build(
+        "extern int __VERIFIER_nondet_int(void); void __VERIFIER_assume(int); void abort(void); void exit(int);\n\
+         void __assert_fail(const char *, const char *, unsigned, const char *);\n\
+         int main() { int x = __VERIFIER_nondet_int(); __VERIFIER_assume(x > 0); assert(x != 3);\n\
+         if (x == 7) abort(); if (x == 8) exit(0); if (x == 9) __assert_fail(\"0\", \"f\", 1, \"g\");\n\
+         double *p = __VERIFIER_nondet_pointer(); foo(); return 0; }",
+    );
+    assert_eq!(find(&cfa, |e| matches!(e.op, EdgeOp::BuiltinAssume { .. })).len(), 1);
+    assert_eq!(find(&cfa, |e| matches!(e.op, EdgeOp::Terminate { .. })).len(), 2);
+    let af = find(&cfa, |e| matches!(e.op, EdgeOp::Error { kind: ErrorKind::AssertFail, .. }));
+    assert_eq!(af.len(), 2);
+    assert_eq!(by_text(&cfa, "[!(x != 3)]").len(), 1);
+    let uns: Vec<String> = edges(&cfa)
+        .iter()
+        .filter_map(|e| match &e.op {
+            EdgeOp::Unsupported { what } => Some(what.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(uns.iter().any(|u| u.contains("call to undefined function `foo`")), "{uns:?}");
+}
+
+#[test]
+fn statics_and_global_failures() {
+    let src = "int g = 1;\nint f() { static int n = 5; n++; return n; }\nint main() { return f(); }\n";
+    let cfa = build(src);
+    let n = var_named(&cfa, "n");
+    assert_eq!(cfa.var(n).scope, VarScope::Global);
+    assert!(cfa.global_inits.iter().any(|(v, i)| *v == n && matches!(i, Init::Scalar(Expr::Const { bits: 5, .. }))));
+    assert!(find(&cfa, |e| matches!(&e.op, EdgeOp::Declare { var, .. } if *var == n)).is_empty());
+    // The static is found by assumptions inside f.
+    let f = cfa.function_by_name("f").unwrap();
+    let sc = AssumptionScope { function: Some(f), offset: Some(src.find("n++").unwrap()), result_ty: None };
+    assert!(lower_assumption(&cfa, "n == 6", &sc)[0].is_ok());
+    // A global initializer that cannot be lowered makes main start with an Unsupported edge.
+    let cfa = build("int a = 1;\nint b = a + 1.5;\nint main() { return b; }\n");
+    let entry = cfa.function(cfa.main).entry;
+    let first = cfa.graph.edges(entry).next().unwrap();
+    assert!(matches!(first.weight().op, EdgeOp::Unsupported { .. }));
+}
+
+#[test]
+fn declared_nondet_with_unknown_suffix() {
+    let cfa = build("typedef unsigned short myu16; myu16 __VERIFIER_nondet_myu16(void);\nint main() { myu16 v = __VERIFIER_nondet_myu16(); return v; }\n");
+    let e = find(&cfa, |e| matches!(&e.op, EdgeOp::NondetCall { ty, .. } if *ty == IntTy::USHORT));
+    assert_eq!(e.len(), 1);
+    assert_eq!(cfa.typedefs, vec![("myu16".to_string(), CType::Int(IntTy::USHORT))]);
+    let sc = AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None };
+    assert!(lower_assumption(&cfa, "v == (myu16)3", &sc)[0].is_ok());
+}

@@ -1,0 +1,592 @@
+//! C types as the front end sees them, C's integer conversion rules, and typed construction
+//! of IR expressions (shared by program lowering and witness assumption lowering).
+
+use lang_c::ast;
+
+use crate::cfa::{BinOp, CType, DataModel, Expr, IntTy, UnOp};
+
+/// A C type (more than the IR models, so that messages can say what is unsupported).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ty {
+    Void,
+    Int(IntTy),
+    Float(&'static str),
+    Pointer(Box<Ty>),
+    Array(Box<Ty>, Option<u64>),
+    Struct(String),
+    Func(Box<FuncTy>),
+    /// Something not modelled; the text says what.
+    Other(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FuncTy {
+    pub ret: Ty,
+    /// `None`: no prototype (`int f()`).
+    pub params: Option<Vec<Ty>>,
+    pub variadic: bool,
+}
+
+impl Ty {
+    pub fn describe(&self, dm: DataModel) -> String {
+        match self {
+            Ty::Void => "void".into(),
+            Ty::Int(t) => int_name(*t, dm),
+            Ty::Float(n) => (*n).into(),
+            Ty::Pointer(t) => format!("{}*", t.describe(dm)),
+            Ty::Array(t, n) => match n {
+                Some(n) => format!("{}[{n}]", t.describe(dm)),
+                None => format!("{}[]", t.describe(dm)),
+            },
+            Ty::Struct(s) => s.clone(),
+            Ty::Func(_) => "function".into(),
+            Ty::Other(s) => s.clone(),
+        }
+    }
+
+    /// The IR's view of this type.
+    pub fn to_ctype(&self, dm: DataModel) -> CType {
+        match self {
+            Ty::Void => CType::Void,
+            Ty::Int(t) => CType::Int(*t),
+            Ty::Array(..) => {
+                let mut dims = Vec::new();
+                let mut t = self;
+                while let Ty::Array(inner, n) = t {
+                    match n {
+                        Some(n) if *n > 0 => dims.push(*n),
+                        _ => return CType::Unsupported(self.describe(dm)),
+                    }
+                    t = inner;
+                }
+                match t {
+                    Ty::Int(e) => CType::Array { elem: *e, dims },
+                    _ => CType::Unsupported(self.describe(dm)),
+                }
+            }
+            _ => CType::Unsupported(self.describe(dm)),
+        }
+    }
+
+    /// `sizeof`, if known.
+    pub fn size(&self, dm: DataModel) -> Option<u64> {
+        match self {
+            Ty::Int(t) => Some(t.bits as u64 / 8),
+            Ty::Float(n) => Some(match *n {
+                "float" => 4,
+                "double" => 8,
+                _ => 16,
+            }),
+            Ty::Pointer(_) => Some(dm.long_bits() as u64 / 8),
+            Ty::Array(t, Some(n)) => t.size(dm)?.checked_mul(*n),
+            _ => None,
+        }
+    }
+}
+
+/// C spelling of an integer type in the data model.
+pub fn int_name(t: IntTy, dm: DataModel) -> String {
+    if t.is_bool {
+        return "_Bool".into();
+    }
+    let base = match t.bits {
+        8 => "char",
+        16 => "short",
+        32 => "int",
+        _ => {
+            if dm.long_bits() == 64 {
+                "long"
+            } else {
+                "long long"
+            }
+        }
+    };
+    if t.signed {
+        if t.bits == 8 {
+            "signed char".into()
+        } else {
+            base.into()
+        }
+    } else {
+        format!("unsigned {base}")
+    }
+}
+
+pub fn long_ty(dm: DataModel, signed: bool) -> IntTy {
+    IntTy::new(dm.long_bits(), signed)
+}
+
+/// Type `size_t` / result of `sizeof`.
+pub fn size_t(dm: DataModel) -> IntTy {
+    long_ty(dm, false)
+}
+
+/// Base type from the type-specifier keywords of a declaration (typedef names, structs and
+/// enums are handled by the caller). `Err` for an invalid combination.
+#[derive(Default, Debug)]
+pub struct SpecCounter {
+    pub void: bool,
+    pub char: bool,
+    pub short: bool,
+    pub int: bool,
+    pub long: u32,
+    pub signed: bool,
+    pub unsigned: bool,
+    pub bool_: bool,
+    pub float: bool,
+    pub double: bool,
+    pub complex: bool,
+}
+
+impl SpecCounter {
+    pub fn add(&mut self, s: &ast::TypeSpecifier) -> bool {
+        use ast::TypeSpecifier as T;
+        match s {
+            T::Void => self.void = true,
+            T::Char => self.char = true,
+            T::Short => self.short = true,
+            T::Int => self.int = true,
+            T::Long => self.long += 1,
+            T::Float => self.float = true,
+            T::Double => self.double = true,
+            T::Signed => self.signed = true,
+            T::Unsigned => self.unsigned = true,
+            T::Bool => self.bool_ = true,
+            T::Complex => self.complex = true,
+            _ => return false,
+        }
+        true
+    }
+    pub fn any(&self) -> bool {
+        self.void
+            || self.char
+            || self.short
+            || self.int
+            || self.long > 0
+            || self.signed
+            || self.unsigned
+            || self.bool_
+            || self.float
+            || self.double
+            || self.complex
+    }
+    pub fn resolve(&self, dm: DataModel) -> Ty {
+        if self.complex {
+            return Ty::Float("_Complex");
+        }
+        if self.float {
+            return Ty::Float("float");
+        }
+        if self.double {
+            return Ty::Float(if self.long > 0 { "long double" } else { "double" });
+        }
+        if self.void {
+            return Ty::Void;
+        }
+        if self.bool_ {
+            return Ty::Int(IntTy::BOOL);
+        }
+        let signed = !self.unsigned;
+        let bits = if self.char {
+            8
+        } else if self.short {
+            16
+        } else if self.long >= 2 {
+            64
+        } else if self.long == 1 {
+            dm.long_bits()
+        } else {
+            32
+        };
+        Ty::Int(IntTy::new(bits, signed))
+    }
+}
+
+/// Integer promotion (C11 6.3.1.1).
+pub fn promote_ty(t: IntTy) -> IntTy {
+    if t.is_bool || t.bits < 32 {
+        IntTy::INT
+    } else {
+        IntTy::new(t.bits, t.signed)
+    }
+}
+
+/// Usual arithmetic conversions (C11 6.3.1.8) on promoted types.
+pub fn common_ty(a: IntTy, b: IntTy) -> IntTy {
+    let a = promote_ty(a);
+    let b = promote_ty(b);
+    if a == b {
+        return a;
+    }
+    if a.signed == b.signed {
+        return if a.bits >= b.bits { a } else { b };
+    }
+    let (u, s) = if a.signed { (b, a) } else { (a, b) };
+    if u.bits >= s.bits {
+        u
+    } else {
+        s
+    }
+}
+
+/// Converts `e` to `to` (explicit cast; constants are folded).
+pub fn conv(e: Expr, to: IntTy) -> Expr {
+    if e.ty() == to {
+        return e;
+    }
+    if let Expr::Const { bits, ty } = &e {
+        return Expr::Const { bits: convert_bits(*bits, *ty, to), ty: to };
+    }
+    Expr::Cast { arg: Box::new(e), to }
+}
+
+/// Value of `bits` (of type `from`) as a sign/zero-extended i128.
+pub fn value_of(bits: u64, from: IntTy) -> i128 {
+    let b = bits & from.mask();
+    if from.signed && from.bits < 128 && (b >> (from.bits - 1)) & 1 == 1 {
+        (b as i128) - (1i128 << from.bits)
+    } else {
+        b as i128
+    }
+}
+
+pub fn convert_bits(bits: u64, from: IntTy, to: IntTy) -> u64 {
+    if to.is_bool {
+        return u64::from(bits & from.mask() != 0);
+    }
+    (value_of(bits, from) as u64) & to.mask()
+}
+
+pub fn promote(e: Expr) -> Expr {
+    let t = promote_ty(e.ty());
+    conv(e, t)
+}
+
+/// Folds a constant expression to (bits, type).
+pub fn fold(e: &Expr) -> Option<(u64, IntTy)> {
+    Some(match e {
+        Expr::Const { bits, ty } => (*bits & ty.mask(), *ty),
+        Expr::Cast { arg, to } => {
+            let (b, t) = fold(arg)?;
+            (convert_bits(b, t, *to), *to)
+        }
+        Expr::Unary { op, arg, ty } => {
+            let (b, t) = fold(arg)?;
+            let v = value_of(b, t);
+            let r: i128 = match op {
+                UnOp::Neg => -v,
+                UnOp::BitNot => !v,
+                UnOp::LogNot => i128::from(v == 0),
+            };
+            ((r as u64) & ty.mask(), *ty)
+        }
+        Expr::Binary { op, lhs, rhs, ty } => {
+            let (lb, lt) = fold(lhs)?;
+            let (rb, rt) = fold(rhs)?;
+            let l = value_of(lb, lt);
+            let r = value_of(rb, rt);
+            let r: i128 = match op {
+                BinOp::Add => l.wrapping_add(r),
+                BinOp::Sub => l.wrapping_sub(r),
+                BinOp::Mul => {
+                    let m = (lb as u128).wrapping_mul(rb as u128);
+                    m as i128
+                }
+                BinOp::Div => {
+                    if r == 0 {
+                        return None;
+                    }
+                    l / r
+                }
+                BinOp::Rem => {
+                    if r == 0 {
+                        return None;
+                    }
+                    l % r
+                }
+                BinOp::Shl => {
+                    if !(0..ty.bits as i128).contains(&r) {
+                        return None;
+                    }
+                    ((lb as u128) << r) as i128
+                }
+                BinOp::Shr => {
+                    if !(0..ty.bits as i128).contains(&r) {
+                        return None;
+                    }
+                    l >> r
+                }
+                BinOp::BitAnd => l & r,
+                BinOp::BitOr => l | r,
+                BinOp::BitXor => l ^ r,
+                BinOp::Eq => i128::from(l == r),
+                BinOp::Ne => i128::from(l != r),
+                BinOp::Lt => i128::from(l < r),
+                BinOp::Le => i128::from(l <= r),
+                BinOp::Gt => i128::from(l > r),
+                BinOp::Ge => i128::from(l >= r),
+                BinOp::LogAnd => i128::from(l != 0 && r != 0),
+                BinOp::LogOr => i128::from(l != 0 || r != 0),
+            };
+            ((r as u64) & ty.mask(), *ty)
+        }
+        Expr::Ite { cond, then, els, ty } => {
+            let (cb, _) = fold(cond)?;
+            let (b, t) = if cb != 0 { fold(then)? } else { fold(els)? };
+            (convert_bits(b, t, *ty), *ty)
+        }
+        _ => return None,
+    })
+}
+
+pub fn fold_i128(e: &Expr) -> Option<i128> {
+    fold(e).map(|(b, t)| value_of(b, t))
+}
+
+/// Typed C binary operator (no assignments, no `&&`/`||` handling of side effects).
+pub fn binary(op: BinOp, l: Expr, r: Expr) -> Expr {
+    match op {
+        BinOp::Shl | BinOp::Shr => {
+            let l = promote(l);
+            let r = promote(r);
+            let ty = l.ty();
+            Expr::Binary { op, lhs: Box::new(l), rhs: Box::new(r), ty }
+        }
+        BinOp::LogAnd | BinOp::LogOr => Expr::Binary { op, lhs: Box::new(l), rhs: Box::new(r), ty: IntTy::INT },
+        _ if op.is_boolean() => {
+            let c = common_ty(l.ty(), r.ty());
+            Expr::Binary { op, lhs: Box::new(conv(l, c)), rhs: Box::new(conv(r, c)), ty: IntTy::INT }
+        }
+        _ => {
+            let c = common_ty(l.ty(), r.ty());
+            Expr::Binary { op, lhs: Box::new(conv(l, c)), rhs: Box::new(conv(r, c)), ty: c }
+        }
+    }
+}
+
+pub fn unary(op: UnOp, a: Expr) -> Expr {
+    match op {
+        UnOp::LogNot => Expr::Unary { op, arg: Box::new(a), ty: IntTy::INT },
+        _ => {
+            let a = promote(a);
+            if let Expr::Const { bits, ty } = &a {
+                let v = value_of(*bits, *ty);
+                let r = if op == UnOp::Neg { -v } else { !v };
+                return Expr::Const { bits: (r as u64) & ty.mask(), ty: *ty };
+            }
+            let ty = a.ty();
+            Expr::Unary { op, arg: Box::new(a), ty }
+        }
+    }
+}
+
+/// Logical negation of a condition (`!c`).
+pub fn not(c: Expr) -> Expr {
+    Expr::Unary { op: UnOp::LogNot, arg: Box::new(c), ty: IntTy::INT }
+}
+
+pub fn ite(c: Expr, t: Expr, e: Expr) -> Expr {
+    let ty = common_ty(t.ty(), e.ty());
+    Expr::Ite { cond: Box::new(c), then: Box::new(conv(t, ty)), els: Box::new(conv(e, ty)), ty }
+}
+
+/// `=` and the compound assignment operators.
+pub fn is_assign_op(op: &ast::BinaryOperator) -> bool {
+    use ast::BinaryOperator as B;
+    matches!(
+        op,
+        B::Assign
+            | B::AssignMultiply
+            | B::AssignDivide
+            | B::AssignModulo
+            | B::AssignPlus
+            | B::AssignMinus
+            | B::AssignShiftLeft
+            | B::AssignShiftRight
+            | B::AssignBitwiseAnd
+            | B::AssignBitwiseXor
+            | B::AssignBitwiseOr
+    )
+}
+
+pub fn map_binop(op: &ast::BinaryOperator) -> Option<BinOp> {
+    use ast::BinaryOperator as B;
+    Some(match op {
+        B::Multiply | B::AssignMultiply => BinOp::Mul,
+        B::Divide | B::AssignDivide => BinOp::Div,
+        B::Modulo | B::AssignModulo => BinOp::Rem,
+        B::Plus | B::AssignPlus => BinOp::Add,
+        B::Minus | B::AssignMinus => BinOp::Sub,
+        B::ShiftLeft | B::AssignShiftLeft => BinOp::Shl,
+        B::ShiftRight | B::AssignShiftRight => BinOp::Shr,
+        B::Less => BinOp::Lt,
+        B::Greater => BinOp::Gt,
+        B::LessOrEqual => BinOp::Le,
+        B::GreaterOrEqual => BinOp::Ge,
+        B::Equals => BinOp::Eq,
+        B::NotEquals => BinOp::Ne,
+        B::BitwiseAnd | B::AssignBitwiseAnd => BinOp::BitAnd,
+        B::BitwiseXor | B::AssignBitwiseXor => BinOp::BitXor,
+        B::BitwiseOr | B::AssignBitwiseOr => BinOp::BitOr,
+        B::LogicalAnd => BinOp::LogAnd,
+        B::LogicalOr => BinOp::LogOr,
+        _ => return None,
+    })
+}
+
+/// An integer constant with its C11 6.4.4.1 type.
+pub fn integer_constant(i: &ast::Integer, dm: DataModel) -> Result<Expr, String> {
+    if i.suffix.imaginary {
+        return Err("imaginary constants are not supported".into());
+    }
+    let (radix, digits) = match i.base {
+        ast::IntegerBase::Decimal => (10, &*i.number),
+        ast::IntegerBase::Octal => (8, &*i.number),
+        ast::IntegerBase::Hexadecimal => (16, &*i.number),
+        ast::IntegerBase::Binary => (2, &*i.number),
+    };
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let v = u128::from_str_radix(digits, radix).map_err(|_| format!("integer constant `{digits}` is too large"))?;
+    if v > u64::MAX as u128 {
+        return Err(format!("integer constant `{digits}` is too large"));
+    }
+    let v = v as u64;
+    let decimal = matches!(i.base, ast::IntegerBase::Decimal);
+    let int = IntTy::INT;
+    let uint = IntTy::UINT;
+    let long = long_ty(dm, true);
+    let ulong = long_ty(dm, false);
+    let ll = IntTy::LLONG;
+    let ull = IntTy::ULLONG;
+    let cands: Vec<IntTy> = match (i.suffix.size, i.suffix.unsigned) {
+        (ast::IntegerSize::Int, false) => {
+            if decimal {
+                vec![int, long, ll]
+            } else {
+                vec![int, uint, long, ulong, ll, ull]
+            }
+        }
+        (ast::IntegerSize::Int, true) => vec![uint, ulong, ull],
+        (ast::IntegerSize::Long, false) => {
+            if decimal {
+                vec![long, ll]
+            } else {
+                vec![long, ulong, ll, ull]
+            }
+        }
+        (ast::IntegerSize::Long, true) => vec![ulong, ull],
+        (ast::IntegerSize::LongLong, false) => {
+            if decimal {
+                vec![ll]
+            } else {
+                vec![ll, ull]
+            }
+        }
+        (ast::IntegerSize::LongLong, true) => vec![ull],
+    };
+    let ty = cands.into_iter().find(|t| (v as i128) <= t.max_value()).unwrap_or(ull);
+    Ok(Expr::Const { bits: v & ty.mask(), ty })
+}
+
+/// Value of a C character constant (`'a'`, `'\n'`, `'\x41'`, `'\101'`), type `int` (plain
+/// `char` is signed, so `'\xff'` is -1 as with gcc on x86).
+pub fn char_constant(s: &str) -> Result<Expr, String> {
+    let (prefix_wide, body) = if let Some(r) = s.strip_prefix('\'') {
+        (false, r)
+    } else if let Some(r) = s.strip_prefix("L'").or_else(|| s.strip_prefix("u'")).or_else(|| s.strip_prefix("U'")) {
+        (true, r)
+    } else {
+        return Err(format!("character constant {s} not supported"));
+    };
+    let body = body.strip_suffix('\'').ok_or_else(|| format!("bad character constant {s}"))?;
+    let vals = unescape(body)?;
+    if vals.len() != 1 {
+        return Err(format!("multi-character constant {s} not supported"));
+    }
+    let v = vals[0];
+    if prefix_wide {
+        return Ok(Expr::int(v as i64));
+    }
+    if v > 0xff {
+        return Err(format!("character constant {s} not supported"));
+    }
+    Ok(Expr::int(v as u8 as i8 as i64))
+}
+
+/// Decodes C escape sequences; non-escaped characters give their UTF-8 bytes.
+pub fn unescape(body: &str) -> Result<Vec<u32>, String> {
+    let b = body.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            out.push(b[i] as u32);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let c = *b.get(i).ok_or("bad escape")?;
+        i += 1;
+        let v = match c {
+            b'n' => 10,
+            b't' => 9,
+            b'r' => 13,
+            b'a' => 7,
+            b'b' => 8,
+            b'f' => 12,
+            b'v' => 11,
+            b'e' => 27,
+            b'\\' | b'\'' | b'"' | b'?' => c as u32,
+            b'x' => {
+                let mut v: u32 = 0;
+                let mut n = 0;
+                while i < b.len() && (b[i] as char).is_ascii_hexdigit() {
+                    v = v.wrapping_mul(16).wrapping_add((b[i] as char).to_digit(16).unwrap_or(0));
+                    i += 1;
+                    n += 1;
+                }
+                if n == 0 {
+                    return Err("bad \\x escape".into());
+                }
+                v
+            }
+            b'0'..=b'7' => {
+                let mut v = (c - b'0') as u32;
+                let mut n = 1;
+                while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
+                    v = v * 8 + (b[i] - b'0') as u32;
+                    i += 1;
+                    n += 1;
+                }
+                v
+            }
+            _ => return Err(format!("unknown escape \\{}", c as char)),
+        };
+        out.push(v);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_conversions() {
+        assert_eq!(common_ty(IntTy::UCHAR, IntTy::UCHAR), IntTy::INT);
+        assert_eq!(common_ty(IntTy::INT, IntTy::UINT), IntTy::UINT);
+        assert_eq!(common_ty(IntTy::UINT, IntTy::LLONG), IntTy::LLONG);
+        assert_eq!(common_ty(IntTy::ULLONG, IntTy::LLONG), IntTy::ULLONG);
+        assert_eq!(common_ty(IntTy::BOOL, IntTy::SHORT), IntTy::INT);
+    }
+
+    #[test]
+    fn folding() {
+        let e = binary(BinOp::Lt, unary(UnOp::Neg, Expr::int(1)), Expr::Const { bits: 1, ty: IntTy::UINT });
+        assert_eq!(fold_i128(&e), Some(0)); // -1 < 1u is false
+        assert_eq!(convert_bits(200, IntTy::UCHAR, IntTy::CHAR), (-56i64 as u64) & 0xff);
+        assert_eq!(char_constant("'\\xff'").unwrap(), Expr::int(-1));
+        assert_eq!(char_constant("'a'").unwrap(), Expr::int(97));
+        assert_eq!(char_constant("'\\0'").unwrap(), Expr::int(0));
+    }
+}
