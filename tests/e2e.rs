@@ -1,0 +1,391 @@
+//! End-to-end tests of the `witness-check` binary on the hand-written fixtures in
+//! `fixtures/graphml/<case>/` (layout described in `fixtures/graphml/README.md`) and on the
+//! bundled `fixtures/minimal` example.
+//!
+//! Registered as an integration test of the `witness-check` package (`path = "../tests/e2e.rs"`).
+//! Uses only std and serde_json.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+const BIN: &str = env!("CARGO_BIN_EXE_witness-check");
+
+fn fixtures_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
+}
+
+fn graphml_cases_dir() -> PathBuf {
+    fixtures_dir().join("graphml")
+}
+
+/// One fixture directory.
+struct Case {
+    name: String,
+    dir: PathBuf,
+    /// `confirmed`, `rejected`, `unknown` or `error`.
+    expected: String,
+    /// `ILP32` or `LP64`.
+    model: String,
+    /// Extra CLI arguments from `args.txt`.
+    args: Vec<String>,
+    /// For `error` cases (`error.txt`): the file the message must name, and whether it must
+    /// carry a `:line:col` position right after the file name.
+    error_file: Option<(String, bool)>,
+}
+
+fn read_to_string(p: &Path) -> Result<String, String> {
+    std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+}
+
+fn load_case(dir: &Path) -> Result<Case, String> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let expected_txt = read_to_string(&dir.join("expected.txt"))?;
+    let mut lines = expected_txt
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty());
+    let expected = lines.next().unwrap_or_default().to_string();
+    let model = lines.next().unwrap_or_default().to_string();
+    if !["confirmed", "rejected", "unknown", "error"].contains(&expected.as_str()) {
+        return Err(format!("expected.txt: unknown verdict word `{expected}`"));
+    }
+    if !["ILP32", "LP64"].contains(&model.as_str()) {
+        return Err(format!("expected.txt: unknown data model `{model}`"));
+    }
+    for f in [
+        "program.c",
+        "witness.graphml",
+        "unreach-call.prp",
+        "README.md",
+    ] {
+        if !dir.join(f).is_file() {
+            return Err(format!("missing file {f}"));
+        }
+    }
+    let args_path = dir.join("args.txt");
+    let args = if args_path.is_file() {
+        read_to_string(&args_path)?
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let error_path = dir.join("error.txt");
+    let error_file = if error_path.is_file() {
+        let text = read_to_string(&error_path)?;
+        let mut words = text.split_whitespace();
+        let file = words.next().ok_or("error.txt: no file name")?.to_string();
+        let position = words.next() == Some("position");
+        Some((file, position))
+    } else if expected == "error" {
+        return Err("expected `error` but there is no error.txt".into());
+    } else {
+        None
+    };
+    Ok(Case {
+        name,
+        dir: dir.to_path_buf(),
+        expected,
+        model,
+        args,
+        error_file,
+    })
+}
+
+/// The 1-based line of the single call of the property's error function in the program.
+fn error_call_line(case: &Case) -> Result<u64, String> {
+    let prp = read_to_string(&case.dir.join("unreach-call.prp"))?;
+    let function = if prp.contains("__VERIFIER_error") {
+        "__VERIFIER_error"
+    } else {
+        "reach_error"
+    };
+    let program = read_to_string(&case.dir.join("program.c"))?;
+    let call = format!("{function}();");
+    let hits: Vec<u64> = program
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(&call) && !l.trim_start().starts_with("extern"))
+        .map(|(i, _)| i as u64 + 1)
+        .collect();
+    match hits.as_slice() {
+        [one] => Ok(*one),
+        _ => Err(format!(
+            "expected exactly one call `{call}` in program.c, found it on lines {hits:?}"
+        )),
+    }
+}
+
+/// Does `text` contain `file` immediately followed by `:<digits>:<digits>`?
+fn names_file_with_position(text: &str, file: &str) -> bool {
+    text.match_indices(file).any(|(i, _)| {
+        let rest = &text[i + file.len()..];
+        let mut parts = rest.splitn(3, ':');
+        let (Some(""), Some(line), Some(tail)) = (parts.next(), parts.next(), parts.next()) else {
+            return false;
+        };
+        let col: String = tail.chars().take_while(|c| c.is_ascii_digit()).collect();
+        !line.is_empty() && line.chars().all(|c| c.is_ascii_digit()) && !col.is_empty()
+    })
+}
+
+fn run(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"))
+}
+
+fn describe(out: &Output) -> String {
+    format!(
+        "exit {:?}\n      stdout: {}\n      stderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).trim(),
+        String::from_utf8_lossy(&out.stderr).trim()
+    )
+}
+
+/// Runs one case; returns a description of each mismatch.
+fn check_case(case: &Case) -> Vec<String> {
+    let mut problems = Vec::new();
+    let prp = case.dir.join("unreach-call.prp");
+    let witness = case.dir.join("witness.graphml");
+    let program = case.dir.join("program.c");
+    let mut cmd = Command::new(BIN);
+    cmd.arg("validate")
+        .arg("--json")
+        .args(["--timeout", "30"])
+        .args(["--data-model", &case.model])
+        .arg("--property")
+        .arg(&prp)
+        .arg("--witness")
+        .arg(&witness)
+        .args(&case.args)
+        .arg(&program);
+    let out = match cmd.output() {
+        Ok(o) => o,
+        Err(e) => return vec![format!("cannot run {BIN}: {e}")],
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+
+    if case.expected == "error" {
+        if out.status.code() != Some(3) {
+            problems.push(format!("expected exit code 3, got {}", describe(&out)));
+        }
+        let message = format!("{stdout}\n{stderr}");
+        if let Some((file, position)) = &case.error_file {
+            if !message.contains(file.as_str()) {
+                problems.push(format!(
+                    "the error message does not name `{file}`: {}",
+                    describe(&out)
+                ));
+            } else if *position && !names_file_with_position(&message, file) {
+                problems.push(format!(
+                    "the error message does not give a `{file}:line:col` position: {}",
+                    describe(&out)
+                ));
+            }
+        }
+        return problems;
+    }
+
+    if out.status.code() != Some(0) {
+        problems.push(format!("expected exit code 0, got {}", describe(&out)));
+        return problems;
+    }
+    let json: serde_json::Value = match serde_json::from_str(stdout.trim()) {
+        Ok(v) => v,
+        Err(e) => {
+            problems.push(format!(
+                "stdout is not one JSON object ({e}): {}",
+                describe(&out)
+            ));
+            return problems;
+        }
+    };
+    let verdict = json["verdict"].as_str().unwrap_or("<missing>");
+    if verdict != case.expected {
+        problems.push(format!(
+            "expected verdict `{}`, got `{verdict}` (reason: {})",
+            case.expected, json["reason"]
+        ));
+        return problems;
+    }
+    if case.expected == "confirmed" {
+        let trace = json["trace"].as_array();
+        match trace.and_then(|t| t.last()) {
+            None => problems.push(format!("confirmed without a non-empty `trace`: {stdout}")),
+            Some(last) => match error_call_line(case) {
+                Err(e) => problems.push(e),
+                Ok(line) => {
+                    if last["line"].as_u64() != Some(line) {
+                        problems.push(format!(
+                            "the trace's last step should be the error call on line {line}, got {last}"
+                        ));
+                    }
+                }
+            },
+        }
+    }
+    problems
+}
+
+fn all_cases() -> Vec<Result<Case, (String, String)>> {
+    let root = graphml_cases_dir();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", root.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.iter()
+        .map(|d| {
+            load_case(d).map_err(|e| (d.file_name().unwrap().to_string_lossy().into_owned(), e))
+        })
+        .collect()
+}
+
+#[test]
+fn graphml_fixtures() {
+    let cases = all_cases();
+    assert!(
+        cases.len() >= 20,
+        "expected at least 20 fixture cases in {}, found {}",
+        graphml_cases_dir().display(),
+        cases.len()
+    );
+    let mut failures: Vec<String> = Vec::new();
+    let mut runnable = Vec::new();
+    for c in cases {
+        match c {
+            Ok(c) => runnable.push(c),
+            Err((name, e)) => failures.push(format!("{name}: broken fixture: {e}")),
+        }
+    }
+    // Two workers: the machine is small and each run is single-threaded.
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(case) = runnable.get(i) else { break };
+                let problems = check_case(case);
+                results.lock().unwrap().push((case.name.clone(), problems));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort();
+    for (name, problems) in &results {
+        let expected = runnable
+            .iter()
+            .find(|c| &c.name == name)
+            .map(|c| c.expected.as_str())
+            .unwrap_or("?");
+        for p in problems {
+            failures.push(format!("{name} (expected {expected}): {p}"));
+        }
+    }
+    if !failures.is_empty() {
+        panic!(
+            "{} of {} fixture cases failed:\n  - {}",
+            results.iter().filter(|(_, p)| !p.is_empty()).count(),
+            runnable.len(),
+            failures.join("\n  - ")
+        );
+    }
+}
+
+#[test]
+fn missing_witness_file_is_an_input_error() {
+    let minimal = fixtures_dir().join("minimal");
+    let missing = graphml_cases_dir().join("no-such-witness-file.graphml");
+    assert!(!missing.exists());
+    let out = run(&[
+        "validate".as_ref(),
+        "--witness".as_ref(),
+        missing.as_os_str(),
+        "--property".as_ref(),
+        minimal.join("unreach-call.prp").as_os_str(),
+        minimal.join("minimal-example.c").as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    let message = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        message.contains("no-such-witness-file.graphml"),
+        "the message should name the missing file: {}",
+        describe(&out)
+    );
+}
+
+#[test]
+fn no_arguments_is_a_usage_error() {
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+}
+
+#[test]
+fn help_exits_zero_and_mentions_witness() {
+    let top = run(&["--help".as_ref()]);
+    assert_eq!(top.status.code(), Some(0), "{}", describe(&top));
+    // `--witness` belongs to the `validate` subcommand, so its help is where it is listed;
+    // the top-level help must at least lead there.
+    let top_text = String::from_utf8_lossy(&top.stdout);
+    assert!(top_text.contains("validate"), "{}", describe(&top));
+    let sub = run(&["validate".as_ref(), "--help".as_ref()]);
+    assert_eq!(sub.status.code(), Some(0), "{}", describe(&sub));
+    assert!(
+        String::from_utf8_lossy(&sub.stdout).contains("--witness"),
+        "{}",
+        describe(&sub)
+    );
+}
+
+#[test]
+fn minimal_example_is_confirmed_in_human_output() {
+    let minimal = fixtures_dir().join("minimal");
+    let out = run(&[
+        "validate".as_ref(),
+        "--timeout".as_ref(),
+        "30".as_ref(),
+        "--property".as_ref(),
+        minimal.join("unreach-call.prp").as_os_str(),
+        "--witness".as_ref(),
+        minimal.join("minimal-example.graphml").as_os_str(),
+        minimal.join("minimal-example.c").as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().rev().find(|l| !l.trim().is_empty());
+    assert_eq!(
+        last.map(str::trim),
+        Some("RESULT: false(unreach-call)"),
+        "{}",
+        describe(&out)
+    );
+}
+
+#[test]
+fn position_helper_recognises_line_col() {
+    assert!(names_file_with_position(
+        "/x/y/witness.graphml:60:3: malformed XML",
+        "witness.graphml"
+    ));
+    assert!(!names_file_with_position(
+        "/x/y/witness.graphml: not a witness",
+        "witness.graphml"
+    ));
+    assert!(!names_file_with_position("program.c:12: oops", "program.c"));
+}
