@@ -353,6 +353,17 @@ impl DataState {
                 let v = value::cast(v, *ty);
                 match self.slot_mut(cfa, *var) {
                     Some(slot @ Slot::Scalar(_)) => *slot = Slot::Scalar(v),
+                    // `int x = f();` is one edge that declares and assigns a local.
+                    None if matches!(cfa.var(*var).scope, VarScope::Local(_))
+                        && matches!(cfa.var(*var).ty, CType::Int(_)) =>
+                    {
+                        match self.frames.last_mut() {
+                            Some(f) => {
+                                f.locals.insert(*var, Slot::Scalar(v));
+                            }
+                            None => return Err(EvalError::Unsupported("assignment outside a function".into())),
+                        }
+                    }
                     _ => return Err(EvalError::Unsupported(format!("assignment to `{}`", cfa.var(*var).name))),
                 }
             }
