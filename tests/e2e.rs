@@ -40,15 +40,9 @@ fn read_to_string(p: &Path) -> Result<String, String> {
 }
 
 fn load_case(dir: &Path) -> Result<Case, String> {
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let expected_txt = read_to_string(&dir.join("expected.txt"))?;
-    let mut lines = expected_txt
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty());
+    let mut lines = expected_txt.lines().map(str::trim).filter(|l| !l.is_empty());
     let expected = lines.next().unwrap_or_default().to_string();
     let model = lines.next().unwrap_or_default().to_string();
     if !["confirmed", "rejected", "unknown", "error"].contains(&expected.as_str()) {
@@ -57,22 +51,14 @@ fn load_case(dir: &Path) -> Result<Case, String> {
     if !["ILP32", "LP64"].contains(&model.as_str()) {
         return Err(format!("expected.txt: unknown data model `{model}`"));
     }
-    for f in [
-        "program.c",
-        "witness.graphml",
-        "unreach-call.prp",
-        "README.md",
-    ] {
+    for f in ["program.c", "witness.graphml", "unreach-call.prp", "README.md"] {
         if !dir.join(f).is_file() {
             return Err(format!("missing file {f}"));
         }
     }
     let args_path = dir.join("args.txt");
     let args = if args_path.is_file() {
-        read_to_string(&args_path)?
-            .split_whitespace()
-            .map(str::to_string)
-            .collect()
+        read_to_string(&args_path)?.split_whitespace().map(str::to_string).collect()
     } else {
         Vec::new()
     };
@@ -88,24 +74,13 @@ fn load_case(dir: &Path) -> Result<Case, String> {
     } else {
         None
     };
-    Ok(Case {
-        name,
-        dir: dir.to_path_buf(),
-        expected,
-        model,
-        args,
-        error_file,
-    })
+    Ok(Case { name, dir: dir.to_path_buf(), expected, model, args, error_file })
 }
 
 /// The 1-based line of the single call of the property's error function in the program.
 fn error_call_line(case: &Case) -> Result<u64, String> {
     let prp = read_to_string(&case.dir.join("unreach-call.prp"))?;
-    let function = if prp.contains("__VERIFIER_error") {
-        "__VERIFIER_error"
-    } else {
-        "reach_error"
-    };
+    let function = if prp.contains("__VERIFIER_error") { "__VERIFIER_error" } else { "reach_error" };
     let program = read_to_string(&case.dir.join("program.c"))?;
     let call = format!("{function}();");
     let hits: Vec<u64> = program
@@ -116,9 +91,7 @@ fn error_call_line(case: &Case) -> Result<u64, String> {
         .collect();
     match hits.as_slice() {
         [one] => Ok(*one),
-        _ => Err(format!(
-            "expected exactly one call `{call}` in program.c, found it on lines {hits:?}"
-        )),
+        _ => Err(format!("expected exactly one call `{call}` in program.c, found it on lines {hits:?}")),
     }
 }
 
@@ -136,10 +109,7 @@ fn names_file_with_position(text: &str, file: &str) -> bool {
 }
 
 fn run(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"))
+    Command::new(BIN).args(args).output().unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"))
 }
 
 fn describe(out: &Output) -> String {
@@ -182,15 +152,10 @@ fn check_case(case: &Case) -> Vec<String> {
         let message = format!("{stdout}\n{stderr}");
         if let Some((file, position)) = &case.error_file {
             if !message.contains(file.as_str()) {
-                problems.push(format!(
-                    "the error message does not name `{file}`: {}",
-                    describe(&out)
-                ));
+                problems.push(format!("the error message does not name `{file}`: {}", describe(&out)));
             } else if *position && !names_file_with_position(&message, file) {
-                problems.push(format!(
-                    "the error message does not give a `{file}:line:col` position: {}",
-                    describe(&out)
-                ));
+                problems
+                    .push(format!("the error message does not give a `{file}:line:col` position: {}", describe(&out)));
             }
         }
         return problems;
@@ -203,19 +168,13 @@ fn check_case(case: &Case) -> Vec<String> {
     let json: serde_json::Value = match serde_json::from_str(stdout.trim()) {
         Ok(v) => v,
         Err(e) => {
-            problems.push(format!(
-                "stdout is not one JSON object ({e}): {}",
-                describe(&out)
-            ));
+            problems.push(format!("stdout is not one JSON object ({e}): {}", describe(&out)));
             return problems;
         }
     };
     let verdict = json["verdict"].as_str().unwrap_or("<missing>");
     if verdict != case.expected {
-        problems.push(format!(
-            "expected verdict `{}`, got `{verdict}` (reason: {})",
-            case.expected, json["reason"]
-        ));
+        problems.push(format!("expected verdict `{}`, got `{verdict}` (reason: {})", case.expected, json["reason"]));
         return problems;
     }
     if case.expected == "confirmed" {
@@ -226,9 +185,8 @@ fn check_case(case: &Case) -> Vec<String> {
                 Err(e) => problems.push(e),
                 Ok(line) => {
                     if last["line"].as_u64() != Some(line) {
-                        problems.push(format!(
-                            "the trace's last step should be the error call on line {line}, got {last}"
-                        ));
+                        problems
+                            .push(format!("the trace's last step should be the error call on line {line}, got {last}"));
                     }
                 }
             },
@@ -245,11 +203,7 @@ fn all_cases() -> Vec<Result<Case, (String, String)>> {
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    dirs.iter()
-        .map(|d| {
-            load_case(d).map_err(|e| (d.file_name().unwrap().to_string_lossy().into_owned(), e))
-        })
-        .collect()
+    dirs.iter().map(|d| load_case(d).map_err(|e| (d.file_name().unwrap().to_string_lossy().into_owned(), e))).collect()
 }
 
 #[test]
@@ -285,11 +239,7 @@ fn graphml_fixtures() {
     let mut results = results.into_inner().unwrap();
     results.sort();
     for (name, problems) in &results {
-        let expected = runnable
-            .iter()
-            .find(|c| &c.name == name)
-            .map(|c| c.expected.as_str())
-            .unwrap_or("?");
+        let expected = runnable.iter().find(|c| &c.name == name).map(|c| c.expected.as_str()).unwrap_or("?");
         for p in problems {
             failures.push(format!("{name} (expected {expected}): {p}"));
         }
@@ -318,11 +268,7 @@ fn missing_witness_file_is_an_input_error() {
         minimal.join("minimal-example.c").as_os_str(),
     ]);
     assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
-    let message = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let message = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(
         message.contains("no-such-witness-file.graphml"),
         "the message should name the missing file: {}",
@@ -346,11 +292,7 @@ fn help_exits_zero_and_mentions_witness() {
     assert!(top_text.contains("validate"), "{}", describe(&top));
     let sub = run(&["validate".as_ref(), "--help".as_ref()]);
     assert_eq!(sub.status.code(), Some(0), "{}", describe(&sub));
-    assert!(
-        String::from_utf8_lossy(&sub.stdout).contains("--witness"),
-        "{}",
-        describe(&sub)
-    );
+    assert!(String::from_utf8_lossy(&sub.stdout).contains("--witness"), "{}", describe(&sub));
 }
 
 #[test]
@@ -369,23 +311,12 @@ fn minimal_example_is_confirmed_in_human_output() {
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let last = stdout.lines().rev().find(|l| !l.trim().is_empty());
-    assert_eq!(
-        last.map(str::trim),
-        Some("RESULT: false(unreach-call)"),
-        "{}",
-        describe(&out)
-    );
+    assert_eq!(last.map(str::trim), Some("RESULT: false(unreach-call)"), "{}", describe(&out));
 }
 
 #[test]
 fn position_helper_recognises_line_col() {
-    assert!(names_file_with_position(
-        "/x/y/witness.graphml:60:3: malformed XML",
-        "witness.graphml"
-    ));
-    assert!(!names_file_with_position(
-        "/x/y/witness.graphml: not a witness",
-        "witness.graphml"
-    ));
+    assert!(names_file_with_position("/x/y/witness.graphml:60:3: malformed XML", "witness.graphml"));
+    assert!(!names_file_with_position("/x/y/witness.graphml: not a witness", "witness.graphml"));
     assert!(!names_file_with_position("program.c:12: oops", "program.c"));
 }

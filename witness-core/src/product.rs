@@ -53,6 +53,10 @@ pub struct ExploreOptions {
     pub budget_secs: u64,
     pub stutter: StutterMode,
     pub target: ErrorTarget,
+    /// The most permissive reading of the witness, used only to double-check a rejection:
+    /// staying is allowed on every step, one step may fire a chain of transitions, and `goto`
+    /// statements are observable steps. Never used to confirm.
+    pub permissive: bool,
 }
 
 /// Result of an exploration.
@@ -164,6 +168,40 @@ struct Explorer<'a> {
 
 /// Explores the product and returns the verdict.
 pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, opts: &ExploreOptions) -> Outcome {
+    let mut outcome = explore_once(cfa, witness, opts);
+    if matches!(outcome.verdict, Verdict::Rejected) && !opts.permissive {
+        // Witness producers build CFAs of other granularity than ours; before claiming that
+        // no allowed path reaches the error, make sure that holds under the most permissive
+        // reading too. If that reading reaches the error, the witness is ambiguous: unknown.
+        let permissive = ExploreOptions { permissive: true, target: opts.target.clone(), ..*opts };
+        let second = explore_once(cfa, witness, &permissive);
+        outcome.states += second.states;
+        outcome.solver_calls += second.solver_calls;
+        match second.verdict {
+            Verdict::Rejected => {}
+            Verdict::Confirmed { trace, .. } => {
+                let line = trace.last().map(|s| s.line).unwrap_or(0);
+                let reason = format!(
+                    "the witness is ambiguous for this program: under the strict reading no allowed path reaches the error, \
+                     but a permissive reading (stutter on every step, several transitions per step, goto steps observable) \
+                     reaches it at line {line}"
+                );
+                outcome.verdict = Verdict::Unknown { reason: reason.clone() };
+                outcome.reason = reason;
+            }
+            Verdict::Unknown { reason } => {
+                let reason = format!(
+                    "the strict reading rejects the witness, but the check under a permissive reading was inconclusive: {reason}"
+                );
+                outcome.verdict = Verdict::Unknown { reason: reason.clone() };
+                outcome.reason = reason;
+            }
+        }
+    }
+    outcome
+}
+
+fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, opts: &ExploreOptions) -> Outcome {
     let mut ex = Explorer {
         cfa,
         witness,
@@ -177,7 +215,7 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, opts: &ExploreOptions) -> 
         unknown: Vec::new(),
         states: 0,
     };
-    ex.use_offsets = ex.decide_offsets();
+    ex.use_offsets = !opts.permissive && ex.decide_offsets();
     let verdict = ex.run();
     let reason = match &verdict {
         Verdict::Confirmed { trace, error_function } => {
@@ -403,7 +441,7 @@ impl<'a> Explorer<'a> {
             match self.execute(&state, e, edge, target) {
                 Step::End => {}
                 Step::Next(next, result) => {
-                    if matches!(edge.op, EdgeOp::Blank) {
+                    if matches!(edge.op, EdgeOp::Blank) && (!self.opts.permissive || edge.span.is_none()) {
                         out.push(next);
                         continue;
                     }
@@ -668,37 +706,48 @@ impl<'a> Explorer<'a> {
             push(next, q, out); // absorbing
             return;
         }
-        let matching: Vec<EdgeIndex> = w
-            .graph
-            .edges_directed(q, Direction::Outgoing)
-            .filter(|t| self.guard_matches(&t.weight().guard, t.weight(), info))
-            .map(|t| t.id())
-            .collect();
-        if matching.is_empty() {
-            push(next, q, out);
-            return;
-        }
-        let mut stay = false;
-        for t in matching {
-            let Some((_, target)) = w.graph.edge_endpoints(t) else {
-                continue;
-            };
-            let tr = &w.graph[t];
-            if self.opts.stutter == StutterMode::Lenient && self.next_step_matches(info.target, &tr.guard, tr) {
-                stay = true;
+        // Permissive reading: several transitions may fire on one step (chains), and staying is
+        // always allowed. `frontier` holds (state, witness node, chain length).
+        let mut frontier = vec![(next.clone(), q, 0usize)];
+        let mut stay = self.opts.permissive;
+        let mut any_matched = false;
+        while let Some((cur, node, depth)) = frontier.pop() {
+            let matching: Vec<EdgeIndex> = w
+                .graph
+                .edges_directed(node, Direction::Outgoing)
+                .filter(|t| self.guard_matches(&t.weight().guard, t.weight(), info))
+                .map(|t| t.id())
+                .collect();
+            if depth == 0 && !matching.is_empty() {
+                any_matched = true;
             }
-            if w.graph[target].sink || (!w.graph[target].violation && !self.distance.contains_key(&target)) {
-                continue; // this run can never confirm
-            }
-            let mut s = next.clone();
-            if let Some(a) = &tr.assumption {
-                if !self.apply_assumption(&mut s, t, a, info) {
+            for t in matching {
+                let Some((_, target)) = w.graph.edge_endpoints(t) else {
                     continue;
+                };
+                let tr = &w.graph[t];
+                if depth == 0
+                    && self.opts.stutter == StutterMode::Lenient
+                    && self.next_step_matches(info.target, &tr.guard, tr)
+                {
+                    stay = true;
                 }
+                if w.graph[target].sink || (!w.graph[target].violation && !self.distance.contains_key(&target)) {
+                    continue; // this run can never confirm
+                }
+                let mut s = cur.clone();
+                if let Some(a) = &tr.assumption {
+                    if !self.apply_assumption(&mut s, t, a, info) {
+                        continue;
+                    }
+                }
+                if self.opts.permissive && depth < 8 && !w.graph[target].violation && target != node {
+                    frontier.push((s.clone(), target, depth + 1));
+                }
+                push(s, target, out);
             }
-            push(s, target, out);
         }
-        if stay {
+        if !any_matched || stay {
             push(next, q, out);
         }
     }

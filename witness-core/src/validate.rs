@@ -151,7 +151,13 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
     warnings.extend(program.warnings.iter().cloned());
     check_fits_program(&witness, &program.cfa, opts)?;
 
-    let explore_opts = ExploreOptions { deadline, budget_secs: opts.timeout.as_secs(), stutter: opts.stutter, target };
+    let explore_opts = ExploreOptions {
+        deadline,
+        budget_secs: opts.timeout.as_secs(),
+        stutter: opts.stutter,
+        target,
+        permissive: false,
+    };
     let outcome = product::explore(&program.cfa, &witness, &explore_opts);
     warnings.extend(outcome.warnings);
     let mut verdict = outcome.verdict;
