@@ -53,9 +53,9 @@ pub struct ExploreOptions {
     pub budget_secs: u64,
     pub stutter: StutterMode,
     pub target: ErrorTarget,
-    /// The most permissive reading of the witness, used only to double-check a rejection:
-    /// staying is allowed on every step, one step may fire a chain of transitions, and `goto`
-    /// statements are observable steps. Never used to confirm.
+    /// A permissive reading of the witness, used only to double-check a rejection: a step
+    /// whose matching transitions all die may be skipped, one step may fire a chain of
+    /// transitions, and `goto` statements are observable steps. Never used to confirm.
     pub permissive: bool,
 }
 
@@ -183,7 +183,7 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, opts: &ExploreOptions) -> 
                 let line = trace.last().map(|s| s.line).unwrap_or(0);
                 let reason = format!(
                     "the witness is ambiguous for this program: under the strict reading no allowed path reaches the error, \
-                     but a permissive reading (stutter on every step, several transitions per step, goto steps observable) \
+                     but a permissive reading (steps whose matching transitions all die are skipped, several transitions per step, goto steps observable) \
                      reaches it at line {line}"
                 );
                 outcome.verdict = Verdict::Unknown { reason: reason.clone() };
@@ -709,8 +709,9 @@ impl<'a> Explorer<'a> {
         // Permissive reading: several transitions may fire on one step (chains), and staying is
         // always allowed. `frontier` holds (state, witness node, chain length).
         let mut frontier = vec![(next.clone(), q, 0usize)];
-        let mut stay = self.opts.permissive;
+        let mut stay = false;
         let mut any_matched = false;
+        let mut live = 0usize;
         while let Some((cur, node, depth)) = frontier.pop() {
             let matching: Vec<EdgeIndex> = w
                 .graph
@@ -744,10 +745,15 @@ impl<'a> Explorer<'a> {
                 if self.opts.permissive && depth < 8 && !w.graph[target].violation && target != node {
                     frontier.push((s.clone(), target, depth + 1));
                 }
+                if depth == 0 {
+                    live += 1;
+                }
                 push(s, target, out);
             }
         }
-        if !any_matched || stay {
+        // Permissive reading: a step whose every matching transition dies (sink, failed
+        // assumption, no violation reachable) may be skipped, as if it were invisible.
+        if !any_matched || stay || (self.opts.permissive && live == 0) {
             push(next, q, out);
         }
     }
