@@ -155,6 +155,8 @@ struct Explorer<'a> {
     opts: &'a ExploreOptions,
     smt: Smt,
     use_offsets: bool,
+    /// Bytes to subtract from witness offsets (see `recover_offset_shift`).
+    offset_shift: i64,
     /// Witness states from which a violation state is reachable, with BFS distance.
     distance: HashMap<NodeIndex, u32>,
     /// Lowered assumptions per (transition, scope function, offset).
@@ -208,6 +210,7 @@ fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, opts: &ExploreOptions) ->
         opts,
         smt: Smt::new(opts.deadline),
         use_offsets: false,
+        offset_shift: 0,
         distance: violation_distance(witness),
         assumption_cache: HashMap::new(),
         warnings: Vec::new(),
@@ -280,36 +283,83 @@ impl<'a> Explorer<'a> {
     /// with its own line numbers in this file (CPAchecker `-preprocess` witnesses carry offsets
     /// into another text).
     fn decide_offsets(&mut self) -> bool {
-        let mut any = false;
-        for e in self.witness.graph.edge_references() {
-            let g = &e.weight().guard;
-            let Some(off) = g.offsets else { continue };
-            any = true;
-            let fits = (off.start as usize) < self.cfa.source_len
-                && match g.lines {
-                    Some(lines) => {
-                        let l = self.cfa.line_of_offset(off.start as usize) as u64;
-                        lines.start <= l && l <= lines.end
-                    }
-                    None => true,
-                };
-            if !fits {
-                self.warn(format!(
-                    "witness offsets do not match this file (transition at {}: offset {} is not on line {:?}); matching by lines only",
-                    e.weight().origin,
-                    off.start,
-                    g.lines.map(|l| l.start)
-                ));
-                return false;
-            }
+        let with_offsets: Vec<(String, crate::witness::Range, Option<crate::witness::Range>)> = self
+            .witness
+            .graph
+            .edge_references()
+            .filter_map(|e| e.weight().guard.offsets.map(|o| (e.weight().origin.clone(), o, e.weight().guard.lines)))
+            .collect();
+        if with_offsets.is_empty() {
+            return false;
         }
-        if any && !self.cfa.offsets_exact {
+        if !self.cfa.offsets_exact {
             self.warn(
                 "the program was preprocessed with gcc, so offsets are approximate; matching by lines only".into(),
             );
             return false;
         }
-        any
+        if self.offsets_fit(&with_offsets, 0) {
+            return true;
+        }
+        if let Some(shift) = self.recover_offset_shift(&with_offsets) {
+            self.warn(format!(
+                "witness offsets are shifted by {shift} bytes against this file (a preprocessed copy?); matching with the shift"
+            ));
+            self.offset_shift = shift;
+            return true;
+        }
+        let (origin, off, lines) = &with_offsets[0];
+        self.warn(format!(
+            "witness offsets do not match this file (e.g. transition at {origin}: offset {} vs. line {:?}); matching by lines only",
+            off.start,
+            lines.map(|l| l.start)
+        ));
+        false
+    }
+
+    /// Every offset (minus `shift`) lies in the file and on its transition's own line range.
+    fn offsets_fit(&self, ts: &[(String, crate::witness::Range, Option<crate::witness::Range>)], shift: i64) -> bool {
+        ts.iter().all(|(_, off, lines)| {
+            let start = off.start as i64 - shift;
+            if start < 0 || start as usize >= self.cfa.source_len {
+                return false;
+            }
+            match lines {
+                Some(lines) => {
+                    let l = self.cfa.line_of_offset(start as usize) as u64;
+                    lines.start <= l && l <= lines.end
+                }
+                None => true,
+            }
+        })
+    }
+
+    /// CPAchecker `-preprocess` witnesses carry offsets into the preprocessed text, which differs
+    /// from the file by a constant prefix. Accept a shift only if, with it, every offset fits its
+    /// lines and at least three quarters of the transitions start exactly where a CFA edge
+    /// starts, and no other shift does as well.
+    fn recover_offset_shift(
+        &self,
+        ts: &[(String, crate::witness::Range, Option<crate::witness::Range>)],
+    ) -> Option<i64> {
+        let starts: HashSet<usize> =
+            self.cfa.graph.edge_weights().filter_map(|e| e.span.map(|s| s.start_offset)).collect();
+        let mut candidates: Vec<i64> =
+            ts.iter().flat_map(|(_, off, _)| starts.iter().map(move |s| off.start as i64 - *s as i64)).collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        let mut scored: Vec<(usize, i64)> = candidates
+            .into_iter()
+            .filter(|d| *d > 0 && self.offsets_fit(ts, *d))
+            .map(|d| {
+                let hits = ts.iter().filter(|(_, off, _)| starts.contains(&((off.start as i64 - d) as usize))).count();
+                (hits, d)
+            })
+            .collect();
+        scored.sort_unstable_by(|a, b| b.cmp(a));
+        let (best, d) = *scored.first()?;
+        let unique = scored.get(1).is_none_or(|(second, _)| *second < best);
+        (best * 4 >= ts.len() * 3 && best >= 2 && unique).then_some(d)
     }
 
     fn run(&mut self) -> Verdict {
@@ -821,7 +871,12 @@ impl<'a> Explorer<'a> {
         if self.use_offsets {
             if let Some(off) = g.offsets {
                 match info.span {
-                    Some(s) if off.overlaps(s.start_offset as u64, s.end_offset as u64) => {}
+                    Some(s)
+                        if crate::witness::Range {
+                            start: (off.start as i64 - self.offset_shift).max(0) as u64,
+                            end: (off.end as i64 - self.offset_shift).max(0) as u64,
+                        }
+                        .overlaps(s.start_offset as u64, s.end_offset as u64) => {}
                     _ => return false,
                 }
             }
