@@ -6,7 +6,7 @@ setup:
 
 # Validates the bundled minimal example and prints the verdict.
 example: setup
-	cargo run --release -q -p witness-check -- validate \
+	cargo run --release -q -p witness-check --bin witness-check -- validate \
 		--witness fixtures/minimal/minimal-example.graphml \
 		--property fixtures/minimal/unreach-call.prp \
 		fixtures/minimal/minimal-example.c

@@ -417,6 +417,14 @@ impl<'a> Explorer<'a> {
                 .sort_by_key(|s: &ProductState| std::cmp::Reverse(self.distance.get(&s.witness).copied().unwrap_or(0)));
             stack.extend(succs);
         }
+        if Instant::now() >= self.opts.deadline {
+            return Verdict::Unknown {
+                reason: format!(
+                    "time budget of {} s exhausted after {} product states",
+                    self.opts.budget_secs, self.states
+                ),
+            };
+        }
         if self.unknown.is_empty() {
             Verdict::Rejected
         } else {
