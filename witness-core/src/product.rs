@@ -816,22 +816,31 @@ impl<'a> Explorer<'a> {
         }
     }
 
-    /// Lenient stutter: does an observable edge right after `loc` (through blank edges) also
-    /// match the guard?
-    fn next_step_matches(&self, loc: NodeIndex, guard: &LocationGuard, tr: &WitnessTransition) -> bool {
-        let cfa = self.cfa;
+    /// Locations reachable from `loc` through blank (unobservable) edges, `loc` included.
+    fn blank_closure(&self, loc: NodeIndex) -> Vec<NodeIndex> {
         let mut seen = HashSet::new();
         let mut todo = vec![loc];
+        let mut out = Vec::new();
         while let Some(l) = todo.pop() {
             if !seen.insert(l) {
                 continue;
             }
-            for e in cfa.graph.edges_directed(l, Direction::Outgoing) {
-                let edge = e.weight();
-                if matches!(edge.op, EdgeOp::Blank) {
+            out.push(l);
+            for e in self.cfa.graph.edges_directed(l, Direction::Outgoing) {
+                if matches!(e.weight().op, EdgeOp::Blank) {
                     todo.push(e.target());
-                    continue;
                 }
+            }
+        }
+        out
+    }
+
+    /// Lenient stutter: does an observable edge right after `loc` (through blank edges) also
+    /// match the guard?
+    fn next_step_matches(&self, loc: NodeIndex, guard: &LocationGuard, tr: &WitnessTransition) -> bool {
+        self.blank_closure(loc).into_iter().any(|l| {
+            self.cfa.graph.edges_directed(l, Direction::Outgoing).any(|e| {
+                let edge = e.weight();
                 let info = StepInfo {
                     kind: StepKind::Edge(edge),
                     span: edge.span,
@@ -839,32 +848,14 @@ impl<'a> Explorer<'a> {
                     target: e.target(),
                     result: None,
                 };
-                if self.guard_matches(guard, tr, &info) {
-                    return true;
-                }
-            }
-        }
-        false
+                !matches!(edge.op, EdgeOp::Blank) && self.guard_matches(guard, tr, &info)
+            })
+        })
     }
 
+    /// `enterLoopHead`: the step's target is a loop head, or leads to one through blank edges.
     fn is_loop_head_ahead(&self, loc: NodeIndex) -> bool {
-        let cfa = self.cfa;
-        let mut seen = HashSet::new();
-        let mut todo = vec![loc];
-        while let Some(l) = todo.pop() {
-            if !seen.insert(l) {
-                continue;
-            }
-            if cfa.graph[l].loop_head {
-                return true;
-            }
-            for e in cfa.graph.edges_directed(l, Direction::Outgoing) {
-                if matches!(e.weight().op, EdgeOp::Blank) {
-                    todo.push(e.target());
-                }
-            }
-        }
-        false
+        self.blank_closure(loc).into_iter().any(|l| self.cfa.graph[l].loop_head)
     }
 
     /// Source-code guard of a transition against one observable step (digest §5).
