@@ -950,7 +950,14 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
         }
     };
 
-    Ok(WitnessAutomaton { graph, entry, metadata, warnings: warnings.list, format: FORMAT_NAME.to_string() })
+    Ok(WitnessAutomaton {
+        graph,
+        entry,
+        metadata,
+        warnings: warnings.list,
+        format: FORMAT_NAME.to_string(),
+        exact_locations: false,
+    })
 }
 
 /// Builds the transition of one edge from its resolved data items.
@@ -1052,7 +1059,7 @@ fn transition(
     let assumption = (has_assumption
         && (!assumption.expressions.is_empty() || assumption.scope.is_some() || assumption.result_function.is_some()))
     .then_some(assumption);
-    Ok(WitnessTransition { guard, assumption, origin: ctx.pos_str(edge.pos) })
+    Ok(WitnessTransition { guard, assumption, origin: ctx.pos_str(edge.pos), avoid: false, decision: None })
 }
 
 /// A range from optional start and end; a lone value is copied to the other end.

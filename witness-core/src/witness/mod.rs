@@ -9,6 +9,7 @@
 //! position, unusual-but-accepted content becomes a warning string in [`WitnessAutomaton::warnings`].
 
 pub mod graphml;
+pub mod yaml;
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Serialize;
@@ -74,6 +75,48 @@ impl Range {
     }
 }
 
+/// Which kind of program construct a source anchor points at (YAML waypoint types, format
+/// 2.0 digest §3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum AnchorKind {
+    /// First character of a statement or block-item declaration; matched when control arrives
+    /// at it (the constraint is evaluated in the state right before the statement).
+    Statement,
+    /// Keyword of an `if`/`while`/`for`/`do`/`switch` or the `?` of a conditional; matched by
+    /// the step that decides the branch.
+    Branching,
+    /// Closing `)` of a call's argument list; matched when the callee is entered.
+    FunctionEnter,
+    /// Closing `)` of a call's argument list; matched when the call returns (`\result` set).
+    FunctionReturn,
+    /// First character of the statement whose evaluation is the violation.
+    Target,
+}
+
+/// An exact source position of a YAML waypoint. The product resolves it against the CFA
+/// (a missing column means "the leftmost suitable construct on the line").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourceAnchor {
+    pub kind: AnchorKind,
+    pub line: u32,
+    /// 1-based column in characters.
+    pub column: Option<u32>,
+    pub file_name: Option<String>,
+    /// Position of the waypoint in the witness file (`line:col`), for messages.
+    pub origin: String,
+}
+
+/// The outcome of a branch decision a YAML `branching` waypoint requires.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum DecisionValue {
+    /// Two-way branch: the controlling expression is true / false.
+    Bool(bool),
+    /// `switch`: the controlling expression has this value (a `case` label is taken).
+    Case(i128),
+    /// `switch`: no `case` label matches.
+    Default,
+}
+
 /// The source-code guard of a transition: all present parts are conjoined; an absent part
 /// does not restrict. A guard with no part at all matches every observable step.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -95,6 +138,8 @@ pub struct LocationGuard {
     pub thread_id: Option<String>,
     /// `createThread`.
     pub create_thread: Option<String>,
+    /// YAML: an exact anchor in the source (replaces lines/offsets for matching).
+    pub anchor: Option<SourceAnchor>,
 }
 
 /// The state-space guard of a transition.
@@ -116,6 +161,13 @@ pub struct WitnessTransition {
     pub assumption: Option<Assumption>,
     /// Position of the transition in the witness file (`line:col`), for messages.
     pub origin: String,
+    /// YAML `avoid` waypoint: a run that passes it (guard matches and assumption and decision
+    /// hold) dies; a run that reaches its location without passing it stays where it is.
+    /// Avoid transitions do not count as matches for the stutter rule.
+    pub avoid: bool,
+    /// YAML `branching`: the decision the matched step must take (otherwise the transition's
+    /// requirement is false, like a false assumption).
+    pub decision: Option<DecisionValue>,
 }
 
 /// The witness automaton (format-neutral).
@@ -128,4 +180,7 @@ pub struct WitnessAutomaton {
     pub warnings: Vec<String>,
     /// Which format the automaton was read from (`GraphML 1.0`, `YAML 2.0`, …).
     pub format: String,
+    /// Locations are exact source anchors (YAML): matching does not depend on the CFA's
+    /// granularity, so rejections need no double-check under a permissive reading.
+    pub exact_locations: bool,
 }
