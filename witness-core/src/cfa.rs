@@ -381,6 +381,28 @@ pub struct SourceSpan {
     pub end_offset: usize,
 }
 
+/// How a source construct's branch was decided (for YAML `branching` waypoints).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum BranchOutcome {
+    /// Two-way construct (`if`, loops, `?:`): the controlling expression is true / false.
+    Bool(bool),
+    /// `switch`: the `case` label with this value is taken.
+    Case(i128),
+    /// `switch`: a GNU `case lo ... hi` range is taken.
+    CaseRange(i128, i128),
+    /// `switch`: no `case` label matches.
+    Default,
+}
+
+/// Marks an edge that decides a branch of a source construct: the step after which control
+/// leaves the controlling expression towards the chosen successor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    /// Byte offset of the construct's keyword (`if`, `while`, `for`, `do`, `switch`) or `?`.
+    pub construct: usize,
+    pub outcome: BranchOutcome,
+}
+
 /// One edge of the CFA.
 #[derive(Debug, Clone, Serialize)]
 pub struct CfaEdge {
@@ -390,6 +412,10 @@ pub struct CfaEdge {
     pub function: FuncId,
     /// Source text of the operation (for traces), possibly abbreviated.
     pub text: String,
+    /// Set on the edges that decide a branch of a source construct.
+    pub decision: Option<Decision>,
+    /// `Call`/`NondetCall`: byte offset of the `)` closing the call's argument list.
+    pub call_paren: Option<usize>,
 }
 
 /// A CFA location.
@@ -448,6 +474,12 @@ pub struct Cfa {
     pub typedefs: Vec<(String, CType)>,
     /// Enumeration constants (type `int`) visible at file scope, for witness assumptions.
     pub enum_constants: Vec<(String, i64)>,
+    /// Byte offset of the first character of each statement and block-item declaration, with
+    /// the location at which control arrives at it.
+    pub statement_starts: Vec<(usize, NodeIndex)>,
+    /// Keyword offsets of branching constructs, each mapped to the construct's canonical offset
+    /// (`Decision::construct`); `do … while` is listed under both keywords.
+    pub branch_keywords: Vec<(usize, usize)>,
 }
 
 impl Cfa {

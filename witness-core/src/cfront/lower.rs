@@ -9,8 +9,8 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use super::preprocess::Prepared;
 use super::types::{self, conv, FuncTy, SpecCounter, Ty};
 use crate::cfa::{
-    BinOp, CType, Cfa, CfaEdge, CfaNode, DataModel, EdgeOp, ErrorKind, Expr, ExternInfo, FuncId, FunctionInfo, Init,
-    IntTy, Lvalue, SourceSpan, UnOp, VarId, VarInfo, VarScope,
+    BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
+    FuncId, FunctionInfo, Init, IntTy, Lvalue, SourceSpan, UnOp, VarId, VarInfo, VarScope,
 };
 
 type R<T> = Result<T, String>;
@@ -94,6 +94,13 @@ pub struct Builder<'a> {
     f: Option<FState>,
     cur: NodeIndex,
     pure_mode: bool,
+    /// Branching constructs being lowered, innermost last: (construct offset, true target,
+    /// false target). An Assume edge into one of the targets decides that construct.
+    decisions: Vec<(usize, NodeIndex, NodeIndex)>,
+    /// `)` offset of the call the next edge performs.
+    pending_call_paren: Option<usize>,
+    /// Explicit decision for the next edge (switch cases).
+    pending_outcome: Option<Decision>,
     tmp_counter: u32,
     stmt_sp: Sp,
     global_failures: Vec<(Sp, String)>,
@@ -159,6 +166,8 @@ impl<'a> Builder<'a> {
             line_starts: super::preprocess::line_starts(original),
             typedefs: Vec::new(),
             enum_constants: Vec::new(),
+            statement_starts: Vec::new(),
+            branch_keywords: Vec::new(),
         };
         Builder {
             cfa,
@@ -173,6 +182,9 @@ impl<'a> Builder<'a> {
             f: None,
             cur: start,
             pure_mode: false,
+            decisions: Vec::new(),
+            pending_call_paren: None,
+            pending_outcome: None,
             tmp_counter: 0,
             stmt_sp: (0, 0),
             global_failures: Vec::new(),
@@ -228,16 +240,63 @@ impl<'a> Builder<'a> {
     fn add_edge(&mut self, from: NodeIndex, to: NodeIndex, op: EdgeOp, s: Option<Sp>, text: String) {
         let span = s.and_then(|s| self.span_of(s));
         let function = self.f.as_ref().map(|f| f.id).unwrap_or(FuncId(0));
-        self.cfa.graph.add_edge(from, to, CfaEdge { op, span, function, text });
+        let decision = self.decision_for(to);
+        let call_paren = self.pending_call_paren.take();
+        self.cfa.graph.add_edge(from, to, CfaEdge { op, span, function, text, decision, call_paren });
     }
 
     fn blank(&mut self, from: NodeIndex, to: NodeIndex) {
         self.add_edge(from, to, EdgeOp::Blank, None, String::new());
     }
 
+    fn decision_for(&mut self, _to: NodeIndex) -> Option<Decision> {
+        self.pending_outcome.take()
+    }
+
+    /// The decision an Assume edge into `target` makes, if `target` is a successor of the
+    /// innermost construct being lowered.
+    fn outcome_into(&self, target: NodeIndex) -> Option<Decision> {
+        let &(construct, t, f) = self.decisions.last()?;
+        if target == t {
+            Some(Decision { construct, outcome: BranchOutcome::Bool(true) })
+        } else if target == f {
+            Some(Decision { construct, outcome: BranchOutcome::Bool(false) })
+        } else {
+            None
+        }
+    }
+
+    /// Registers a branching construct's keyword (parsed-text offset) and returns its original
+    /// offset.
+    fn register_construct(&mut self, kw: usize, alias: Option<usize>) -> usize {
+        let k = self.orig_range((kw, kw + 1)).0;
+        self.cfa.branch_keywords.push((k, k));
+        if let Some(a) = alias {
+            let a = self.orig_range((a, a + 1)).0;
+            self.cfa.branch_keywords.push((a, k));
+        }
+        k
+    }
+
+    /// Branches on the controlling expression of the construct whose keyword is at `kw`.
+    fn decide(&mut self, cond: &Node<Expression>, t: NodeIndex, f: NodeIndex, kw: usize, alias: Option<usize>) {
+        let k = self.register_construct(kw, alias);
+        self.decisions.push((k, t, f));
+        self.branch_or_unsupported(cond, t, f);
+        self.decisions.pop();
+    }
+
+    /// Offset (parsed text) of `needle` between `from` and `to`.
+    fn find_between(&self, from: usize, to: usize, needle: &str) -> Option<usize> {
+        let t = self.src.text.get(from..to.min(self.src.text.len()))?;
+        t.find(needle).map(|i| from + i)
+    }
+
     /// Adds an edge from `cur` to a new node and moves `cur` there.
     fn emit(&mut self, op: EdgeOp, s: Sp, text: String) -> R<()> {
         if self.pure_mode {
+            self.pending_call_paren = None;
+            self.pending_outcome = None;
             return Err("expression with side effects where a constant or side-effect-free expression is needed".into());
         }
         let n = self.new_node();
@@ -522,7 +581,14 @@ impl<'a> Builder<'a> {
         self.cfa.graph.add_edge(
             start,
             entry,
-            CfaEdge { op: EdgeOp::ProgramStart, span: Some(span), function: main, text: "main()".into() },
+            CfaEdge {
+                op: EdgeOp::ProgramStart,
+                span: Some(span),
+                function: main,
+                text: "main()".into(),
+                decision: None,
+                call_paren: None,
+            },
         );
         Ok(())
     }
@@ -995,12 +1061,18 @@ impl<'a> Builder<'a> {
 
     fn stmt(&mut self, s: &Node<Statement>) {
         let ssp = sp(s.span);
+        if !matches!(s.node, Statement::Compound(_)) {
+            let start = self.orig_range(ssp).0;
+            self.cfa.statement_starts.push((start, self.cur));
+        }
         match &s.node {
             Statement::Compound(items) => {
                 self.scopes.push(HashMap::new());
                 for it in items {
                     match &it.node {
                         BlockItem::Declaration(d) => {
+                            let start = self.orig_range(sp(d.span)).0;
+                            self.cfa.statement_starts.push((start, self.cur));
                             self.stmt_sp = sp(d.span);
                             self.declaration(d, false, s.span.end)
                         }
@@ -1024,7 +1096,7 @@ impl<'a> Builder<'a> {
                 let f = self.new_node();
                 let join = self.new_node();
                 self.stmt_sp = ssp;
-                self.branch_or_unsupported(&i.node.condition, t, f);
+                self.decide(&i.node.condition, t, f, s.span.start, None);
                 self.cur = t;
                 self.stmt(&i.node.then_statement);
                 let c = self.cur;
@@ -1046,7 +1118,7 @@ impl<'a> Builder<'a> {
                 let exit = self.new_node();
                 self.cur = head;
                 self.stmt_sp = ssp;
-                self.branch_or_unsupported(&w.node.expression, body, exit);
+                self.decide(&w.node.expression, body, exit, s.span.start, None);
                 self.cur = body;
                 self.loop_body(&w.node.statement, exit, head);
                 let c = self.cur;
@@ -1066,7 +1138,8 @@ impl<'a> Builder<'a> {
                 self.blank(c, cond);
                 self.cur = cond;
                 self.stmt_sp = ssp;
-                self.branch_or_unsupported(&w.node.expression, body, exit);
+                let trailing = self.find_between(w.node.statement.span.end, w.node.expression.span.start, "while");
+                self.decide(&w.node.expression, body, exit, s.span.start, trailing);
                 self.cur = exit;
             }
             Statement::For(fs) => {
@@ -1098,10 +1171,12 @@ impl<'a> Builder<'a> {
                 match &fs.node.condition {
                     Some(cnd) => {
                         self.stmt_sp = ssp;
-                        self.branch_or_unsupported(cnd, body, exit)
+                        self.decide(cnd, body, exit, s.span.start, None)
                     }
                     None => {
                         let fsp = (s.span.start, s.span.start + 3);
+                        let construct = self.register_construct(s.span.start, None);
+                        self.pending_outcome = Some(Decision { construct, outcome: BranchOutcome::Bool(true) });
                         self.add_edge(
                             head,
                             body,
@@ -1273,7 +1348,12 @@ impl<'a> Builder<'a> {
             Expression::Conditional(c) => {
                 let m1 = self.new_node();
                 let m2 = self.new_node();
-                self.branch(&c.node.condition, m1, m2, false)?;
+                let q = self.find_between(c.node.condition.span.end, c.node.then_expression.span.start, "?");
+                let k = self.register_construct(q.unwrap_or(c.node.condition.span.end), None);
+                self.decisions.push((k, m1, m2));
+                let r = self.branch(&c.node.condition, m1, m2, false);
+                self.decisions.pop();
+                r?;
                 self.cur = m1;
                 self.branch(&c.node.then_expression, t, f, neg)?;
                 self.cur = m2;
@@ -1296,6 +1376,7 @@ impl<'a> Builder<'a> {
                 }
                 let k = types::fold_i128(&v);
                 if k != Some(0) {
+                    self.pending_outcome = self.outcome_into(t);
                     self.add_edge(
                         c,
                         t,
@@ -1305,6 +1386,7 @@ impl<'a> Builder<'a> {
                     );
                 }
                 if k.is_none() || k == Some(0) {
+                    self.pending_outcome = self.outcome_into(f);
                     self.add_edge(
                         c,
                         f,
@@ -1334,29 +1416,37 @@ impl<'a> Builder<'a> {
             let v = types::promote(self.rv(&sw.node.expression)?);
             let vt = v.ty();
             let vsrc = self.text(sp(sw.node.expression.span));
+            let construct = self.register_construct(ssp.0, None);
+            let mut last_false = None;
             let mut default = None;
             for l in &labels {
                 let target = map[&l.span.start];
-                let (cond, lsp, ltext) = match &l.node.label.node {
+                let (cond, lsp, ltext, outcome) = match &l.node.label.node {
                     Label::Default => {
                         default = Some(target);
                         continue;
                     }
                     Label::Case(ce) => {
-                        let k = self.pure(|b| b.rv(ce))?;
-                        (types::binary(BinOp::Eq, v.clone(), conv(k, vt)), sp(ce.span), self.text(sp(ce.span)))
+                        let k = conv(self.pure(|b| b.rv(ce))?, vt);
+                        let outcome = types::fold_i128(&k).map(BranchOutcome::Case);
+                        (types::binary(BinOp::Eq, v.clone(), k), sp(ce.span), self.text(sp(ce.span)), outcome)
                     }
                     Label::CaseRange(r) => {
-                        let lo = self.pure(|b| b.rv(&r.node.low))?;
-                        let hi = self.pure(|b| b.rv(&r.node.high))?;
-                        let a = types::binary(BinOp::Ge, v.clone(), conv(lo, vt));
-                        let b = types::binary(BinOp::Le, v.clone(), conv(hi, vt));
-                        (types::binary(BinOp::LogAnd, a, b), sp(r.span), self.text(sp(r.span)))
+                        let lo = conv(self.pure(|b| b.rv(&r.node.low))?, vt);
+                        let hi = conv(self.pure(|b| b.rv(&r.node.high))?, vt);
+                        let outcome = match (types::fold_i128(&lo), types::fold_i128(&hi)) {
+                            (Some(a), Some(b)) => Some(BranchOutcome::CaseRange(a, b)),
+                            _ => None,
+                        };
+                        let a = types::binary(BinOp::Ge, v.clone(), lo);
+                        let b = types::binary(BinOp::Le, v.clone(), hi);
+                        (types::binary(BinOp::LogAnd, a, b), sp(r.span), self.text(sp(r.span)), outcome)
                     }
                     Label::Identifier(_) => continue,
                 };
                 let c = self.cur;
                 let next = self.new_node();
+                self.pending_outcome = outcome.map(|outcome| Decision { construct, outcome });
                 self.add_edge(
                     c,
                     target,
@@ -1371,7 +1461,12 @@ impl<'a> Builder<'a> {
                     Some(lsp),
                     format!("[!({vsrc} == {ltext})]"),
                 );
+                last_false = self.cfa.graph.edge_indices().last();
                 self.cur = next;
+            }
+            // The false edge of the last case test decides "no case matches".
+            if let Some(e) = last_false {
+                self.cfa.graph[e].decision = Some(Decision { construct, outcome: BranchOutcome::Default });
             }
             let c = self.cur;
             self.blank(c, default.unwrap_or(exit));
@@ -1703,10 +1798,11 @@ impl<'a> Builder<'a> {
             Expression::Conditional(c) => {
                 let snap = self.snap();
                 let cond = self.rv(&c.node.condition)?;
-                let s2 = self.snap();
                 let t = self.rv(&c.node.then_expression)?;
                 let f = self.rv(&c.node.else_expression)?;
-                if !self.emitted_since(&s2) {
+                // Constant expressions stay pure; in statements `?:` is a branch (as in
+                // CPAchecker's CFA), so that witnesses can refer to its decision.
+                if self.pure_mode || (!self.emitted_since(&snap) && types::fold_i128(&cond).is_some()) {
                     return Ok(types::ite(cond, t, f));
                 }
                 let ty = types::common_ty(t.ty(), f.ty());
@@ -1715,7 +1811,12 @@ impl<'a> Builder<'a> {
                 let nt = self.new_node();
                 let nf = self.new_node();
                 let join = self.new_node();
-                self.branch(&c.node.condition, nt, nf, false)?;
+                let q = self.find_between(c.node.condition.span.end, c.node.then_expression.span.start, "?");
+                let k = self.register_construct(q.unwrap_or(c.node.condition.span.end), None);
+                self.decisions.push((k, nt, nf));
+                let r = self.branch(&c.node.condition, nt, nf, false);
+                self.decisions.pop();
+                r?;
                 for (n, x) in [(nt, &c.node.then_expression), (nf, &c.node.else_expression)] {
                     self.cur = n;
                     let v = self.rv(x)?;
@@ -1879,6 +1980,7 @@ impl<'a> Builder<'a> {
                     return Err(format!("argument with side effects in a call to `{name}` (not supported)"));
                 }
             }
+            self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
             return self.emit(EdgeOp::NondetCall { function: name, lhs, ty }, csp, text);
         }
         if let Some(&id) = self.func_ids.get(&name) {
@@ -1908,6 +2010,7 @@ impl<'a> Builder<'a> {
                 let v = self.rv(a)?;
                 vals.push(conv(v, *t));
             }
+            self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
             return self.emit(EdgeOp::Call { callee: id, args: vals, lhs }, csp, text);
         }
         if OUTPUT_FUNCS.contains(&name.as_str()) {
@@ -1916,6 +2019,7 @@ impl<'a> Builder<'a> {
                     return Err(format!("argument with side effects in a call to `{name}` (not supported)"));
                 }
             }
+            self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
             return self.emit(EdgeOp::NondetCall { function: name, lhs, ty: IntTy::INT }, csp, text);
         }
         Err(format!("call to undefined function `{name}`"))

@@ -331,7 +331,15 @@ fn expressions_and_conversions() {
     // `!` flips: the edge into the then-branch carries the negated condition and source_truth true.
     assert!(has("assume LogNot((x Eq 42:int32):int32) true"));
     assert!(has("assume (x Eq 42:int32):int32 false"));
-    assert!(has("return (x ? y : z)"));
+    // `?:` in a statement is a branch (as in CPAchecker), and its edges decide the construct
+    // at the `?` (YAML branching waypoints point there).
+    assert!(!has("return (x ? y : z)"));
+    let src = fixture("exprs.c");
+    let q = src.find("x ? y").unwrap() + 2;
+    let deciding: Vec<_> =
+        cfa.graph.edge_weights().filter(|e| e.decision.as_ref().map(|d| d.construct) == Some(q)).collect();
+    assert_eq!(deciding.len(), 2, "both outcomes of `x ? y : z` decide it");
+    assert!(cfa.branch_keywords.contains(&(q, q)));
 }
 
 #[test]
@@ -565,4 +573,44 @@ fn declared_nondet_with_unknown_suffix() {
     assert_eq!(cfa.typedefs, vec![("myu16".to_string(), CType::Int(IntTy::USHORT))]);
     let sc = AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None };
     assert!(lower_assumption(&cfa, "v == (myu16)3", &sc)[0].is_ok());
+}
+
+/// YAML anchors: statement starts, branch decisions of every construct, call parentheses.
+#[test]
+fn source_anchors_for_yaml_waypoints() {
+    let src = "int f(int a) { return a; }\nint main() {\n  int a = __VERIFIER_nondet_int();\n  if (a > 1 || a < -1) a = 0;\n  switch (a) { case 1: a = 2; case 3: break; default: a = 4; }\n  do { a--; } while (a > 0);\n  int r = f(a);\n  return 0;\n}\n";
+    let cfa = build(src);
+    let at = |needle: &str| src.find(needle).unwrap();
+    // Statement and declaration starts are anchors.
+    for s in ["int a = __VERIFIER", "if (a > 1", "switch (a)", "do {", "int r = f(a);", "return 0;", "a = 0;"] {
+        assert!(cfa.statement_starts.iter().any(|(o, _)| *o == at(s)), "statement start of `{s}`");
+    }
+    let decisions = |construct: usize| -> Vec<BranchOutcome> {
+        let mut v: Vec<_> = cfa
+            .graph
+            .edge_weights()
+            .filter_map(|e| e.decision.as_ref())
+            .filter(|d| d.construct == construct)
+            .map(|d| d.outcome.clone())
+            .collect();
+        v.sort_by_key(|o| format!("{o:?}"));
+        v
+    };
+    // `a > 1 || a < -1`: true from either operand, false only from the last one.
+    assert_eq!(
+        decisions(at("if (a")),
+        vec![BranchOutcome::Bool(false), BranchOutcome::Bool(true), BranchOutcome::Bool(true)]
+    );
+    // switch: one decision per case label, and "no case matches" on the last test's false edge.
+    assert_eq!(decisions(at("switch")), vec![BranchOutcome::Case(1), BranchOutcome::Case(3), BranchOutcome::Default]);
+    // do … while: listed under both keywords.
+    let do_kw = at("do {");
+    let while_kw = at("while (a > 0)");
+    assert!(cfa.branch_keywords.contains(&(while_kw, do_kw)));
+    assert_eq!(decisions(do_kw).len(), 2);
+    // Calls know the offset of their closing parenthesis.
+    let paren_nondet = at("__VERIFIER_nondet_int()") + "__VERIFIER_nondet_int(".len();
+    let paren_f = at("f(a);") + 3;
+    let parens: Vec<usize> = cfa.graph.edge_weights().filter_map(|e| e.call_paren).collect();
+    assert!(parens.contains(&paren_nondet) && parens.contains(&paren_f), "{parens:?}");
 }
