@@ -1461,7 +1461,7 @@ impl<'a> Builder<'a> {
                     Some(lsp),
                     format!("[!({vsrc} == {ltext})]"),
                 );
-                last_false = self.cfa.graph.edge_indices().last();
+                last_false = self.cfa.graph.edge_indices().next_back();
                 self.cur = next;
             }
             // The false edge of the last case test decides "no case matches".
