@@ -12,13 +12,17 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use witness_core::cfa::DataModel;
-use witness_core::product::StutterMode;
+use witness_core::product::{SegmentReading, StutterMode};
 use witness_core::validate::{validate, ValidateOptions};
 use witness_core::verdict::{Report, Verdict};
 use witness_core::InputError;
 
 #[derive(Parser)]
-#[command(name = "witness-check", version, about = "Validates violation witnesses of C programs (SV-COMP GraphML 1.0)")]
+#[command(
+    name = "witness-check",
+    version,
+    about = "Validates violation witnesses of C programs (SV-COMP GraphML 1.0 and YAML 2.x)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -40,11 +44,20 @@ enum StutterArg {
     Lenient,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum SegmentsArg {
+    /// First occurrence (CPAchecker): the first visit of a follow waypoint's location must pass it.
+    Greedy,
+    /// The literal definition: a visit may be let go by and the waypoint passed later.
+    Existential,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Validate a violation witness against a C program.
     Validate {
-        /// The witness file (GraphML 1.0, optionally gzip-compressed).
+        /// The witness file: GraphML 1.0 (optionally gzip-compressed) or YAML 2.0/2.1,
+        /// recognised by content.
         #[arg(long, value_name = "W")]
         witness: PathBuf,
         /// The property file (.prp); decides the error function. Without it, both
@@ -63,6 +76,9 @@ enum Command {
         /// How a matched-but-failed transition affects the automaton.
         #[arg(long, value_enum, default_value = "strict")]
         stutter: StutterArg,
+        /// How the segments of a YAML witness are matched.
+        #[arg(long, value_enum, default_value = "greedy")]
+        segments: SegmentsArg,
         /// The C program.
         #[arg(value_name = "PROGRAM")]
         program: PathBuf,
@@ -76,7 +92,7 @@ enum Answer {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Command::Validate { witness, property, data_model, timeout, json, stutter, program } = cli.command;
+    let Command::Validate { witness, property, data_model, timeout, json, stutter, segments, program } = cli.command;
     let opts = ValidateOptions {
         program,
         witness,
@@ -89,6 +105,10 @@ fn main() -> ExitCode {
         stutter: match stutter {
             StutterArg::Strict => StutterMode::Strict,
             StutterArg::Lenient => StutterMode::Lenient,
+        },
+        segments: match segments {
+            SegmentsArg::Greedy => SegmentReading::Greedy,
+            SegmentsArg::Existential => SegmentReading::Existential,
         },
     };
     // The library never panics on input by design; a panic is a bug, reported as such. The
@@ -161,7 +181,7 @@ fn print_report(r: &Report, json: bool) {
             "stats": r.stats,
             "warnings": r.warnings,
             "witness_format": r.witness_format,
-            "stutter": r.stutter,
+            "reading": r.reading,
             "data_model": r.data_model,
         });
         if let Verdict::Confirmed { trace, error_function } = &r.verdict {
@@ -183,8 +203,8 @@ fn print_report(r: &Report, json: bool) {
         }
     }
     println!(
-        "stats: {} ms, {} product states, {} solver calls; stutter {}, data model {}",
-        r.stats.wall_ms, r.stats.product_states, r.stats.solver_calls, r.stutter, r.data_model
+        "stats: {} ms, {} product states, {} solver calls; {} witness, reading: {}; data model {}",
+        r.stats.wall_ms, r.stats.product_states, r.stats.solver_calls, r.witness_format, r.reading, r.data_model
     );
     println!("{}", r.reason);
     println!("RESULT: {}", r.verdict.result_string());

@@ -6,6 +6,7 @@
 //! both → [`product`] exploration (using [`semantics`]) → [`verdict::Verdict`].
 //! [`validate`] wires the stages together. Nothing here prints or panics on input.
 
+pub mod anchors;
 pub mod cfa;
 pub mod cfront;
 pub mod error;

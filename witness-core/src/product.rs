@@ -20,12 +20,13 @@ use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use z3::ast::Bool;
 
-use crate::cfa::{Cfa, CfaEdge, EdgeOp, ErrorKind, FuncId, IntTy, Lvalue, SourceSpan};
+use crate::anchors::{Anchors, ResolvedAnchor};
+use crate::cfa::{BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FuncId, IntTy, Lvalue, SourceSpan};
 use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, DataState, EvalError, Feasibility, Smt, Val, Value};
 use crate::verdict::{NondetChoice, TraceStep, Verdict};
-use crate::witness::{Control, LocationGuard, WitnessAutomaton, WitnessTransition};
+use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, WitnessAutomaton, WitnessTransition};
 
 /// How the automaton treats a program step that some transition matches but whose
 /// assumption fails (digest §6.2).
@@ -57,6 +58,19 @@ pub struct ExploreOptions {
     /// whose matching transitions all die may be skipped, one step may fire a chain of
     /// transitions, and `goto` statements are observable steps. Never used to confirm.
     pub permissive: bool,
+    /// How YAML segments are matched.
+    pub segments: SegmentReading,
+}
+
+/// How a YAML witness's segments are matched (format 2.0 digest §5.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentReading {
+    /// First occurrence, as CPAchecker does: the first time the run reaches a follow
+    /// waypoint's location, the waypoint must be passed, or the run dies.
+    Greedy,
+    /// The literal definition ("the execution can be divided into parts"): a run may also
+    /// let a visit of the follow waypoint go by and pass it later.
+    Existential,
 }
 
 /// Result of an exploration.
@@ -131,7 +145,7 @@ enum StepKind<'a> {
     /// A CFA edge.
     Edge(&'a CfaEdge),
     /// Leaving `callee` back to the call site (CPAchecker's function-return edge).
-    FunctionReturn { callee: FuncId },
+    FunctionReturn { callee: FuncId, call_edge: EdgeIndex },
 }
 
 /// What a step produced, for guards and assumptions.
@@ -152,6 +166,7 @@ type LoweredAssumption = Rc<Vec<Result<crate::cfa::Expr, String>>>;
 struct Explorer<'a> {
     cfa: &'a Cfa,
     witness: &'a WitnessAutomaton,
+    anchors: &'a Anchors,
     opts: &'a ExploreOptions,
     smt: Smt,
     use_offsets: bool,
@@ -169,14 +184,15 @@ struct Explorer<'a> {
 }
 
 /// Explores the product and returns the verdict.
-pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, opts: &ExploreOptions) -> Outcome {
-    let mut outcome = explore_once(cfa, witness, opts);
-    if matches!(outcome.verdict, Verdict::Rejected) && !opts.permissive {
+pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &ExploreOptions) -> Outcome {
+    let mut outcome = explore_once(cfa, witness, anchors, opts);
+    // Exact source anchors (YAML) do not depend on the CFA's granularity: no double-check.
+    if matches!(outcome.verdict, Verdict::Rejected) && !opts.permissive && !witness.exact_locations {
         // Witness producers build CFAs of other granularity than ours; before claiming that
         // no allowed path reaches the error, make sure that holds under the most permissive
         // reading too. If that reading reaches the error, the witness is ambiguous: unknown.
         let permissive = ExploreOptions { permissive: true, target: opts.target.clone(), ..*opts };
-        let second = explore_once(cfa, witness, &permissive);
+        let second = explore_once(cfa, witness, anchors, &permissive);
         outcome.states += second.states;
         outcome.solver_calls += second.solver_calls;
         match second.verdict {
@@ -203,10 +219,11 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, opts: &ExploreOptions) -> 
     outcome
 }
 
-fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, opts: &ExploreOptions) -> Outcome {
+fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &ExploreOptions) -> Outcome {
     let mut ex = Explorer {
         cfa,
         witness,
+        anchors,
         opts,
         smt: Smt::new(opts.deadline),
         use_offsets: false,
@@ -481,7 +498,7 @@ impl<'a> Explorer<'a> {
                 }
                 let caller = next.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
                 let info = StepInfo {
-                    kind: StepKind::FunctionReturn { callee: site.callee },
+                    kind: StepKind::FunctionReturn { callee: site.callee, call_edge: site.call_edge },
                     span: cfa.edge(site.call_edge).span,
                     scope_function: caller,
                     target: site.return_loc,
@@ -764,35 +781,48 @@ impl<'a> Explorer<'a> {
             push(next, q, out); // absorbing
             return;
         }
-        // Permissive reading: several transitions may fire on one step (chains), and staying is
-        // always allowed. `frontier` holds (state, witness node, chain length).
-        let mut frontier = vec![(next.clone(), q, 0usize)];
-        let mut stay = false;
-        let mut any_matched = false;
-        let mut live = 0usize;
-        while let Some((cur, node, depth)) = frontier.pop() {
-            let matching: Vec<EdgeIndex> = w
+        // One step may pass several transitions: YAML segments whose waypoints are evaluated
+        // at the same point (an event of the step, then arrival at the next statement), and
+        // in the permissive reading any chain. `frontier` holds (state, node, chain length).
+        let exact = w.exact_locations;
+        let mut frontier = vec![(next, q, 0usize)];
+        while let Some((mut cur, node, depth)) = frontier.pop() {
+            let candidates: Vec<EdgeIndex> = w
                 .graph
                 .edges_directed(node, Direction::Outgoing)
-                .filter(|t| self.guard_matches(&t.weight().guard, t.weight(), info))
+                .filter(|t| depth == 0 || self.opts.permissive || (exact && Self::is_arrival(t.weight())))
+                .filter(|t| self.guard_matches(t.id(), info))
                 .map(|t| t.id())
                 .collect();
-            if depth == 0 && !matching.is_empty() {
-                any_matched = true;
+            // Avoid waypoints: a run that passes one dies; otherwise it learns that it did not.
+            if !self.apply_avoids(&mut cur, &candidates, info) {
+                continue;
             }
-            for t in matching {
+            let follows: Vec<EdgeIndex> = candidates.into_iter().filter(|t| !w.graph[*t].avoid).collect();
+            if follows.is_empty() {
+                push(cur, node, out);
+                continue;
+            }
+            let mut stay = self.opts.permissive && depth > 0;
+            let mut live = 0usize;
+            for t in follows {
                 let Some((_, target)) = w.graph.edge_endpoints(t) else {
                     continue;
                 };
                 let tr = &w.graph[t];
-                if depth == 0
-                    && self.opts.stutter == StutterMode::Lenient
-                    && self.next_step_matches(info.target, &tr.guard, tr)
-                {
-                    stay = true;
+                if depth == 0 {
+                    if self.opts.stutter == StutterMode::Lenient && self.next_step_matches(info.target, t) {
+                        stay = true;
+                    }
+                    if exact && self.opts.segments == SegmentReading::Existential {
+                        stay = true;
+                    }
                 }
                 if w.graph[target].sink || (!w.graph[target].violation && !self.distance.contains_key(&target)) {
                     continue; // this run can never confirm
+                }
+                if !self.decision_matches(tr, info) {
+                    continue; // wrong branch: the requirement is false
                 }
                 let mut s = cur.clone();
                 if let Some(a) = &tr.assumption {
@@ -800,20 +830,71 @@ impl<'a> Explorer<'a> {
                         continue;
                     }
                 }
-                if self.opts.permissive && depth < 8 && !w.graph[target].violation && target != node {
-                    frontier.push((s.clone(), target, depth + 1));
+                live += 1;
+                let chain =
+                    (self.opts.permissive || exact) && depth < 16 && !w.graph[target].violation && target != node;
+                if chain {
+                    if self.opts.permissive {
+                        push(s.clone(), target, out);
+                    }
+                    frontier.push((s, target, depth + 1));
+                } else {
+                    push(s, target, out);
                 }
-                if depth == 0 {
-                    live += 1;
-                }
-                push(s, target, out);
+            }
+            // Permissive reading: a step whose every matching transition dies (sink, failed
+            // assumption, no violation reachable) may be skipped, as if it were invisible.
+            if stay || (self.opts.permissive && live == 0) {
+                push(cur, node, out);
             }
         }
-        // Permissive reading: a step whose every matching transition dies (sink, failed
-        // assumption, no violation reachable) may be skipped, as if it were invisible.
-        if !any_matched || stay || (self.opts.permissive && live == 0) {
-            push(next, q, out);
+    }
+
+    /// A transition evaluated when control arrives at a statement (YAML `assumption`).
+    fn is_arrival(t: &WitnessTransition) -> bool {
+        matches!(&t.guard.anchor, Some(a) if a.kind == AnchorKind::Statement)
+    }
+
+    /// Does the step take the branch decision a transition requires (if it requires one)?
+    fn decision_matches(&self, tr: &WitnessTransition, info: &StepInfo) -> bool {
+        let Some(want) = &tr.decision else { return true };
+        let StepKind::Edge(edge) = info.kind else { return false };
+        let Some(d) = &edge.decision else { return false };
+        match (want, &d.outcome) {
+            (DecisionValue::Bool(a), BranchOutcome::Bool(b)) => a == b,
+            (DecisionValue::Case(v), BranchOutcome::Case(k)) => v == k,
+            (DecisionValue::Case(v), BranchOutcome::CaseRange(lo, hi)) => lo <= v && v <= hi,
+            (DecisionValue::Default, BranchOutcome::Default) => true,
+            _ => false,
         }
+    }
+
+    /// Applies the avoid transitions among `matched` to the state. Returns false if the run
+    /// passes one of them (and dies).
+    fn apply_avoids(&mut self, s: &mut ProductState, matched: &[EdgeIndex], info: &StepInfo) -> bool {
+        let w = self.witness;
+        for &t in matched {
+            let tr = &w.graph[t];
+            if !tr.avoid || !self.decision_matches(tr, info) {
+                continue;
+            }
+            let Some(a) = &tr.assumption else { return false };
+            match self.assumption_truth(s, t, a, info) {
+                Some(Truth::Known(true)) => return false,
+                Some(Truth::Known(false)) => {}
+                Some(Truth::Sym(c)) => {
+                    if !self.assume(s, Truth::Sym(c.not()), info.span) {
+                        return false;
+                    }
+                }
+                None => {
+                    // The constraint cannot be evaluated: neither passing nor avoiding is certain.
+                    self.give_up(format!("the constraint of the avoid waypoint at {} cannot be evaluated", tr.origin));
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Locations reachable from `loc` through blank (unobservable) edges, `loc` included.
@@ -837,7 +918,7 @@ impl<'a> Explorer<'a> {
 
     /// Lenient stutter: does an observable edge right after `loc` (through blank edges) also
     /// match the guard?
-    fn next_step_matches(&self, loc: NodeIndex, guard: &LocationGuard, tr: &WitnessTransition) -> bool {
+    fn next_step_matches(&self, loc: NodeIndex, t: EdgeIndex) -> bool {
         self.blank_closure(loc).into_iter().any(|l| {
             self.cfa.graph.edges_directed(l, Direction::Outgoing).any(|e| {
                 let edge = e.weight();
@@ -848,7 +929,7 @@ impl<'a> Explorer<'a> {
                     target: e.target(),
                     result: None,
                 };
-                !matches!(edge.op, EdgeOp::Blank) && self.guard_matches(guard, tr, &info)
+                !matches!(edge.op, EdgeOp::Blank) && self.guard_matches(t, &info)
             })
         })
     }
@@ -859,8 +940,13 @@ impl<'a> Explorer<'a> {
     }
 
     /// Source-code guard of a transition against one observable step (digest §5).
-    fn guard_matches(&self, g: &LocationGuard, tr: &WitnessTransition, info: &StepInfo) -> bool {
+    fn guard_matches(&self, t: EdgeIndex, info: &StepInfo) -> bool {
         let cfa = self.cfa;
+        let tr: &WitnessTransition = &self.witness.graph[t];
+        let g: &LocationGuard = &tr.guard;
+        if g.anchor.is_some() {
+            return self.anchor_matches(t, info);
+        }
         if let Some(lines) = g.lines {
             match info.span {
                 Some(s) if lines.overlaps(s.start_line as u64, s.end_line as u64) => {}
@@ -921,6 +1007,33 @@ impl<'a> Explorer<'a> {
         true
     }
 
+    /// Exact anchors (YAML waypoints): which step passes the waypoint's location.
+    fn anchor_matches(&self, t: EdgeIndex, info: &StepInfo) -> bool {
+        let Some(resolved) = self.anchors.get(&t) else { return false };
+        match (resolved, info.kind) {
+            (ResolvedAnchor::Statement { nodes, .. }, _) => {
+                self.blank_closure(info.target).iter().any(|n| nodes.contains(n))
+            }
+            (ResolvedAnchor::Branching { construct }, StepKind::Edge(e)) => {
+                e.decision.as_ref().is_some_and(|d| d.construct == *construct)
+            }
+            (ResolvedAnchor::FunctionEnter { parens }, StepKind::Edge(e)) => {
+                matches!(e.op, EdgeOp::Call { .. } | EdgeOp::NondetCall { .. })
+                    && e.call_paren.is_some_and(|p| parens.contains(&p))
+            }
+            (ResolvedAnchor::FunctionReturn { parens }, StepKind::Edge(e)) => {
+                matches!(e.op, EdgeOp::NondetCall { .. }) && e.call_paren.is_some_and(|p| parens.contains(&p))
+            }
+            (ResolvedAnchor::FunctionReturn { parens }, StepKind::FunctionReturn { call_edge, .. }) => {
+                self.cfa.edge(call_edge).call_paren.is_some_and(|p| parens.contains(&p))
+            }
+            (ResolvedAnchor::Target { offsets }, StepKind::Edge(e)) => {
+                matches!(e.op, EdgeOp::Error { .. }) && e.span.is_some_and(|s| offsets.contains(&s.start_offset))
+            }
+            _ => false,
+        }
+    }
+
     /// Does the step leave function `f` (return statement in it, return edge from it, or a call
     /// of `f` when it has no body)?
     fn step_returns_from(&self, info: &StepInfo, f: &str) -> bool {
@@ -936,27 +1049,32 @@ impl<'a> Explorer<'a> {
     }
 
     /// Evaluates a transition's assumption on the post-state; false if it cannot hold.
-    fn apply_assumption(
+    /// Lowers a transition's assumption for this step and evaluates each conjunct on the
+    /// state: a truth value, or why the conjunct cannot be used.
+    fn eval_assumption(
         &mut self,
         s: &mut ProductState,
         t: EdgeIndex,
         a: &crate::witness::Assumption,
         info: &StepInfo,
-    ) -> bool {
+    ) -> Vec<Result<Truth, String>> {
         let cfa = self.cfa;
         let scope_function = match &a.scope {
             Some(name) => match cfa.function_by_name(name) {
                 Some(f) => Some(f),
                 None => {
                     self.warn(format!(
-                        "assumption.scope `{name}` names no function of the program; using globals only"
+                        "assumption scope `{name}` names no function of the program; using globals only"
                     ));
                     None
                 }
             },
             None => Some(info.scope_function),
         };
-        let offset = info.span.map(|s| s.start_offset);
+        let offset = match self.anchors.get(&t) {
+            Some(ResolvedAnchor::Statement { offset, .. }) => Some(*offset),
+            _ => info.span.map(|s| s.start_offset),
+        };
         let result_ty = info.result.as_ref().map(|v| v.ty);
         let key = (t, scope_function, offset, result_ty);
         let lowered = match self.assumption_cache.get(&key) {
@@ -972,28 +1090,53 @@ impl<'a> Explorer<'a> {
                 l
             }
         };
+        lowered
+            .iter()
+            .map(|conj| {
+                let expr = conj.as_ref().map_err(|m| m.clone())?;
+                let ev = s.data.eval(cfa, expr, info.result.as_ref()).map_err(|EvalError::Unsupported(m)| m)?;
+                if ev.defined.iter().any(|d| !matches!(d.holds, Truth::Known(true))) {
+                    return Err("its evaluation may be undefined".to_string());
+                }
+                Ok(ev.value.truth())
+            })
+            .collect()
+    }
+
+    /// The conjunction of an assumption, or None if some conjunct cannot be evaluated.
+    fn assumption_truth(
+        &mut self,
+        s: &mut ProductState,
+        t: EdgeIndex,
+        a: &crate::witness::Assumption,
+        info: &StepInfo,
+    ) -> Option<Truth> {
+        let mut all = Truth::Known(true);
+        for c in self.eval_assumption(s, t, a, info) {
+            all = all.and(&c.ok()?);
+        }
+        Some(all)
+    }
+
+    /// Evaluates a transition's assumption on the post-state and adds it to the path; false
+    /// if it cannot hold. Conjuncts that cannot be used are dropped with a warning (this can
+    /// only add runs).
+    fn apply_assumption(
+        &mut self,
+        s: &mut ProductState,
+        t: EdgeIndex,
+        a: &crate::witness::Assumption,
+        info: &StepInfo,
+    ) -> bool {
         let origin = self.witness.graph[t].origin.clone();
-        for conj in lowered.iter() {
-            let expr = match conj {
-                Ok(e) => e,
-                Err(msg) => {
-                    self.warn(format!("assumption at {origin} ignored in part: {msg}"));
-                    continue;
+        for conj in self.eval_assumption(s, t, a, info) {
+            match conj {
+                Err(msg) => self.warn(format!("assumption at {origin} ignored in part: {msg}")),
+                Ok(truth) => {
+                    if !self.assume(s, truth, info.span) {
+                        return false;
+                    }
                 }
-            };
-            let ev = match s.data.eval(cfa, expr, info.result.as_ref()) {
-                Ok(ev) => ev,
-                Err(EvalError::Unsupported(msg)) => {
-                    self.warn(format!("assumption at {origin} ignored in part: {msg}"));
-                    continue;
-                }
-            };
-            if ev.defined.iter().any(|d| !matches!(d.holds, Truth::Known(true))) {
-                self.warn(format!("assumption at {origin} ignored in part: its evaluation may be undefined"));
-                continue;
-            }
-            if !self.assume(s, ev.value.truth(), info.span) {
-                return false;
             }
         }
         true

@@ -12,10 +12,10 @@ use sha2::{Digest, Sha256};
 use crate::cfa::DataModel;
 use crate::cfront;
 use crate::error::InputError;
-use crate::product::{self, ErrorTarget, ExploreOptions, StutterMode};
+use crate::product::{self, ErrorTarget, ExploreOptions, SegmentReading, StutterMode};
 use crate::property::{self, PropertyKind};
 use crate::verdict::{Report, Stats, Verdict};
-use crate::witness::{graphml, WitnessAutomaton, WitnessType};
+use crate::witness::{graphml, yaml, WitnessAutomaton, WitnessType};
 
 /// What the user asked for.
 #[derive(Debug, Clone)]
@@ -27,6 +27,8 @@ pub struct ValidateOptions {
     pub data_model: Option<DataModel>,
     pub timeout: Duration,
     pub stutter: StutterMode,
+    /// How YAML segments are matched.
+    pub segments: SegmentReading,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, InputError> {
@@ -39,12 +41,14 @@ pub fn read_witness(path: &Path) -> Result<WitnessAutomaton, InputError> {
     if graphml::looks_like_graphml(&bytes) {
         return graphml::read_graphml(path, &bytes);
     }
-    let (line, col) = (1, 1);
+    if yaml::looks_like_yaml(&bytes) {
+        return yaml::read_yaml(path, &bytes);
+    }
     Err(InputError::malformed(
         path,
-        line,
-        col,
-        "expected a GraphML violation witness (an XML document with a <graphml> root); YAML witnesses are not supported yet",
+        1,
+        1,
+        "expected a violation witness: a GraphML document (<graphml> root) or a YAML sequence of entries with `entry_type`",
     ))
 }
 
@@ -157,8 +161,11 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         stutter: opts.stutter,
         target,
         permissive: false,
+        segments: opts.segments,
     };
-    let outcome = product::explore(&program.cfa, &witness, &explore_opts);
+    let anchors = crate::anchors::resolve_anchors(&program.cfa, &witness, &mut warnings)
+        .map_err(|m| InputError::invalid(&opts.witness, m))?;
+    let outcome = product::explore(&program.cfa, &witness, &anchors, &explore_opts);
     warnings.extend(outcome.warnings);
     let mut verdict = outcome.verdict;
     let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
@@ -177,9 +184,21 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         },
         warnings,
         witness_format: witness.format.clone(),
-        stutter: stutter_name(opts.stutter).into(),
+        reading: reading_name(&witness, opts),
         data_model: data_model.name().into(),
     })
+}
+
+/// Which reading of the witness was used, for the report.
+fn reading_name(w: &WitnessAutomaton, opts: &ValidateOptions) -> String {
+    if w.exact_locations {
+        match opts.segments {
+            SegmentReading::Greedy => "segments greedy (first occurrence)".into(),
+            SegmentReading::Existential => "segments existential".into(),
+        }
+    } else {
+        format!("stutter {}", stutter_name(opts.stutter))
+    }
 }
 
 fn stutter_name(s: StutterMode) -> &'static str {
@@ -203,7 +222,7 @@ fn unknown_report(
         stats: Stats { wall_ms: started.elapsed().as_millis() as u64, ..Stats::default() },
         warnings,
         witness_format: w.format.clone(),
-        stutter: stutter_name(opts.stutter).into(),
+        reading: reading_name(w, opts),
         data_model: dm.name().into(),
     }
 }

@@ -78,7 +78,8 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// `GraphML 1.0`, …
     pub witness_format: String,
-    /// `strict` or `lenient`.
-    pub stutter: String,
+    /// Which reading of the witness was used: `stutter strict|lenient` (GraphML) or
+    /// `segments greedy (first occurrence)|existential` (YAML).
+    pub reading: String,
     pub data_model: String,
 }

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use witness_core::product::StutterMode;
+use witness_core::product::{SegmentReading, StutterMode};
 use witness_core::validate::{parse_data_model, validate, ValidateOptions};
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -60,6 +60,7 @@ fn main() {
             data_model: parse_data_model(f[dm]),
             timeout: Duration::from_secs(timeout),
             stutter: StutterMode::Strict,
+            segments: SegmentReading::Greedy,
         };
         let mut times = Vec::new();
         let mut verdict = String::new();

@@ -444,7 +444,8 @@ impl DataState {
     }
 
     /// When the path learns `term == bits` for a fresh symbol `term`, replace the symbol by the
-    /// constant everywhere, so that later steps run concretely (the witness-pins-values fast path).
+    /// constant in every stored value, so that later steps run concretely (the
+    /// witness-pins-values fast path). The caller keeps the equation in the path condition.
     pub fn substitute(&mut self, from: &BV, to: &BV) {
         let sub = |v: &Val| -> Val {
             match v {
@@ -479,13 +480,8 @@ impl DataState {
                 sub_slot(s);
             }
         }
-        let path: Vec<Bool> = self
-            .path
-            .iter()
-            .map(|c| c.substitute(&[(from, to)]).simplify())
-            .filter(|c| c.as_bool() != Some(true))
-            .collect();
-        self.path = Rc::new(path);
+        // The path keeps `from == to` (and everything else it said about `from`): terms built
+        // before the substitution may still mention the symbol and must stay tied to it.
     }
 }
 
