@@ -24,6 +24,8 @@ fn graphml_cases_dir() -> PathBuf {
 struct Case {
     name: String,
     dir: PathBuf,
+    /// `witness.graphml` or `witness.yml`.
+    witness: PathBuf,
     /// `confirmed`, `rejected`, `unknown` or `error`.
     expected: String,
     /// `ILP32` or `LP64`.
@@ -51,11 +53,16 @@ fn load_case(dir: &Path) -> Result<Case, String> {
     if !["ILP32", "LP64"].contains(&model.as_str()) {
         return Err(format!("expected.txt: unknown data model `{model}`"));
     }
-    for f in ["program.c", "witness.graphml", "unreach-call.prp", "README.md"] {
+    for f in ["program.c", "unreach-call.prp", "README.md"] {
         if !dir.join(f).is_file() {
             return Err(format!("missing file {f}"));
         }
     }
+    let witness = ["witness.graphml", "witness.yml"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
+        .ok_or("missing file witness.graphml or witness.yml")?;
     let args_path = dir.join("args.txt");
     let args = if args_path.is_file() {
         read_to_string(&args_path)?.split_whitespace().map(str::to_string).collect()
@@ -74,7 +81,7 @@ fn load_case(dir: &Path) -> Result<Case, String> {
     } else {
         None
     };
-    Ok(Case { name, dir: dir.to_path_buf(), expected, model, args, error_file })
+    Ok(Case { name, dir: dir.to_path_buf(), witness, expected, model, args, error_file })
 }
 
 /// The 1-based line of the single call of the property's error function in the program.
@@ -125,7 +132,7 @@ fn describe(out: &Output) -> String {
 fn check_case(case: &Case) -> Vec<String> {
     let mut problems = Vec::new();
     let prp = case.dir.join("unreach-call.prp");
-    let witness = case.dir.join("witness.graphml");
+    let witness = &case.witness;
     let program = case.dir.join("program.c");
     let mut cmd = Command::new(BIN);
     cmd.arg("validate")
@@ -135,7 +142,7 @@ fn check_case(case: &Case) -> Vec<String> {
         .arg("--property")
         .arg(&prp)
         .arg("--witness")
-        .arg(&witness)
+        .arg(witness)
         .args(&case.args)
         .arg(&program);
     let out = match cmd.output() {
@@ -195,8 +202,7 @@ fn check_case(case: &Case) -> Vec<String> {
     problems
 }
 
-fn all_cases() -> Vec<Result<Case, (String, String)>> {
-    let root = graphml_cases_dir();
+fn all_cases(root: PathBuf) -> Vec<Result<Case, (String, String)>> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", root.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -208,13 +214,17 @@ fn all_cases() -> Vec<Result<Case, (String, String)>> {
 
 #[test]
 fn graphml_fixtures() {
-    let cases = all_cases();
-    assert!(
-        cases.len() >= 20,
-        "expected at least 20 fixture cases in {}, found {}",
-        graphml_cases_dir().display(),
-        cases.len()
-    );
+    run_fixture_dir(graphml_cases_dir(), 20);
+}
+
+#[test]
+fn yaml_fixtures() {
+    run_fixture_dir(fixtures_dir().join("yaml").join("cases"), 15);
+}
+
+fn run_fixture_dir(root: PathBuf, at_least: usize) {
+    let cases = all_cases(root.clone());
+    assert!(cases.len() >= at_least, "expected at least {at_least} fixture cases in {}, found {}", root.display(), cases.len());
     let mut failures: Vec<String> = Vec::new();
     let mut runnable = Vec::new();
     for c in cases {
