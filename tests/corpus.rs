@@ -1,4 +1,4 @@
-//! Corpus test: runs the binary on every GraphML row of `../shared/corpus/manifest.tsv` and fails
+//! Corpus test: runs the binary on every GraphML and YAML row of `../shared/corpus/manifest.tsv` and fails
 //! on any wrong confirmation or wrong rejection. Prints the confirm rate. Skipped (with a message)
 //! when the shared corpus is not present, e.g. on a machine that has only this repository.
 
@@ -75,7 +75,7 @@ fn run(dir: &Path, r: &Row, timeout: u32) -> (String, String) {
 }
 
 #[test]
-fn graphml_corpus_has_no_wrong_verdicts() {
+fn corpus_has_no_wrong_verdicts() {
     let dir = corpus_dir();
     if !dir.join("manifest.tsv").exists() {
         eprintln!("corpus not found at {} (set WITNESS_CORPUS); skipping", dir.display());
@@ -109,7 +109,23 @@ fn graphml_corpus_has_no_wrong_verdicts() {
     }
     let mut results = results.lock().unwrap().clone();
     results.sort();
+    let formats: std::collections::HashMap<String, String> =
+        cases.iter().map(|r| (r.id.clone(), r.format.split('-').next().unwrap_or("").to_string())).collect();
     let mut wrong = Vec::new();
+    let mut per_format: std::collections::BTreeMap<String, [u32; 4]> = Default::default();
+    for (id, expected, verdict, _) in &results {
+        let f = per_format.entry(formats.get(id).cloned().unwrap_or_default()).or_default();
+        if expected == "confirm" {
+            f[0] += 1;
+            f[1] += (verdict == "confirmed") as u32;
+        } else {
+            f[2] += 1;
+            f[3] += (verdict == "rejected") as u32;
+        }
+    }
+    for (format, [ct, c, rt, r]) in &per_format {
+        println!("{format}: confirmed {c}/{ct}, rejected {r}/{rt}");
+    }
     let (mut confirm_total, mut confirmed, mut reject_total, mut rejected) = (0, 0, 0, 0);
     for (id, expected, verdict, reason) in &results {
         println!("{id:40} expected {expected:8} got {verdict:10} {reason}");
@@ -128,7 +144,7 @@ fn graphml_corpus_has_no_wrong_verdicts() {
         }
     }
     println!(
-        "GraphML corpus: confirmed {confirmed}/{confirm_total} ({:.0} %), rejected {rejected}/{reject_total}",
+        "corpus: confirmed {confirmed}/{confirm_total} ({:.0} %), rejected {rejected}/{reject_total}",
         100.0 * confirmed as f64 / confirm_total.max(1) as f64
     );
     assert!(wrong.is_empty(), "wrong verdicts:\n{}", wrong.join("\n"));

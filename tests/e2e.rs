@@ -224,7 +224,12 @@ fn yaml_fixtures() {
 
 fn run_fixture_dir(root: PathBuf, at_least: usize) {
     let cases = all_cases(root.clone());
-    assert!(cases.len() >= at_least, "expected at least {at_least} fixture cases in {}, found {}", root.display(), cases.len());
+    assert!(
+        cases.len() >= at_least,
+        "expected at least {at_least} fixture cases in {}, found {}",
+        root.display(),
+        cases.len()
+    );
     let mut failures: Vec<String> = Vec::new();
     let mut runnable = Vec::new();
     for c in cases {

@@ -12,7 +12,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use witness_core::cfa::DataModel;
-use witness_core::product::{SegmentReading, StutterMode};
+use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
 use witness_core::validate::{validate, ValidateOptions};
 use witness_core::verdict::{Report, Verdict};
 use witness_core::InputError;
@@ -52,6 +52,14 @@ enum SegmentsArg {
     Existential,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum UndefinedArg {
+    /// Executions with undefined behaviour are not executions of the task (SV-COMP convention).
+    Exclude,
+    /// Possible undefined behaviour on an allowed path makes the answer unknown, never true.
+    Unknown,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Validate a violation witness against a C program.
@@ -79,6 +87,10 @@ enum Command {
         /// How the segments of a YAML witness are matched.
         #[arg(long, value_enum, default_value = "greedy")]
         segments: SegmentsArg,
+        /// What possible undefined behaviour (signed overflow, division by zero, out-of-bounds
+        /// index) on a path the witness allows means. Definite undefined behaviour is always unknown.
+        #[arg(long = "undefined-behaviour", value_enum, default_value = "exclude")]
+        undefined: UndefinedArg,
         /// The C program.
         #[arg(value_name = "PROGRAM")]
         program: PathBuf,
@@ -92,7 +104,8 @@ enum Answer {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Command::Validate { witness, property, data_model, timeout, json, stutter, segments, program } = cli.command;
+    let Command::Validate { witness, property, data_model, timeout, json, stutter, segments, undefined, program } =
+        cli.command;
     let opts = ValidateOptions {
         program,
         witness,
@@ -109,6 +122,10 @@ fn main() -> ExitCode {
         segments: match segments {
             SegmentsArg::Greedy => SegmentReading::Greedy,
             SegmentsArg::Existential => SegmentReading::Existential,
+        },
+        undefined: match undefined {
+            UndefinedArg::Exclude => UndefinedBehaviour::Exclude,
+            UndefinedArg::Unknown => UndefinedBehaviour::Unknown,
         },
     };
     // The library never panics on input by design; a panic is a bug, reported as such. The

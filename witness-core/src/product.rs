@@ -60,6 +60,21 @@ pub struct ExploreOptions {
     pub permissive: bool,
     /// How YAML segments are matched.
     pub segments: SegmentReading,
+    /// What possible undefined behaviour on an allowed path means.
+    pub undefined: UndefinedBehaviour,
+}
+
+/// Policy for *possible* undefined behaviour (signed overflow, division by zero, out-of-bounds
+/// index, bad shift) on a path the witness allows. Definite undefined behaviour — every
+/// execution of the path has it — always makes the path unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UndefinedBehaviour {
+    /// SV-COMP convention: reachability tasks are free of undefined behaviour, so executions
+    /// that would have it are not executions of the task. They are excluded (with a warning),
+    /// and the answer speaks about the remaining executions.
+    Exclude,
+    /// Any possible undefined behaviour on an allowed path makes a rejection impossible.
+    Unknown,
 }
 
 /// How a YAML witness's segments are matched (format 2.0 digest §5.4).
@@ -581,18 +596,41 @@ impl<'a> Explorer<'a> {
         let Truth::Sym(ok) = all else { return true };
         match self.smt.check(&state.data.path, &[&ok.not()]) {
             Feasibility::Infeasible => true,
-            f => {
-                self.give_up(if f == Feasibility::Unknown {
-                    format!("solver could not decide whether {} is possible at {}", what.join(", "), self.line_of(span))
-                } else {
-                    format!("possible undefined behaviour ({}) at {}", what.join(", "), self.line_of(span))
-                });
+            Feasibility::Unknown => {
+                self.give_up(format!(
+                    "solver could not decide whether {} is possible at {}",
+                    what.join(", "),
+                    self.line_of(span)
+                ));
+                false
+            }
+            Feasibility::Feasible => {
+                let line = self.line_of(span);
+                match self.opts.undefined {
+                    UndefinedBehaviour::Unknown => {
+                        self.give_up(format!("possible undefined behaviour ({}) at {line}", what.join(", ")));
+                    }
+                    UndefinedBehaviour::Exclude => self.warn(format!(
+                        "possible undefined behaviour ({}) at {line}: executions that have it are excluded \
+                         (the task is assumed free of undefined behaviour; --undefined-behaviour unknown \
+                         answers unknown instead)",
+                        what.join(", ")
+                    )),
+                }
                 match self.smt.check(&state.data.path, &[&ok]) {
                     Feasibility::Feasible => {
                         state.data.constrain(ok);
                         true
                     }
-                    _ => false,
+                    Feasibility::Infeasible => {
+                        // Every execution of this path has undefined behaviour here.
+                        self.give_up(format!("undefined behaviour ({}) at {line}", what.join(", ")));
+                        false
+                    }
+                    Feasibility::Unknown => {
+                        self.give_up(format!("solver could not decide a path condition at {line}"));
+                        false
+                    }
                 }
             }
         }

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::cfa::DataModel;
 use crate::cfront;
 use crate::error::InputError;
-use crate::product::{self, ErrorTarget, ExploreOptions, SegmentReading, StutterMode};
+use crate::product::{self, ErrorTarget, ExploreOptions, SegmentReading, StutterMode, UndefinedBehaviour};
 use crate::property::{self, PropertyKind};
 use crate::verdict::{Report, Stats, Verdict};
 use crate::witness::{graphml, yaml, WitnessAutomaton, WitnessType};
@@ -29,6 +29,8 @@ pub struct ValidateOptions {
     pub stutter: StutterMode,
     /// How YAML segments are matched.
     pub segments: SegmentReading,
+    /// What possible undefined behaviour on an allowed path means.
+    pub undefined: UndefinedBehaviour,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, InputError> {
@@ -162,6 +164,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         target,
         permissive: false,
         segments: opts.segments,
+        undefined: opts.undefined,
     };
     let anchors = crate::anchors::resolve_anchors(&program.cfa, &witness, &mut warnings)
         .map_err(|m| InputError::invalid(&opts.witness, m))?;

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use witness_core::product::{SegmentReading, StutterMode};
+use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
 use witness_core::validate::{parse_data_model, validate, ValidateOptions};
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -61,6 +61,7 @@ fn main() {
             timeout: Duration::from_secs(timeout),
             stutter: StutterMode::Strict,
             segments: SegmentReading::Greedy,
+            undefined: UndefinedBehaviour::Exclude,
         };
         let mut times = Vec::new();
         let mut verdict = String::new();
