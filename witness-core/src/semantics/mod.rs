@@ -7,6 +7,7 @@
 //! conditions under which the expression is defined, and the caller decides (a path that may
 //! hit UB ends in unknown).
 
+pub mod bounds;
 pub mod solver;
 pub mod value;
 
@@ -294,6 +295,13 @@ impl DataState {
         match idx.known() {
             Some(i) => Truth::Known(i >= 0 && (i as u128) < len as u128),
             None => {
+                if let Val::Sym(t) = &idx.val {
+                    let b = bounds::bounds(t);
+                    let (lo, hi) = if idx.ty.signed { b.signed } else { (b.unsigned.0 as i128, b.unsigned.1 as i128) };
+                    if lo >= 0 && hi < len as i128 {
+                        return Truth::Known(true);
+                    }
+                }
                 let wide = value::cast(idx, IntTy::new(64, idx.ty.signed)).term();
                 let lenv = BV::from_u64(len, 64);
                 if idx.ty.signed {
@@ -450,8 +458,8 @@ impl DataState {
         let sub = |v: &Val| -> Val {
             match v {
                 Val::Sym(t) => {
-                    let s = t.substitute(&[(from, to)]).simplify();
-                    match s.as_u64() {
+                    let s = t.substitute(&[(from, to)]);
+                    match s.simplify().as_u64() {
                         Some(b) => Val::Conc(b),
                         None => Val::Sym(s),
                     }

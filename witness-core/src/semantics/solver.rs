@@ -25,7 +25,9 @@ pub struct Smt {
 
 impl Smt {
     pub fn new(deadline: Instant) -> Smt {
-        Smt { solver: Solver::new(), deadline, calls: 0 }
+        // A QF_BV solver (bit-blasting tactics) answers these queries faster than the general one.
+        let solver = Solver::new_for_logic("QF_BV").unwrap_or_default();
+        Smt { solver, deadline, calls: 0 }
     }
 
     fn prepare(&mut self, path: &[Bool], extra: &[&Bool]) -> bool {

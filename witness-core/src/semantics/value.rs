@@ -90,8 +90,9 @@ impl Value {
     }
     pub fn sym(term: BV, ty: IntTy) -> Value {
         // Constant folding keeps the concrete fast path available after substitutions.
-        let term = term.simplify();
-        match term.as_u64() {
+        // The unsimplified term is kept otherwise: its structure (extensions, sums) is what
+        // `bounds` reads, and the solver simplifies on its own.
+        match term.simplify().as_u64() {
             Some(bits) => Value::conc(bits, ty),
             None => Value { val: Val::Sym(term), ty },
         }
@@ -303,6 +304,11 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
     let x = a.term();
     let signed = a.ty.signed;
     let zero = BV::from_u64(0, ty.bits);
+    if op.is_boolean() {
+        if let Some(k) = compare_by_bounds(op, a, b) {
+            return Value::conc(k as u64, IntTy::INT);
+        }
+    }
     match op {
         BinOp::Eq => return bool_val(x.eq(b.term())),
         BinOp::Ne => return bool_val(x.eq(b.term()).not()),
@@ -350,30 +356,33 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
     let y = b.term();
     let r = match op {
         BinOp::Add => {
-            if ty.signed {
+            if ty.signed && !fits_by_bounds(op, a, b, ty) {
                 let ok = fits_signed(&x.sign_ext(1).bvadd(y.sign_ext(1)), ty.bits);
                 defined.push(Definedness { holds: Truth::Sym(ok), what: "signed overflow in +".into() });
             }
             x.bvadd(&y)
         }
         BinOp::Sub => {
-            if ty.signed {
+            if ty.signed && !fits_by_bounds(op, a, b, ty) {
                 let ok = fits_signed(&x.sign_ext(1).bvsub(y.sign_ext(1)), ty.bits);
                 defined.push(Definedness { holds: Truth::Sym(ok), what: "signed overflow in -".into() });
             }
             x.bvsub(&y)
         }
         BinOp::Mul => {
-            if ty.signed {
+            if ty.signed && !fits_by_bounds(op, a, b, ty) {
                 let ok = fits_signed(&x.sign_ext(ty.bits).bvmul(y.sign_ext(ty.bits)), ty.bits);
                 defined.push(Definedness { holds: Truth::Sym(ok), what: "signed overflow in *".into() });
             }
             x.bvmul(&y)
         }
         BinOp::Div | BinOp::Rem => {
-            let nonzero = y.eq(&zero).not();
-            defined.push(Definedness { holds: Truth::Sym(nonzero), what: "possible division by zero".into() });
-            if ty.signed {
+            let yb = sbounds(b);
+            if yb.0 <= 0 && 0 <= yb.1 {
+                let nonzero = y.eq(&zero).not();
+                defined.push(Definedness { holds: Truth::Sym(nonzero), what: "possible division by zero".into() });
+            }
+            if ty.signed && sbounds(a).0 <= ty.min_value() && yb.0 <= -1 && -1 <= yb.1 {
                 let min = BV::from_u64(mask(ty.min_value(), ty), ty.bits);
                 let minus_one = BV::from_u64(ty.mask(), ty.bits);
                 defined.push(Definedness {
@@ -400,4 +409,59 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
 fn fits_signed(wide: &BV, bits: u32) -> Bool {
     let extra = wide.get_size() - bits;
     wide.extract(bits - 1, 0).sign_ext(extra).eq(wide)
+}
+
+/// Signed (or, for unsigned types, unsigned) range of a value as mathematical integers.
+fn sbounds(v: &Value) -> (i128, i128) {
+    match &v.val {
+        Val::Conc(b) => {
+            let x = as_i128(*b, v.ty);
+            (x, x)
+        }
+        Val::Sym(t) => {
+            let b = super::bounds::bounds(t);
+            if v.ty.signed {
+                b.signed
+            } else {
+                (b.unsigned.0 as i128, b.unsigned.1 as i128)
+            }
+        }
+    }
+}
+
+/// Does the exact result of `a op b` certainly fit in `ty` (judging by the operands' ranges)?
+fn fits_by_bounds(op: BinOp, a: &Value, b: &Value, ty: IntTy) -> bool {
+    let (al, ah) = sbounds(a);
+    let (bl, bh) = sbounds(b);
+    let (lo, hi) = match op {
+        BinOp::Add => (al + bl, ah + bh),
+        BinOp::Sub => (al - bh, ah - bl),
+        BinOp::Mul => {
+            let p = [al * bl, al * bh, ah * bl, ah * bh];
+            (*p.iter().min().unwrap_or(&0), *p.iter().max().unwrap_or(&0))
+        }
+        _ => return false,
+    };
+    lo >= ty.min_value() && hi <= ty.max_value()
+}
+
+/// Decides a comparison from the operands' ranges, if they do not overlap in the relevant way.
+fn compare_by_bounds(op: BinOp, a: &Value, b: &Value) -> Option<bool> {
+    if matches!(op, BinOp::LogAnd | BinOp::LogOr) || a.ty.signed != b.ty.signed {
+        return None;
+    }
+    let (al, ah) = sbounds(a);
+    let (bl, bh) = sbounds(b);
+    match op {
+        BinOp::Lt if ah < bl => Some(true),
+        BinOp::Lt if al >= bh => Some(false),
+        BinOp::Le if ah <= bl => Some(true),
+        BinOp::Le if al > bh => Some(false),
+        BinOp::Gt if al > bh => Some(true),
+        BinOp::Gt if ah <= bl => Some(false),
+        BinOp::Ge if al >= bh => Some(true),
+        BinOp::Ge if ah < bl => Some(false),
+        BinOp::Eq | BinOp::Ne if ah < bl || bh < al => Some(op == BinOp::Ne),
+        _ => None,
+    }
 }
