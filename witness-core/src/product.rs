@@ -250,7 +250,9 @@ fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: 
         unknown: Vec::new(),
         states: 0,
     };
-    ex.use_offsets = !opts.permissive && ex.decide_offsets();
+    // Offsets that were validated against this file make guards precise; the permissive
+    // reading keeps them (it relaxes only what depends on the CFA's granularity).
+    ex.use_offsets = ex.decide_offsets();
     let verdict = ex.run();
     let reason = match &verdict {
         Verdict::Confirmed { trace, error_function } => {
@@ -843,6 +845,9 @@ impl<'a> Explorer<'a> {
             }
             let mut stay = self.opts.permissive && depth > 0;
             let mut live = 0usize;
+            // A transition into a sink whose guard pins the step by validated offsets is a
+            // deliberate "not this way" of the witness; even the permissive reading keeps it.
+            let mut deliberate_sink = false;
             for t in follows {
                 let Some((_, target)) = w.graph.edge_endpoints(t) else {
                     continue;
@@ -855,6 +860,9 @@ impl<'a> Explorer<'a> {
                     if exact && self.opts.segments == SegmentReading::Existential {
                         stay = true;
                     }
+                }
+                if w.graph[target].sink && self.use_offsets && tr.guard.offsets.is_some() {
+                    deliberate_sink = true;
                 }
                 if w.graph[target].sink || (!w.graph[target].violation && !self.distance.contains_key(&target)) {
                     continue; // this run can never confirm
@@ -882,7 +890,7 @@ impl<'a> Explorer<'a> {
             }
             // Permissive reading: a step whose every matching transition dies (sink, failed
             // assumption, no violation reachable) may be skipped, as if it were invisible.
-            if stay || (self.opts.permissive && live == 0) {
+            if stay || (self.opts.permissive && live == 0 && !deliberate_sink) {
                 push(cur, node, out);
             }
         }
