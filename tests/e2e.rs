@@ -335,3 +335,27 @@ fn position_helper_recognises_line_col() {
     assert!(!names_file_with_position("/x/y/witness.graphml: not a witness", "witness.graphml"));
     assert!(!names_file_with_position("program.c:12: oops", "program.c"));
 }
+
+/// A program on which the C parser backtracks exponentially: the answer is unknown, within the
+/// budget, with a reason that names the parser (never a hang, never a panic).
+#[test]
+fn pathological_program_yields_unknown_within_the_budget() {
+    let program = fixtures_dir().join("pathological").join("backtracking.c");
+    let witness = fixtures_dir().join("minimal").join("minimal-example.graphml");
+    let started = std::time::Instant::now();
+    let out = run(&[
+        "validate".as_ref(),
+        "--json".as_ref(),
+        "--timeout".as_ref(),
+        "2".as_ref(),
+        "--witness".as_ref(),
+        witness.as_os_str(),
+        program.as_os_str(),
+    ]);
+    let elapsed = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["verdict"], "unknown", "{json}");
+    assert!(json["reason"].as_str().unwrap_or("").contains("parsing"), "{json}");
+    assert!(elapsed < std::time::Duration::from_secs(4), "took {elapsed:?}");
+}

@@ -157,7 +157,23 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         }
     };
     check_hash(&witness, &program_bytes, &mut warnings);
-    let program = cfront::build_program(&opts.program, &program_text, data_model)?;
+    let program = match cfront::build_program_within(&opts.program, &program_text, data_model, Some(deadline)) {
+        Ok(p) => p,
+        Err(cfront::BuildFailure::Input(e)) => return Err(e),
+        Err(cfront::BuildFailure::OutOfTime) => {
+            return Ok(unknown_report(
+                &format!(
+                    "time budget of {} s exhausted while parsing the program (the C parser backtracks exponentially on some token sequences)",
+                    opts.timeout.as_secs()
+                ),
+                &witness,
+                warnings,
+                started,
+                opts,
+                data_model,
+            ))
+        }
+    };
     warnings.extend(program.warnings.iter().cloned());
     check_fits_program(&witness, &program.cfa, opts)?;
 

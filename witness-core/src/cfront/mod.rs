@@ -35,19 +35,48 @@ const STACK: usize = 256 << 20;
 /// Builds the CFA of a C program. Reads nothing itself: `text` is the file content, `path` is
 /// used for messages and for `gcc -E` (include directory).
 pub fn build_program(path: &Path, text: &str, data_model: DataModel) -> Result<Program, InputError> {
+    match build_program_within(path, text, data_model, None) {
+        Ok(p) => Ok(p),
+        Err(BuildFailure::Input(e)) => Err(e),
+        Err(BuildFailure::OutOfTime) => Err(InputError::invalid(path, "the C parser did not finish")),
+    }
+}
+
+/// Why a program could not be built.
+#[derive(Debug)]
+pub enum BuildFailure {
+    /// The program is unreadable or malformed.
+    Input(InputError),
+    /// Parsing did not finish before the deadline (lang-c's parser backtracks exponentially on
+    /// some token sequences). The parsing thread is left behind; the caller should finish soon.
+    OutOfTime,
+}
+
+/// [`build_program`] with a deadline for parsing and lowering.
+pub fn build_program_within(
+    path: &Path,
+    text: &str,
+    data_model: DataModel,
+    deadline: Option<std::time::Instant>,
+) -> Result<Program, BuildFailure> {
     let path_buf = path.to_path_buf();
     let text_owned = text.to_string();
-    let handle = std::thread::Builder::new()
-        .name("cfront".into())
-        .stack_size(STACK)
-        .spawn(move || build_inner(&path_buf, &text_owned, data_model));
-    let handle = match handle {
-        Ok(h) => h,
-        Err(e) => return Err(InputError::invalid(path, format!("cannot start parser thread: {e}"))),
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new().name("cfront".into()).stack_size(STACK).spawn(move || {
+        let r = std::panic::catch_unwind(|| build_inner(&path_buf, &text_owned, data_model));
+        let _ = tx.send(r);
+    });
+    if let Err(e) = spawned {
+        return Err(BuildFailure::Input(InputError::invalid(path, format!("cannot start parser thread: {e}"))));
+    }
+    let answer = match deadline {
+        Some(d) => rx.recv_timeout(d.saturating_duration_since(std::time::Instant::now())).map_err(|_| ()),
+        None => rx.recv().map_err(|_| ()),
     };
-    match handle.join() {
-        Ok(r) => r,
-        Err(_) => Err(InputError::invalid(path, "internal error in the C front end")),
+    match answer {
+        Ok(Ok(r)) => r.map_err(BuildFailure::Input),
+        Ok(Err(_)) => Err(BuildFailure::Input(InputError::invalid(path, "internal error in the C front end"))),
+        Err(()) => Err(BuildFailure::OutOfTime),
     }
 }
 
