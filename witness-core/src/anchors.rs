@@ -114,7 +114,9 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, warnings: &mut Vec<String>) -> Result<Re
             let parens: Vec<usize> = cfa
                 .graph
                 .edge_weights()
-                .filter(|e| matches!(e.op, EdgeOp::Call { .. } | EdgeOp::NondetCall { .. }))
+                .filter(|e| {
+                    matches!(e.op, EdgeOp::Call { .. } | EdgeOp::NondetCall { .. } | EdgeOp::FloatNondetCall { .. })
+                })
                 .filter_map(|e| e.call_paren)
                 .collect();
             let p = pick(parens).ok_or_else(nothing)?;

@@ -97,18 +97,62 @@ impl IntTy {
     }
 }
 
-/// The type of a variable. Only integers and fixed-size arrays of them have semantics so far;
+/// An IEEE 754 binary floating-point type: `float` (binary32) or `double` (binary64). Arithmetic
+/// rounds to nearest, ties to even (C's default rounding mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum FloatTy {
+    F32,
+    F64,
+}
+
+impl FloatTy {
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            FloatTy::F32 => 32,
+            FloatTy::F64 => 64,
+        }
+    }
+    /// Exponent and significand widths as Z3 counts them (the significand includes the hidden bit).
+    pub fn ebits_sbits(self) -> (u32, u32) {
+        match self {
+            FloatTy::F32 => (8, 24),
+            FloatTy::F64 => (11, 53),
+        }
+    }
+    /// C spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatTy::F32 => "float",
+            FloatTy::F64 => "double",
+        }
+    }
+    /// Bit pattern of `+0.0`.
+    pub const fn zero_bits(self) -> u64 {
+        0
+    }
+    /// Bit pattern of a value given as `f64` (rounded to nearest-even for `float`).
+    pub fn bits_of(self, v: f64) -> u64 {
+        match self {
+            FloatTy::F32 => (v as f32).to_bits() as u64,
+            FloatTy::F64 => v.to_bits(),
+        }
+    }
+}
+
+/// The type of a variable. Integers, floats and fixed-size integer arrays have semantics;
 /// everything else is kept as [`CType::Unsupported`] so that a path *using* it ends in unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum CType {
     Void,
     Int(IntTy),
+    Float(FloatTy),
     /// Fixed-size array, flattened: `dims` outermost first (`int a[4][3]` ⇒ `[4, 3]`).
     Array {
         elem: IntTy,
         dims: Vec<u64>,
     },
-    /// A type the semantics does not model yet (pointer, struct, union, float, VLA, …).
+    /// A type the semantics does not model yet (pointer, struct, union, `long double`, VLA, …).
     Unsupported(String),
 }
 
@@ -246,6 +290,130 @@ pub enum Expr {
     WitnessResult {
         ty: IntTy,
     },
+    /// Floating-point comparison; yields `int` 0 or 1. Both operands have the same type. Any
+    /// comparison with a NaN operand is false, except `!=`, which is true (IEEE 754 / C11 F.3).
+    FloatCmp {
+        op: FCmp,
+        lhs: Box<FExpr>,
+        rhs: Box<FExpr>,
+    },
+    /// Conversion of a floating-point value to an integer type: truncation toward zero
+    /// (C11 6.3.1.4); undefined if the truncated value is not representable (NaN, infinities,
+    /// out of range). To `_Bool`: `arg != 0` (C11 6.3.1.2), always defined.
+    FloatToInt {
+        arg: Box<FExpr>,
+        to: IntTy,
+    },
+    /// Classification of a floating-point value (`isnan`, …); yields `int` 0 or 1.
+    FloatClass {
+        class: FClass,
+        arg: Box<FExpr>,
+    },
+}
+
+/// Floating-point comparisons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum FCmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Floating-point classification predicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum FClass {
+    IsNan,
+    IsInf,
+    IsFinite,
+    IsNormal,
+    /// Sign bit set (also for `-0.0` and negative NaNs).
+    SignBit,
+}
+
+/// Binary floating-point arithmetic (rounded to nearest, ties to even).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum FBinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// Math library functions modelled exactly (IEEE 754 operations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum FMath {
+    /// `fabs`: clears the sign bit.
+    Fabs,
+    /// `sqrt`: correctly rounded (round to nearest even).
+    Sqrt,
+    /// Rounding to an integral value: `floor` (toward -inf), `ceil` (toward +inf), `trunc`
+    /// (toward zero), `round` (to nearest, ties away from zero).
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+}
+
+/// A side-effect-free, fully typed floating-point expression (every operand already converted
+/// to the operation's type, as [`Expr`] does for integers).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum FExpr {
+    /// Constant given by its IEEE bit pattern.
+    Const {
+        bits: u64,
+        fty: FloatTy,
+    },
+    /// Value of a scalar floating-point variable.
+    Var {
+        var: VarId,
+        fty: FloatTy,
+    },
+    Neg {
+        arg: Box<FExpr>,
+    },
+    Binary {
+        op: FBinOp,
+        lhs: Box<FExpr>,
+        rhs: Box<FExpr>,
+    },
+    /// Integer to floating point (C11 6.3.1.4 §2: rounded to nearest even when inexact).
+    FromInt {
+        arg: Box<Expr>,
+        fty: FloatTy,
+    },
+    /// Conversion between floating-point types (widening exact, narrowing rounds).
+    Cast {
+        arg: Box<FExpr>,
+        to: FloatTy,
+    },
+    /// `cond ? then : els` (`cond` tested against zero; branches of type `fty`).
+    Ite {
+        cond: Box<Expr>,
+        then: Box<FExpr>,
+        els: Box<FExpr>,
+    },
+    /// A math library function; all arguments have the result's type.
+    Math {
+        func: FMath,
+        args: Vec<FExpr>,
+    },
+}
+
+impl FExpr {
+    /// The type of the expression's value.
+    pub fn fty(&self) -> FloatTy {
+        match self {
+            FExpr::Const { fty, .. } | FExpr::Var { fty, .. } | FExpr::FromInt { fty, .. } => *fty,
+            FExpr::Neg { arg } => arg.fty(),
+            FExpr::Binary { lhs, .. } => lhs.fty(),
+            FExpr::Cast { to, .. } => *to,
+            FExpr::Ite { then, .. } => then.fty(),
+            FExpr::Math { args, .. } => args.first().map(|a| a.fty()).unwrap_or(FloatTy::F64),
+        }
+    }
 }
 
 impl Expr {
@@ -259,7 +427,8 @@ impl Expr {
             | Expr::Binary { ty, .. }
             | Expr::Ite { ty, .. }
             | Expr::WitnessResult { ty } => *ty,
-            Expr::Cast { to, .. } => *to,
+            Expr::Cast { to, .. } | Expr::FloatToInt { to, .. } => *to,
+            Expr::FloatCmp { .. } | Expr::FloatClass { .. } => IntTy::INT,
         }
     }
     /// An `int` constant.
@@ -288,6 +457,8 @@ impl Lvalue {
 pub enum Init {
     /// Scalar initializer (already converted to the variable's type).
     Scalar(Expr),
+    /// Floating-point scalar initializer (already converted to the variable's type).
+    Float(FExpr),
     /// Array initializer: listed flat elements; all others are zero (C's rule).
     Array(Vec<(u64, Expr)>),
     /// All zero (static storage without initializer).
@@ -324,6 +495,11 @@ pub enum EdgeOp {
         lhs: Lvalue,
         rhs: Expr,
     },
+    /// Assignment to a scalar floating-point variable (`rhs` already has the variable's type).
+    FloatAssign {
+        var: VarId,
+        rhs: FExpr,
+    },
     /// Branch: taken iff `cond != 0`. `source_truth` tells whether this is the branch where the
     /// condition *as written in the source* holds (`control=condition-true`).
     Assume {
@@ -351,6 +527,14 @@ pub enum EdgeOp {
         function: String,
         lhs: Option<Lvalue>,
         ty: IntTy,
+    },
+    /// `__VERIFIER_nondet_float()` / `_double()`: a nondeterministic value of `fty` (any bit
+    /// pattern: NaNs, infinities, signed zeros, subnormals), stored into the float variable
+    /// `var` (converted to its type `var_fty` when they differ). A call step like `NondetCall`.
+    FloatNondetCall {
+        function: String,
+        var: Option<(VarId, FloatTy)>,
+        fty: FloatTy,
     },
     /// `return e;` (or the implicit return at `}`): leads to the function's exit location.
     Return {

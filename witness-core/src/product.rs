@@ -21,7 +21,7 @@ use petgraph::Direction;
 use z3::ast::Bool;
 
 use crate::anchors::{Anchors, ResolvedAnchor};
-use crate::cfa::{BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FuncId, IntTy, Lvalue, SourceSpan};
+use crate::cfa::{BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, Lvalue, SourceSpan};
 use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, DataState, EvalError, Feasibility, Smt, Val, Value};
@@ -116,8 +116,12 @@ struct TraceNode {
     function: FuncId,
     action: String,
     witness_node: NodeIndex,
-    nondet: Option<(String, Value)>,
+    nondet: Option<Nondet>,
 }
+
+/// A nondeterministic value chosen by a step: the function, the value (for floats: the
+/// bit-vector of its IEEE pattern) and, for floats, their type.
+type Nondet = (String, Value, Option<FloatTy>);
 
 #[derive(Clone)]
 struct ProductState {
@@ -240,7 +244,11 @@ fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: 
         witness,
         anchors,
         opts,
-        smt: Smt::new(opts.deadline),
+        smt: {
+            let mut smt = Smt::new(opts.deadline);
+            smt.floats = cfa.vars.iter().any(|v| matches!(v.ty, crate::cfa::CType::Float(_)));
+            smt
+        },
         use_offsets: false,
         offset_shift: 0,
         distance: violation_distance(witness),
@@ -541,9 +549,15 @@ impl<'a> Explorer<'a> {
                         EdgeOp::Call { callee, .. } => *callee,
                         _ => next.stack.last().map(|c| c.callee).unwrap_or(cfa.main),
                     };
-                    let nondet = match (&edge.op, &result) {
-                        (EdgeOp::NondetCall { function, .. }, Some(v)) => Some((function.clone(), v.clone())),
-                        _ => None,
+                    let (nondet, result) = match (&edge.op, result) {
+                        (EdgeOp::NondetCall { function, .. }, Some(v)) => {
+                            (Some((function.clone(), v.clone(), None)), Some(v))
+                        }
+                        // The float's bits are for the trace only, never `\result`.
+                        (EdgeOp::FloatNondetCall { function, fty, .. }, Some(v)) => {
+                            (Some((function.clone(), v, Some(*fty))), None)
+                        }
+                        (_, r) => (None, r),
                     };
                     let info = StepInfo { kind: StepKind::Edge(edge), span: edge.span, scope_function, target, result };
                     self.advance_witness(next, &info, edge.text.clone(), nondet, out);
@@ -726,6 +740,24 @@ impl<'a> Explorer<'a> {
                 let v = eval!(rhs);
                 settle!(next.data.assign(cfa, lhs, &v, None));
             }
+            EdgeOp::FloatAssign { var, rhs } => {
+                let mut defined = Vec::new();
+                let v = match next.data.eval_float(cfa, rhs, None, &mut defined) {
+                    Ok(v) => v,
+                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                };
+                if !self.settle_definedness(&mut next, defined, span) {
+                    return Step::End;
+                }
+                settle!(next.data.assign_float(cfa, *var, &v).map(|()| Vec::new()));
+            }
+            EdgeOp::FloatNondetCall { function, var, fty } => {
+                let (v, bits) = next.data.nondet_float(function, *fty);
+                if let Some((var, _)) = var {
+                    settle!(next.data.assign_float(cfa, *var, &v).map(|()| Vec::new()));
+                }
+                result = Some(bits);
+            }
             EdgeOp::Assume { cond, .. } | EdgeOp::BuiltinAssume { cond } => {
                 let v = eval!(cond);
                 if !self.assume(&mut next, v.truth(), span) {
@@ -800,7 +832,7 @@ impl<'a> Explorer<'a> {
         next: ProductState,
         info: &StepInfo,
         action: String,
-        nondet: Option<(String, Value)>,
+        nondet: Option<Nondet>,
         out: &mut Vec<ProductState>,
     ) {
         let w = self.witness;
@@ -1064,11 +1096,12 @@ impl<'a> Explorer<'a> {
                 e.decision.as_ref().is_some_and(|d| d.construct == *construct)
             }
             (ResolvedAnchor::FunctionEnter { parens }, StepKind::Edge(e)) => {
-                matches!(e.op, EdgeOp::Call { .. } | EdgeOp::NondetCall { .. })
+                matches!(e.op, EdgeOp::Call { .. } | EdgeOp::NondetCall { .. } | EdgeOp::FloatNondetCall { .. })
                     && e.call_paren.is_some_and(|p| parens.contains(&p))
             }
             (ResolvedAnchor::FunctionReturn { parens }, StepKind::Edge(e)) => {
-                matches!(e.op, EdgeOp::NondetCall { .. }) && e.call_paren.is_some_and(|p| parens.contains(&p))
+                matches!(e.op, EdgeOp::NondetCall { .. } | EdgeOp::FloatNondetCall { .. })
+                    && e.call_paren.is_some_and(|p| parens.contains(&p))
             }
             (ResolvedAnchor::FunctionReturn { parens }, StepKind::FunctionReturn { call_edge, .. }) => {
                 self.cfa.edge(call_edge).call_paren.is_some_and(|p| parens.contains(&p))
@@ -1088,7 +1121,7 @@ impl<'a> Explorer<'a> {
             StepKind::FunctionReturn { callee, .. } => cfa.function(callee).name == f,
             StepKind::Edge(edge) => match &edge.op {
                 EdgeOp::Return { .. } => cfa.function(edge.function).name == f,
-                EdgeOp::NondetCall { function, .. } => function == f,
+                EdgeOp::NondetCall { function, .. } | EdgeOp::FloatNondetCall { function, .. } => function == f,
                 _ => false,
             },
         }
@@ -1201,7 +1234,7 @@ impl<'a> Explorer<'a> {
         let terms: Vec<z3::ast::BV> = nodes
             .iter()
             .filter_map(|n| n.nondet.as_ref())
-            .filter_map(|(_, v)| match &v.val {
+            .filter_map(|(_, v, _)| match &v.val {
                 Val::Sym(t) => Some(t.clone()),
                 Val::Conc(_) => None,
             })
@@ -1217,15 +1250,16 @@ impl<'a> Explorer<'a> {
                 function: cfa.function(n.function).name.clone(),
                 action: n.action.clone(),
                 witness_node: self.witness.graph[n.witness_node].id.clone(),
-                nondet: n.nondet.as_ref().map(|(f, v)| {
+                nondet: n.nondet.as_ref().map(|(f, v, fty)| {
                     let bits = match &v.val {
                         Val::Conc(b) => Some(*b),
                         Val::Sym(_) => model_iter.next(),
                     };
-                    NondetChoice {
-                        function: f.clone(),
-                        value: bits.map(|b| as_i128(b, v.ty).to_string()).unwrap_or_else(|| "?".into()),
-                    }
+                    let render = |b: u64| match fty {
+                        Some(fty) => crate::semantics::float::render(b, *fty),
+                        None => as_i128(b, v.ty).to_string(),
+                    };
+                    NondetChoice { function: f.clone(), value: bits.map(render).unwrap_or_else(|| "?".into()) }
                 }),
             })
             .collect();

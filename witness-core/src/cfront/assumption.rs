@@ -3,9 +3,9 @@
 use lang_c::ast::*;
 use lang_c::span::Node;
 
-use super::types::{self, conv, SpecCounter, Ty};
+use super::types::{self, conv, SpecCounter, Ty, Val};
 use super::AssumptionScope;
-use crate::cfa::{BinOp, CType, Cfa, Expr, IntTy, UnOp, VarId, VarScope};
+use crate::cfa::{BinOp, CType, Cfa, Expr, FExpr, FloatTy, IntTy, UnOp, VarId, VarScope};
 
 type R<T> = Result<T, String>;
 
@@ -106,7 +106,7 @@ pub fn lower_one(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<Expr> {
     t = legacy_assign(&t);
     let e = parse_expression(cfa, t.trim()).map_err(|m| format!("cannot parse assumption `{piece}`: {m}"))?;
     let mut l = Lowerer { cfa, scope };
-    l.rv(&e)
+    Ok(l.val(&e)?.truth())
 }
 
 /// lang-c exposes only the translation-unit parser: wrap the expression in a function body,
@@ -152,13 +152,40 @@ fn expected(set: &std::collections::HashSet<&'static str>) -> String {
     v.iter().take(8).map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", ")
 }
 
+/// `x == NAN` (old CBMC witnesses print `x = +NAN;`, meaning "x is a NaN") is false for every
+/// `x` in C, so read literally it would kill every run and could only produce a rejection from
+/// a notation. It is read as `isnan(x)` (`!=`: `!isnan(x)`), which allows fewer runs than
+/// dropping the conjunct as unusable would, so it can only lose confirmations. (The sign of a
+/// NaN is not modelled, so `-NAN` is read the same way.)
+fn nan_equality(op: BinOp, l: &Val, r: &Val) -> Option<Val> {
+    let is_nan = |v: &Val| match v {
+        Val::F(FExpr::Const { bits, fty }) => crate::semantics::float::to_f64(*bits, *fty).is_nan(),
+        _ => false,
+    };
+    let other = match (is_nan(l), is_nan(r)) {
+        (true, _) => r,
+        (_, true) => l,
+        _ => return None,
+    };
+    let arg = match other {
+        Val::F(f) => f.clone(),
+        Val::I(e) => Val::I(e.clone()).into_float(FloatTy::F64),
+    };
+    let c = Expr::FloatClass { class: crate::cfa::FClass::IsNan, arg: Box::new(arg) };
+    match op {
+        BinOp::Eq => Some(Val::I(c)),
+        BinOp::Ne => Some(Val::I(types::not(c))),
+        _ => None,
+    }
+}
+
 struct Lowerer<'a> {
     cfa: &'a Cfa,
     scope: &'a AssumptionScope,
 }
 
 enum Place {
-    Val(Expr),
+    Val(Val),
     Arr { var: VarId, elem: IntTy, rest: Vec<u64>, acc: Option<Expr>, len: u64 },
 }
 
@@ -166,7 +193,7 @@ impl Lowerer<'_> {
     fn resolve(&self, name: &str) -> R<Place> {
         if name == RESULT {
             let ty = self.scope.result_ty.ok_or("\\result without a known result function")?;
-            return Ok(Place::Val(Expr::WitnessResult { ty }));
+            return Ok(Place::Val(Val::I(Expr::WitnessResult { ty })));
         }
         let cfa = self.cfa;
         let whole = (0, cfa.source_len);
@@ -218,16 +245,28 @@ impl Lowerer<'_> {
         if let Some(v) = found {
             let info = cfa.var(v);
             return match &info.ty {
-                CType::Int(t) => Ok(Place::Val(Expr::Var { var: v, ty: *t })),
+                CType::Int(t) => Ok(Place::Val(Val::I(Expr::Var { var: v, ty: *t }))),
                 CType::Array { elem, dims } => {
                     Ok(Place::Arr { var: v, elem: *elem, rest: dims.clone(), acc: None, len: dims.iter().product() })
                 }
+                CType::Float(f) => Ok(Place::Val(Val::F(FExpr::Var { var: v, fty: *f }))),
                 CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)")),
                 CType::Void => Err(format!("`{name}` has type void")),
             };
         }
         if let Some((_, k)) = cfa.enum_constants.iter().rev().find(|(n, _)| n == name) {
-            return Ok(Place::Val(Expr::int(*k)));
+            return Ok(Place::Val(Val::I(Expr::int(*k))));
+        }
+        // <math.h> macros as witnesses print them (C11 7.12: `NAN` and `INFINITY` are `float`,
+        // `HUGE_VAL` is `double`); a program variable of the same name wins.
+        let special = match name {
+            "NAN" => Some((FloatTy::F32, f64::NAN)),
+            "INFINITY" | "HUGE_VALF" => Some((FloatTy::F32, f64::INFINITY)),
+            "HUGE_VAL" => Some((FloatTy::F64, f64::INFINITY)),
+            _ => None,
+        };
+        if let Some((fty, v)) = special {
+            return Ok(Place::Val(Val::F(FExpr::Const { bits: fty.bits_of(v), fty })));
         }
         let sc = match self.scope.function {
             Some(f) => cfa.function(f).name.clone(),
@@ -243,7 +282,7 @@ impl Lowerer<'_> {
                 let Place::Arr { var, elem, mut rest, acc, len } = self.place(&b.node.lhs)? else {
                     return Err("indexing something that is not an array (pointers are not supported yet)".into());
                 };
-                let i = conv(types::promote(self.rv(&b.node.rhs)?), IntTy::LLONG);
+                let i = conv(types::promote(self.val(&b.node.rhs)?.int("as an index")?), IntTy::LLONG);
                 let d = rest.remove(0);
                 let acc = match acc {
                     None => i,
@@ -254,16 +293,16 @@ impl Lowerer<'_> {
                     ),
                 };
                 if rest.is_empty() {
-                    Ok(Place::Val(Expr::Elem { var, index: Box::new(acc), len, ty: elem }))
+                    Ok(Place::Val(Val::I(Expr::Elem { var, index: Box::new(acc), len, ty: elem })))
                 } else {
                     Ok(Place::Arr { var, elem, rest, acc: Some(acc), len })
                 }
             }
-            _ => Ok(Place::Val(self.rv(e)?)),
+            _ => Ok(Place::Val(self.val(e)?)),
         }
     }
 
-    fn type_name(&self, tn: &TypeName) -> R<IntTy> {
+    fn type_name(&self, tn: &TypeName) -> R<Ty> {
         if tn.declarator.as_ref().is_some_and(|d| !d.node.derived.is_empty()) {
             return Err("cast to a pointer or array type (not supported yet)".into());
         }
@@ -276,44 +315,51 @@ impl Lowerer<'_> {
                 match &t.node {
                     TypeSpecifier::TypedefName(id) => {
                         return match self.cfa.typedefs.iter().rev().find(|(n, _)| *n == id.node.name) {
-                            Some((_, CType::Int(t))) => Ok(*t),
+                            Some((_, CType::Int(t))) => Ok(Ty::Int(*t)),
+                            Some((_, CType::Float(FloatTy::F32))) => Ok(Ty::Float("float")),
+                            Some((_, CType::Float(FloatTy::F64))) => Ok(Ty::Float("double")),
                             _ => Err(format!("cast to type `{}` (not supported yet)", id.node.name)),
                         };
                     }
-                    TypeSpecifier::Enum(_) => return Ok(IntTy::INT),
+                    TypeSpecifier::Enum(_) => return Ok(Ty::Int(IntTy::INT)),
                     _ => return Err("cast to a non-integer type (not supported yet)".into()),
                 }
             }
         }
         match c.resolve(self.cfa.data_model) {
-            Ty::Int(t) => Ok(t),
+            t @ Ty::Int(_) => Ok(t),
+            t @ Ty::Float(_) if t.float_ty().is_some() => Ok(t),
             other => Err(format!("cast to {} (not supported yet)", other.describe(self.cfa.data_model))),
         }
     }
 
-    fn rv(&mut self, e: &Node<Expression>) -> R<Expr> {
+    fn val(&mut self, e: &Node<Expression>) -> R<Val> {
         match &e.node {
             Expression::Identifier(_) => match self.place(e)? {
                 Place::Val(v) => Ok(v),
                 Place::Arr { .. } => Err("array used as a value (not supported yet)".into()),
             },
             Expression::Constant(c) => match &c.node {
-                Constant::Integer(i) => types::integer_constant(i, self.cfa.data_model),
-                Constant::Character(ch) => types::char_constant(ch),
-                Constant::Float(_) => Err("floating-point constant (floats are not supported yet)".into()),
+                Constant::Integer(i) => types::integer_constant(i, self.cfa.data_model).map(Val::I),
+                Constant::Character(ch) => types::char_constant(ch).map(Val::I),
+                Constant::Float(f) => types::float_constant(f).map(Val::F),
             },
             Expression::StringLiteral(_) => Err("string literal (not supported)".into()),
             Expression::Member(_) => Err("member access (structs are not supported yet)".into()),
             Expression::Call(_) => Err("function call in an assumption".into()),
             Expression::SizeOfTy(t) => {
                 let ty = self.type_name(&t.node.0.node)?;
-                Ok(Expr::Const { bits: ty.bits as u64 / 8, ty: types::size_t(self.cfa.data_model) })
+                let n = ty.size(self.cfa.data_model).ok_or("sizeof of an unsupported type")?;
+                Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.cfa.data_model) }))
             }
             Expression::UnaryOperator(u) => match u.node.operator.node {
-                UnaryOperator::Plus => Ok(types::promote(self.rv(&u.node.operand)?)),
-                UnaryOperator::Minus => Ok(types::unary(UnOp::Neg, self.rv(&u.node.operand)?)),
-                UnaryOperator::Complement => Ok(types::unary(UnOp::BitNot, self.rv(&u.node.operand)?)),
-                UnaryOperator::Negate => Ok(types::unary(UnOp::LogNot, self.rv(&u.node.operand)?)),
+                UnaryOperator::Plus => Ok(match self.val(&u.node.operand)? {
+                    Val::I(x) => Val::I(types::promote(x)),
+                    f => f,
+                }),
+                UnaryOperator::Minus => types::unary_any(UnOp::Neg, self.val(&u.node.operand)?),
+                UnaryOperator::Complement => types::unary_any(UnOp::BitNot, self.val(&u.node.operand)?),
+                UnaryOperator::Negate => types::unary_any(UnOp::LogNot, self.val(&u.node.operand)?),
                 UnaryOperator::Address | UnaryOperator::Indirection => {
                     Err("pointer operation in an assumption (pointers are not supported yet)".into())
                 }
@@ -321,7 +367,14 @@ impl Lowerer<'_> {
             },
             Expression::Cast(c) => {
                 let t = self.type_name(&c.node.type_name.node)?;
-                Ok(conv(self.rv(&c.node.expression)?, t))
+                let v = self.val(&c.node.expression)?;
+                match (t.float_ty(), t) {
+                    (Some(f), _) => Ok(Val::F(v.into_float(f))),
+                    (None, Ty::Int(t)) => Ok(Val::I(v.into_int(t))),
+                    (None, other) => {
+                        Err(format!("cast to {} (not supported yet)", other.describe(self.cfa.data_model)))
+                    }
+                }
             }
             Expression::BinaryOperator(b) => {
                 if b.node.operator.node == BinaryOperator::Index {
@@ -346,15 +399,18 @@ impl Lowerer<'_> {
                 ) {
                     return Err("assignment in an assumption".into());
                 }
-                let l = self.rv(&b.node.lhs)?;
-                let r = self.rv(&b.node.rhs)?;
-                Ok(types::binary(op, l, r))
+                let l = self.val(&b.node.lhs)?;
+                let r = self.val(&b.node.rhs)?;
+                if let Some(c) = nan_equality(op, &l, &r) {
+                    return Ok(c);
+                }
+                types::binary_any(op, l, r)
             }
             Expression::Conditional(c) => {
-                let cond = self.rv(&c.node.condition)?;
-                let t = self.rv(&c.node.then_expression)?;
-                let f = self.rv(&c.node.else_expression)?;
-                Ok(types::ite(cond, t, f))
+                let cond = self.val(&c.node.condition)?;
+                let t = self.val(&c.node.then_expression)?;
+                let f = self.val(&c.node.else_expression)?;
+                Ok(types::ite_any(cond, t, f))
             }
             Expression::Comma(_) => Err("comma operator in an assumption".into()),
             _ => Err("unsupported expression in an assumption".into()),

@@ -7,10 +7,11 @@ use lang_c::span::{Node, Span};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::preprocess::Prepared;
-use super::types::{self, conv, FuncTy, SpecCounter, Ty};
+use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
-    FuncId, FunctionInfo, Init, IntTy, Lvalue, SourceSpan, UnOp, VarId, VarInfo, VarScope,
+    FClass, FExpr, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Lvalue, SourceSpan, UnOp, VarId, VarInfo,
+    VarScope,
 };
 
 type R<T> = Result<T, String>;
@@ -72,11 +73,126 @@ pub fn nondet_type(name: &str, dm: DataModel) -> Option<R<IntTy>> {
         "ushort" | "unsigned_short" | "u16" | "uint16" => IntTy::USHORT,
         "bool" | "_Bool" => IntTy::BOOL,
         "loff_t" => long,
-        "pointer" | "float" | "double" | "charp" | "pchar" | "longdouble" | "long_double" => {
+        "pointer" | "charp" | "pchar" | "longdouble" | "long_double" => {
             return Some(Err(format!("call of `{name}` (non-integer nondeterministic values are not supported yet)")))
         }
         _ => return None,
     }))
+}
+
+/// `__VERIFIER_nondet_float` / `_double`: the floating type of the result (the declared return
+/// type wins when the program declares the function with a floating type).
+fn float_nondet(name: &str, declared: Option<&Ty>) -> Option<FloatTy> {
+    let suffix = name.strip_prefix("__VERIFIER_nondet_")?;
+    if let Some(t) = declared {
+        return t.float_ty();
+    }
+    match suffix {
+        "float" => Some(FloatTy::F32),
+        "double" => Some(FloatTy::F64),
+        _ => None,
+    }
+}
+
+/// Math library functions modelled exactly: name → (operation, type).
+fn math_function(name: &str) -> Option<(FMath, FloatTy)> {
+    let name = name.strip_prefix("__builtin_").unwrap_or(name);
+    let (base, fty) = match name.strip_suffix('f') {
+        Some(b) if b != "modf" && b != "erf" => (b, FloatTy::F32),
+        _ => (name, FloatTy::F64),
+    };
+    let f = match base {
+        "fabs" => FMath::Fabs,
+        "sqrt" => FMath::Sqrt,
+        "floor" => FMath::Floor,
+        "ceil" => FMath::Ceil,
+        "trunc" => FMath::Trunc,
+        "round" => FMath::Round,
+        _ => return None,
+    };
+    Some((f, fty))
+}
+
+/// Classification macros and the functions glibc's `<math.h>` expands them to.
+fn class_function(name: &str) -> Option<(FClass, Option<FloatTy>)> {
+    Some(match name {
+        "isnan" | "__builtin_isnan" => (FClass::IsNan, None),
+        "__isnan" => (FClass::IsNan, Some(FloatTy::F64)),
+        "__isnanf" => (FClass::IsNan, Some(FloatTy::F32)),
+        "isinf" | "__builtin_isinf" | "__builtin_isinf_sign" => (FClass::IsInf, None),
+        "__isinf" => (FClass::IsInf, Some(FloatTy::F64)),
+        "__isinff" => (FClass::IsInf, Some(FloatTy::F32)),
+        "isfinite" | "finite" | "__builtin_isfinite" => (FClass::IsFinite, None),
+        "__finite" => (FClass::IsFinite, Some(FloatTy::F64)),
+        "__finitef" => (FClass::IsFinite, Some(FloatTy::F32)),
+        "isnormal" | "__builtin_isnormal" => (FClass::IsNormal, None),
+        "signbit" | "__builtin_signbit" => (FClass::SignBit, None),
+        "__signbit" => (FClass::SignBit, Some(FloatTy::F64)),
+        "__signbitf" => (FClass::SignBit, Some(FloatTy::F32)),
+        _ => return None,
+    })
+}
+
+/// Names of `<math.h>` functions returning floating values that are not modelled.
+fn is_math_name(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "atan2",
+        "sinh",
+        "cosh",
+        "tanh",
+        "exp",
+        "exp2",
+        "expm1",
+        "log",
+        "log2",
+        "log10",
+        "log1p",
+        "pow",
+        "cbrt",
+        "hypot",
+        "fmod",
+        "remainder",
+        "fmin",
+        "fmax",
+        "fma",
+        "rint",
+        "nearbyint",
+        "lrint",
+        "lround",
+        "modf",
+        "frexp",
+        "ldexp",
+        "scalbn",
+        "copysign",
+        "nextafter",
+        "erf",
+        "erfc",
+        "tgamma",
+        "lgamma",
+        "fdim",
+        "logb",
+        "ilogb",
+    ];
+    let base = name.strip_suffix('f').filter(|b| NAMES.contains(b)).unwrap_or(name);
+    NAMES.contains(&base) || NAMES.contains(&name.strip_suffix('l').unwrap_or(name))
+}
+
+/// `NAN`, `INFINITY`, `HUGE_VAL` as `gcc -E` expands them: `__builtin_nan("")`, `__builtin_inff()`…
+fn float_builtin_constant(name: &str) -> Option<FExpr> {
+    let (fty, v) = match name {
+        "__builtin_nanf" => (FloatTy::F32, f64::NAN),
+        "__builtin_nan" => (FloatTy::F64, f64::NAN),
+        "__builtin_inff" | "__builtin_huge_valf" => (FloatTy::F32, f64::INFINITY),
+        "__builtin_inf" | "__builtin_huge_val" => (FloatTy::F64, f64::INFINITY),
+        _ => return None,
+    };
+    Some(FExpr::Const { bits: fty.bits_of(v), fty })
 }
 
 const OUTPUT_FUNCS: &[&str] = &["printf", "puts", "putchar", "fprintf", "fflush"];
@@ -361,6 +477,16 @@ impl<'a> Builder<'a> {
         let id = VarId(self.cfa.vars.len() as u32);
         self.cfa.vars.push(VarInfo { name: name.to_string(), ty: ty.to_ctype(self.dm), scope, visible, temporary });
         id
+    }
+
+    fn new_float_temp(&mut self, fty: FloatTy) -> R<VarId> {
+        if self.pure_mode {
+            return Err("expression with side effects where a side-effect-free expression is needed".into());
+        }
+        let f = self.f.as_ref().map(|f| f.id).ok_or("temporary outside a function")?;
+        self.tmp_counter += 1;
+        let name = format!("__tmp_{}", self.tmp_counter);
+        Ok(self.new_var(&name, &Ty::Float(fty.name()), VarScope::Local(f), (0, 0), true))
     }
 
     fn new_temp(&mut self, ty: IntTy) -> R<VarId> {
@@ -823,6 +949,13 @@ impl<'a> Builder<'a> {
                         return self.call(c, Some(Lvalue::Var { var: v, ty: *t }), dsp);
                     }
                 }
+                if let (Some(fty), Initializer::Expression(e)) = (ty.float_ty(), &init.node) {
+                    if let Expression::Call(c) = &e.node {
+                        if self.float_nondet_call(c).is_some() {
+                            return self.call_float(c, Some((v, fty)), dsp);
+                        }
+                    }
+                }
                 if let CType::Unsupported(what) = ty.to_ctype(self.dm) {
                     return Err(format!("declaration of `{name}` of type {what} (not supported yet)"));
                 }
@@ -936,8 +1069,19 @@ impl<'a> Builder<'a> {
                         _ => return Err("unsupported scalar initializer".into()),
                     },
                 };
-                let v = self.rv(e)?;
-                Ok(Init::Scalar(conv(v, *t)))
+                let v = self.rv_any(e)?;
+                Ok(Init::Scalar(v.into_int(*t)))
+            }
+            Ty::Float(_) if ty.float_ty().is_some() => {
+                let e = match init {
+                    Initializer::Expression(e) => e,
+                    Initializer::List(items) => match items.first().map(|i| &i.node.initializer.node) {
+                        Some(Initializer::Expression(e)) => e,
+                        _ => return Err("unsupported scalar initializer".into()),
+                    },
+                };
+                let fty = ty.float_ty().ok_or("float type")?;
+                Ok(Init::Float(self.rv_any(e)?.into_float(fty)))
             }
             Ty::Array(..) => {
                 let CType::Array { elem, dims } = ty.to_ctype(self.dm) else {
@@ -1265,8 +1409,8 @@ impl<'a> Builder<'a> {
                     let value = match (e, &ret) {
                         (None, _) => None,
                         (Some(e), Ty::Int(t)) => {
-                            let v = self.rv(e)?;
-                            Some(conv(v, *t))
+                            let v = self.rv_any(e)?;
+                            Some(v.into_int(*t))
                         }
                         (Some(e), Ty::Void) => {
                             self.effect(e, ssp)?;
@@ -1367,7 +1511,7 @@ impl<'a> Builder<'a> {
                 self.branch(&v[n - 1], t, f, neg)
             }
             _ => {
-                let v = self.rv(e)?;
+                let v = self.rv_any(e)?.truth();
                 let esp = sp(e.span);
                 let src = self.text(esp);
                 let c = self.cur;
@@ -1498,6 +1642,7 @@ impl<'a> Builder<'a> {
         match self.lookup(name) {
             Some(Sym::Var(v, ty)) => match ty.to_ctype(self.dm) {
                 CType::Int(t) => Ok(Either::Expr(Expr::Var { var: *v, ty: t })),
+                CType::Float(fty) => Ok(Either::F(FExpr::Var { var: *v, fty })),
                 CType::Array { elem, dims } => {
                     let len = dims.iter().product();
                     Ok(Either::Arr(ArrRef { var: *v, elem, rest: dims, acc: None, len }))
@@ -1545,7 +1690,10 @@ impl<'a> Builder<'a> {
                     Ok(Either::Arr(a))
                 }
             }
-            _ => Ok(Either::Expr(self.rv(e)?)),
+            _ => Ok(match self.rv_any(e)? {
+                Val::I(x) => Either::Expr(x),
+                Val::F(f) => Either::F(f),
+            }),
         }
     }
 
@@ -1569,6 +1717,10 @@ impl<'a> Builder<'a> {
             Either::Expr(Expr::Var { var, ty }) => Ok(Lvalue::Var { var, ty }),
             Either::Expr(Expr::Elem { var, index, len, ty }) => Ok(Lvalue::Elem { var, index: *index, len, ty }),
             Either::Arr(_) => Err(format!("assignment to array `{}` (not supported)", self.text(sp(e.span)))),
+            Either::F(_) => Err(format!(
+                "`{}` of floating type used where an integer lvalue is needed (not supported yet)",
+                self.text(sp(e.span))
+            )),
             Either::Expr(_) => Err(format!("`{}` is not assignable", self.text(sp(e.span)))),
         }
     }
@@ -1605,7 +1757,7 @@ impl<'a> Builder<'a> {
                 self.incdec(&u.node.operand, inc, sp(e.span))
             }
             Expression::BinaryOperator(b) if types::is_assign_op(&b.node.operator.node) => {
-                self.assign(e, b).map(|_| ())
+                self.assign_any(e, b).map(|_| ())
             }
             Expression::Cast(c) => self.effect(&c.node.expression, ssp),
             Expression::Conditional(c) if has_side_effects(&e.node) => {
@@ -1636,7 +1788,7 @@ impl<'a> Builder<'a> {
             _ => {
                 // Evaluate for side effects (hoisted calls); the value is dropped.
                 match self.place(e)? {
-                    Either::Expr(_) | Either::Arr(_) => Ok(()),
+                    Either::Expr(_) | Either::Arr(_) | Either::F(_) => Ok(()),
                 }
             }
         }
@@ -1653,72 +1805,117 @@ impl<'a> Builder<'a> {
     }
 
     /// Assignment or compound assignment; returns the value of the lhs afterwards.
-    fn assign(&mut self, _e: &Node<Expression>, b: &Node<BinaryOperatorExpression>) -> R<Expr> {
+    /// The float variable an lvalue expression names, if it is one.
+    fn float_target(&self, e: &Node<Expression>) -> Option<(VarId, FloatTy)> {
+        let Expression::Identifier(i) = &e.node else { return None };
+        match self.lookup(&i.node.name) {
+            Some(Sym::Var(v, ty)) => ty.float_ty().map(|f| (*v, f)),
+            _ => None,
+        }
+    }
+
+    /// Assignment or compound assignment of any arithmetic type; returns the lhs afterwards.
+    fn assign_any(&mut self, _e: &Node<Expression>, b: &Node<BinaryOperatorExpression>) -> R<Val> {
         let ssp = self.stmt_sp;
         let text = self.text(ssp);
+        if let Some((var, fty)) = self.float_target(&b.node.lhs) {
+            let read = FExpr::Var { var, fty };
+            if b.node.operator.node == BinaryOperator::Assign {
+                if let Expression::Call(c) = &b.node.rhs.node {
+                    if self.float_nondet_call(c).is_some() {
+                        self.call_float(c, Some((var, fty)), ssp)?;
+                        return Ok(Val::F(read));
+                    }
+                }
+                let r = self.rv_any(&b.node.rhs)?.into_float(fty);
+                self.emit(EdgeOp::FloatAssign { var, rhs: r }, ssp, text)?;
+                return Ok(Val::F(read));
+            }
+            let op = types::map_binop(&b.node.operator.node).ok_or("unknown assignment operator")?;
+            let r = self.rv_any(&b.node.rhs)?;
+            let v = types::binary_any(op, Val::F(read.clone()), r)?.into_float(fty);
+            self.emit(EdgeOp::FloatAssign { var, rhs: v }, ssp, text)?;
+            return Ok(Val::F(read));
+        }
         if b.node.operator.node == BinaryOperator::Assign {
             if let Expression::Call(c) = &b.node.rhs.node {
                 let lv = self.lv(&b.node.lhs)?;
                 self.call(c, Some(lv.clone()), ssp)?;
-                return Ok(Self::read(&lv));
+                return Ok(Val::I(Self::read(&lv)));
             }
-            let r = self.rv(&b.node.rhs)?;
+            let r = self.rv_any(&b.node.rhs)?;
             let lv = self.lv(&b.node.lhs)?;
             let t = lv.ty();
-            self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: conv(r, t) }, ssp, text)?;
-            return Ok(Self::read(&lv));
+            self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: r.into_int(t) }, ssp, text)?;
+            return Ok(Val::I(Self::read(&lv)));
         }
         let op = types::map_binop(&b.node.operator.node).ok_or("unknown assignment operator")?;
-        let r = self.rv(&b.node.rhs)?;
+        let r = self.rv_any(&b.node.rhs)?;
         let lv = self.lv(&b.node.lhs)?;
         let t = lv.ty();
-        let v = types::binary(op, Self::read(&lv), r);
-        self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: conv(v, t) }, ssp, text)?;
-        Ok(Self::read(&lv))
+        let v = types::binary_any(op, Val::I(Self::read(&lv)), r)?;
+        self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: v.into_int(t) }, ssp, text)?;
+        Ok(Val::I(Self::read(&lv)))
     }
 
-    /// Lowers an expression to a side-effect-free value, emitting edges for its side effects.
+    /// Lowers an integer-valued expression to a side-effect-free value, emitting edges for its
+    /// side effects (a floating-point value is an error: callers that convert use `rv_any`).
     pub fn rv(&mut self, e: &Node<Expression>) -> R<Expr> {
+        let v = self.rv_any(e)?;
+        let what = format!("`{}`", self.text(sp(e.span)));
+        v.int(&what)
+    }
+
+    /// Lowers an expression of any arithmetic type to a side-effect-free value, emitting edges
+    /// for its side effects.
+    pub fn rv_any(&mut self, e: &Node<Expression>) -> R<Val> {
         let esp = sp(e.span);
         match &e.node {
             Expression::Identifier(_) => match self.place(e)? {
-                Either::Expr(x) => Ok(x),
+                Either::Expr(x) => Ok(Val::I(x)),
+                Either::F(f) => Ok(Val::F(f)),
                 Either::Arr(_) => {
                     Err(format!("array `{}` used as a value (pointers are not supported yet)", self.text(esp)))
                 }
             },
             Expression::Constant(c) => match &c.node {
-                Constant::Integer(i) => types::integer_constant(i, self.dm),
-                Constant::Character(ch) => types::char_constant(ch),
-                Constant::Float(_) => {
-                    Err(format!("floating-point constant `{}` (floats are not supported yet)", self.text(esp)))
-                }
+                Constant::Integer(i) => types::integer_constant(i, self.dm).map(Val::I),
+                Constant::Character(ch) => types::char_constant(ch).map(Val::I),
+                Constant::Float(f) => types::float_constant(f).map(Val::F),
             },
             Expression::StringLiteral(_) => {
                 Err("string literal outside a char array initializer (not supported yet)".into())
             }
             Expression::Member(_) => Err(format!("member access `{}` (structs are not supported yet)", self.text(esp))),
             Expression::Call(c) => {
+                if let Some(v) = self.float_builtin(c)? {
+                    return Ok(v);
+                }
+                if let Some(fty) = self.float_nondet_call(c) {
+                    let tmp = self.new_float_temp(fty)?;
+                    self.call_float(c, Some((tmp, fty)), esp)?;
+                    return Ok(Val::F(FExpr::Var { var: tmp, fty }));
+                }
                 let ty = self.call_result_type(c)?;
                 let tmp = self.new_temp(ty)?;
                 self.call(c, Some(Lvalue::Var { var: tmp, ty }), esp)?;
-                Ok(Expr::Var { var: tmp, ty })
+                Ok(Val::I(Expr::Var { var: tmp, ty }))
             }
             Expression::SizeOfTy(t) => {
                 let ty = self.type_name(&t.node.0.node);
                 let n = ty
                     .size(self.dm)
                     .ok_or_else(|| format!("sizeof of type {} (not supported yet)", ty.describe(self.dm)))?;
-                Ok(Expr::Const { bits: n, ty: types::size_t(self.dm) })
+                Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
             }
             Expression::SizeOfVal(v) => {
                 let n = self.sizeof_expr(&v.node.0)?;
-                Ok(Expr::Const { bits: n, ty: types::size_t(self.dm) })
+                Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
             }
             Expression::AlignOf(t) => {
                 let ty = self.type_name(&t.node.0.node);
                 let n = ty.size(self.dm).ok_or("alignof of an unsupported type")?;
-                Ok(Expr::Const { bits: n.min(8), ty: types::size_t(self.dm) })
+                Ok(Val::I(Expr::Const { bits: n.min(8), ty: types::size_t(self.dm) }))
             }
             Expression::UnaryOperator(u) => {
                 let operand = &u.node.operand;
@@ -1727,7 +1924,7 @@ impl<'a> Builder<'a> {
                         let inc = u.node.operator.node == UnaryOperator::PreIncrement;
                         self.incdec(operand, inc, esp)?;
                         let lv = self.lv(operand)?;
-                        Ok(Self::read(&lv))
+                        Ok(Val::I(Self::read(&lv)))
                     }
                     UnaryOperator::PostIncrement | UnaryOperator::PostDecrement => {
                         let inc = u.node.operator.node == UnaryOperator::PostIncrement;
@@ -1741,7 +1938,7 @@ impl<'a> Builder<'a> {
                             text,
                         )?;
                         self.incdec(operand, inc, esp)?;
-                        Ok(Expr::Var { var: tmp, ty: t })
+                        Ok(Val::I(Expr::Var { var: tmp, ty: t }))
                     }
                     UnaryOperator::Address => {
                         Err(format!("address-of `{}` (pointers are not supported yet)", self.text(esp)))
@@ -1749,16 +1946,23 @@ impl<'a> Builder<'a> {
                     UnaryOperator::Indirection => {
                         Err(format!("pointer dereference `{}` (pointers are not supported yet)", self.text(esp)))
                     }
-                    UnaryOperator::Plus => Ok(types::promote(self.rv(operand)?)),
-                    UnaryOperator::Minus => Ok(types::unary(UnOp::Neg, self.rv(operand)?)),
-                    UnaryOperator::Complement => Ok(types::unary(UnOp::BitNot, self.rv(operand)?)),
-                    UnaryOperator::Negate => Ok(types::unary(UnOp::LogNot, self.rv(operand)?)),
+                    UnaryOperator::Plus => Ok(match self.rv_any(operand)? {
+                        Val::I(x) => Val::I(types::promote(x)),
+                        f => f,
+                    }),
+                    UnaryOperator::Minus => types::unary_any(UnOp::Neg, self.rv_any(operand)?),
+                    UnaryOperator::Complement => types::unary_any(UnOp::BitNot, self.rv_any(operand)?),
+                    UnaryOperator::Negate => types::unary_any(UnOp::LogNot, self.rv_any(operand)?),
                 }
             }
             Expression::Cast(c) => {
                 let ty = self.type_name(&c.node.type_name.node);
                 match ty {
-                    Ty::Int(t) => Ok(conv(self.rv(&c.node.expression)?, t)),
+                    Ty::Int(t) => Ok(Val::I(self.rv_any(&c.node.expression)?.into_int(t))),
+                    Ty::Float(_) if ty.float_ty().is_some() => {
+                        let fty = ty.float_ty().ok_or("float type")?;
+                        Ok(Val::F(self.rv_any(&c.node.expression)?.into_float(fty)))
+                    }
                     Ty::Void => Err("value of a cast to void used".into()),
                     other => {
                         Err(format!("cast to {} in `{}` (not supported yet)", other.describe(self.dm), self.text(esp)))
@@ -1769,45 +1973,54 @@ impl<'a> Builder<'a> {
                 let bop = &b.node.operator.node;
                 if *bop == BinaryOperator::Index {
                     return match self.place(e)? {
-                        Either::Expr(x) => Ok(x),
+                        Either::Expr(x) => Ok(Val::I(x)),
+                        Either::F(f) => Ok(Val::F(f)),
                         Either::Arr(_) => {
                             Err(format!("sub-array `{}` used as a value (not supported yet)", self.text(esp)))
                         }
                     };
                 }
                 if types::is_assign_op(bop) {
-                    return self.assign(e, b);
+                    return self.assign_any(e, b);
                 }
                 match types::map_binop(bop) {
                     None => Err("unknown binary operator".into()),
                     Some(op @ (BinOp::LogAnd | BinOp::LogOr)) => {
                         if has_side_effects(&b.node.rhs.node) {
-                            return self.bool_temp(e);
+                            return self.bool_temp(e).map(Val::I);
                         }
-                        let l = self.rv(&b.node.lhs)?;
-                        let r = self.rv(&b.node.rhs)?;
-                        Ok(types::binary(op, l, r))
+                        let l = self.rv_any(&b.node.lhs)?;
+                        let r = self.rv_any(&b.node.rhs)?;
+                        types::binary_any(op, l, r)
                     }
                     Some(op) => {
-                        let l = self.rv(&b.node.lhs)?;
-                        let r = self.rv(&b.node.rhs)?;
-                        Ok(types::binary(op, l, r))
+                        let l = self.rv_any(&b.node.lhs)?;
+                        let r = self.rv_any(&b.node.rhs)?;
+                        types::binary_any(op, l, r)
                     }
                 }
             }
             Expression::Conditional(c) => {
                 let snap = self.snap();
-                let cond = self.rv(&c.node.condition)?;
-                let t = self.rv(&c.node.then_expression)?;
-                let f = self.rv(&c.node.else_expression)?;
+                let cond = self.rv_any(&c.node.condition)?;
+                let t = self.rv_any(&c.node.then_expression)?;
+                let f = self.rv_any(&c.node.else_expression)?;
                 // Constant expressions stay pure; in statements `?:` is a branch (as in
                 // CPAchecker's CFA), so that witnesses can refer to its decision.
-                if self.pure_mode || (!self.emitted_since(&snap) && types::fold_i128(&cond).is_some()) {
-                    return Ok(types::ite(cond, t, f));
+                let cond_const = matches!(&cond, Val::I(x) if types::fold_i128(x).is_some());
+                if self.pure_mode || (!self.emitted_since(&snap) && cond_const) {
+                    return Ok(types::ite_any(cond, t, f));
                 }
-                let ty = types::common_ty(t.ty(), f.ty());
+                let target = match types::ite_any(cond, t, f) {
+                    Val::I(x) => Val::I(Expr::Var { var: VarId(0), ty: x.ty() }),
+                    Val::F(x) => Val::F(FExpr::Var { var: VarId(0), fty: x.fty() }),
+                };
                 self.rollback(&snap);
-                let tmp = self.new_temp(ty)?;
+                let tmp = match &target {
+                    Val::I(Expr::Var { ty, .. }) => self.new_temp(*ty)?,
+                    Val::F(FExpr::Var { fty, .. }) => self.new_float_temp(*fty)?,
+                    _ => return Err("conditional expression".into()),
+                };
                 let nt = self.new_node();
                 let nf = self.new_node();
                 let join = self.new_node();
@@ -1819,18 +2032,25 @@ impl<'a> Builder<'a> {
                 r?;
                 for (n, x) in [(nt, &c.node.then_expression), (nf, &c.node.else_expression)] {
                     self.cur = n;
-                    let v = self.rv(x)?;
+                    let v = self.rv_any(x)?;
                     let text = self.text(sp(x.span));
-                    self.emit(
-                        EdgeOp::Assign { lhs: Lvalue::Var { var: tmp, ty }, rhs: conv(v, ty) },
-                        self.stmt_sp,
-                        text,
-                    )?;
+                    let op = match &target {
+                        Val::F(FExpr::Var { fty, .. }) => EdgeOp::FloatAssign { var: tmp, rhs: v.into_float(*fty) },
+                        Val::I(Expr::Var { ty, .. }) => {
+                            EdgeOp::Assign { lhs: Lvalue::Var { var: tmp, ty: *ty }, rhs: v.into_int(*ty) }
+                        }
+                        _ => return Err("conditional expression".into()),
+                    };
+                    self.emit(op, self.stmt_sp, text)?;
                     let cur = self.cur;
                     self.blank(cur, join);
                 }
                 self.cur = join;
-                Ok(Expr::Var { var: tmp, ty })
+                Ok(match target {
+                    Val::I(Expr::Var { ty, .. }) => Val::I(Expr::Var { var: tmp, ty }),
+                    Val::F(FExpr::Var { fty, .. }) => Val::F(FExpr::Var { var: tmp, fty }),
+                    _ => return Err("conditional expression".into()),
+                })
             }
             Expression::Comma(v) => {
                 let n = v.len();
@@ -1840,7 +2060,7 @@ impl<'a> Builder<'a> {
                 for x in &v[..n - 1] {
                     self.effect(x, self.stmt_sp)?;
                 }
-                self.rv(&v[n - 1])
+                self.rv_any(&v[n - 1])
             }
             Expression::CompoundLiteral(_) => Err("compound literal (not supported yet)".into()),
             Expression::GenericSelection(_) => Err("_Generic (not supported yet)".into()),
@@ -1848,6 +2068,64 @@ impl<'a> Builder<'a> {
             Expression::VaArg(_) => Err("va_arg (not supported yet)".into()),
             Expression::Statement(_) => Err("GNU statement expression (not supported yet)".into()),
         }
+    }
+
+    /// Math functions, classification macros and `NAN`/`INFINITY` builtins: side-effect-free
+    /// expressions (no call step). `None` if `c` is none of them or the program defines it.
+    fn float_builtin(&mut self, c: &Node<CallExpression>) -> R<Option<Val>> {
+        let Expression::Identifier(i) = &c.node.callee.node else { return Ok(None) };
+        let name = i.node.name.as_str();
+        if self.func_ids.contains_key(name) {
+            return Ok(None);
+        }
+        let args = &c.node.arguments;
+        if let Some(k) = float_builtin_constant(name) {
+            return Ok(Some(Val::F(k)));
+        }
+        if let Some((func, fty)) = math_function(name) {
+            let [a] = &args[..] else {
+                return Err(format!("`{name}` needs one argument"));
+            };
+            let a = self.rv_any(a)?.into_float(fty);
+            return Ok(Some(Val::F(FExpr::Math { func, args: vec![a] })));
+        }
+        if let Some((class, fty)) = class_function(name) {
+            let [a] = &args[..] else {
+                return Err(format!("`{name}` needs one argument"));
+            };
+            let a = match (self.rv_any(a)?, fty) {
+                (v, Some(t)) => v.into_float(t),
+                (Val::F(f), None) => f,
+                (Val::I(x), None) => Val::I(x).into_float(FloatTy::F64),
+            };
+            return Ok(Some(Val::I(Expr::FloatClass { class, arg: Box::new(a) })));
+        }
+        if is_math_name(name) {
+            return Err(format!("call to the math function `{name}` (not modelled)"));
+        }
+        Ok(None)
+    }
+
+    /// The floating type of a `__VERIFIER_nondet_float/double` call.
+    fn float_nondet_call(&self, c: &Node<CallExpression>) -> Option<FloatTy> {
+        let Expression::Identifier(i) = &c.node.callee.node else { return None };
+        let name = i.node.name.as_str();
+        if self.func_ids.contains_key(name) {
+            return None;
+        }
+        float_nondet(name, self.sigs.get(name).map(|s| &s.ret))
+    }
+
+    /// A call of `__VERIFIER_nondet_float/double` storing into the float variable `var`.
+    fn call_float(&mut self, c: &Node<CallExpression>, var: Option<(VarId, FloatTy)>, csp: Sp) -> R<()> {
+        let name = self.call_name(c)?.to_string();
+        let fty = self.float_nondet_call(c).ok_or_else(|| format!("call to `{name}` returning a float"))?;
+        if self.pure_mode {
+            return Err(format!("call to `{name}` where a side-effect-free expression is needed"));
+        }
+        let text = self.text(csp);
+        self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+        self.emit(EdgeOp::FloatNondetCall { function: name, var, fty }, csp, text)
     }
 
     /// `a && b` / `a || b` with side effects as a value: branches and an `int` temporary.
@@ -1886,6 +2164,7 @@ impl<'a> Builder<'a> {
         }
         let r = self.pure(|b| match b.place(e)? {
             Either::Expr(x) => Ok(x.ty().bits as u64 / 8),
+            Either::F(f) => Ok(f.fty().bits() as u64 / 8),
             Either::Arr(a) => Ok(a.rest.iter().product::<u64>() * (a.elem.bits as u64 / 8)),
         });
         r.map_err(|m| format!("sizeof: {m}"))
@@ -1947,7 +2226,7 @@ impl<'a> Builder<'a> {
                 let [a] = &args[..] else {
                     return Err("__VERIFIER_assume needs one argument".into());
                 };
-                let cond = self.rv(a)?;
+                let cond = self.rv_any(a)?.truth();
                 return self.emit(EdgeOp::BuiltinAssume { cond }, csp, text);
             }
             "assert" if !self.func_ids.contains_key("assert") => {
@@ -1968,6 +2247,17 @@ impl<'a> Builder<'a> {
                 return Ok(());
             }
             _ => {}
+        }
+        if let Some(fty) = self.float_nondet_call(c) {
+            // A floating nondeterministic value stored into an integer (or dropped).
+            let tmp = self.new_float_temp(fty)?;
+            self.call_float(c, Some((tmp, fty)), csp)?;
+            if let Some(lv) = lhs {
+                let t = lv.ty();
+                let rhs = Val::F(FExpr::Var { var: tmp, fty }).into_int(t);
+                self.emit(EdgeOp::Assign { lhs: lv, rhs }, csp, text)?;
+            }
+            return Ok(());
         }
         let declared_nondet = match self.sigs.get(&name).map(|s| &s.ret) {
             Some(Ty::Int(t)) if name.starts_with("__VERIFIER_nondet_") => Some(Ok(*t)),
@@ -2007,8 +2297,8 @@ impl<'a> Builder<'a> {
                         t.describe(self.dm)
                     ));
                 };
-                let v = self.rv(a)?;
-                vals.push(conv(v, *t));
+                let v = self.rv_any(a)?;
+                vals.push(v.into_int(*t));
             }
             self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
             return self.emit(EdgeOp::Call { callee: id, args: vals, lhs }, csp, text);
@@ -2029,6 +2319,7 @@ impl<'a> Builder<'a> {
 enum Either {
     Expr(Expr),
     Arr(ArrRef),
+    F(FExpr),
 }
 
 /// Array parameters are pointers; function parameters are function pointers.

@@ -3,7 +3,7 @@
 
 use lang_c::ast;
 
-use crate::cfa::{BinOp, CType, DataModel, Expr, IntTy, UnOp};
+use crate::cfa::{BinOp, CType, DataModel, Expr, FBinOp, FCmp, FExpr, FloatTy, IntTy, UnOp};
 
 /// A C type (more than the IR models, so that messages can say what is unsupported).
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +49,10 @@ impl Ty {
         match self {
             Ty::Void => CType::Void,
             Ty::Int(t) => CType::Int(*t),
+            Ty::Float(_) => match self.float_ty() {
+                Some(f) => CType::Float(f),
+                None => CType::Unsupported(self.describe(dm)),
+            },
             Ty::Array(..) => {
                 let mut dims = Vec::new();
                 let mut t = self;
@@ -65,6 +69,15 @@ impl Ty {
                 }
             }
             _ => CType::Unsupported(self.describe(dm)),
+        }
+    }
+
+    /// `float` / `double`; `None` for other types (`long double` is not modelled).
+    pub fn float_ty(&self) -> Option<FloatTy> {
+        match self {
+            Ty::Float("float") => Some(FloatTy::F32),
+            Ty::Float("double") => Some(FloatTy::F64),
+            _ => None,
         }
     }
 
@@ -341,6 +354,205 @@ pub fn fold(e: &Expr) -> Option<(u64, IntTy)> {
 
 pub fn fold_i128(e: &Expr) -> Option<i128> {
     fold(e).map(|(b, t)| value_of(b, t))
+}
+
+/// An expression of arithmetic type: integer or floating point (`float` / `double`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val {
+    I(Expr),
+    F(FExpr),
+}
+
+impl Val {
+    /// Conversion as by assignment to an integer type (C11 6.3.1.4 for floats).
+    pub fn into_int(self, to: IntTy) -> Expr {
+        match self {
+            Val::I(e) => conv(e, to),
+            Val::F(f) => Expr::FloatToInt { arg: Box::new(f), to },
+        }
+    }
+    /// Conversion as by assignment to a floating-point type.
+    pub fn into_float(self, to: FloatTy) -> FExpr {
+        match self {
+            Val::I(e) => match fold(&e) {
+                Some((bits, ty)) => {
+                    FExpr::Const { bits: crate::semantics::float::conc_from_int(value_of(bits, ty), to), fty: to }
+                }
+                None => FExpr::FromInt { arg: Box::new(e), fty: to },
+            },
+            Val::F(f) => fconv(f, to),
+        }
+    }
+    /// The value as a condition: an integer expression that is nonzero iff the value is
+    /// (for floats `x != 0.0`, true for NaN).
+    pub fn truth(self) -> Expr {
+        match self {
+            Val::I(e) => e,
+            Val::F(f) => {
+                let z = FExpr::Const { bits: 0, fty: f.fty() };
+                Expr::FloatCmp { op: FCmp::Ne, lhs: Box::new(f), rhs: Box::new(z) }
+            }
+        }
+    }
+    /// The integer expression, or an error naming `what` for a floating-point value.
+    pub fn int(self, what: &str) -> Result<Expr, String> {
+        match self {
+            Val::I(e) => Ok(e),
+            Val::F(_) => Err(format!("floating-point value {what} where an integer is needed")),
+        }
+    }
+}
+
+/// Converts a floating-point expression to `to` (constants folded).
+pub fn fconv(f: FExpr, to: FloatTy) -> FExpr {
+    let from = f.fty();
+    if from == to {
+        return f;
+    }
+    if let FExpr::Const { bits, .. } = f {
+        return FExpr::Const { bits: crate::semantics::float::conc_cast(bits, from, to), fty: to };
+    }
+    FExpr::Cast { arg: Box::new(f), to }
+}
+
+/// Usual arithmetic conversions when at least one operand is floating (C11 6.3.1.8): both
+/// operands converted to the wider floating type (an integer operand to the floating one).
+fn float_operands(l: Val, r: Val) -> (FExpr, FExpr) {
+    let fl = match &l {
+        Val::F(f) => Some(f.fty()),
+        Val::I(_) => None,
+    };
+    let fr = match &r {
+        Val::F(f) => Some(f.fty()),
+        Val::I(_) => None,
+    };
+    let t = fl.max(fr).unwrap_or(FloatTy::F64);
+    (l.into_float(t), r.into_float(t))
+}
+
+/// Typed C binary operator on arithmetic values (integers or floats).
+pub fn binary_any(op: BinOp, l: Val, r: Val) -> Result<Val, String> {
+    if let (Val::I(a), Val::I(b)) = (&l, &r) {
+        return Ok(Val::I(binary(op, a.clone(), b.clone())));
+    }
+    let fop = match op {
+        BinOp::Add => FBinOp::Add,
+        BinOp::Sub => FBinOp::Sub,
+        BinOp::Mul => FBinOp::Mul,
+        BinOp::Div => FBinOp::Div,
+        BinOp::LogAnd | BinOp::LogOr => return Ok(Val::I(binary(op, l.truth(), r.truth()))),
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+            let cmp = match op {
+                BinOp::Eq => FCmp::Eq,
+                BinOp::Ne => FCmp::Ne,
+                BinOp::Lt => FCmp::Lt,
+                BinOp::Le => FCmp::Le,
+                BinOp::Gt => FCmp::Gt,
+                _ => FCmp::Ge,
+            };
+            let (a, b) = float_operands(l, r);
+            return Ok(Val::I(Expr::FloatCmp { op: cmp, lhs: Box::new(a), rhs: Box::new(b) }));
+        }
+        _ => return Err(format!("operator {op:?} on a floating-point operand (invalid C)")),
+    };
+    let (a, b) = float_operands(l, r);
+    Ok(Val::F(FExpr::Binary { op: fop, lhs: Box::new(a), rhs: Box::new(b) }))
+}
+
+/// Typed C unary operator on arithmetic values.
+pub fn unary_any(op: UnOp, a: Val) -> Result<Val, String> {
+    match a {
+        Val::I(e) => Ok(Val::I(unary(op, e))),
+        Val::F(f) => match op {
+            UnOp::Neg => Ok(Val::F(match f {
+                FExpr::Const { bits, fty } => FExpr::Const { bits: bits ^ (1u64 << (fty.bits() - 1)), fty },
+                f => FExpr::Neg { arg: Box::new(f) },
+            })),
+            UnOp::LogNot => {
+                let z = FExpr::Const { bits: 0, fty: f.fty() };
+                Ok(Val::I(Expr::FloatCmp { op: FCmp::Eq, lhs: Box::new(f), rhs: Box::new(z) }))
+            }
+            UnOp::BitNot => Err("`~` on a floating-point operand (invalid C)".into()),
+        },
+    }
+}
+
+/// `c ? t : e` on arithmetic values (side-effect-free branches).
+pub fn ite_any(c: Val, t: Val, e: Val) -> Val {
+    match (t, e) {
+        (Val::I(t), Val::I(e)) => Val::I(ite(c.truth(), t, e)),
+        (t, e) => {
+            let (t, e) = float_operands(t, e);
+            Val::F(FExpr::Ite { cond: Box::new(c.truth()), then: Box::new(t), els: Box::new(e) })
+        }
+    }
+}
+
+/// A floating-point constant (C11 6.4.4.2), correctly rounded to its type (`f`: `float`, none:
+/// `double`). `long double` constants and imaginary ones are not modelled.
+pub fn float_constant(f: &ast::Float) -> Result<FExpr, String> {
+    if f.suffix.imaginary {
+        return Err("imaginary constants are not supported".into());
+    }
+    let fty = match f.suffix.format {
+        ast::FloatFormat::Float => FloatTy::F32,
+        ast::FloatFormat::Double => FloatTy::F64,
+        ast::FloatFormat::LongDouble => return Err("long double constant (long double is not supported yet)".into()),
+        ast::FloatFormat::TS18661Format(_) => return Err("_FloatN constant (not supported)".into()),
+    };
+    let bits = match f.base {
+        ast::FloatBase::Decimal => parse_decimal_float(&f.number, fty)?,
+        ast::FloatBase::Hexadecimal => parse_hex_float(&f.number, fty)?,
+    };
+    Ok(FExpr::Const { bits, fty })
+}
+
+/// Decimal floating constant, correctly rounded (Rust's parser rounds to nearest even, directly
+/// to the target type, so `0.1f` is not double-rounded).
+pub fn parse_decimal_float(text: &str, fty: FloatTy) -> Result<u64, String> {
+    let t = text.trim();
+    let bad = || format!("malformed floating constant `{t}`");
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')) {
+        return Err(bad());
+    }
+    Ok(match fty {
+        FloatTy::F32 => t.parse::<f32>().map_err(|_| bad())?.to_bits() as u64,
+        FloatTy::F64 => t.parse::<f64>().map_err(|_| bad())?.to_bits(),
+    })
+}
+
+/// Hexadecimal floating constant (`1.8p3`, with or without `0x`). Exact when the significand
+/// fits the type and the result is normal; anything needing rounding is refused.
+pub fn parse_hex_float(text: &str, fty: FloatTy) -> Result<u64, String> {
+    let t = text.trim();
+    let t = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+    let bad = || format!("unsupported hexadecimal floating constant `{text}`");
+    let (mant, exp) = t.split_once(['p', 'P']).ok_or_else(bad)?;
+    let exp: i32 = exp.parse().map_err(|_| bad())?;
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let digits = format!("{int}{frac}");
+    let digits = digits.trim_start_matches('0');
+    if digits.len() > 15 {
+        return Err(bad());
+    }
+    let m = if digits.is_empty() { 0 } else { u64::from_str_radix(digits, 16).map_err(|_| bad())? };
+    let e = exp - 4 * frac.len() as i32;
+    let limit = match fty {
+        FloatTy::F32 => 1u64 << 24,
+        FloatTy::F64 => 1u64 << 53,
+    };
+    if m >= limit {
+        return Err(bad());
+    }
+    let v = (m as f64) * 2f64.powi(e);
+    let ok = match fty {
+        FloatTy::F32 => (v as f32).is_normal() || m == 0,
+        FloatTy::F64 => v.is_normal() || m == 0,
+    };
+    if !ok || e.abs() > 1000 {
+        return Err(bad());
+    }
+    Ok(fty.bits_of(v))
 }
 
 /// Typed C binary operator (no assignments, no `&&`/`||` handling of side effects).

@@ -8,6 +8,7 @@
 //! hit UB ends in unknown).
 
 pub mod bounds;
+pub mod float;
 pub mod solver;
 pub mod value;
 
@@ -16,7 +17,8 @@ use std::rc::Rc;
 
 use z3::ast::{Ast, Bool, BV};
 
-use crate::cfa::{CType, Cfa, Expr, FuncId, Init, IntTy, Lvalue, VarId, VarScope};
+use crate::cfa::{CType, Cfa, Expr, FExpr, FloatTy, FuncId, Init, IntTy, Lvalue, VarId, VarScope};
+pub use float::{FVal, FValue};
 pub use solver::{Feasibility, Smt};
 pub use value::{Definedness, Truth, Val, Value};
 
@@ -24,6 +26,8 @@ pub use value::{Definedness, Truth, Val, Value};
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Slot {
     Scalar(Value),
+    /// A floating-point scalar.
+    Float(FValue),
     /// Array elements, flattened; `None` = not yet read or written (nondeterministic).
     Array {
         elem: IntTy,
@@ -113,6 +117,13 @@ impl DataState {
         v
     }
 
+    /// A fresh nondeterministic float: any IEEE bit pattern of `fty`. Returns the value and
+    /// the bit-vector symbol of its pattern (for traces).
+    pub fn nondet_float(&mut self, hint: &str, fty: FloatTy) -> (FValue, Value) {
+        let bits = self.nondet(hint, IntTy::new(fty.bits(), false));
+        (FValue::from_bits(&bits, fty), bits)
+    }
+
     /// Declares (or re-declares, e.g. in a loop) a variable with an optional initialiser.
     /// `None` means indeterminate: a fresh nondeterministic value.
     pub fn initialise(&mut self, cfa: &Cfa, var: VarId, init: Option<&Init>) -> Result<Vec<Definedness>, EvalError> {
@@ -148,7 +159,16 @@ impl DataState {
                 }
                 Slot::Array { elem: *elem, cells: Rc::new(cells) }
             }
-            (CType::Int(_), Some(Init::Array(_))) | (CType::Array { .. }, Some(Init::Scalar(_))) => {
+            (CType::Float(fty), None) => Slot::Float(self.nondet_float(&info.name, *fty).0),
+            (CType::Float(fty), Some(Init::Zero)) => Slot::Float(FValue::conc(0, *fty)),
+            (CType::Float(fty), Some(Init::Float(e))) => {
+                let v = self.eval_float(cfa, e, None, &mut defined)?;
+                Slot::Float(float::cast(&v, *fty))
+            }
+            (CType::Int(_) | CType::Array { .. }, Some(Init::Float(_)))
+            | (CType::Float(_), Some(Init::Scalar(_) | Init::Array(_)))
+            | (CType::Int(_), Some(Init::Array(_)))
+            | (CType::Array { .. }, Some(Init::Scalar(_))) => {
                 return Err(EvalError::Unsupported(format!(
                     "initializer shape does not match the type of `{}`",
                     info.name
@@ -201,8 +221,11 @@ impl DataState {
                         cfa.var(*var).name
                     )))
                 }
-                Some(Slot::Array { .. }) => {
-                    return Err(EvalError::Unsupported(format!("array `{}` used as a value", cfa.var(*var).name)))
+                Some(Slot::Array { .. } | Slot::Float(_)) => {
+                    return Err(EvalError::Unsupported(format!(
+                        "variable `{}` used with another type",
+                        cfa.var(*var).name
+                    )))
                 }
                 None => {
                     return Err(EvalError::Unsupported(format!(
@@ -211,6 +234,19 @@ impl DataState {
                     )))
                 }
             },
+            Expr::FloatCmp { op, lhs, rhs } => {
+                let a = self.eval_float(cfa, lhs, result, defined)?;
+                let b = self.eval_float(cfa, rhs, result, defined)?;
+                Value::from_truth(&float::compare(*op, &a, &b))
+            }
+            Expr::FloatToInt { arg, to } => {
+                let a = self.eval_float(cfa, arg, result, defined)?;
+                float::to_int(&a, *to, defined)
+            }
+            Expr::FloatClass { class, arg } => {
+                let a = self.eval_float(cfa, arg, result, defined)?;
+                Value::from_truth(&float::classify(*class, &a).map_err(EvalError::Unsupported)?)
+            }
             Expr::Elem { var, index, len, ty } => {
                 let idx = self.eval_into(cfa, index, result, defined)?;
                 self.read_elem(cfa, *var, &idx, *len, *ty, defined)?
@@ -267,6 +303,86 @@ impl DataState {
                 None => return Err(EvalError::Unsupported("`\\result` used where the step returns no value".into())),
             },
         })
+    }
+
+    /// Evaluates a floating-point expression in the current frame.
+    pub fn eval_float(
+        &mut self,
+        cfa: &Cfa,
+        e: &FExpr,
+        result: ResultValue,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<FValue, EvalError> {
+        Ok(match e {
+            FExpr::Const { bits, fty } => FValue::conc(*bits, *fty),
+            FExpr::Var { var, fty } => match self.slot(cfa, *var) {
+                Some(Slot::Float(v)) => float::cast(v, *fty),
+                Some(Slot::Opaque) => {
+                    return Err(EvalError::Unsupported(format!(
+                        "variable `{}` has a type without semantics",
+                        cfa.var(*var).name
+                    )))
+                }
+                _ => {
+                    return Err(EvalError::Unsupported(format!(
+                        "variable `{}` is not a floating-point variable in scope here",
+                        cfa.var(*var).name
+                    )))
+                }
+            },
+            FExpr::Neg { arg } => float::neg(&self.eval_float(cfa, arg, result, defined)?),
+            FExpr::Binary { op, lhs, rhs } => {
+                let a = self.eval_float(cfa, lhs, result, defined)?;
+                let b = self.eval_float(cfa, rhs, result, defined)?;
+                float::binary(*op, &a, &b)
+            }
+            FExpr::FromInt { arg, fty } => {
+                let a = self.eval_into(cfa, arg, result, defined)?;
+                float::from_int(&a, *fty)
+            }
+            FExpr::Cast { arg, to } => float::cast(&self.eval_float(cfa, arg, result, defined)?, *to),
+            FExpr::Ite { cond, then, els } => {
+                let c = self.eval_into(cfa, cond, result, defined)?.truth();
+                match c {
+                    Truth::Known(true) => self.eval_float(cfa, then, result, defined)?,
+                    Truth::Known(false) => self.eval_float(cfa, els, result, defined)?,
+                    Truth::Sym(_) => {
+                        let (mut d1, mut d2) = (Vec::new(), Vec::new());
+                        let a = self.eval_float(cfa, then, result, &mut d1)?;
+                        let b = self.eval_float(cfa, els, result, &mut d2)?;
+                        defined
+                            .extend(d1.into_iter().map(|d| Definedness { holds: c.implies(&d.holds), what: d.what }));
+                        let nc = c.not();
+                        defined
+                            .extend(d2.into_iter().map(|d| Definedness { holds: nc.implies(&d.holds), what: d.what }));
+                        float::select(&c, &a, &b)
+                    }
+                }
+            }
+            FExpr::Math { func, args } => match &args[..] {
+                [a] => float::math(*func, &self.eval_float(cfa, a, result, defined)?),
+                _ => return Err(EvalError::Unsupported(format!("{func:?} with {} arguments", args.len()))),
+            },
+        })
+    }
+
+    /// Stores a floating-point value into a scalar float variable (converted to its type).
+    pub fn assign_float(&mut self, cfa: &Cfa, var: VarId, v: &FValue) -> Result<(), EvalError> {
+        let CType::Float(fty) = cfa.var(var).ty else {
+            return Err(EvalError::Unsupported(format!("`{}` is not a floating-point variable", cfa.var(var).name)));
+        };
+        let v = float::cast(v, fty);
+        match self.slot_mut(cfa, var) {
+            Some(slot @ Slot::Float(_)) => *slot = Slot::Float(v),
+            None if matches!(cfa.var(var).scope, VarScope::Local(_)) => match self.frames.last_mut() {
+                Some(f) => {
+                    f.locals.insert(var, Slot::Float(v));
+                }
+                None => return Err(EvalError::Unsupported("assignment outside a function".into())),
+            },
+            _ => return Err(EvalError::Unsupported(format!("assignment to `{}`", cfa.var(var).name))),
+        }
+        Ok(())
     }
 
     /// Materialises cell `i` of an array (creating a nondeterministic value if it was never set).
@@ -469,6 +585,11 @@ impl DataState {
         };
         let sub_slot = |s: &mut Slot| match s {
             Slot::Scalar(v) => v.val = sub(&v.val),
+            Slot::Float(v) => {
+                if let FVal::Sym(t) = &v.val {
+                    *v = FValue::sym(t.substitute(&[(from, to)]), v.fty);
+                }
+            }
             Slot::Array { cells, .. } => {
                 if cells.iter().any(|c| matches!(c, Some(Val::Sym(_)))) {
                     for c in Rc::make_mut(cells).iter_mut().flatten() {
@@ -496,6 +617,7 @@ impl DataState {
 fn slot_is_symbolic(s: &Slot) -> bool {
     match s {
         Slot::Scalar(v) => matches!(v.val, Val::Sym(_)),
+        Slot::Float(v) => matches!(v.val, FVal::Sym(_)),
         Slot::Array { cells, .. } => cells.iter().any(|c| matches!(c, Some(Val::Sym(_)))),
         Slot::Opaque => false,
     }
@@ -504,6 +626,7 @@ fn slot_is_symbolic(s: &Slot) -> bool {
 fn zero_slot(ty: &CType) -> Slot {
     match ty {
         CType::Int(t) => Slot::Scalar(Value::conc(0, *t)),
+        CType::Float(f) => Slot::Float(FValue::conc(0, *f)),
         CType::Array { elem, .. } => {
             Slot::Array { elem: *elem, cells: Rc::new(vec![Some(Val::Conc(0)); ty.element_count() as usize]) }
         }
@@ -531,5 +654,7 @@ pub fn pinned_symbol(c: &Bool) -> Option<(BV, BV)> {
     }
 }
 
+#[cfg(test)]
+mod float_tests;
 #[cfg(test)]
 mod tests;

@@ -15,9 +15,14 @@ pub enum Feasibility {
     Unknown,
 }
 
-/// One Z3 solver plus bookkeeping.
+/// Z3 solvers plus bookkeeping.
 pub struct Smt {
+    /// QF_BV solver (bit-blasting tactics): faster than the general one on the integer queries.
     solver: Solver,
+    /// QF_FPBV solver, for programs with floating-point values (created on first use).
+    fp_solver: Option<Solver>,
+    /// Use `fp_solver` for every query (the program has floating-point values).
+    pub floats: bool,
     deadline: Instant,
     /// Number of `check` calls made.
     pub calls: u64,
@@ -25,9 +30,31 @@ pub struct Smt {
 
 impl Smt {
     pub fn new(deadline: Instant) -> Smt {
-        // A QF_BV solver (bit-blasting tactics) answers these queries faster than the general one.
         let solver = Solver::new_for_logic("QF_BV").unwrap_or_default();
-        Smt { solver, deadline, calls: 0 }
+        Smt { solver, fp_solver: None, floats: false, deadline, calls: 0 }
+    }
+
+    fn active(&mut self) -> &Solver {
+        if self.floats {
+            self.fp_solver.get_or_insert_with(|| Solver::new_for_logic("QF_FPBV").unwrap_or_default())
+        } else {
+            &self.solver
+        }
+    }
+
+    /// Runs the check; a QF_BV solver that gives up before the deadline (a query with
+    /// floating-point terms, e.g. from a witness literal) is retried once with the FP solver.
+    fn run(&mut self, path: &[Bool], extra: &[&Bool]) -> SatResult {
+        let r = self.active().check();
+        if r != SatResult::Unknown || self.floats || Instant::now() >= self.deadline {
+            return r;
+        }
+        self.floats = true;
+        if !self.prepare(path, extra) {
+            return SatResult::Unknown;
+        }
+        self.calls += 1;
+        self.active().check()
     }
 
     fn prepare(&mut self, path: &[Bool], extra: &[&Bool]) -> bool {
@@ -37,13 +64,14 @@ impl Smt {
         }
         let mut p = Params::new();
         p.set_u32("timeout", remaining.as_millis().clamp(1, u32::MAX as u128) as u32);
-        self.solver.set_params(&p);
-        self.solver.reset();
+        let solver = self.active();
+        solver.set_params(&p);
+        solver.reset();
         for c in path {
-            self.solver.assert(c);
+            solver.assert(c);
         }
         for c in extra {
-            self.solver.assert(*c);
+            solver.assert(*c);
         }
         true
     }
@@ -60,7 +88,7 @@ impl Smt {
             return Feasibility::Unknown;
         }
         self.calls += 1;
-        match self.solver.check() {
+        match self.run(path, extra) {
             SatResult::Sat => Feasibility::Feasible,
             SatResult::Unsat => Feasibility::Infeasible,
             SatResult::Unknown => Feasibility::Unknown,
@@ -73,10 +101,10 @@ impl Smt {
             return None;
         }
         self.calls += 1;
-        if self.solver.check() != SatResult::Sat {
+        if self.run(path, &[]) != SatResult::Sat {
             return None;
         }
-        let model = self.solver.get_model()?;
+        let model = self.active().get_model()?;
         terms.iter().map(|t| model.eval(t, true).and_then(|v| v.as_u64())).collect()
     }
 }

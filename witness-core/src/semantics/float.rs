@@ -1,0 +1,419 @@
+//! IEEE 754 floating-point values (`float`, `double`), concrete or symbolic (Z3 `FloatingPoint`
+//! terms), and C's operations on them, all rounding to nearest, ties to even.
+//!
+//! As for integers, every operation has a concrete fast path (Rust's `f32`/`f64` arithmetic,
+//! which is IEEE 754 with round-to-nearest-even for `+ - * /`, `sqrt` and conversions) and a
+//! symbolic path (Z3's floating-point theory) with the same semantics; a property test checks
+//! that they agree bit for bit (modulo NaN payloads, which Z3 does not model: it has one NaN).
+//!
+//! Nondeterministic floats are built from a fresh bit-vector of the type's width read as an
+//! IEEE bit pattern, so every pattern (NaNs, infinities, signed zeros, subnormals) is possible
+//! and the model gives the bits back for traces.
+
+use z3::ast::{Ast, Bool, Float, RoundingMode, BV};
+use z3::{Context, Sort};
+use z3_sys::Z3_ast;
+
+use super::value::{Definedness, Truth, Val, Value};
+use crate::cfa::{FBinOp, FClass, FCmp, FMath, FloatTy, IntTy};
+
+/// The value of a floating-point expression.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FVal {
+    /// IEEE bit pattern (low `bits()` bits).
+    Conc(u64),
+    Sym(Float),
+}
+
+/// A typed floating-point value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FValue {
+    pub val: FVal,
+    pub fty: FloatTy,
+}
+
+fn sort(fty: FloatTy) -> Sort {
+    let (e, s) = fty.ebits_sbits();
+    Sort::float(e, s)
+}
+
+fn rne() -> RoundingMode {
+    RoundingMode::round_nearest_ties_to_even()
+}
+
+/// Wraps a raw Z3 float term made by `z3_sys`.
+fn wrap(ast: Option<Z3_ast>) -> Float {
+    let ctx = Context::thread_local();
+    let ast = ast.expect("Z3 returned no term for a floating-point conversion");
+    // SAFETY: `ast` was just created in the thread-local context by a Z3 API call that returns
+    // a floating-point term; `wrap` takes its own reference.
+    unsafe { Float::wrap(&ctx, ast) }
+}
+
+/// The float whose IEEE bit pattern is the bit-vector `bv` (of the type's width).
+pub fn from_bits_term(bv: &BV, fty: FloatTy) -> Float {
+    let ctx = Context::thread_local();
+    // SAFETY: valid context, a bit-vector term of matching width and a floating-point sort.
+    wrap(unsafe { z3_sys::Z3_mk_fpa_to_fp_bv(ctx.get_z3_context(), bv.get_z3_ast(), sort(fty).get_z3_sort()) })
+}
+
+/// Integer (signed or unsigned bit-vector) to float, rounded to nearest even.
+fn int_term_to_float(bv: &BV, signed: bool, fty: FloatTy) -> Float {
+    let ctx = Context::thread_local();
+    let rm = rne();
+    let (c, r, t, s) = (ctx.get_z3_context(), rm.get_z3_ast(), bv.get_z3_ast(), sort(fty).get_z3_sort());
+    // SAFETY: valid context, rounding-mode term, bit-vector term and floating-point sort.
+    wrap(unsafe {
+        if signed {
+            z3_sys::Z3_mk_fpa_to_fp_signed(c, r, t, s)
+        } else {
+            z3_sys::Z3_mk_fpa_to_fp_unsigned(c, r, t, s)
+        }
+    })
+}
+
+fn mask(fty: FloatTy) -> u64 {
+    if fty.bits() == 64 {
+        u64::MAX
+    } else {
+        (1u64 << fty.bits()) - 1
+    }
+}
+
+/// A concrete value as `f64` (exact for both types).
+pub fn to_f64(bits: u64, fty: FloatTy) -> f64 {
+    match fty {
+        FloatTy::F32 => f32::from_bits(bits as u32) as f64,
+        FloatTy::F64 => f64::from_bits(bits),
+    }
+}
+
+/// Decimal rendering for traces (`NAN`, `INFINITY`, shortest round-trip decimal otherwise).
+pub fn render(bits: u64, fty: FloatTy) -> String {
+    let v = to_f64(bits, fty);
+    if v.is_nan() {
+        return if v.is_sign_negative() { "-NAN".into() } else { "NAN".into() };
+    }
+    if v.is_infinite() {
+        return if v < 0.0 { "-INFINITY".into() } else { "INFINITY".into() };
+    }
+    match fty {
+        FloatTy::F32 => format!("{:?}", f32::from_bits(bits as u32)),
+        FloatTy::F64 => format!("{v:?}"),
+    }
+}
+
+impl FValue {
+    pub fn conc(bits: u64, fty: FloatTy) -> FValue {
+        FValue { val: FVal::Conc(bits & mask(fty)), fty }
+    }
+    /// A symbolic value; folded to a constant when Z3 simplifies it to a numeral.
+    pub fn sym(t: Float, fty: FloatTy) -> FValue {
+        match numeral_bits(&t, fty) {
+            Some(b) => FValue::conc(b, fty),
+            None => FValue { val: FVal::Sym(t), fty },
+        }
+    }
+    /// The float whose bits are the integer value `bits` (a nondeterministic pattern, or bits from a model).
+    pub fn from_bits(bits: &Value, fty: FloatTy) -> FValue {
+        match &bits.val {
+            Val::Conc(b) => FValue::conc(*b, fty),
+            Val::Sym(t) => FValue { val: FVal::Sym(from_bits_term(t, fty)), fty },
+        }
+    }
+    /// The value as a Z3 term.
+    pub fn term(&self) -> Float {
+        match &self.val {
+            FVal::Conc(b) => conc_term(*b, self.fty),
+            FVal::Sym(t) => t.clone(),
+        }
+    }
+    pub fn is_conc(&self) -> Option<u64> {
+        match self.val {
+            FVal::Conc(b) => Some(b),
+            FVal::Sym(_) => None,
+        }
+    }
+}
+
+/// The IEEE bits of a term Z3 simplifies to a numeral (a NaN gives the default quiet NaN:
+/// Z3 has a single NaN, and its bit pattern is unspecified).
+pub fn numeral_bits(t: &Float, fty: FloatTy) -> Option<u64> {
+    let s = t.simplify();
+    if !(s.is_const() && is_numeral(&s)) {
+        return None;
+    }
+    if s.decl().kind() == z3::DeclKind::FPA_NAN {
+        return Some(fty.bits_of(f64::NAN));
+    }
+    s.to_ieee_bv().simplify().as_u64()
+}
+
+fn is_numeral(f: &Float) -> bool {
+    let d = f.decl();
+    matches!(
+        d.kind(),
+        z3::DeclKind::FPA_NUM
+            | z3::DeclKind::FPA_PLUS_INF
+            | z3::DeclKind::FPA_MINUS_INF
+            | z3::DeclKind::FPA_NAN
+            | z3::DeclKind::FPA_PLUS_ZERO
+            | z3::DeclKind::FPA_MINUS_ZERO
+    )
+}
+
+/// A constant as a Z3 term (exact for every bit pattern).
+pub fn conc_term(bits: u64, fty: FloatTy) -> Float {
+    from_bits_term(&BV::from_u64(bits & mask(fty), fty.bits()), fty)
+}
+
+fn select_f(c: &Truth, a: &FValue, b: &FValue) -> FValue {
+    match c {
+        Truth::Known(true) => a.clone(),
+        Truth::Known(false) => b.clone(),
+        Truth::Sym(c) => {
+            if a == b {
+                a.clone()
+            } else {
+                FValue::sym(c.ite(&a.term(), &b.term()), a.fty)
+            }
+        }
+    }
+}
+
+/// `c ? a : b` on values of the same type.
+pub fn select(c: &Truth, a: &FValue, b: &FValue) -> FValue {
+    select_f(c, a, b)
+}
+
+// ----------------------------------------------------------------- concrete operations
+
+fn conc_unop(fty: FloatTy, x: u64, f32op: impl Fn(f32) -> f32, f64op: impl Fn(f64) -> f64) -> u64 {
+    match fty {
+        FloatTy::F32 => f32op(f32::from_bits(x as u32)).to_bits() as u64,
+        FloatTy::F64 => f64op(f64::from_bits(x)).to_bits(),
+    }
+}
+
+fn conc_binop(fty: FloatTy, x: u64, y: u64, f32op: fn(f32, f32) -> f32, f64op: fn(f64, f64) -> f64) -> u64 {
+    match fty {
+        FloatTy::F32 => f32op(f32::from_bits(x as u32), f32::from_bits(y as u32)).to_bits() as u64,
+        FloatTy::F64 => f64op(f64::from_bits(x), f64::from_bits(y)).to_bits(),
+    }
+}
+
+/// C's `round`: to nearest, ties away from zero (Rust's `round` does exactly this).
+pub fn conc_math(func: FMath, fty: FloatTy, x: u64) -> u64 {
+    match func {
+        FMath::Fabs => x & (mask(fty) >> 1),
+        FMath::Sqrt => conc_unop(fty, x, f32::sqrt, f64::sqrt),
+        FMath::Floor => conc_unop(fty, x, f32::floor, f64::floor),
+        FMath::Ceil => conc_unop(fty, x, f32::ceil, f64::ceil),
+        FMath::Trunc => conc_unop(fty, x, f32::trunc, f64::trunc),
+        FMath::Round => conc_unop(fty, x, f32::round, f64::round),
+    }
+}
+
+/// Symbolic counterpart of [`conc_math`].
+pub fn sym_math(func: FMath, x: &Float) -> Float {
+    match func {
+        FMath::Fabs => x.unary_abs(),
+        FMath::Sqrt => x.sqrt_with_rounding_mode(&rne()),
+        FMath::Floor => x.round_to_integral_with_rounding_mode(&RoundingMode::round_towards_negative()),
+        FMath::Ceil => x.round_to_integral_with_rounding_mode(&RoundingMode::round_towards_positive()),
+        FMath::Trunc => x.round_to_integral_with_rounding_mode(&RoundingMode::round_towards_zero()),
+        FMath::Round => x.round_to_integral_with_rounding_mode(&RoundingMode::round_nearest_ties_to_away()),
+    }
+}
+
+pub fn conc_binary(op: FBinOp, fty: FloatTy, x: u64, y: u64) -> u64 {
+    match op {
+        FBinOp::Add => conc_binop(fty, x, y, |a, b| a + b, |a, b| a + b),
+        FBinOp::Sub => conc_binop(fty, x, y, |a, b| a - b, |a, b| a - b),
+        FBinOp::Mul => conc_binop(fty, x, y, |a, b| a * b, |a, b| a * b),
+        FBinOp::Div => conc_binop(fty, x, y, |a, b| a / b, |a, b| a / b),
+    }
+}
+
+pub fn sym_binary(op: FBinOp, a: &Float, b: &Float) -> Float {
+    let r = rne();
+    match op {
+        FBinOp::Add => a.add_with_rounding_mode(b, &r),
+        FBinOp::Sub => a.sub_with_rounding_mode(b, &r),
+        FBinOp::Mul => a.mul_with_rounding_mode(b, &r),
+        FBinOp::Div => a.div_with_rounding_mode(b, &r),
+    }
+}
+
+pub fn conc_cmp(op: FCmp, fty: FloatTy, x: u64, y: u64) -> bool {
+    let (a, b) = (to_f64(x, fty), to_f64(y, fty));
+    match op {
+        FCmp::Eq => a == b,
+        FCmp::Ne => a != b,
+        FCmp::Lt => a < b,
+        FCmp::Le => a <= b,
+        FCmp::Gt => a > b,
+        FCmp::Ge => a >= b,
+    }
+}
+
+pub fn sym_cmp(op: FCmp, a: &Float, b: &Float) -> Bool {
+    match op {
+        FCmp::Eq => a.eq_fpa(b),
+        FCmp::Ne => a.eq_fpa(b).not(),
+        FCmp::Lt => a.lt(b),
+        FCmp::Le => a.le(b),
+        FCmp::Gt => a.gt(b),
+        FCmp::Ge => a.ge(b),
+    }
+}
+
+/// Float to float conversion (exact when widening; rounds to nearest even when narrowing).
+pub fn conc_cast(x: u64, from: FloatTy, to: FloatTy) -> u64 {
+    match (from, to) {
+        (FloatTy::F32, FloatTy::F64) => (f32::from_bits(x as u32) as f64).to_bits(),
+        (FloatTy::F64, FloatTy::F32) => (f64::from_bits(x) as f32).to_bits() as u64,
+        _ => x,
+    }
+}
+
+pub fn sym_cast(a: &Float, to: FloatTy) -> Float {
+    a.to_fp_with_rounding_mode(&rne(), &sort(to))
+}
+
+/// Integer (its mathematical value) to float, rounded to nearest even (Rust's `as` does this).
+pub fn conc_from_int(v: i128, fty: FloatTy) -> u64 {
+    match fty {
+        FloatTy::F32 => (v as f32).to_bits() as u64,
+        FloatTy::F64 => (v as f64).to_bits(),
+    }
+}
+
+pub fn sym_from_int(t: &BV, ty: IntTy, fty: FloatTy) -> Float {
+    int_term_to_float(t, ty.signed && !ty.is_bool, fty)
+}
+
+// ----------------------------------------------------------------- operations on values
+
+pub fn neg(a: &FValue) -> FValue {
+    match a.val {
+        FVal::Conc(b) => FValue::conc(b ^ (1u64 << (a.fty.bits() - 1)), a.fty),
+        FVal::Sym(ref t) => FValue { val: FVal::Sym(t.unary_neg()), fty: a.fty },
+    }
+}
+
+pub fn binary(op: FBinOp, a: &FValue, b: &FValue) -> FValue {
+    match (&a.val, &b.val) {
+        (FVal::Conc(x), FVal::Conc(y)) => FValue::conc(conc_binary(op, a.fty, *x, *y), a.fty),
+        _ => FValue::sym(sym_binary(op, &a.term(), &b.term()), a.fty),
+    }
+}
+
+pub fn math(func: FMath, a: &FValue) -> FValue {
+    match a.val {
+        FVal::Conc(x) => FValue::conc(conc_math(func, a.fty, x), a.fty),
+        FVal::Sym(ref t) => FValue::sym(sym_math(func, t), a.fty),
+    }
+}
+
+pub fn cast(a: &FValue, to: FloatTy) -> FValue {
+    if a.fty == to {
+        return a.clone();
+    }
+    match a.val {
+        FVal::Conc(x) => FValue::conc(conc_cast(x, a.fty, to), to),
+        FVal::Sym(ref t) => FValue::sym(sym_cast(t, to), to),
+    }
+}
+
+pub fn from_int(v: &Value, fty: FloatTy) -> FValue {
+    match v.known() {
+        Some(i) => FValue::conc(conc_from_int(i, fty), fty),
+        None => FValue::sym(sym_from_int(&v.term(), v.ty, fty), fty),
+    }
+}
+
+pub fn compare(op: FCmp, a: &FValue, b: &FValue) -> Truth {
+    match (&a.val, &b.val) {
+        (FVal::Conc(x), FVal::Conc(y)) => Truth::Known(conc_cmp(op, a.fty, *x, *y)),
+        _ => Truth::Sym(sym_cmp(op, &a.term(), &b.term())),
+    }
+}
+
+/// Classification predicates. `signbit` is exact on constants; on symbolic values it needs the
+/// sign of a NaN, which Z3's theory does not model, so it is refused (the caller says unknown).
+pub fn classify(class: FClass, a: &FValue) -> Result<Truth, String> {
+    match a.val {
+        FVal::Conc(x) => {
+            let v = to_f64(x, a.fty);
+            Ok(Truth::Known(match class {
+                FClass::IsNan => v.is_nan(),
+                FClass::IsInf => v.is_infinite(),
+                FClass::IsFinite => v.is_finite(),
+                FClass::IsNormal => match a.fty {
+                    FloatTy::F32 => f32::from_bits(x as u32).is_normal(),
+                    FloatTy::F64 => v.is_normal(),
+                },
+                FClass::SignBit => x >> (a.fty.bits() - 1) & 1 == 1,
+            }))
+        }
+        FVal::Sym(ref t) => Ok(Truth::Sym(match class {
+            FClass::IsNan => t.is_nan(),
+            FClass::IsInf => t.is_infinite(),
+            FClass::IsFinite => Bool::or(&[&t.is_nan(), &t.is_infinite()]).not(),
+            FClass::IsNormal => t.is_normal(),
+            FClass::SignBit => {
+                return Err("signbit of a symbolic floating-point value (NaN signs are not modelled)".into())
+            }
+        })),
+    }
+}
+
+/// `2^k` as a float constant term of type `fty` (exact for k ≤ 64).
+fn pow2(k: u32, fty: FloatTy, negative: bool) -> u64 {
+    let v = 2f64.powi(k as i32);
+    fty.bits_of(if negative { -v } else { v })
+}
+
+/// Float to integer (C11 6.3.1.4): truncation toward zero; undefined unless the truncated
+/// value is representable. To `_Bool`: `a != 0`.
+pub fn to_int(a: &FValue, to: IntTy, defined: &mut Vec<Definedness>) -> Value {
+    if to.is_bool {
+        let nz = compare(FCmp::Ne, a, &FValue::conc(0, a.fty));
+        return match nz {
+            Truth::Known(b) => Value::conc(b as u64, to),
+            Truth::Sym(b) => Value::sym(b.ite(&BV::from_u64(1, 8), &BV::from_u64(0, 8)), to),
+        };
+    }
+    // In range iff lo <= trunc(a) < hi, with lo and hi powers of two (exact in both types).
+    let (lo, hi) = if to.signed {
+        (pow2(to.bits - 1, a.fty, true), pow2(to.bits - 1, a.fty, false))
+    } else {
+        (0, pow2(to.bits, a.fty, false))
+    };
+    let what = format!("conversion of a floating-point value out of the range of {} (C11 6.3.1.4)", to.describe());
+    match a.val {
+        FVal::Conc(x) => {
+            let t = to_f64(conc_math(FMath::Trunc, a.fty, x), a.fty);
+            let ok = t >= to_f64(lo, a.fty) && t < to_f64(hi, a.fty);
+            if !ok {
+                defined.push(Definedness { holds: Truth::Known(false), what: format!("{what}: {}", render(x, a.fty)) });
+                return Value::conc(0, to);
+            }
+            let i = t as i128;
+            Value::from_i128(i, to)
+        }
+        FVal::Sym(ref t) => {
+            let tr = sym_math(FMath::Trunc, t);
+            let ok = Bool::and(&[&tr.ge(conc_term(lo, a.fty)), &tr.lt(conc_term(hi, a.fty))]);
+            defined.push(Definedness { holds: Truth::Sym(ok), what });
+            let rtz = RoundingMode::round_towards_zero();
+            let bv = if to.signed {
+                t.to_sbv_with_rounding_mode(&rtz, to.bits)
+            } else {
+                t.to_ubv_with_rounding_mode(&rtz, to.bits)
+            };
+            Value::sym(bv, to)
+        }
+    }
+}
