@@ -45,6 +45,8 @@ struct Snap {
     edges: usize,
     vars: usize,
     cur: NodeIndex,
+    statement_starts: usize,
+    branch_keywords: usize,
 }
 
 struct ArrRef {
@@ -436,6 +438,8 @@ impl<'a> Builder<'a> {
             edges: self.cfa.graph.edge_count(),
             vars: self.cfa.vars.len(),
             cur: self.cur,
+            statement_starts: self.cfa.statement_starts.len(),
+            branch_keywords: self.cfa.branch_keywords.len(),
         }
     }
 
@@ -449,6 +453,11 @@ impl<'a> Builder<'a> {
             self.cfa.graph.remove_edge(last);
         }
         self.cfa.vars.truncate(s.vars);
+        // Anchors recorded inside the rolled-back region would point at removed locations.
+        self.cfa.statement_starts.truncate(s.statement_starts);
+        self.cfa.branch_keywords.truncate(s.branch_keywords);
+        self.pending_call_paren = None;
+        self.pending_outcome = None;
         self.cur = s.cur;
         if let Some(f) = &mut self.f {
             // Labels created inside a rolled-back region (none in expressions) would dangle.
@@ -941,6 +950,10 @@ impl<'a> Builder<'a> {
                 self.cur = n;
                 continue;
             };
+            // C11 6.2.1p7: the scope of the name begins just after its declarator, so the
+            // initializer already sees it (`int z = ({ z = 3; });`; `int x = x;` reads the new,
+            // indeterminate x, never an outer one).
+            self.bind(&name, Sym::Var(v, ty.clone()));
             let s = self.snap();
             self.stmt_sp = dsp;
             let r = (|| -> R<()> {
@@ -965,9 +978,9 @@ impl<'a> Builder<'a> {
             if let Err(m) = r {
                 self.rollback(&s);
                 self.emit_unsupported(dsp, m);
+                // The rollback may have dropped the binding's scope entry: bind again.
+                self.bind(&name, Sym::Var(v, ty.clone()));
             }
-            // The name is in scope from its declarator on (after the initializer for our purposes).
-            self.bind(&name, Sym::Var(v, ty.clone()));
         }
     }
 
@@ -1785,6 +1798,14 @@ impl<'a> Builder<'a> {
                 self.cur = t;
                 Ok(())
             }
+            Expression::Statement(st) => {
+                let r = match self.stmt_expr_prefix(st)? {
+                    Some(last) => self.effect(last, ssp),
+                    None => Ok(()),
+                };
+                self.scopes.pop();
+                r
+            }
             _ => {
                 // Evaluate for side effects (hoisted calls); the value is dropped.
                 match self.place(e)? {
@@ -2066,8 +2087,53 @@ impl<'a> Builder<'a> {
             Expression::GenericSelection(_) => Err("_Generic (not supported yet)".into()),
             Expression::OffsetOf(_) => Err("offsetof (structs are not supported yet)".into()),
             Expression::VaArg(_) => Err("va_arg (not supported yet)".into()),
-            Expression::Statement(_) => Err("GNU statement expression (not supported yet)".into()),
+            Expression::Statement(st) => {
+                if self.pure_mode {
+                    return Err("GNU statement expression in a constant expression".into());
+                }
+                match self.stmt_expr_prefix(st)? {
+                    Some(last) => {
+                        let r = self.rv_any(last);
+                        self.scopes.pop();
+                        r
+                    }
+                    None => {
+                        self.scopes.pop();
+                        Err("GNU statement expression without a value, used as a value".into())
+                    }
+                }
+            }
         }
+    }
+
+    /// Lowers the statements of a GNU statement expression `({ …; e; })` except a trailing
+    /// expression statement, which it returns (its value is the expression's value). Leaves the
+    /// block's scope open: the caller pops it after using the returned expression.
+    fn stmt_expr_prefix<'b>(&mut self, st: &'b Node<Statement>) -> R<Option<&'b Node<Expression>>> {
+        let Statement::Compound(items) = &st.node else {
+            return Err("GNU statement expression without a block".into());
+        };
+        let saved = self.stmt_sp;
+        self.scopes.push(HashMap::new());
+        let mut last = None;
+        for (i, it) in items.iter().enumerate() {
+            match &it.node {
+                BlockItem::Statement(s) if i + 1 == items.len() => match &s.node {
+                    Statement::Expression(Some(e)) => last = Some(&**e),
+                    _ => self.stmt(s),
+                },
+                BlockItem::Statement(s) => self.stmt(s),
+                BlockItem::Declaration(d) => {
+                    let start = self.orig_range(sp(d.span)).0;
+                    self.cfa.statement_starts.push((start, self.cur));
+                    self.stmt_sp = sp(d.span);
+                    self.declaration(d, false, st.span.end)
+                }
+                BlockItem::StaticAssert(_) => {}
+            }
+        }
+        self.stmt_sp = saved;
+        Ok(last)
     }
 
     /// Math functions, classification macros and `NAN`/`INFINITY` builtins: side-effect-free

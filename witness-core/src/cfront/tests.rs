@@ -740,3 +740,33 @@ fn float_witness_assumptions() {
     assert_eq!(p("f = +NAN"), "IsNan(f)");
     assert_eq!(p("d != NAN"), "LogNot(IsNan(d))");
 }
+
+/// GNU statement expressions: value context (the last expression is the value) and statement
+/// context (glibc's `assert` expands to one); the declared name is visible in its initializer.
+#[test]
+fn statement_expressions_and_initializer_scope() {
+    let src = "int main() {\n  int z = ({ int y = 2; z = 3 * y; });\n  ({ if (z) ; else __assert_fail(\"0\", \"f.c\", 3, \"main\"); });\n  return z;\n}\n";
+    let cfa = build(src);
+    let unsupported: Vec<_> = cfa.graph.edge_weights().filter(|e| matches!(e.op, EdgeOp::Unsupported { .. })).collect();
+    assert!(unsupported.is_empty(), "{unsupported:?}");
+    // `z = 3 * y` inside the initializer assigns the z being declared, not some other variable.
+    let z: Vec<_> = cfa.vars.iter().enumerate().filter(|(_, v)| v.name == "z").collect();
+    assert_eq!(z.len(), 1);
+    let zid = VarId(z[0].0 as u32);
+    assert!(cfa
+        .graph
+        .edge_weights()
+        .any(|e| matches!(&e.op, EdgeOp::Assign { lhs: Lvalue::Var { var, .. }, .. } if *var == zid)));
+    assert!(cfa.graph.edge_weights().any(|e| matches!(&e.op, EdgeOp::Declare { var, init: Some(_) } if *var == zid)));
+    assert!(cfa.graph.edge_weights().any(|e| matches!(&e.op, EdgeOp::Error { kind: ErrorKind::AssertFail, .. })));
+    // An inner declaration's initializer reads the inner (new) variable, never the outer one.
+    let src2 = "int main() {\n  int x = 5;\n  { int x = x + 1; return x; }\n}\n";
+    let cfa2 = build(src2);
+    let xs: Vec<VarId> =
+        cfa2.vars.iter().enumerate().filter(|(_, v)| v.name == "x").map(|(i, _)| VarId(i as u32)).collect();
+    let inner = xs[1];
+    let reads_inner = cfa2.graph.edge_weights().any(|e| {
+        matches!(&e.op, EdgeOp::Declare { var, init: Some(Init::Scalar(init)) } if *var == inner && format!("{init:?}").contains(&format!("VarId({})", inner.0)))
+    });
+    assert!(reads_inner, "the inner initializer must read the inner x");
+}
