@@ -39,7 +39,8 @@ impl DataModel {
 /// An integer type after the data model is applied. `_Bool` has 8 bits and holds 0 or 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct IntTy {
-    /// Width in bits: 8, 16, 32 or 64.
+    /// Width in bits: 8, 16, 32 or 64 for C's integer types; any width 1..=64 for a bit-field
+    /// (`int a : 3` is a signed 3-bit integer; the front end promotes it to `int` before use).
     pub bits: u32,
     /// Two's complement signed (true) or unsigned.
     pub signed: bool,
@@ -465,6 +466,19 @@ pub enum Init {
     Zero,
 }
 
+/// One write of an [`EdgeOp::AssignAll`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Write {
+    /// As [`EdgeOp::Declare`].
+    Declare { var: VarId, init: Option<Init> },
+    /// As [`EdgeOp::Assign`].
+    Int { lhs: Lvalue, rhs: Expr },
+    /// As [`EdgeOp::FloatAssign`].
+    Float { var: VarId, rhs: FExpr },
+    /// Copies every element of array `src` into array `dst` (same shape and element type).
+    Array { dst: VarId, src: VarId },
+}
+
 /// What happens when the program reaches a call the violation is reported on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum ErrorKind {
@@ -494,6 +508,17 @@ pub enum EdgeOp {
     Assign {
         lhs: Lvalue,
         rhs: Expr,
+    },
+    /// Several writes performed as ONE step (a witness sees one state change): whole-struct
+    /// operations on flattened struct variables — `s2 = s`, `struct S s = {1, 2};`, and the
+    /// declaration `struct S s;` of all field variables at once. Every right-hand side of
+    /// [`Write::Int`], [`Write::Float`] and every [`Write::Array`] source is read in the state
+    /// before the step, then the writes happen in order. [`Write::Declare`] initialisers are
+    /// evaluated when their write happens (they only declare fresh variables, so this is
+    /// indistinguishable from reading first except for a struct initializer reading its own
+    /// uninitialised fields).
+    AssignAll {
+        writes: Vec<Write>,
     },
     /// Assignment to a scalar floating-point variable (`rhs` already has the variable's type).
     FloatAssign {

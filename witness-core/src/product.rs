@@ -21,7 +21,7 @@ use petgraph::Direction;
 use z3::ast::Bool;
 
 use crate::anchors::{Anchors, ResolvedAnchor};
-use crate::cfa::{BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, Lvalue, SourceSpan};
+use crate::cfa::{BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, Lvalue, SourceSpan, Write};
 use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, DataState, EvalError, Feasibility, Smt, Val, Value};
@@ -740,6 +740,50 @@ impl<'a> Explorer<'a> {
                 let v = eval!(rhs);
                 settle!(next.data.assign(cfa, lhs, &v, None));
             }
+            EdgeOp::AssignAll { writes } => {
+                // Read every right-hand side in the state before the step, then write.
+                enum Read {
+                    Int(crate::semantics::Value),
+                    Float(crate::semantics::FValue),
+                    Array(crate::semantics::Slot),
+                    Declare,
+                }
+                let mut reads = Vec::with_capacity(writes.len());
+                for w in writes {
+                    reads.push(match w {
+                        Write::Int { rhs, .. } => Read::Int(eval!(rhs)),
+                        Write::Float { rhs, .. } => {
+                            let mut defined = Vec::new();
+                            let v = match next.data.eval_float(cfa, rhs, None, &mut defined) {
+                                Ok(v) => v,
+                                Err(EvalError::Unsupported(w)) => unsupported!(w),
+                            };
+                            if !self.settle_definedness(&mut next, defined, span) {
+                                return Step::End;
+                            }
+                            Read::Float(v)
+                        }
+                        Write::Array { src, .. } => match next.data.read_array(cfa, *src) {
+                            Ok(s) => Read::Array(s),
+                            Err(EvalError::Unsupported(w)) => unsupported!(w),
+                        },
+                        Write::Declare { .. } => Read::Declare,
+                    });
+                }
+                for (w, r) in writes.iter().zip(reads) {
+                    match (w, r) {
+                        (Write::Declare { var, init }, _) => settle!(next.data.initialise(cfa, *var, init.as_ref())),
+                        (Write::Int { lhs, .. }, Read::Int(v)) => settle!(next.data.assign(cfa, lhs, &v, None)),
+                        (Write::Float { var, .. }, Read::Float(v)) => {
+                            settle!(next.data.assign_float(cfa, *var, &v).map(|()| Vec::new()))
+                        }
+                        (Write::Array { dst, .. }, Read::Array(s)) => {
+                            settle!(next.data.write_array(cfa, *dst, &s).map(|()| Vec::new()))
+                        }
+                        _ => unsupported!("malformed multiple assignment".to_string()),
+                    }
+                }
+            }
             EdgeOp::FloatAssign { var, rhs } => {
                 let mut defined = Vec::new();
                 let v = match next.data.eval_float(cfa, rhs, None, &mut defined) {
@@ -1210,6 +1254,10 @@ impl<'a> Explorer<'a> {
         let origin = self.witness.graph[t].origin.clone();
         for conj in self.eval_assumption(s, t, a, info) {
             match conj {
+                Err(msg) if msg.starts_with(crate::cfront::AMBIGUOUS) => {
+                    self.give_up(format!("assumption at {origin}: {msg}"));
+                    return false;
+                }
                 Err(msg) => self.warn(format!("assumption at {origin} ignored in part: {msg}")),
                 Ok(truth) => {
                     if !self.assume(s, truth, info.span) {

@@ -179,6 +179,47 @@ fn nan_equality(op: BinOp, l: &Val, r: &Val) -> Option<Val> {
     }
 }
 
+/// `s.a.b` → `"s.a.b"`; `p->f` and members of other expressions are errors.
+fn member_path(e: &Node<Expression>) -> R<String> {
+    match &e.node {
+        Expression::Identifier(i) => Ok(i.node.name.clone()),
+        Expression::Member(m) => {
+            if m.node.operator.node == MemberOperator::Indirect {
+                return Err("member access through a pointer (pointers are not supported yet)".into());
+            }
+            Ok(format!("{}.{}", member_path(&m.node.expression)?, m.node.identifier.node.name))
+        }
+        _ => Err("member access on an expression other than a struct variable (not supported yet)".into()),
+    }
+}
+
+/// Prefix of the message of an assumption conjunct whose meaning is ambiguous: a run that
+/// meets it ends in unknown (neither dropping the conjunct nor reading it one way is safe).
+pub const AMBIGUOUS: &str = "ambiguous: ";
+
+/// A signed bit-field compared with a constant above its range that is a bit pattern of its
+/// width (`s.d == 9` for a signed 4-bit field holding -7): CPAchecker and CBMC witnesses print
+/// bit-fields' unsigned bit patterns, so the constant may mean the value or the pattern.
+fn bit_pattern_comparison(cfa: &Cfa, field: &Val, constant: &Val) -> Option<String> {
+    let (Val::I(f), Val::I(c)) = (field, constant) else { return None };
+    let mut f = f;
+    while let Expr::Cast { arg, .. } = f {
+        f = arg;
+    }
+    let Expr::Var { var, ty } = f else { return None };
+    if !ty.signed || matches!(ty.bits, 8 | 16 | 32 | 64) {
+        return None;
+    }
+    let k = types::fold_i128(c)?;
+    (k > ty.max_value() && k < (1i128 << ty.bits)).then(|| {
+        format!(
+            "{AMBIGUOUS}`{}` is a signed {}-bit bit-field; {k} is outside its range and may be its unsigned bit pattern",
+            cfa.var(*var).name,
+            ty.bits
+        )
+    })
+}
+
 struct Lowerer<'a> {
     cfa: &'a Cfa,
     scope: &'a AssumptionScope,
@@ -278,6 +319,8 @@ impl Lowerer<'_> {
     fn place(&mut self, e: &Node<Expression>) -> R<Place> {
         match &e.node {
             Expression::Identifier(i) => self.resolve(&i.node.name),
+            // A struct member is the flattened variable named by its access path (`s.in.x`).
+            Expression::Member(_) => self.resolve(&member_path(e)?),
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
                 let Place::Arr { var, elem, mut rest, acc, len } = self.place(&b.node.lhs)? else {
                     return Err("indexing something that is not an array (pointers are not supported yet)".into());
@@ -335,7 +378,7 @@ impl Lowerer<'_> {
 
     fn val(&mut self, e: &Node<Expression>) -> R<Val> {
         match &e.node {
-            Expression::Identifier(_) => match self.place(e)? {
+            Expression::Identifier(_) | Expression::Member(_) => match self.place(e)? {
                 Place::Val(v) => Ok(v),
                 Place::Arr { .. } => Err("array used as a value (not supported yet)".into()),
             },
@@ -345,7 +388,6 @@ impl Lowerer<'_> {
                 Constant::Float(f) => types::float_constant(f).map(Val::F),
             },
             Expression::StringLiteral(_) => Err("string literal (not supported)".into()),
-            Expression::Member(_) => Err("member access (structs are not supported yet)".into()),
             Expression::Call(_) => Err("function call in an assumption".into()),
             Expression::SizeOfTy(t) => {
                 let ty = self.type_name(&t.node.0.node)?;
@@ -403,6 +445,13 @@ impl Lowerer<'_> {
                 let r = self.val(&b.node.rhs)?;
                 if let Some(c) = nan_equality(op, &l, &r) {
                     return Ok(c);
+                }
+                if op.is_boolean() {
+                    if let Some(m) =
+                        bit_pattern_comparison(self.cfa, &l, &r).or_else(|| bit_pattern_comparison(self.cfa, &r, &l))
+                    {
+                        return Err(m);
+                    }
                 }
                 types::binary_any(op, l, r)
             }

@@ -7,11 +7,12 @@ use lang_c::span::{Node, Span};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::preprocess::Prepared;
+use super::structs::{Field, Registry};
 use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
     FClass, FExpr, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Lvalue, SourceSpan, UnOp, VarId, VarInfo,
-    VarScope,
+    VarScope, Write,
 };
 
 type R<T> = Result<T, String>;
@@ -224,6 +225,10 @@ pub struct Builder<'a> {
     global_failures: Vec<(Sp, String)>,
     global_init_index: HashMap<VarId, usize>,
     pending_params: Vec<Vec<(String, Sym)>>,
+    /// Struct definitions (see `structs.rs`).
+    structs: Registry,
+    /// Leaf variables of each flattened struct variable: (path relative to it, variable, type).
+    struct_vars: HashMap<VarId, Vec<(String, VarId, Ty)>>,
 }
 
 fn ident_of_declarator(d: &Declarator) -> Option<&str> {
@@ -308,6 +313,8 @@ impl<'a> Builder<'a> {
             global_failures: Vec::new(),
             global_init_index: HashMap::new(),
             pending_params: Vec::new(),
+            structs: Registry::default(),
+            struct_vars: HashMap::new(),
         }
     }
 
@@ -523,8 +530,14 @@ impl<'a> Builder<'a> {
                         StructKind::Struct => "struct",
                         StructKind::Union => "union",
                     };
-                    let name = st.node.identifier.as_ref().map(|i| i.node.name.as_str()).unwrap_or("<anonymous>");
-                    Ty::Struct(format!("{kind} {name}"))
+                    let key = match &st.node.identifier {
+                        Some(i) => format!("{kind} {}", i.node.name),
+                        None => format!("{kind} <anonymous@{}>", st.span.start),
+                    };
+                    if let (StructKind::Struct, Some(decls)) = (&st.node.kind.node, &st.node.declarations) {
+                        self.register_struct(&key, decls);
+                    }
+                    Ty::Struct(key)
                 }
                 TypeSpecifier::Enum(en) => {
                     self.register_enum(&en.node);
@@ -551,6 +564,284 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+    }
+
+    /// Records a struct definition's fields (nested definitions are registered on the way).
+    fn register_struct(&mut self, key: &str, decls: &[Node<StructDeclaration>]) {
+        let mut fields = Vec::new();
+        for d in decls {
+            let StructDeclaration::Field(f) = &d.node else { continue };
+            let specs: Vec<&TypeSpecifier> = f
+                .node
+                .specifiers
+                .iter()
+                .filter_map(|s| match &s.node {
+                    SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
+                    _ => None,
+                })
+                .collect();
+            let base = self.base_type(&specs, sp(f.span));
+            if f.node.declarators.is_empty() {
+                // C11 anonymous struct/union member: its members would be accessed directly.
+                fields.push(Field {
+                    name: format!("<anonymous@{}>", f.span.start),
+                    ty: Ty::Other("anonymous struct or union member".into()),
+                    bit_width: None,
+                    declared: base,
+                });
+                continue;
+            }
+            for sd in &f.node.declarators {
+                let (name, ty) = match &sd.node.declarator {
+                    Some(d) => self.declarator_type(base.clone(), &d.node),
+                    None => (None, base.clone()),
+                };
+                let width = match &sd.node.bit_width {
+                    Some(w) => match self.const_eval(w) {
+                        Ok(v) if (0..=64).contains(&v) => Some(v as u32),
+                        _ => {
+                            self.warnings.push(format!("bit-field width in {key} is not a valid constant"));
+                            Some(u32::MAX)
+                        }
+                    },
+                    None => None,
+                };
+                let Some(name) = name else {
+                    // Unnamed bit-field: padding only (kept for the layout, never a leaf).
+                    if width.is_some() {
+                        fields.push(Field {
+                            name: String::new(),
+                            ty: Ty::Other("padding".into()),
+                            bit_width: width,
+                            declared: ty,
+                        });
+                    }
+                    continue;
+                };
+                let fty = match (width, &ty) {
+                    (None, _) => ty.clone(),
+                    (Some(w), Ty::Int(t)) if w >= 1 && w <= t.bits => {
+                        if t.is_bool {
+                            Ty::Int(IntTy::BOOL)
+                        } else {
+                            // Plain `int` bit-fields are signed, as with gcc.
+                            Ty::Int(IntTy::new(w, t.signed))
+                        }
+                    }
+                    (Some(_), _) => Ty::Other(format!("bit-field `{name}` of unsupported type or width")),
+                };
+                fields.push(Field { name, ty: fty, bit_width: width, declared: ty });
+            }
+        }
+        if self.structs.defs.insert(key.to_string(), fields).is_some() {
+            self.warnings.push(format!("{key} is defined more than once; the last definition is used"));
+        }
+    }
+
+    /// Creates the leaf variables of a struct variable `v` named `name` (nothing for a type
+    /// that is not a complete struct).
+    fn flatten_struct_var(&mut self, v: VarId, name: &str, ty: &Ty, scope: VarScope, visible: (usize, usize)) {
+        if !matches!(ty, Ty::Struct(_)) {
+            return;
+        }
+        let Ok(leaves) = self.structs.leaves(ty) else {
+            self.struct_vars.remove(&v);
+            return;
+        };
+        let mut out = Vec::new();
+        for (path, lty) in leaves {
+            let id = self.new_var(&format!("{name}{path}"), &lty, scope.clone(), visible, false);
+            out.push((path, id, lty));
+        }
+        self.struct_vars.insert(v, out);
+    }
+
+    /// The leaves of a flattened struct variable at `path` and below (`""`: all of them), with
+    /// their paths relative to `path`.
+    fn leaves_under(&self, v: VarId, path: &str) -> Vec<(String, VarId, Ty)> {
+        let Some(all) = self.struct_vars.get(&v) else { return Vec::new() };
+        all.iter()
+            .filter_map(|(p, id, t)| {
+                let rest = p.strip_prefix(path)?;
+                (rest.is_empty() || rest.starts_with('.')).then(|| (rest.to_string(), *id, t.clone()))
+            })
+            .collect()
+    }
+
+    /// Resolves `s`, `s.a`, `s.in.x` to (struct variable, access path, type of the member).
+    fn struct_path(&self, e: &Node<Expression>) -> R<(VarId, String, Ty)> {
+        match &e.node {
+            Expression::Identifier(i) => match self.lookup(&i.node.name) {
+                Some(Sym::Var(v, ty @ Ty::Struct(_))) => Ok((*v, String::new(), ty.clone())),
+                _ => Err(format!("`{}` is not a struct variable", i.node.name)),
+            },
+            Expression::Member(m) => {
+                if m.node.operator.node == MemberOperator::Indirect {
+                    return Err(format!(
+                        "member access `{}` through a pointer (pointers are not supported yet)",
+                        self.text(sp(e.span))
+                    ));
+                }
+                let (v, path, ty) = self.struct_path(&m.node.expression)?;
+                let name = &m.node.identifier.node.name;
+                let Some(fields) = self.structs.fields(&ty) else {
+                    return Err(format!(
+                        "member access `{}` of type {} (not supported yet)",
+                        self.text(sp(e.span)),
+                        ty.describe(self.dm)
+                    ));
+                };
+                let f = fields
+                    .iter()
+                    .find(|f| &f.name == name)
+                    .ok_or_else(|| format!("no member `{name}` in {}", ty.describe(self.dm)))?;
+                if !self.struct_vars.contains_key(&v) {
+                    return Err(format!("member access `{}` (struct not flattened)", self.text(sp(e.span))));
+                }
+                Ok((v, format!("{path}.{name}"), f.ty.clone()))
+            }
+            _ => Err(format!("member access on `{}` (only struct variables are supported yet)", self.text(sp(e.span)))),
+        }
+    }
+
+    /// A member access `s.a` / `s.in.arr` as a value, element reference or array.
+    fn member_place(&self, e: &Node<Expression>) -> R<Either> {
+        let (v, path, ty) = self.struct_path(e)?;
+        if matches!(ty, Ty::Struct(_)) {
+            return Err(format!("struct value `{}` used as a value (not supported yet)", self.text(sp(e.span))));
+        }
+        let (_, leaf, _) = self
+            .struct_vars
+            .get(&v)
+            .and_then(|l| l.iter().find(|(p, _, _)| *p == path))
+            .ok_or_else(|| format!("member `{}` not found", self.text(sp(e.span))))?;
+        self.var_either(*leaf, &ty, &self.text(sp(e.span)))
+    }
+
+    /// Whole-struct assignment `dst = src` as one step (both struct lvalues of the same type).
+    fn struct_copy_writes(&mut self, dst: &Node<Expression>, src: &Node<Expression>) -> R<Vec<Write>> {
+        let (dv, dp, dty) = self.struct_path(dst)?;
+        if let Expression::Call(_) = &src.node {
+            return Err("struct returned by a function (struct return values are not supported yet)".into());
+        }
+        let (sv, spath, sty) = self.struct_path(src)?;
+        if !self.struct_vars.contains_key(&sv) || !self.struct_vars.contains_key(&dv) {
+            return Err("copy of a struct that could not be flattened (not supported yet)".into());
+        }
+        if dty != sty {
+            return Err(format!(
+                "assignment of {} to {} (incompatible struct types)",
+                sty.describe(self.dm),
+                dty.describe(self.dm)
+            ));
+        }
+        let d = self.leaves_under(dv, &dp);
+        let s = self.leaves_under(sv, &spath);
+        self.copy_into_leaves(d, s)
+    }
+
+    /// Initial values of the leaves of a struct of type `ty` from a braced initializer (or a
+    /// struct expression), by leaf path; leaves not listed are zero.
+    fn struct_init(&mut self, ty: &Ty, init: &Initializer, prefix: &str, out: &mut Vec<(String, Init)>) -> R<()> {
+        // Unnamed bit-fields take no part in initialization (C11 6.7.9p9).
+        let fields: Vec<Field> = self
+            .structs
+            .fields(ty)
+            .ok_or_else(|| format!("initializer of {}", ty.describe(self.dm)))?
+            .iter()
+            .filter(|f| !f.name.is_empty())
+            .cloned()
+            .collect();
+        let Initializer::List(items) = init else {
+            return Err("struct initialized from an expression (not supported yet)".into());
+        };
+        let mut pos = 0usize;
+        for it in items {
+            if let Some(d) = it.node.designation.first() {
+                if it.node.designation.len() > 1 {
+                    return Err("nested designators in a struct initializer (not supported yet)".into());
+                }
+                let Designator::Member(m) = &d.node else {
+                    return Err("array designator in a struct initializer".into());
+                };
+                pos = fields
+                    .iter()
+                    .position(|f| f.name == m.node.name)
+                    .ok_or_else(|| format!("no member `{}` in {}", m.node.name, ty.describe(self.dm)))?;
+            }
+            let Some(f) = fields.get(pos) else {
+                self.warnings.push("excess elements in struct initializer ignored".into());
+                continue;
+            };
+            let path = format!("{prefix}.{}", f.name);
+            match (&f.ty, &it.node.initializer.node) {
+                (Ty::Struct(_), Initializer::List(_)) => {
+                    self.struct_init(&f.ty, &it.node.initializer.node, &path, out)?
+                }
+                (Ty::Struct(_), Initializer::Expression(e)) if items.len() == 1 && self.const_eval(e) == Ok(0) => {
+                    // `{0}`: everything zero.
+                }
+                (Ty::Struct(_), _) => {
+                    return Err("struct member initialized without braces (not supported yet)".into());
+                }
+                (fty, i) => {
+                    let v = self.initializer(fty, i)?;
+                    out.push((path, v));
+                }
+            }
+            pos += 1;
+        }
+        Ok(())
+    }
+
+    /// The writes of a struct declaration `struct S s [= init];` (all leaves in one step).
+    fn struct_decl_writes(&mut self, v: VarId, ty: &Ty, init: Option<&Initializer>) -> R<Vec<Write>> {
+        let leaves = self.leaves_under(v, "");
+        match init {
+            None => Ok(leaves.into_iter().map(|(_, var, _)| Write::Declare { var, init: None }).collect()),
+            Some(Initializer::Expression(e)) => {
+                if let Expression::Call(_) = &e.node {
+                    return Err("struct returned by a function (struct return values are not supported yet)".into());
+                }
+                let (sv, spath, sty) = self.struct_path(e)?;
+                if &sty != ty {
+                    return Err("initializer of another struct type".into());
+                }
+                let src = self.leaves_under(sv, &spath);
+                self.copy_into_leaves(leaves, src)
+            }
+            Some(list) => {
+                let mut vals = Vec::new();
+                self.struct_init(ty, list, "", &mut vals)?;
+                let mut writes = Vec::new();
+                for (path, var, lty) in leaves {
+                    let init = vals.iter().rev().find(|(p, _)| *p == path).map(|(_, i)| i.clone());
+                    if init.is_some() && matches!(lty.to_ctype(self.dm), CType::Unsupported(_)) {
+                        return Err(format!("initializer of member `{path}` of type {}", lty.describe(self.dm)));
+                    }
+                    writes.push(Write::Declare { var, init: Some(init.unwrap_or(Init::Zero)) });
+                }
+                Ok(writes)
+            }
+        }
+    }
+
+    fn copy_into_leaves(&self, dst: Vec<(String, VarId, Ty)>, src: Vec<(String, VarId, Ty)>) -> R<Vec<Write>> {
+        if dst.len() != src.len() {
+            return Err("struct copy between differently flattened structs".into());
+        }
+        let mut writes = Vec::new();
+        for ((p, dvar, ty), (_, svar, _)) in dst.into_iter().zip(src) {
+            writes.push(match ty.to_ctype(self.dm) {
+                CType::Int(t) => {
+                    Write::Int { lhs: Lvalue::Var { var: dvar, ty: t }, rhs: Expr::Var { var: svar, ty: t } }
+                }
+                CType::Float(fty) => Write::Float { var: dvar, rhs: FExpr::Var { var: svar, fty } },
+                CType::Array { .. } => Write::Array { dst: dvar, src: svar },
+                _ => return Err(format!("copy of a struct with member `{p}` of type {}", ty.describe(self.dm))),
+            });
+        }
+        Ok(writes)
     }
 
     fn register_enum(&mut self, en: &EnumType) {
@@ -926,7 +1217,16 @@ impl<'a> Builder<'a> {
             let visible = self.orig_range((d.span.start, block_end));
             if is_static {
                 let v = self.new_var(&name, &ty, VarScope::Global, visible, false);
+                self.flatten_struct_var(v, &name, &ty, VarScope::Global, visible);
                 self.bind(&name, Sym::Var(v, ty.clone()));
+                if self.struct_vars.contains_key(&v) {
+                    let init = idecl.node.initializer.as_ref().map(|i| &i.node);
+                    let r = self.pure(|b| b.struct_decl_writes(v, &ty, init)).and_then(|w| self.push_global_writes(w));
+                    if let Err(m) = r {
+                        self.emit_unsupported(dsp, format!("initializer of static `{name}`: {m}"));
+                    }
+                    continue;
+                }
                 let init = match &idecl.node.initializer {
                     Some(i) => match self.pure(|b| b.initializer(&ty, &i.node)) {
                         Ok(x) => x,
@@ -941,7 +1241,24 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let v = self.new_var(&name, &ty, VarScope::Local(f), visible, false);
+            self.flatten_struct_var(v, &name, &ty, VarScope::Local(f), visible);
             let text = self.text(dsp);
+            if self.struct_vars.contains_key(&v) {
+                // All members are declared (and initialised) in one step.
+                self.bind(&name, Sym::Var(v, ty.clone()));
+                let s = self.snap();
+                self.stmt_sp = dsp;
+                let init = idecl.node.initializer.as_ref().map(|i| &i.node);
+                let r = self
+                    .struct_decl_writes(v, &ty, init)
+                    .and_then(|writes| self.emit(EdgeOp::AssignAll { writes }, dsp, text.clone()));
+                if let Err(m) = r {
+                    self.rollback(&s);
+                    self.emit_unsupported(dsp, m);
+                    self.bind(&name, Sym::Var(v, ty.clone()));
+                }
+                continue;
+            }
             let Some(init) = &idecl.node.initializer else {
                 self.bind(&name, Sym::Var(v, ty.clone()));
                 let c = self.cur;
@@ -1001,6 +1318,7 @@ impl<'a> Builder<'a> {
             }
             None => {
                 let v = self.new_var(name, &ty, VarScope::Global, (0, self.cfa.source_len), false);
+                self.flatten_struct_var(v, name, &ty, VarScope::Global, (0, self.cfa.source_len));
                 self.scopes[0].insert(name.to_string(), Sym::Var(v, ty.clone()));
                 let idx = self.cfa.global_inits.len();
                 self.cfa.global_inits.push((v, Init::Zero));
@@ -1012,6 +1330,17 @@ impl<'a> Builder<'a> {
             self.bind(name, Sym::Var(v, ty.clone()));
         }
         let _ = is_extern;
+        if self.struct_vars.contains_key(&v) {
+            if let Some(init) = &idecl.node.initializer {
+                let r = self
+                    .pure(|b| b.struct_decl_writes(v, &ty, Some(&init.node)))
+                    .and_then(|w| self.push_global_writes(w));
+                if let Err(m) = r {
+                    self.global_failures.push((dsp, format!("initializer of global `{name}`: {m}")));
+                }
+            }
+            return;
+        }
         if let Some(init) = &idecl.node.initializer {
             let r = if let CType::Unsupported(w) = ty.to_ctype(self.dm) {
                 Err(format!("initializer of global `{name}` of type {w} (not supported yet)"))
@@ -1033,6 +1362,23 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+    }
+
+    /// Static-storage struct initialisation: each leaf's initial value.
+    fn push_global_writes(&mut self, writes: Vec<Write>) -> R<()> {
+        let mut inits = Vec::new();
+        for w in writes {
+            match w {
+                Write::Declare { var, init } => inits.push((var, init.unwrap_or(Init::Zero))),
+                _ => {
+                    return Err(
+                        "struct initializer of a static variable copies another struct (not supported yet)".into()
+                    )
+                }
+            }
+        }
+        self.cfa.global_inits.extend(inits);
+        Ok(())
     }
 
     fn infer_len(&mut self, elem: &Ty, init: &Initializer) -> Option<u64> {
@@ -1651,17 +1997,21 @@ impl<'a> Builder<'a> {
 
     // ----------------------------------------------------------------- expressions
 
+    fn var_either(&self, v: VarId, ty: &Ty, name: &str) -> R<Either> {
+        match ty.to_ctype(self.dm) {
+            CType::Int(t) => Ok(Either::Expr(Expr::Var { var: v, ty: t })),
+            CType::Float(fty) => Ok(Either::F(FExpr::Var { var: v, fty })),
+            CType::Array { elem, dims } => {
+                let len = dims.iter().product();
+                Ok(Either::Arr(ArrRef { var: v, elem, rest: dims, acc: None, len }))
+            }
+            _ => Err(format!("use of `{name}` of type {} (not supported yet)", ty.describe(self.dm))),
+        }
+    }
+
     fn var_expr(&self, name: &str) -> R<Either> {
         match self.lookup(name) {
-            Some(Sym::Var(v, ty)) => match ty.to_ctype(self.dm) {
-                CType::Int(t) => Ok(Either::Expr(Expr::Var { var: *v, ty: t })),
-                CType::Float(fty) => Ok(Either::F(FExpr::Var { var: *v, fty })),
-                CType::Array { elem, dims } => {
-                    let len = dims.iter().product();
-                    Ok(Either::Arr(ArrRef { var: *v, elem, rest: dims, acc: None, len }))
-                }
-                _ => Err(format!("use of `{name}` of type {} (not supported yet)", ty.describe(self.dm))),
-            },
+            Some(Sym::Var(v, ty)) => self.var_either(*v, ty, name),
             Some(Sym::EnumConst(k)) => Ok(Either::Expr(Expr::int(*k))),
             Some(Sym::Typedef(_)) => Err(format!("type name `{name}` used as a value")),
             None => {
@@ -1678,6 +2028,7 @@ impl<'a> Builder<'a> {
     fn place(&mut self, e: &Node<Expression>) -> R<Either> {
         match &e.node {
             Expression::Identifier(i) => self.var_expr(&i.node.name),
+            Expression::Member(_) => self.member_place(e),
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
                 let base = self.place(&b.node.lhs)?;
                 let Either::Arr(mut a) = base else {
@@ -1716,9 +2067,7 @@ impl<'a> Builder<'a> {
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
                 return Err(format!("pointer dereference `{}` (pointers are not supported yet)", self.text(sp(e.span))))
             }
-            Expression::Member(_) => {
-                return Err(format!("member access `{}` (structs are not supported yet)", self.text(sp(e.span))))
-            }
+            Expression::Member(_) => {}
             _ => return Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span)))),
         }
         if let Expression::BinaryOperator(b) = &e.node {
@@ -1768,6 +2117,13 @@ impl<'a> Builder<'a> {
             {
                 let inc = matches!(u.node.operator.node, UnaryOperator::PostIncrement | UnaryOperator::PreIncrement);
                 self.incdec(&u.node.operand, inc, sp(e.span))
+            }
+            Expression::BinaryOperator(b)
+                if b.node.operator.node == BinaryOperator::Assign && self.is_struct_lvalue(&b.node.lhs) =>
+            {
+                let writes = self.struct_copy_writes(&b.node.lhs, &b.node.rhs)?;
+                let text = self.text(self.stmt_sp);
+                self.emit(EdgeOp::AssignAll { writes }, self.stmt_sp, text)
             }
             Expression::BinaryOperator(b) if types::is_assign_op(&b.node.operator.node) => {
                 self.assign_any(e, b).map(|_| ())
@@ -1828,6 +2184,12 @@ impl<'a> Builder<'a> {
     /// Assignment or compound assignment; returns the value of the lhs afterwards.
     /// The float variable an lvalue expression names, if it is one.
     fn float_target(&self, e: &Node<Expression>) -> Option<(VarId, FloatTy)> {
+        if let Expression::Member(_) = &e.node {
+            return match self.member_place(e) {
+                Ok(Either::F(FExpr::Var { var, fty })) => Some((var, fty)),
+                _ => None,
+            };
+        }
         let Expression::Identifier(i) = &e.node else { return None };
         match self.lookup(&i.node.name) {
             Some(Sym::Var(v, ty)) => ty.float_ty().map(|f| (*v, f)),
@@ -1837,6 +2199,9 @@ impl<'a> Builder<'a> {
 
     /// Assignment or compound assignment of any arithmetic type; returns the lhs afterwards.
     fn assign_any(&mut self, _e: &Node<Expression>, b: &Node<BinaryOperatorExpression>) -> R<Val> {
+        if self.is_struct_lvalue(&b.node.lhs) {
+            return Err(format!("value of a struct assignment in `{}` (not supported yet)", self.text(sp(b.span))));
+        }
         let ssp = self.stmt_sp;
         let text = self.text(ssp);
         if let Some((var, fty)) = self.float_target(&b.node.lhs) {
@@ -1879,6 +2244,12 @@ impl<'a> Builder<'a> {
         Ok(Val::I(Self::read(&lv)))
     }
 
+    /// `s` or `s.in` of struct type.
+    fn is_struct_lvalue(&self, e: &Node<Expression>) -> bool {
+        matches!(&e.node, Expression::Identifier(_) | Expression::Member(_))
+            && matches!(self.struct_path(e), Ok((v, _, Ty::Struct(k))) if k.starts_with("struct ") && self.struct_vars.contains_key(&v))
+    }
+
     /// Lowers an integer-valued expression to a side-effect-free value, emitting edges for its
     /// side effects (a floating-point value is an error: callers that convert use `rv_any`).
     pub fn rv(&mut self, e: &Node<Expression>) -> R<Expr> {
@@ -1907,7 +2278,13 @@ impl<'a> Builder<'a> {
             Expression::StringLiteral(_) => {
                 Err("string literal outside a char array initializer (not supported yet)".into())
             }
-            Expression::Member(_) => Err(format!("member access `{}` (structs are not supported yet)", self.text(esp))),
+            Expression::Member(_) => match self.place(e)? {
+                Either::Expr(x) => Ok(Val::I(x)),
+                Either::F(f) => Ok(Val::F(f)),
+                Either::Arr(_) => {
+                    Err(format!("array `{}` used as a value (pointers are not supported yet)", self.text(esp)))
+                }
+            },
             Expression::Call(c) => {
                 if let Some(v) = self.float_builtin(c)? {
                     return Ok(v);
@@ -1924,8 +2301,8 @@ impl<'a> Builder<'a> {
             }
             Expression::SizeOfTy(t) => {
                 let ty = self.type_name(&t.node.0.node);
-                let n = ty
-                    .size(self.dm)
+                let n = self
+                    .size_of(&ty)
                     .ok_or_else(|| format!("sizeof of type {} (not supported yet)", ty.describe(self.dm)))?;
                 Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
             }
@@ -2216,12 +2593,17 @@ impl<'a> Builder<'a> {
         Ok(Expr::Var { var: tmp, ty: IntTy::INT })
     }
 
+    /// `sizeof` of a type, structs included (gcc's layout).
+    fn size_of(&self, ty: &Ty) -> Option<u64> {
+        ty.size(self.dm).or_else(|| self.structs.layout(ty, self.dm).map(|(s, _)| s))
+    }
+
     fn sizeof_expr(&mut self, e: &Node<Expression>) -> R<u64> {
         if let Expression::Identifier(i) = &e.node {
             if let Some(Sym::Var(_, ty)) = self.lookup(&i.node.name) {
                 let ty = ty.clone();
-                return ty
-                    .size(self.dm)
+                return self
+                    .size_of(&ty)
                     .ok_or_else(|| format!("sizeof of type {} (not supported yet)", ty.describe(self.dm)));
             }
         }

@@ -12,8 +12,10 @@ use crate::cfa::{Cfa, DataModel, Expr, FuncId, IntTy};
 use crate::error::InputError;
 
 mod assumption;
+pub use assumption::AMBIGUOUS;
 mod lower;
 mod preprocess;
+mod structs;
 mod types;
 
 #[cfg(test)]

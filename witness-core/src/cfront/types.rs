@@ -102,6 +102,10 @@ pub fn int_name(t: IntTy, dm: DataModel) -> String {
     if t.is_bool {
         return "_Bool".into();
     }
+    if !matches!(t.bits, 8 | 16 | 32 | 64) {
+        // A bit-field's type.
+        return format!("{}int : {}", if t.signed { "" } else { "unsigned " }, t.bits);
+    }
     let base = match t.bits {
         8 => "char",
         16 => "short",
@@ -790,6 +794,15 @@ mod tests {
         assert_eq!(common_ty(IntTy::UINT, IntTy::LLONG), IntTy::LLONG);
         assert_eq!(common_ty(IntTy::ULLONG, IntTy::LLONG), IntTy::ULLONG);
         assert_eq!(common_ty(IntTy::BOOL, IntTy::SHORT), IntTy::INT);
+        // Bit-fields narrower than int promote to int (C11 6.3.1.1p2), signed or not.
+        assert_eq!(promote_ty(IntTy::new(1, true)), IntTy::INT);
+        assert_eq!(promote_ty(IntTy::new(31, false)), IntTy::INT);
+        assert_eq!(common_ty(IntTy::new(3, false), IntTy::UINT), IntTy::UINT);
+        // Conversion to a bit-field wraps as gcc does: 9 in a signed 1-bit field is -1.
+        assert_eq!(value_of(convert_bits(9, IntTy::INT, IntTy::new(1, true)), IntTy::new(1, true)), -1);
+        assert_eq!(value_of(convert_bits(9, IntTy::INT, IntTy::new(4, true)), IntTy::new(4, true)), -7);
+        assert_eq!(value_of(convert_bits(9, IntTy::INT, IntTy::new(2, false)), IntTy::new(2, false)), 1);
+        assert_eq!(int_name(IntTy::new(4, true), DataModel::Lp64), "int : 4");
     }
 
     #[test]

@@ -525,6 +525,43 @@ impl DataState {
         Ok(defined)
     }
 
+    /// All elements of array `var`, materialising never-read cells as nondeterministic values
+    /// (so that a copy and its source agree).
+    pub fn read_array(&mut self, cfa: &Cfa, var: VarId) -> Result<Slot, EvalError> {
+        let n = cfa.var(var).ty.element_count();
+        if n > Self::MAX_SYMBOLIC_ARRAY {
+            return Err(EvalError::Unsupported(format!("copy of array `{}` with {n} elements", cfa.var(var).name)));
+        }
+        for i in 0..n {
+            self.cell(cfa, var, i as usize)?;
+        }
+        match self.slot(cfa, var) {
+            Some(s @ Slot::Array { .. }) => Ok(s.clone()),
+            _ => Err(EvalError::Unsupported(format!("`{}` is not an array", cfa.var(var).name))),
+        }
+    }
+
+    /// Stores a whole array value (from [`DataState::read_array`]) into array `var` (declaring
+    /// it in the current frame if needed).
+    pub fn write_array(&mut self, cfa: &Cfa, var: VarId, slot: &Slot) -> Result<(), EvalError> {
+        let (Slot::Array { elem: se, cells }, CType::Array { elem, .. }) = (slot, &cfa.var(var).ty) else {
+            return Err(EvalError::Unsupported(format!("`{}` is not an array", cfa.var(var).name)));
+        };
+        if se != elem || cells.len() as u64 != cfa.var(var).ty.element_count() {
+            return Err(EvalError::Unsupported(format!("array copy into `{}` of another shape", cfa.var(var).name)));
+        }
+        match self.slot_mut(cfa, var) {
+            Some(s) => *s = slot.clone(),
+            None => match (cfa.var(var).scope.clone(), self.frames.last_mut()) {
+                (VarScope::Local(_), Some(f)) => {
+                    f.locals.insert(var, slot.clone());
+                }
+                _ => return Err(EvalError::Unsupported(format!("assignment to `{}`", cfa.var(var).name))),
+            },
+        }
+        Ok(())
+    }
+
     fn set_cell(&mut self, cfa: &Cfa, var: VarId, i: usize, v: &Value) -> Result<(), EvalError> {
         match self.slot_mut(cfa, var) {
             Some(Slot::Array { elem, cells }) => {

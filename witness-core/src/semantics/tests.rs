@@ -112,6 +112,36 @@ proptest! {
         }
     }
 
+    /// The same law for bit-field widths (1..=63 bits, signed and unsigned): casts to and from
+    /// them, and operators on them.
+    #[test]
+    fn concrete_and_symbolic_agree_for_odd_widths(wa in 1u32..=63, sa in any::<bool>(), wb in 1u32..=63, sb in any::<bool>(), x in interesting_u64(), y in interesting_u64(), op in ops()) {
+        let (from, to) = (IntTy::new(wa, sa), IntTy::new(wb, sb));
+        let a = Value::conc(x, from);
+        prop_assert_eq!(a.known().map(|v| v >= from.min_value() && v <= from.max_value()), Some(true));
+        let c = |a: &Value, _: &Value, _: &mut Vec<Definedness>| cast(a, to);
+        prop_assert_eq!(concrete(c, &a, &a), symbolic_then_ground(c, &a, &a));
+        let cb = |a: &Value, _: &Value, _: &mut Vec<Definedness>| cast(a, IntTy::BOOL);
+        prop_assert_eq!(concrete(cb, &a, &a), symbolic_then_ground(cb, &a, &a));
+        let b = Value::conc(y, from);
+        let ty = if op.is_boolean() { IntTy::INT } else { from };
+        let f = |a: &Value, b: &Value, d: &mut Vec<Definedness>| binary(op, a, b, ty, d);
+        let (cv, cok) = concrete(f, &a, &b);
+        let (sv, sok) = symbolic_then_ground(f, &a, &b);
+        prop_assert_eq!(cok, sok, "definedness differs for {:?} {:?} {:?}", a, op, b);
+        if cok {
+            prop_assert_eq!(cv, sv, "value differs for {:?} {:?} {:?}", a, op, b);
+        }
+        for u in [UnOp::Neg, UnOp::BitNot, UnOp::LogNot] {
+            let ty = if u == UnOp::LogNot { IntTy::INT } else { from };
+            let g = |a: &Value, _: &Value, d: &mut Vec<Definedness>| unary(u, a, ty, d);
+            let (cv, cok) = concrete(g, &a, &a);
+            let (sv, sok) = symbolic_then_ground(g, &a, &a);
+            prop_assert_eq!(cok, sok);
+            if cok { prop_assert_eq!(cv, sv); }
+        }
+    }
+
     #[test]
     fn concrete_and_symbolic_casts_and_unary_agree(ta in 0usize..9, tb in 0usize..9, x in interesting_u64(), op in prop_oneof![Just(UnOp::Neg), Just(UnOp::BitNot), Just(UnOp::LogNot)]) {
         let (from, to) = (TYPES[ta], TYPES[tb]);

@@ -1,0 +1,134 @@
+//! The struct type registry of the front end and the flattening of struct variables.
+//!
+//! Structs have value semantics only (no pointers yet), so a struct variable is *flattened*:
+//! besides its own (unsupported-typed) variable, it gets one variable per leaf field, named by
+//! its access path (`s.a`, `s.in.x`, `s.arr`). Member accesses lower to these variables, and
+//! witness assumptions find them by name. Unions are not flattened: their members overlap, and
+//! type punning needs a byte-level memory model.
+
+use std::collections::HashMap;
+
+use super::types::Ty;
+use crate::cfa::DataModel;
+
+/// A field of a struct definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub name: String,
+    /// The field's type; for a bit-field the integer type of the bit-field's width and
+    /// signedness (`int a : 3` is a signed 3-bit integer, `_Bool b : 1` a `_Bool`).
+    pub ty: Ty,
+    /// Declared width of a bit-field.
+    pub bit_width: Option<u32>,
+    /// The declared type (for a bit-field, the type of its storage unit: `int` for `int a : 3`).
+    pub declared: Ty,
+}
+
+/// Struct definitions by key (`struct tag`, or `struct <anonymous@N>` for untagged ones).
+/// A key without definition (incomplete type) is absent.
+#[derive(Debug, Default)]
+pub struct Registry {
+    pub defs: HashMap<String, Vec<Field>>,
+}
+
+/// A leaf of a flattened struct: its access path relative to the struct (`.a`, `.in.x`) and type.
+pub type Leaf = (String, Ty);
+
+impl Registry {
+    /// The fields of a struct type, if it is a complete (defined) struct.
+    pub fn fields(&self, ty: &Ty) -> Option<&[Field]> {
+        match ty {
+            Ty::Struct(key) => self.defs.get(key).map(|v| v.as_slice()),
+            _ => None,
+        }
+    }
+
+    /// The leaves of a struct type, depth first in declaration order. Leaves of types the
+    /// semantics does not model (pointers, unions, arrays of structs) are kept, so that only
+    /// their use is unsupported. `Err` for an incomplete struct type.
+    pub fn leaves(&self, ty: &Ty) -> Result<Vec<Leaf>, String> {
+        let mut out = Vec::new();
+        self.collect(ty, String::new(), &mut out, 0)?;
+        Ok(out)
+    }
+
+    fn collect(&self, ty: &Ty, prefix: String, out: &mut Vec<Leaf>, depth: u32) -> Result<(), String> {
+        if depth > 32 {
+            return Err("struct nesting too deep".into());
+        }
+        match ty {
+            Ty::Struct(key) if key.starts_with("struct ") => {
+                let fields = self.defs.get(key).ok_or_else(|| format!("incomplete type {key}"))?;
+                for f in fields.iter().filter(|f| !f.name.is_empty()) {
+                    self.collect(&f.ty, format!("{prefix}.{}", f.name), out, depth + 1)?;
+                }
+                Ok(())
+            }
+            other => {
+                out.push((prefix, other.clone()));
+                Ok(())
+            }
+        }
+    }
+
+    /// `(size, alignment)` of a type as gcc lays it out on x86 (bit-fields packed into units of
+    /// their declared type, never straddling a unit boundary; a zero-width bit-field aligns the
+    /// next field to its type's unit). `None` for types without a known layout.
+    pub fn layout(&self, ty: &Ty, dm: DataModel) -> Option<(u64, u64)> {
+        self.layout_depth(ty, dm, 0)
+    }
+
+    fn layout_depth(&self, ty: &Ty, dm: DataModel, depth: u32) -> Option<(u64, u64)> {
+        if depth > 32 {
+            return None;
+        }
+        match ty {
+            Ty::Struct(key) if key.starts_with("struct ") => {
+                let fields = self.defs.get(key)?;
+                let mut bit: u64 = 0; // offset in bits
+                let mut align: u64 = 1;
+                for f in fields {
+                    match f.bit_width {
+                        Some(w) => {
+                            let (unit, a) = scalar_layout(&f.declared, dm)?;
+                            let unit_bits = unit * 8;
+                            let w = w as u64;
+                            if w == 0 {
+                                bit = bit.div_ceil(unit_bits) * unit_bits;
+                                continue;
+                            }
+                            if bit / unit_bits != (bit + w - 1) / unit_bits {
+                                bit = bit.div_ceil(unit_bits) * unit_bits;
+                            }
+                            bit += w;
+                            align = align.max(a);
+                        }
+                        None => {
+                            let (s, a) = self.layout_depth(&f.ty, dm, depth + 1)?;
+                            bit = bit.div_ceil(a * 8) * a * 8 + s * 8;
+                            align = align.max(a);
+                        }
+                    }
+                }
+                let bytes = bit.div_ceil(8);
+                Some((bytes.div_ceil(align) * align, align))
+            }
+            Ty::Array(t, Some(n)) => {
+                let (s, a) = self.layout_depth(t, dm, depth + 1)?;
+                Some((s.checked_mul(*n)?, a))
+            }
+            other => scalar_layout(other, dm),
+        }
+    }
+}
+
+/// Size and alignment of a scalar type (i386 System V aligns `long long` and `double` to 4).
+fn scalar_layout(ty: &Ty, dm: DataModel) -> Option<(u64, u64)> {
+    let size = ty.size(dm)?;
+    let align = match (ty, dm) {
+        (Ty::Int(_) | Ty::Float(_), DataModel::Ilp32) if size == 8 => 4,
+        (Ty::Float(_), _) if size == 16 => 16,
+        _ => size,
+    };
+    Some((size, align.max(1)))
+}
