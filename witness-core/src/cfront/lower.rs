@@ -710,12 +710,17 @@ impl<'a> Builder<'a> {
         if matches!(ty, Ty::Struct(_)) {
             return Err(format!("struct value `{}` used as a value (not supported yet)", self.text(sp(e.span))));
         }
-        let (_, leaf, _) = self
+        // The leaf's own type (fixed when the variable was declared, even if a block-scope
+        // definition of the same tag came later).
+        let (_, leaf, lty) = self
             .struct_vars
             .get(&v)
             .and_then(|l| l.iter().find(|(p, _, _)| *p == path))
             .ok_or_else(|| format!("member `{}` not found", self.text(sp(e.span))))?;
-        self.var_either(*leaf, &ty, &self.text(sp(e.span)))
+        if *lty != ty {
+            return Err(format!("member `{}` of a redefined struct type (not supported)", self.text(sp(e.span))));
+        }
+        self.var_either(*leaf, lty, &self.text(sp(e.span)))
     }
 
     /// Whole-struct assignment `dst = src` as one step (both struct lvalues of the same type).
@@ -831,7 +836,10 @@ impl<'a> Builder<'a> {
             return Err("struct copy between differently flattened structs".into());
         }
         let mut writes = Vec::new();
-        for ((p, dvar, ty), (_, svar, _)) in dst.into_iter().zip(src) {
+        for ((p, dvar, ty), (sp_, svar, sty)) in dst.into_iter().zip(src) {
+            if p != sp_ || ty != sty {
+                return Err("struct copy between differently defined struct types (not supported)".into());
+            }
             writes.push(match ty.to_ctype(self.dm) {
                 CType::Int(t) => {
                     Write::Int { lhs: Lvalue::Var { var: dvar, ty: t }, rhs: Expr::Var { var: svar, ty: t } }
