@@ -686,6 +686,9 @@ pub struct Cfa {
     /// Byte offset of the first character of each statement and block-item declaration, with
     /// the location at which control arrives at it.
     pub statement_starts: Vec<(usize, NodeIndex)>,
+    /// Globals declared only `extern` (defined outside the program): their initial value is
+    /// nondeterministic.
+    pub external_globals: Vec<VarId>,
     /// Keyword offsets of branching constructs, each mapped to the construct's canonical offset
     /// (`Decision::construct`); `do … while` is listed under both keywords.
     pub branch_keywords: Vec<(usize, usize)>,

@@ -1,6 +1,6 @@
 //! Lowering of the lang-c AST to the CFA.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use lang_c::ast::*;
 use lang_c::span::{Node, Span};
@@ -229,6 +229,10 @@ pub struct Builder<'a> {
     structs: Registry,
     /// Leaf variables of each flattened struct variable: (path relative to it, variable, type).
     struct_vars: HashMap<VarId, Vec<(String, VarId, Ty)>>,
+    /// Globals declared at file scope, and those of them with a definition (a declaration
+    /// without `extern`, or with an initializer). The others are defined outside the program.
+    globals_declared: Vec<VarId>,
+    globals_defined: HashSet<VarId>,
 }
 
 fn ident_of_declarator(d: &Declarator) -> Option<&str> {
@@ -291,6 +295,7 @@ impl<'a> Builder<'a> {
             enum_constants: Vec::new(),
             statement_starts: Vec::new(),
             branch_keywords: Vec::new(),
+            external_globals: Vec::new(),
         };
         Builder {
             cfa,
@@ -315,6 +320,8 @@ impl<'a> Builder<'a> {
             pending_params: Vec::new(),
             structs: Registry::default(),
             struct_vars: HashMap::new(),
+            globals_declared: Vec::new(),
+            globals_defined: HashSet::new(),
         }
     }
 
@@ -1002,6 +1009,16 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+        // `extern` globals never defined in this program live elsewhere: their initial value is
+        // unknown (nondeterministic), not zero.
+        for v in self.globals_declared.clone() {
+            if !self.globals_defined.contains(&v) {
+                self.cfa.external_globals.push(v);
+                let fields: Vec<VarId> =
+                    self.struct_vars.get(&v).map(|f| f.iter().map(|(_, id, _)| *id).collect()).unwrap_or_default();
+                self.cfa.external_globals.extend(fields);
+            }
+        }
         let main = *self.func_ids.get("main").ok_or("no function `main` is defined")?;
         self.cfa.main = main;
         // Pass 2: bodies.
@@ -1337,7 +1354,12 @@ impl<'a> Builder<'a> {
         if self.scopes.len() > 1 {
             self.bind(name, Sym::Var(v, ty.clone()));
         }
-        let _ = is_extern;
+        if !self.globals_declared.contains(&v) {
+            self.globals_declared.push(v);
+        }
+        if !is_extern || idecl.node.initializer.is_some() {
+            self.globals_defined.insert(v);
+        }
         if self.struct_vars.contains_key(&v) {
             if let Some(init) = &idecl.node.initializer {
                 let r = self

@@ -912,3 +912,12 @@ fn member_assumptions() {
     assert!(p("l.zz == 1").is_err());
     assert!(p("l == 1").is_err());
 }
+
+/// Globals declared only `extern` are defined outside the program: listed as external, so that
+/// their value is never taken as zero.
+#[test]
+fn extern_globals_without_definition_are_external() {
+    let cfa = build("extern int g;\nextern int h;\nint h = 2;\nint k;\nint main() { return g + h + k; }\n");
+    let id = |n: &str| VarId(cfa.vars.iter().position(|v| v.name == n).unwrap() as u32);
+    assert_eq!(cfa.external_globals, vec![id("g")]);
+}

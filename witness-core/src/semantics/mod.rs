@@ -35,6 +35,9 @@ pub enum Slot {
     },
     /// A variable of a type without semantics: any access is unsupported.
     Opaque,
+    /// A global declared `extern` and defined outside the program: its value is not known
+    /// (neither zero nor "any value"), so any access is unsupported.
+    External,
 }
 
 /// Variables of one activation of a function.
@@ -84,6 +87,9 @@ impl DataState {
         }
         for (var, init) in &cfa.global_inits {
             st.initialise(cfa, *var, Some(init))?;
+        }
+        for var in &cfa.external_globals {
+            Rc::make_mut(&mut st.globals).insert(*var, Slot::External);
         }
         Ok(st)
     }
@@ -221,6 +227,7 @@ impl DataState {
                         cfa.var(*var).name
                     )))
                 }
+                Some(Slot::External) => return Err(external(cfa, *var)),
                 Some(Slot::Array { .. } | Slot::Float(_)) => {
                     return Err(EvalError::Unsupported(format!(
                         "variable `{}` used with another type",
@@ -323,6 +330,7 @@ impl DataState {
                         cfa.var(*var).name
                     )))
                 }
+                Some(Slot::External) => return Err(external(cfa, *var)),
                 _ => {
                     return Err(EvalError::Unsupported(format!(
                         "variable `{}` is not a floating-point variable in scope here",
@@ -634,7 +642,7 @@ impl DataState {
                     }
                 }
             }
-            Slot::Opaque => {}
+            Slot::Opaque | Slot::External => {}
         };
         if self.globals.values().any(slot_is_symbolic) {
             for s in Rc::make_mut(&mut self.globals).values_mut() {
@@ -656,8 +664,15 @@ fn slot_is_symbolic(s: &Slot) -> bool {
         Slot::Scalar(v) => matches!(v.val, Val::Sym(_)),
         Slot::Float(v) => matches!(v.val, FVal::Sym(_)),
         Slot::Array { cells, .. } => cells.iter().any(|c| matches!(c, Some(Val::Sym(_)))),
-        Slot::Opaque => false,
+        Slot::Opaque | Slot::External => false,
     }
+}
+
+fn external(cfa: &Cfa, var: VarId) -> EvalError {
+    EvalError::Unsupported(format!(
+        "the value of `{}` is unknown: it is declared `extern` and defined outside the program",
+        cfa.var(var).name
+    ))
 }
 
 fn zero_slot(ty: &CType) -> Slot {
