@@ -153,6 +153,11 @@ pub enum CType {
         elem: IntTy,
         dims: Vec<u64>,
     },
+    /// Fixed-size array of `float`/`double`, flattened like [`CType::Array`].
+    FloatArray {
+        elem: FloatTy,
+        dims: Vec<u64>,
+    },
     /// A type the semantics does not model yet (pointer, struct, union, `long double`, VLA, …).
     Unsupported(String),
 }
@@ -161,10 +166,42 @@ impl CType {
     /// Total number of scalar elements of an array type (1 for scalars).
     pub fn element_count(&self) -> u64 {
         match self {
-            CType::Array { dims, .. } => dims.iter().product(),
+            CType::Array { dims, .. } | CType::FloatArray { dims, .. } => dims.iter().product(),
             _ => 1,
         }
     }
+}
+
+/// The type of a scalar value: a function's return type, a `\result`, an array element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum ScalarTy {
+    Int(IntTy),
+    Float(FloatTy),
+}
+
+impl ScalarTy {
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            ScalarTy::Int(t) => t.bits,
+            ScalarTy::Float(f) => f.bits(),
+        }
+    }
+}
+
+/// A side-effect-free value of any scalar type (call arguments, returned values), already
+/// converted to the type it is used as.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum Rvalue {
+    Int(Expr),
+    Float(FExpr),
+}
+
+/// Something a call result is stored into.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum Target {
+    Int(Lvalue),
+    Float(FLvalue),
 }
 
 /// Index of a variable in [`Cfa::vars`].
@@ -401,13 +438,29 @@ pub enum FExpr {
         func: FMath,
         args: Vec<FExpr>,
     },
+    /// Element of a floating-point array (as [`Expr::Elem`]: flattened index, out of bounds
+    /// is undefined behaviour).
+    Elem {
+        var: VarId,
+        index: Box<Expr>,
+        len: u64,
+        fty: FloatTy,
+    },
+    /// `\result` of a witness assumption when the matched step returned a float.
+    WitnessResult {
+        fty: FloatTy,
+    },
 }
 
 impl FExpr {
     /// The type of the expression's value.
     pub fn fty(&self) -> FloatTy {
         match self {
-            FExpr::Const { fty, .. } | FExpr::Var { fty, .. } | FExpr::FromInt { fty, .. } => *fty,
+            FExpr::Const { fty, .. }
+            | FExpr::Var { fty, .. }
+            | FExpr::FromInt { fty, .. }
+            | FExpr::Elem { fty, .. }
+            | FExpr::WitnessResult { fty } => *fty,
             FExpr::Neg { arg } => arg.fty(),
             FExpr::Binary { lhs, .. } => lhs.fty(),
             FExpr::Cast { to, .. } => *to,
@@ -453,6 +506,30 @@ impl Lvalue {
     }
 }
 
+/// An assignable floating-point place.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum FLvalue {
+    Var { var: VarId, fty: FloatTy },
+    Elem { var: VarId, index: Expr, len: u64, fty: FloatTy },
+}
+
+impl FLvalue {
+    pub fn fty(&self) -> FloatTy {
+        match self {
+            FLvalue::Var { fty, .. } | FLvalue::Elem { fty, .. } => *fty,
+        }
+    }
+    /// The value stored at this place.
+    pub fn read(&self) -> FExpr {
+        match self {
+            FLvalue::Var { var, fty } => FExpr::Var { var: *var, fty: *fty },
+            FLvalue::Elem { var, index, len, fty } => {
+                FExpr::Elem { var: *var, index: Box::new(index.clone()), len: *len, fty: *fty }
+            }
+        }
+    }
+}
+
 /// Initial value of a declared variable.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Init {
@@ -462,6 +539,8 @@ pub enum Init {
     Float(FExpr),
     /// Array initializer: listed flat elements; all others are zero (C's rule).
     Array(Vec<(u64, Expr)>),
+    /// Floating-point array initializer: listed flat elements; all others are `+0.0`.
+    FloatArray(Vec<(u64, FExpr)>),
     /// All zero (static storage without initializer).
     Zero,
 }
@@ -520,9 +599,9 @@ pub enum EdgeOp {
     AssignAll {
         writes: Vec<Write>,
     },
-    /// Assignment to a scalar floating-point variable (`rhs` already has the variable's type).
+    /// Assignment to a floating-point variable or array element (`rhs` already has its type).
     FloatAssign {
-        var: VarId,
+        lhs: FLvalue,
         rhs: FExpr,
     },
     /// Branch: taken iff `cond != 0`. `source_truth` tells whether this is the branch where the
@@ -537,12 +616,13 @@ pub enum EdgeOp {
     },
     /// Call of a function with a body: the product enters `callee` and resumes at the edge's
     /// target when it returns, storing the result into `lhs`. The front end already converted
-    /// `args` to the parameter types; `lhs` may have a type other than the callee's return
-    /// type (`char c = f();`): the result is converted to `lhs.ty()` as by assignment.
+    /// `args` to the parameter types (integer or floating); `lhs` may have a type other than
+    /// the callee's return type (`char c = f();`, `int i = g();` with `double g()`): the
+    /// result is converted to the lhs type as by assignment (float → int: UB out of range).
     Call {
         callee: FuncId,
-        args: Vec<Expr>,
-        lhs: Option<Lvalue>,
+        args: Vec<Rvalue>,
+        lhs: Option<Target>,
     },
     /// Call of an external function whose result is nondeterministic (`__VERIFIER_nondet_*`,
     /// and declared-only functions the front end deems side-effect free). The result is a
@@ -563,7 +643,7 @@ pub enum EdgeOp {
     },
     /// `return e;` (or the implicit return at `}`): leads to the function's exit location.
     Return {
-        value: Option<Expr>,
+        value: Option<Rvalue>,
     },
     /// Call of an error function / reaching the `ERROR:` label.
     Error {
@@ -642,8 +722,8 @@ pub struct FunctionInfo {
     pub name: String,
     pub params: Vec<VarId>,
     /// `None` for `void`.
-    pub return_ty: Option<IntTy>,
-    /// Return type is one the semantics does not model (pointer, struct, float).
+    pub return_ty: Option<ScalarTy>,
+    /// Return type is one the semantics does not model (pointer, struct, `long double`).
     pub return_unsupported: Option<String>,
     pub entry: NodeIndex,
     /// Every `Return` edge leads here; the product pops the frame at this location.

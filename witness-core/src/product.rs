@@ -21,10 +21,12 @@ use petgraph::Direction;
 use z3::ast::Bool;
 
 use crate::anchors::{Anchors, ResolvedAnchor};
-use crate::cfa::{BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, Lvalue, SourceSpan, Write};
+use crate::cfa::{
+    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, Rvalue, ScalarTy, SourceSpan, Target, Write,
+};
 use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::semantics::value::{as_i128, Definedness, Truth};
-use crate::semantics::{pinned_symbol, DataState, EvalError, Feasibility, Smt, Val, Value};
+use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
 use crate::verdict::{NondetChoice, TraceStep, Verdict};
 use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, WitnessAutomaton, WitnessTransition};
 
@@ -106,7 +108,7 @@ struct CallSite {
     callee: FuncId,
     call_edge: EdgeIndex,
     return_loc: NodeIndex,
-    lhs: Option<Lvalue>,
+    lhs: Option<Target>,
 }
 
 /// A step of a path, kept as a persistent list for traces.
@@ -130,7 +132,7 @@ struct ProductState {
     witness: NodeIndex,
     data: DataState,
     /// Value returned by the function whose exit location `loc` is.
-    returned: Option<Value>,
+    returned: Option<AnyValue>,
     trace: Option<Rc<TraceNode>>,
 }
 
@@ -141,7 +143,7 @@ type StateKey = (
     Vec<crate::semantics::Frame>,
     Rc<std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>>,
     Rc<Vec<Bool>>,
-    Option<Value>,
+    Option<AnyValue>,
 );
 
 impl ProductState {
@@ -176,10 +178,10 @@ struct StepInfo<'a> {
     /// Location after the step (for `enterLoopHead`).
     target: NodeIndex,
     /// The value the step returned (`\result`).
-    result: Option<Value>,
+    result: Option<AnyValue>,
 }
 
-type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<IntTy>);
+type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<ScalarTy>);
 type LoweredAssumption = Rc<Vec<Result<crate::cfa::Expr, String>>>;
 
 struct Explorer<'a> {
@@ -301,7 +303,7 @@ fn violation_distance(w: &WitnessAutomaton) -> HashMap<NodeIndex, u32> {
 
 enum Step {
     /// Continue with this state (witness not yet advanced).
-    Next(ProductState, Option<Value>),
+    Next(ProductState, Option<AnyValue>),
     /// The path ends here without violation.
     End,
     /// The step reached the property violation.
@@ -509,7 +511,29 @@ impl<'a> Explorer<'a> {
                         ));
                         return None;
                     };
-                    match next.data.assign(cfa, lhs, &v, None) {
+                    let stored = match (lhs, v) {
+                        (Target::Int(lv), v) => {
+                            let mut defined = Vec::new();
+                            match v.convert(ScalarTy::Int(lv.ty()), &mut defined) {
+                                AnyValue::Int(v) => next.data.assign(cfa, lv, &v, None).map(|mut d| {
+                                    defined.append(&mut d);
+                                    defined
+                                }),
+                                AnyValue::Float(_) => Err(EvalError::Unsupported("conversion of a result".into())),
+                            }
+                        }
+                        (Target::Float(flv), v) => {
+                            let mut defined = Vec::new();
+                            match v.convert(ScalarTy::Float(flv.fty()), &mut defined) {
+                                AnyValue::Float(v) => next.data.assign_flv(cfa, flv, &v, None).map(|mut d| {
+                                    defined.append(&mut d);
+                                    defined
+                                }),
+                                AnyValue::Int(_) => Err(EvalError::Unsupported("conversion of a result".into())),
+                            }
+                        }
+                    };
+                    match stored {
                         Ok(defined) => {
                             if !self.settle_definedness(&mut next, defined, cfa.edge(site.call_edge).span) {
                                 return None;
@@ -550,11 +574,11 @@ impl<'a> Explorer<'a> {
                         _ => next.stack.last().map(|c| c.callee).unwrap_or(cfa.main),
                     };
                     let (nondet, result) = match (&edge.op, result) {
-                        (EdgeOp::NondetCall { function, .. }, Some(v)) => {
-                            (Some((function.clone(), v.clone(), None)), Some(v))
+                        (EdgeOp::NondetCall { function, .. }, Some(AnyValue::Int(v))) => {
+                            (Some((function.clone(), v.clone(), None)), Some(AnyValue::Int(v)))
                         }
                         // The float's bits are for the trace only, never `\result`.
-                        (EdgeOp::FloatNondetCall { function, fty, .. }, Some(v)) => {
+                        (EdgeOp::FloatNondetCall { function, fty, .. }, Some(AnyValue::Int(v))) => {
                             (Some((function.clone(), v, Some(*fty))), None)
                         }
                         (_, r) => (None, r),
@@ -676,11 +700,20 @@ impl<'a> Explorer<'a> {
         if let Some((sym, val)) = pinned_symbol(&c) {
             state.data.constrain(c);
             state.data.substitute(&sym, &val);
-            if let Some(v) = &mut state.returned {
-                if let Val::Sym(t) = &v.val {
-                    let t = z3::ast::Ast::substitute(t, &[(&sym, &val)]);
-                    *v = Value::sym(t, v.ty);
+            match &mut state.returned {
+                Some(AnyValue::Int(v)) => {
+                    if let Val::Sym(t) = &v.val {
+                        let t = z3::ast::Ast::substitute(t, &[(&sym, &val)]);
+                        *v = Value::sym(t, v.ty);
+                    }
                 }
+                Some(AnyValue::Float(v)) => {
+                    if let FVal::Sym(t) = &v.val {
+                        let t = z3::ast::Ast::substitute(t, &[(&sym, &val)]);
+                        *v = FValue::sym(t, v.fty);
+                    }
+                }
+                None => {}
             }
         } else {
             state.data.constrain(c);
@@ -724,6 +757,19 @@ impl<'a> Explorer<'a> {
                     Err(EvalError::Unsupported(w)) => unsupported!(w),
                 }
             };
+        }
+        macro_rules! feval {
+            ($e:expr) => {{
+                let mut defined = Vec::new();
+                let v = match next.data.eval_float(cfa, $e, None, &mut defined) {
+                    Ok(v) => v,
+                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                };
+                if !self.settle_definedness(&mut next, defined, span) {
+                    return Step::End;
+                }
+                v
+            }};
         }
         let mut result = None;
         match &edge.op {
@@ -784,23 +830,16 @@ impl<'a> Explorer<'a> {
                     }
                 }
             }
-            EdgeOp::FloatAssign { var, rhs } => {
-                let mut defined = Vec::new();
-                let v = match next.data.eval_float(cfa, rhs, None, &mut defined) {
-                    Ok(v) => v,
-                    Err(EvalError::Unsupported(w)) => unsupported!(w),
-                };
-                if !self.settle_definedness(&mut next, defined, span) {
-                    return Step::End;
-                }
-                settle!(next.data.assign_float(cfa, *var, &v).map(|()| Vec::new()));
+            EdgeOp::FloatAssign { lhs, rhs } => {
+                let v = feval!(rhs);
+                settle!(next.data.assign_flv(cfa, lhs, &v, None));
             }
             EdgeOp::FloatNondetCall { function, var, fty } => {
                 let (v, bits) = next.data.nondet_float(function, *fty);
                 if let Some((var, _)) = var {
                     settle!(next.data.assign_float(cfa, *var, &v).map(|()| Vec::new()));
                 }
-                result = Some(bits);
+                result = Some(AnyValue::Int(bits));
             }
             EdgeOp::Assume { cond, .. } | EdgeOp::BuiltinAssume { cond } => {
                 let v = eval!(cond);
@@ -814,7 +853,10 @@ impl<'a> Explorer<'a> {
                 }
                 let mut vals = Vec::new();
                 for a in args {
-                    vals.push(eval!(a));
+                    vals.push(match a {
+                        Rvalue::Int(e) => AnyValue::Int(eval!(e)),
+                        Rvalue::Float(e) => AnyValue::Float(feval!(e)),
+                    });
                 }
                 next.stack.push(CallSite { callee: *callee, call_edge: _e, return_loc: target, lhs: lhs.clone() });
                 if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, *callee, &vals) {
@@ -827,16 +869,23 @@ impl<'a> Explorer<'a> {
                 if let Some(lhs) = lhs {
                     settle!(next.data.assign(cfa, lhs, &v, None));
                 }
-                result = Some(v);
+                result = Some(AnyValue::Int(v));
             }
             EdgeOp::Return { value } => {
                 let func = cfa.function(next.stack.last().map(|c| c.callee).unwrap_or(cfa.main));
                 if let Some(e) = value {
-                    let v = eval!(e);
+                    let v = match e {
+                        Rvalue::Int(e) => AnyValue::Int(eval!(e)),
+                        Rvalue::Float(e) => AnyValue::Float(feval!(e)),
+                    };
                     match (func.return_ty, &func.return_unsupported) {
                         (_, Some(w)) => unsupported!(format!("return value of type {w}")),
                         (Some(ty), None) => {
-                            let v = crate::semantics::value::cast(&v, ty);
+                            let mut defined = Vec::new();
+                            let v = v.convert(ty, &mut defined);
+                            if !self.settle_definedness(&mut next, defined, span) {
+                                return Step::End;
+                            }
                             next.returned = Some(v.clone());
                             result = Some(v);
                         }
@@ -1198,7 +1247,7 @@ impl<'a> Explorer<'a> {
             Some(ResolvedAnchor::Statement { offset, .. }) => Some(*offset),
             _ => info.span.map(|s| s.start_offset),
         };
-        let result_ty = info.result.as_ref().map(|v| v.ty);
+        let result_ty = info.result.as_ref().map(|v| v.ty());
         let key = (t, scope_function, offset, result_ty);
         let lowered = match self.assumption_cache.get(&key) {
             Some(l) => l.clone(),

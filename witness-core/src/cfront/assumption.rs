@@ -5,7 +5,7 @@ use lang_c::span::Node;
 
 use super::types::{self, conv, SpecCounter, Ty, Val};
 use super::AssumptionScope;
-use crate::cfa::{BinOp, CType, Cfa, Expr, FExpr, FloatTy, IntTy, UnOp, VarId, VarScope};
+use crate::cfa::{BinOp, CType, Cfa, Expr, FExpr, FloatTy, IntTy, ScalarTy, UnOp, VarId, VarScope};
 
 type R<T> = Result<T, String>;
 
@@ -234,7 +234,10 @@ impl Lowerer<'_> {
     fn resolve(&self, name: &str) -> R<Place> {
         if name == RESULT {
             let ty = self.scope.result_ty.ok_or("\\result without a known result function")?;
-            return Ok(Place::Val(Val::I(Expr::WitnessResult { ty })));
+            return Ok(Place::Val(match ty {
+                ScalarTy::Int(ty) => Val::I(Expr::WitnessResult { ty }),
+                ScalarTy::Float(fty) => Val::F(FExpr::WitnessResult { fty }),
+            }));
         }
         let cfa = self.cfa;
         let whole = (0, cfa.source_len);
@@ -291,6 +294,7 @@ impl Lowerer<'_> {
                     Ok(Place::Arr { var: v, elem: *elem, rest: dims.clone(), acc: None, len: dims.iter().product() })
                 }
                 CType::Float(f) => Ok(Place::Val(Val::F(FExpr::Var { var: v, fty: *f }))),
+                CType::FloatArray { .. } => Err(format!("`{name}` is a floating-point array (not supported yet)")),
                 CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)")),
                 CType::Void => Err(format!("`{name}` has type void")),
             };

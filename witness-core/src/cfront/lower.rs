@@ -11,8 +11,8 @@ use super::structs::{Field, Registry};
 use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
-    FClass, FExpr, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Lvalue, SourceSpan, UnOp, VarId, VarInfo,
-    VarScope, Write,
+    FClass, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Lvalue, Rvalue, ScalarTy, SourceSpan,
+    Target, UnOp, VarId, VarInfo, VarScope, Write,
 };
 
 type R<T> = Result<T, String>;
@@ -52,7 +52,7 @@ struct Snap {
 
 struct ArrRef {
     var: VarId,
-    elem: IntTy,
+    elem: ScalarTy,
     rest: Vec<u64>,
     acc: Option<Expr>,
     len: u64,
@@ -852,7 +852,7 @@ impl<'a> Builder<'a> {
                     Write::Int { lhs: Lvalue::Var { var: dvar, ty: t }, rhs: Expr::Var { var: svar, ty: t } }
                 }
                 CType::Float(fty) => Write::Float { var: dvar, rhs: FExpr::Var { var: svar, fty } },
-                CType::Array { .. } => Write::Array { dst: dvar, src: svar },
+                CType::Array { .. } | CType::FloatArray { .. } => Write::Array { dst: dvar, src: svar },
                 _ => return Err(format!("copy of a struct with member `{p}` of type {}", ty.describe(self.dm))),
             });
         }
@@ -1124,7 +1124,8 @@ impl<'a> Builder<'a> {
         let exit = self.cfa.graph.add_node(CfaNode { function: Some(id), loop_head: false });
         let (return_ty, return_unsupported) = match &ret {
             Ty::Void => (None, None),
-            Ty::Int(t) => (Some(*t), None),
+            Ty::Int(t) => (Some(ScalarTy::Int(*t)), None),
+            Ty::Float(_) if ret.float_ty().is_some() => (ret.float_ty().map(ScalarTy::Float), None),
             other => (None, Some(other.describe(self.dm))),
         };
         // Span: from the start of the definition to the end of the declarator.
@@ -1301,13 +1302,16 @@ impl<'a> Builder<'a> {
             let r = (|| -> R<()> {
                 if let (Ty::Int(t), Initializer::Expression(e)) = (&ty, &init.node) {
                     if let Expression::Call(c) = &e.node {
-                        return self.call(c, Some(Lvalue::Var { var: v, ty: *t }), dsp);
+                        return self.call(c, Some(Target::Int(Lvalue::Var { var: v, ty: *t })), dsp);
                     }
                 }
                 if let (Some(fty), Initializer::Expression(e)) = (ty.float_ty(), &init.node) {
                     if let Expression::Call(c) = &e.node {
                         if self.float_nondet_call(c).is_some() {
                             return self.call_float(c, Some((v, fty)), dsp);
+                        }
+                        if self.call_name(c).is_ok_and(|n| self.func_ids.contains_key(n)) {
+                            return self.call(c, Some(Target::Float(FLvalue::Var { var: v, fty })), dsp);
                         }
                     }
                 }
@@ -1473,14 +1477,16 @@ impl<'a> Builder<'a> {
                 Ok(Init::Float(self.rv_any(e)?.into_float(fty)))
             }
             Ty::Array(..) => {
-                let CType::Array { elem, dims } = ty.to_ctype(self.dm) else {
-                    return Err(format!("array of type {} (not supported yet)", ty.describe(self.dm)));
+                let (elem, dims) = match ty.to_ctype(self.dm) {
+                    CType::Array { elem, dims } => (ScalarTy::Int(elem), dims),
+                    CType::FloatArray { elem, dims } => (ScalarTy::Float(elem), dims),
+                    _ => return Err(format!("array of type {} (not supported yet)", ty.describe(self.dm))),
                 };
                 let mut out = Vec::new();
                 self.fill(elem, &dims, init, 0, &mut out)?;
                 out.sort_by_key(|x| x.0);
                 // Later initializers of the same element win.
-                let mut dedup: Vec<(u64, Expr)> = Vec::new();
+                let mut dedup: Vec<(u64, Rvalue)> = Vec::new();
                 for (i, e) in out {
                     if let Some(last) = dedup.last_mut() {
                         if last.0 == i {
@@ -1490,23 +1496,55 @@ impl<'a> Builder<'a> {
                     }
                     dedup.push((i, e));
                 }
-                Ok(Init::Array(dedup))
+                let ints = dedup.iter().filter_map(|(i, e)| match e {
+                    Rvalue::Int(e) => Some((*i, e.clone())),
+                    Rvalue::Float(_) => None,
+                });
+                let floats = dedup.iter().filter_map(|(i, e)| match e {
+                    Rvalue::Float(e) => Some((*i, e.clone())),
+                    Rvalue::Int(_) => None,
+                });
+                Ok(match elem {
+                    ScalarTy::Int(_) => Init::Array(ints.collect()),
+                    ScalarTy::Float(_) => Init::FloatArray(floats.collect()),
+                })
             }
             other => Err(format!("initializer for type {} (not supported yet)", other.describe(self.dm))),
         }
     }
 
-    fn fill(&mut self, elem: IntTy, dims: &[u64], init: &Initializer, base: u64, out: &mut Vec<(u64, Expr)>) -> R<()> {
+    /// An array element's initial value, converted to the element type.
+    fn elem_init(&mut self, e: &Node<Expression>, elem: ScalarTy) -> R<Rvalue> {
+        let v = self.rv_any(e)?;
+        Ok(match elem {
+            ScalarTy::Int(t) => Rvalue::Int(v.into_int(t)),
+            ScalarTy::Float(f) => Rvalue::Float(v.into_float(f)),
+        })
+    }
+
+    fn fill(
+        &mut self,
+        elem: ScalarTy,
+        dims: &[u64],
+        init: &Initializer,
+        base: u64,
+        out: &mut Vec<(u64, Rvalue)>,
+    ) -> R<()> {
         let total: u64 = dims.iter().product();
         let sub: u64 = dims.iter().skip(1).product();
+        let char_elem = match elem {
+            ScalarTy::Int(t) if t.bits == 8 => Some(t),
+            _ => None,
+        };
         match init {
             Initializer::Expression(e) => {
                 if let Expression::StringLiteral(s) = &e.node {
-                    if elem.bits == 8 && dims.len() == 1 {
+                    if let (Some(elem), 1) = (char_elem, dims.len()) {
                         let bytes = string_bytes(&s.node)?;
                         for (i, b) in bytes.iter().chain(std::iter::once(&0u8)).enumerate() {
                             if (i as u64) < total {
-                                out.push((base + i as u64, Expr::Const { bits: (*b as u64) & elem.mask(), ty: elem }));
+                                let c = Expr::Const { bits: (*b as u64) & elem.mask(), ty: elem };
+                                out.push((base + i as u64, Rvalue::Int(c)));
                             }
                         }
                         return Ok(());
@@ -1555,7 +1593,9 @@ impl<'a> Builder<'a> {
                             pos += sub;
                         }
                         Initializer::Expression(e)
-                            if dims.len() > 1 && matches!(e.node, Expression::StringLiteral(_)) && elem.bits == 8 =>
+                            if dims.len() > 1
+                                && matches!(e.node, Expression::StringLiteral(_))
+                                && char_elem.is_some() =>
                         {
                             pos = pos.div_ceil(sub) * sub;
                             self.fill(elem, &dims[1..], &it.node.initializer.node, base + pos, out)?;
@@ -1567,8 +1607,8 @@ impl<'a> Builder<'a> {
                                 if let Some(Initializer::Expression(e)) =
                                     inner.first().map(|x| &x.node.initializer.node)
                                 {
-                                    let v = self.rv(e)?;
-                                    out.push((base + pos, conv(v, elem)));
+                                    let v = self.elem_init(e, elem)?;
+                                    out.push((base + pos, v));
                                 }
                             }
                             pos += 1;
@@ -1579,8 +1619,8 @@ impl<'a> Builder<'a> {
                                 pos += 1;
                                 continue;
                             }
-                            let v = self.rv(e)?;
-                            out.push((base + pos, conv(v, elem)));
+                            let v = self.elem_init(e, elem)?;
+                            out.push((base + pos, v));
                             pos += 1;
                         }
                     }
@@ -1799,7 +1839,12 @@ impl<'a> Builder<'a> {
                         (None, _) => None,
                         (Some(e), Ty::Int(t)) => {
                             let v = self.rv_any(e)?;
-                            Some(v.into_int(*t))
+                            Some(Rvalue::Int(v.into_int(*t)))
+                        }
+                        (Some(e), Ty::Float(_)) if ret.float_ty().is_some() => {
+                            let fty = ret.float_ty().ok_or("float type")?;
+                            let v = self.rv_any(e)?;
+                            Some(Rvalue::Float(v.into_float(fty)))
                         }
                         (Some(e), Ty::Void) => {
                             self.effect(e, ssp)?;
@@ -2033,7 +2078,11 @@ impl<'a> Builder<'a> {
             CType::Float(fty) => Ok(Either::F(FExpr::Var { var: v, fty })),
             CType::Array { elem, dims } => {
                 let len = dims.iter().product();
-                Ok(Either::Arr(ArrRef { var: v, elem, rest: dims, acc: None, len }))
+                Ok(Either::Arr(ArrRef { var: v, elem: ScalarTy::Int(elem), rest: dims, acc: None, len }))
+            }
+            CType::FloatArray { elem, dims } => {
+                let len = dims.iter().product();
+                Ok(Either::Arr(ArrRef { var: v, elem: ScalarTy::Float(elem), rest: dims, acc: None, len }))
             }
             _ => Err(format!("use of `{name}` of type {} (not supported yet)", ty.describe(self.dm))),
         }
@@ -2078,7 +2127,14 @@ impl<'a> Builder<'a> {
                     }
                 };
                 if a.rest.is_empty() {
-                    Ok(Either::Expr(Expr::Elem { var: a.var, index: Box::new(acc), len: a.len, ty: a.elem }))
+                    Ok(match a.elem {
+                        ScalarTy::Int(ty) => {
+                            Either::Expr(Expr::Elem { var: a.var, index: Box::new(acc), len: a.len, ty })
+                        }
+                        ScalarTy::Float(fty) => {
+                            Either::F(FExpr::Elem { var: a.var, index: Box::new(acc), len: a.len, fty })
+                        }
+                    })
                 } else {
                     a.acc = Some(acc);
                     Ok(Either::Arr(a))
@@ -2227,6 +2283,49 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Whether `e` is an element `a[i]…[j]` of a floating-point array.
+    fn is_float_elem(&self, e: &Node<Expression>) -> bool {
+        let mut cur = e;
+        let mut depth = 0usize;
+        while let Expression::BinaryOperator(b) = &cur.node {
+            if b.node.operator.node != BinaryOperator::Index {
+                return false;
+            }
+            depth += 1;
+            cur = &b.node.lhs;
+        }
+        let ty = match &cur.node {
+            Expression::Identifier(i) => match self.lookup(&i.node.name) {
+                Some(Sym::Var(_, ty)) => ty.clone(),
+                _ => return false,
+            },
+            Expression::Member(_) => match self.struct_path(cur) {
+                Ok((_, _, ty)) => ty,
+                Err(_) => return false,
+            },
+            _ => return false,
+        };
+        match ty.to_ctype(self.dm) {
+            CType::FloatArray { dims, .. } => depth == dims.len(),
+            _ => false,
+        }
+    }
+
+    /// The floating-point place an lvalue expression designates (variable, member or array
+    /// element), if it has floating type; emits the side effects of its indices.
+    fn float_lvalue(&mut self, e: &Node<Expression>) -> R<Option<FLvalue>> {
+        if let Some((var, fty)) = self.float_target(e) {
+            return Ok(Some(FLvalue::Var { var, fty }));
+        }
+        if !self.is_float_elem(e) {
+            return Ok(None);
+        }
+        match self.place(e)? {
+            Either::F(FExpr::Elem { var, index, len, fty }) => Ok(Some(FLvalue::Elem { var, index: *index, len, fty })),
+            _ => Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span)))),
+        }
+    }
+
     /// Assignment or compound assignment of any arithmetic type; returns the lhs afterwards.
     fn assign_any(&mut self, _e: &Node<Expression>, b: &Node<BinaryOperatorExpression>) -> R<Val> {
         if self.is_struct_lvalue(&b.node.lhs) {
@@ -2234,29 +2333,35 @@ impl<'a> Builder<'a> {
         }
         let ssp = self.stmt_sp;
         let text = self.text(ssp);
-        if let Some((var, fty)) = self.float_target(&b.node.lhs) {
-            let read = FExpr::Var { var, fty };
+        if let Some(flv) = self.float_lvalue(&b.node.lhs)? {
+            let fty = flv.fty();
+            let read = flv.read();
             if b.node.operator.node == BinaryOperator::Assign {
                 if let Expression::Call(c) = &b.node.rhs.node {
                     if self.float_nondet_call(c).is_some() {
-                        self.call_float(c, Some((var, fty)), ssp)?;
+                        if let FLvalue::Var { var, fty } = flv {
+                            self.call_float(c, Some((var, fty)), ssp)?;
+                            return Ok(Val::F(read));
+                        }
+                    } else if self.call_name(c).is_ok_and(|n| self.func_ids.contains_key(n)) {
+                        self.call(c, Some(Target::Float(flv)), ssp)?;
                         return Ok(Val::F(read));
                     }
                 }
                 let r = self.rv_any(&b.node.rhs)?.into_float(fty);
-                self.emit(EdgeOp::FloatAssign { var, rhs: r }, ssp, text)?;
+                self.emit(EdgeOp::FloatAssign { lhs: flv, rhs: r }, ssp, text)?;
                 return Ok(Val::F(read));
             }
             let op = types::map_binop(&b.node.operator.node).ok_or("unknown assignment operator")?;
             let r = self.rv_any(&b.node.rhs)?;
             let v = types::binary_any(op, Val::F(read.clone()), r)?.into_float(fty);
-            self.emit(EdgeOp::FloatAssign { var, rhs: v }, ssp, text)?;
+            self.emit(EdgeOp::FloatAssign { lhs: flv, rhs: v }, ssp, text)?;
             return Ok(Val::F(read));
         }
         if b.node.operator.node == BinaryOperator::Assign {
             if let Expression::Call(c) = &b.node.rhs.node {
                 let lv = self.lv(&b.node.lhs)?;
-                self.call(c, Some(lv.clone()), ssp)?;
+                self.call(c, Some(Target::Int(lv.clone())), ssp)?;
                 return Ok(Val::I(Self::read(&lv)));
             }
             let r = self.rv_any(&b.node.rhs)?;
@@ -2324,10 +2429,18 @@ impl<'a> Builder<'a> {
                     self.call_float(c, Some((tmp, fty)), esp)?;
                     return Ok(Val::F(FExpr::Var { var: tmp, fty }));
                 }
-                let ty = self.call_result_type(c)?;
-                let tmp = self.new_temp(ty)?;
-                self.call(c, Some(Lvalue::Var { var: tmp, ty }), esp)?;
-                Ok(Val::I(Expr::Var { var: tmp, ty }))
+                match self.call_result_type(c)? {
+                    ScalarTy::Int(ty) => {
+                        let tmp = self.new_temp(ty)?;
+                        self.call(c, Some(Target::Int(Lvalue::Var { var: tmp, ty })), esp)?;
+                        Ok(Val::I(Expr::Var { var: tmp, ty }))
+                    }
+                    ScalarTy::Float(fty) => {
+                        let tmp = self.new_float_temp(fty)?;
+                        self.call(c, Some(Target::Float(FLvalue::Var { var: tmp, fty })), esp)?;
+                        Ok(Val::F(FExpr::Var { var: tmp, fty }))
+                    }
+                }
             }
             Expression::SizeOfTy(t) => {
                 let ty = self.type_name(&t.node.0.node);
@@ -2417,9 +2530,19 @@ impl<'a> Builder<'a> {
                         if has_side_effects(&b.node.rhs.node) {
                             return self.bool_temp(e).map(Val::I);
                         }
+                        let snap = self.snap();
                         let l = self.rv_any(&b.node.lhs)?;
                         let r = self.rv_any(&b.node.rhs)?;
-                        types::binary_any(op, l, r)
+                        let v = types::binary_any(op, l, r)?;
+                        // In a statement, `&&`/`||` branch as in CPAchecker's CFA, so that
+                        // witnesses can refer to the decisions of its operands (constant
+                        // expressions stay pure).
+                        let constant = matches!(&v, Val::I(x) if types::fold_i128(x).is_some());
+                        if self.pure_mode || self.f.is_none() || constant {
+                            return Ok(v);
+                        }
+                        self.rollback(&snap);
+                        self.bool_temp(e).map(Val::I)
                     }
                     Some(op) => {
                         let l = self.rv_any(&b.node.lhs)?;
@@ -2463,7 +2586,9 @@ impl<'a> Builder<'a> {
                     let v = self.rv_any(x)?;
                     let text = self.text(sp(x.span));
                     let op = match &target {
-                        Val::F(FExpr::Var { fty, .. }) => EdgeOp::FloatAssign { var: tmp, rhs: v.into_float(*fty) },
+                        Val::F(FExpr::Var { fty, .. }) => {
+                            EdgeOp::FloatAssign { lhs: FLvalue::Var { var: tmp, fty: *fty }, rhs: v.into_float(*fty) }
+                        }
                         Val::I(Expr::Var { ty, .. }) => {
                             EdgeOp::Assign { lhs: Lvalue::Var { var: tmp, ty: *ty }, rhs: v.into_int(*ty) }
                         }
@@ -2643,7 +2768,7 @@ impl<'a> Builder<'a> {
         let r = self.pure(|b| match b.place(e)? {
             Either::Expr(x) => Ok(x.ty().bits as u64 / 8),
             Either::F(f) => Ok(f.fty().bits() as u64 / 8),
-            Either::Arr(a) => Ok(a.rest.iter().product::<u64>() * (a.elem.bits as u64 / 8)),
+            Either::Arr(a) => Ok(a.rest.iter().product::<u64>() * (a.elem.bits() as u64 / 8)),
         });
         r.map_err(|m| format!("sizeof: {m}"))
     }
@@ -2658,31 +2783,45 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn call_result_type(&self, c: &Node<CallExpression>) -> R<IntTy> {
+    fn call_result_type(&self, c: &Node<CallExpression>) -> R<ScalarTy> {
         let name = self.call_name(c)?;
         if let Some(r) = nondet_type(name, self.dm) {
-            return r;
+            return r.map(ScalarTy::Int);
         }
         match name {
             "reach_error" | "__VERIFIER_error" | "__assert_fail" | "abort" | "exit" | "__VERIFIER_assume" => {
-                return Ok(IntTy::INT)
+                return Ok(ScalarTy::Int(IntTy::INT))
             }
             _ => {}
         }
         if OUTPUT_FUNCS.contains(&name) && !self.func_ids.contains_key(name) {
-            return Ok(IntTy::INT);
+            return Ok(ScalarTy::Int(IntTy::INT));
         }
         match self.sigs.get(name).map(|s| &s.ret) {
-            Some(Ty::Int(t)) => Ok(*t),
+            Some(Ty::Int(t)) => Ok(ScalarTy::Int(*t)),
+            Some(f @ Ty::Float(_)) if f.float_ty().is_some() && self.func_ids.contains_key(name) => {
+                Ok(ScalarTy::Float(f.float_ty().ok_or("float type")?))
+            }
             Some(Ty::Void) => Err(format!("value of the void function `{name}` used")),
             Some(other) => Err(format!("call to `{name}` returning {} (not supported yet)", other.describe(self.dm))),
-            None if self.func_ids.contains_key(name) => Ok(IntTy::INT),
+            None if self.func_ids.contains_key(name) => Ok(ScalarTy::Int(IntTy::INT)),
             None => Err(format!("call to undefined function `{name}`")),
         }
     }
 
+    /// Stores an integer result computed by `op` (a call step storing into `Some(lhs)`) into a
+    /// floating-point place: through an integer temporary, then a conversion step.
+    fn int_call_into_float(&mut self, flv: FLvalue, ty: IntTy, csp: Sp, op: impl FnOnce(Lvalue) -> EdgeOp) -> R<()> {
+        let text = self.text(csp);
+        let tmp = self.new_temp(ty)?;
+        self.emit(op(Lvalue::Var { var: tmp, ty }), csp, text.clone())?;
+        let fty = flv.fty();
+        let rhs = Val::I(Expr::Var { var: tmp, ty }).into_float(fty);
+        self.emit(EdgeOp::FloatAssign { lhs: flv, rhs }, csp, text)
+    }
+
     /// Lowers a call; `lhs` receives the result. `csp` is the span of the step.
-    fn call(&mut self, c: &Node<CallExpression>, lhs: Option<Lvalue>, csp: Sp) -> R<()> {
+    fn call(&mut self, c: &Node<CallExpression>, lhs: Option<Target>, csp: Sp) -> R<()> {
         let name = self.call_name(c)?.to_string();
         let args = &c.node.arguments;
         let text = self.text(csp);
@@ -2728,12 +2867,22 @@ impl<'a> Builder<'a> {
         }
         if let Some(fty) = self.float_nondet_call(c) {
             // A floating nondeterministic value stored into an integer (or dropped).
+            if let Some(Target::Float(FLvalue::Var { var, fty: vty })) = lhs {
+                return self.call_float(c, Some((var, vty)), csp);
+            }
             let tmp = self.new_float_temp(fty)?;
             self.call_float(c, Some((tmp, fty)), csp)?;
-            if let Some(lv) = lhs {
-                let t = lv.ty();
-                let rhs = Val::F(FExpr::Var { var: tmp, fty }).into_int(t);
-                self.emit(EdgeOp::Assign { lhs: lv, rhs }, csp, text)?;
+            match lhs {
+                Some(Target::Int(lv)) => {
+                    let t = lv.ty();
+                    let rhs = Val::F(FExpr::Var { var: tmp, fty }).into_int(t);
+                    self.emit(EdgeOp::Assign { lhs: lv, rhs }, csp, text)?;
+                }
+                Some(Target::Float(flv)) => {
+                    let rhs = Val::F(FExpr::Var { var: tmp, fty }).into_float(flv.fty());
+                    self.emit(EdgeOp::FloatAssign { lhs: flv, rhs }, csp, text)?;
+                }
+                None => {}
             }
             return Ok(());
         }
@@ -2749,7 +2898,15 @@ impl<'a> Builder<'a> {
                 }
             }
             self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
-            return self.emit(EdgeOp::NondetCall { function: name, lhs, ty }, csp, text);
+            return match lhs {
+                Some(Target::Float(flv)) => self.int_call_into_float(flv, ty, csp, |lv| EdgeOp::NondetCall {
+                    function: name,
+                    lhs: Some(lv),
+                    ty,
+                }),
+                Some(Target::Int(lv)) => self.emit(EdgeOp::NondetCall { function: name, lhs: Some(lv), ty }, csp, text),
+                None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty }, csp, text),
+            };
         }
         if let Some(&id) = self.func_ids.get(&name) {
             let ptys = self.func_param_tys[id.0 as usize].clone();
@@ -2768,15 +2925,22 @@ impl<'a> Builder<'a> {
             }
             let mut vals = Vec::new();
             for (i, (a, t)) in args.iter().zip(&ptys).enumerate() {
-                let Ty::Int(t) = t else {
-                    return Err(format!(
-                        "call to `{name}` whose parameter {} has type {} (not supported yet)",
-                        i + 1,
-                        t.describe(self.dm)
-                    ));
+                let conv_to = match t {
+                    Ty::Int(t) => ScalarTy::Int(*t),
+                    Ty::Float(_) if t.float_ty().is_some() => ScalarTy::Float(t.float_ty().ok_or("float type")?),
+                    _ => {
+                        return Err(format!(
+                            "call to `{name}` whose parameter {} has type {} (not supported yet)",
+                            i + 1,
+                            t.describe(self.dm)
+                        ))
+                    }
                 };
                 let v = self.rv_any(a)?;
-                vals.push(v.into_int(*t));
+                vals.push(match conv_to {
+                    ScalarTy::Int(t) => Rvalue::Int(v.into_int(t)),
+                    ScalarTy::Float(f) => Rvalue::Float(v.into_float(f)),
+                });
             }
             self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
             return self.emit(EdgeOp::Call { callee: id, args: vals, lhs }, csp, text);
@@ -2788,7 +2952,17 @@ impl<'a> Builder<'a> {
                 }
             }
             self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
-            return self.emit(EdgeOp::NondetCall { function: name, lhs, ty: IntTy::INT }, csp, text);
+            return match lhs {
+                Some(Target::Float(flv)) => self.int_call_into_float(flv, IntTy::INT, csp, |lv| EdgeOp::NondetCall {
+                    function: name,
+                    lhs: Some(lv),
+                    ty: IntTy::INT,
+                }),
+                Some(Target::Int(lv)) => {
+                    self.emit(EdgeOp::NondetCall { function: name, lhs: Some(lv), ty: IntTy::INT }, csp, text)
+                }
+                None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty: IntTy::INT }, csp, text),
+            };
         }
         Err(format!("call to undefined function `{name}`"))
     }

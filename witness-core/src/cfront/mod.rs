@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::cfa::{Cfa, DataModel, Expr, FuncId, IntTy};
+use crate::cfa::{Cfa, DataModel, Expr, FuncId, ScalarTy};
 use crate::error::InputError;
 
 mod assumption;
@@ -124,7 +124,7 @@ pub struct AssumptionScope {
     /// Byte offset of the matched step, to choose among shadowing declarations.
     pub offset: Option<usize>,
     /// Type of `\result`.
-    pub result_ty: Option<IntTy>,
+    pub result_ty: Option<ScalarTy>,
 }
 
 /// Lowers one witness assumption string (may hold several `;`-separated expressions) to one
@@ -148,12 +148,12 @@ pub fn lower_assumption(cfa: &Cfa, text: &str, scope: &AssumptionScope) -> Vec<R
 
 /// Result type of a function by name (defined functions, declared externs, and the
 /// `__VERIFIER_nondet_*` table), for `\result`.
-pub fn function_result_type(cfa: &Cfa, name: &str) -> Option<IntTy> {
+pub fn function_result_type(cfa: &Cfa, name: &str) -> Option<ScalarTy> {
     if let Some(f) = cfa.function_by_name(name) {
         return cfa.function(f).return_ty;
     }
     if let Some(Ok(t)) = lower::nondet_type(name, cfa.data_model) {
-        return Some(t);
+        return Some(ScalarTy::Int(t));
     }
-    cfa.externs.iter().find(|e| e.name == name).and_then(|e| e.return_ty)
+    cfa.externs.iter().find(|e| e.name == name).and_then(|e| e.return_ty).map(ScalarTy::Int)
 }

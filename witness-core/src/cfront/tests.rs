@@ -57,6 +57,26 @@ fn pf(cfa: &Cfa, e: &FExpr) -> String {
         FExpr::Math { func, args } => {
             format!("{func:?}({})", args.iter().map(|a| pf(cfa, a)).collect::<Vec<_>>().join(", "))
         }
+        FExpr::Elem { var, index, len, .. } => format!("{}[{}]/{len}", cfa.var(*var).name, pe(cfa, index)),
+        FExpr::WitnessResult { fty } => format!("\\result:{}", fty.name()),
+    }
+}
+
+fn pflv(cfa: &Cfa, l: &FLvalue) -> String {
+    pf(cfa, &l.read())
+}
+
+fn prv(cfa: &Cfa, v: &Rvalue) -> String {
+    match v {
+        Rvalue::Int(e) => pe(cfa, e),
+        Rvalue::Float(e) => pf(cfa, e),
+    }
+}
+
+fn ptarget(cfa: &Cfa, t: &Target) -> String {
+    match t {
+        Target::Int(l) => plv(cfa, l),
+        Target::Float(l) => pflv(cfa, l),
     }
 }
 
@@ -76,6 +96,9 @@ fn pinit(cfa: &Cfa, init: &Option<Init>) -> String {
         Some(Init::Array(v)) => {
             format!(" = {{{}}}", v.iter().map(|(i, e)| format!("{i}:{}", pe(cfa, e))).collect::<Vec<_>>().join(","))
         }
+        Some(Init::FloatArray(v)) => {
+            format!(" = {{{}}}", v.iter().map(|(i, e)| format!("{i}:{}", pf(cfa, e))).collect::<Vec<_>>().join(","))
+        }
     }
 }
 
@@ -94,24 +117,9 @@ fn pop(cfa: &Cfa, op: &EdgeOp) -> String {
                 .collect::<Vec<_>>()
                 .join("; ")
         ),
-        EdgeOp::Declare { var, init } => format!(
-            "decl {}{}",
-            cfa.var(*var).name,
-            match init {
-                None => String::new(),
-                Some(Init::Scalar(e)) => format!(" = {}", pe(cfa, e)),
-                Some(Init::Float(e)) => format!(" = {}", pf(cfa, e)),
-                Some(Init::Zero) => " = 0".into(),
-                Some(Init::Array(v)) => {
-                    format!(
-                        " = {{{}}}",
-                        v.iter().map(|(i, e)| format!("{i}:{}", pe(cfa, e))).collect::<Vec<_>>().join(",")
-                    )
-                }
-            }
-        ),
+        EdgeOp::Declare { var, init } => format!("decl {}{}", cfa.var(*var).name, pinit(cfa, init)),
         EdgeOp::Assign { lhs, rhs } => format!("{} := {}", plv(cfa, lhs), pe(cfa, rhs)),
-        EdgeOp::FloatAssign { var, rhs } => format!("{} := {}", cfa.var(*var).name, pf(cfa, rhs)),
+        EdgeOp::FloatAssign { lhs, rhs } => format!("{} := {}", pflv(cfa, lhs), pf(cfa, rhs)),
         EdgeOp::FloatNondetCall { function, var, fty } => format!(
             "{}nondet {function}:{}",
             var.map(|(v, _)| format!("{} := ", cfa.var(v).name)).unwrap_or_default(),
@@ -123,16 +131,16 @@ fn pop(cfa: &Cfa, op: &EdgeOp) -> String {
         EdgeOp::BuiltinAssume { cond } => format!("builtin_assume {}", pe(cfa, cond)),
         EdgeOp::Call { callee, args, lhs } => format!(
             "{}call {}({})",
-            lhs.as_ref().map(|l| format!("{} := ", plv(cfa, l))).unwrap_or_default(),
+            lhs.as_ref().map(|l| format!("{} := ", ptarget(cfa, l))).unwrap_or_default(),
             cfa.function(*callee).name,
-            args.iter().map(|a| pe(cfa, a)).collect::<Vec<_>>().join(", ")
+            args.iter().map(|a| prv(cfa, a)).collect::<Vec<_>>().join(", ")
         ),
         EdgeOp::NondetCall { function, lhs, ty: t } => format!(
             "{}nondet {function}:{}",
             lhs.as_ref().map(|l| format!("{} := ", plv(cfa, l))).unwrap_or_default(),
             ty(*t)
         ),
-        EdgeOp::Return { value } => format!("return {}", value.as_ref().map(|v| pe(cfa, v)).unwrap_or_default()),
+        EdgeOp::Return { value } => format!("return {}", value.as_ref().map(|v| prv(cfa, v)).unwrap_or_default()),
         other => format!("{other:?}"),
     }
 }
@@ -546,7 +554,8 @@ fn assumptions() {
     assert!(one("x == 'a'", &sc).is_ok());
     assert!(one("x > 0 ==> x < 10", &sc).is_ok());
     // \result.
-    let r = one("\\result == 42", &AssumptionScope { result_ty: Some(IntTy::UINT), ..sc.clone() }).unwrap();
+    let r =
+        one("\\result == 42", &AssumptionScope { result_ty: Some(ScalarTy::Int(IntTy::UINT)), ..sc.clone() }).unwrap();
     assert!(matches!(&r, Expr::Binary { lhs, .. } if matches!(**lhs, Expr::WitnessResult { ty } if ty == IntTy::UINT)));
     assert!(one("\\result == 42", &sc).unwrap_err().contains("\\result"));
     // Errors.
@@ -570,9 +579,9 @@ fn assumptions() {
 #[test]
 fn result_types() {
     let cfa = build(&fixture("exprs.c"));
-    assert_eq!(function_result_type(&cfa, "f"), Some(IntTy::INT));
-    assert_eq!(function_result_type(&cfa, "__VERIFIER_nondet_uchar"), Some(IntTy::UCHAR));
-    assert_eq!(function_result_type(&cfa, "__VERIFIER_nondet_ulong"), Some(IntTy::new(64, false)));
+    assert_eq!(function_result_type(&cfa, "f"), Some(ScalarTy::Int(IntTy::INT)));
+    assert_eq!(function_result_type(&cfa, "__VERIFIER_nondet_uchar"), Some(ScalarTy::Int(IntTy::UCHAR)));
+    assert_eq!(function_result_type(&cfa, "__VERIFIER_nondet_ulong"), Some(ScalarTy::Int(IntTy::new(64, false))));
     assert_eq!(function_result_type(&cfa, "reach_error"), None);
 }
 
@@ -871,7 +880,7 @@ fn struct_sizeof_follows_gcc_layout() {
         let r = edges(&cfa)
             .iter()
             .find_map(|e| match &e.op {
-                EdgeOp::Return { value: Some(v) } => crate::cfront::types::fold_i128(v),
+                EdgeOp::Return { value: Some(Rvalue::Int(v)) } => crate::cfront::types::fold_i128(v),
                 _ => None,
             })
             .expect("constant return");

@@ -65,6 +65,10 @@ impl Ty {
                 }
                 match t {
                     Ty::Int(e) => CType::Array { elem: *e, dims },
+                    Ty::Float(_) => match t.float_ty() {
+                        Some(elem) => CType::FloatArray { elem, dims },
+                        None => CType::Unsupported(self.describe(dm)),
+                    },
                     _ => CType::Unsupported(self.describe(dm)),
                 }
             }

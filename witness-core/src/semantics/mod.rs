@@ -17,7 +17,7 @@ use std::rc::Rc;
 
 use z3::ast::{Ast, Bool, BV};
 
-use crate::cfa::{CType, Cfa, Expr, FExpr, FloatTy, FuncId, Init, IntTy, Lvalue, VarId, VarScope};
+use crate::cfa::{CType, Cfa, Expr, FExpr, FLvalue, FloatTy, FuncId, Init, IntTy, Lvalue, ScalarTy, VarId, VarScope};
 pub use float::{FVal, FValue};
 pub use solver::{Feasibility, Smt};
 pub use value::{Definedness, Truth, Val, Value};
@@ -32,6 +32,11 @@ pub enum Slot {
     Array {
         elem: IntTy,
         cells: Rc<Vec<Option<Val>>>,
+    },
+    /// Floating-point array elements, flattened; `None` = never read or written.
+    FloatArray {
+        elem: FloatTy,
+        cells: Rc<Vec<Option<FVal>>>,
     },
     /// A variable of a type without semantics: any access is unsupported.
     Opaque,
@@ -70,8 +75,34 @@ pub struct DataState {
     pub fresh: u32,
 }
 
+/// A value of any scalar type: call arguments, returned values, `\result`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum AnyValue {
+    Int(Value),
+    Float(FValue),
+}
+
+impl AnyValue {
+    pub fn ty(&self) -> ScalarTy {
+        match self {
+            AnyValue::Int(v) => ScalarTy::Int(v.ty),
+            AnyValue::Float(v) => ScalarTy::Float(v.fty),
+        }
+    }
+    /// Conversion as by assignment to `ty` (float → integer may be undefined: the condition
+    /// joins `defined`).
+    pub fn convert(&self, ty: ScalarTy, defined: &mut Vec<Definedness>) -> AnyValue {
+        match (self, ty) {
+            (AnyValue::Int(v), ScalarTy::Int(t)) => AnyValue::Int(value::cast(v, t)),
+            (AnyValue::Int(v), ScalarTy::Float(f)) => AnyValue::Float(float::from_int(v, f)),
+            (AnyValue::Float(v), ScalarTy::Int(t)) => AnyValue::Int(float::to_int(v, t, defined)),
+            (AnyValue::Float(v), ScalarTy::Float(f)) => AnyValue::Float(float::cast(v, f)),
+        }
+    }
+}
+
 /// Context for `\result` in witness assumptions.
-pub type ResultValue<'a> = Option<&'a Value>;
+pub type ResultValue<'a> = Option<&'a AnyValue>;
 
 impl DataState {
     /// Initial state: globals initialised as the CFA says, no frames.
@@ -165,13 +196,37 @@ impl DataState {
                 }
                 Slot::Array { elem: *elem, cells: Rc::new(cells) }
             }
+            (CType::FloatArray { elem, .. }, None) => {
+                Slot::FloatArray { elem: *elem, cells: Rc::new(vec![None; info.ty.element_count() as usize]) }
+            }
+            (CType::FloatArray { elem, .. }, Some(Init::Zero)) => Slot::FloatArray {
+                elem: *elem,
+                cells: Rc::new(vec![Some(FVal::Conc(0)); info.ty.element_count() as usize]),
+            },
+            (CType::FloatArray { elem, .. }, Some(Init::FloatArray(items))) => {
+                let mut cells = vec![Some(FVal::Conc(0)); info.ty.element_count() as usize];
+                for (i, e) in items {
+                    let v = self.eval_float(cfa, e, None, &mut defined)?;
+                    if let Some(c) = cells.get_mut(*i as usize) {
+                        *c = Some(float::cast(&v, *elem).val);
+                    } else {
+                        return Err(EvalError::Unsupported(format!(
+                            "initializer index {i} out of bounds of `{}`",
+                            info.name
+                        )));
+                    }
+                }
+                Slot::FloatArray { elem: *elem, cells: Rc::new(cells) }
+            }
             (CType::Float(fty), None) => Slot::Float(self.nondet_float(&info.name, *fty).0),
             (CType::Float(fty), Some(Init::Zero)) => Slot::Float(FValue::conc(0, *fty)),
             (CType::Float(fty), Some(Init::Float(e))) => {
                 let v = self.eval_float(cfa, e, None, &mut defined)?;
                 Slot::Float(float::cast(&v, *fty))
             }
-            (CType::Int(_) | CType::Array { .. }, Some(Init::Float(_)))
+            (CType::Int(_) | CType::Array { .. } | CType::Float(_), Some(Init::FloatArray(_)))
+            | (CType::FloatArray { .. }, Some(Init::Scalar(_) | Init::Float(_) | Init::Array(_)))
+            | (CType::Int(_) | CType::Array { .. }, Some(Init::Float(_)))
             | (CType::Float(_), Some(Init::Scalar(_) | Init::Array(_)))
             | (CType::Int(_), Some(Init::Array(_)))
             | (CType::Array { .. }, Some(Init::Scalar(_))) => {
@@ -228,7 +283,7 @@ impl DataState {
                     )))
                 }
                 Some(Slot::External) => return Err(external(cfa, *var)),
-                Some(Slot::Array { .. } | Slot::Float(_)) => {
+                Some(Slot::Array { .. } | Slot::Float(_) | Slot::FloatArray { .. }) => {
                     return Err(EvalError::Unsupported(format!(
                         "variable `{}` used with another type",
                         cfa.var(*var).name
@@ -306,7 +361,10 @@ impl DataState {
                 }
             }
             Expr::WitnessResult { ty } => match result {
-                Some(v) => value::cast(v, *ty),
+                Some(AnyValue::Int(v)) => value::cast(v, *ty),
+                Some(AnyValue::Float(_)) => {
+                    return Err(EvalError::Unsupported("`\\result` of floating type used as an integer".into()))
+                }
                 None => return Err(EvalError::Unsupported("`\\result` used where the step returns no value".into())),
             },
         })
@@ -371,6 +429,16 @@ impl DataState {
                 [a] => float::math(*func, &self.eval_float(cfa, a, result, defined)?),
                 _ => return Err(EvalError::Unsupported(format!("{func:?} with {} arguments", args.len()))),
             },
+            FExpr::Elem { var, index, len, fty } => {
+                let idx = self.eval_into(cfa, index, result, defined)?;
+                let v = self.read_felem(cfa, *var, &idx, *len, defined)?;
+                float::cast(&v, *fty)
+            }
+            FExpr::WitnessResult { fty } => match result {
+                Some(AnyValue::Float(v)) => float::cast(v, *fty),
+                Some(AnyValue::Int(v)) => float::from_int(v, *fty),
+                None => return Err(EvalError::Unsupported("`\\result` used where the step returns no value".into())),
+            },
         })
     }
 
@@ -391,6 +459,108 @@ impl DataState {
             _ => return Err(EvalError::Unsupported(format!("assignment to `{}`", cfa.var(var).name))),
         }
         Ok(())
+    }
+
+    /// Stores a floating-point value into a float variable or array element (converted to its
+    /// type); returns the definedness conditions of the index.
+    pub fn assign_flv(
+        &mut self,
+        cfa: &Cfa,
+        lhs: &FLvalue,
+        v: &FValue,
+        result: ResultValue,
+    ) -> Result<Vec<Definedness>, EvalError> {
+        let (var, index, len, fty) = match lhs {
+            FLvalue::Var { var, .. } => return self.assign_float(cfa, *var, v).map(|()| Vec::new()),
+            FLvalue::Elem { var, index, len, fty } => (*var, index, *len, *fty),
+        };
+        let mut defined = Vec::new();
+        let idx = self.eval_into(cfa, index, result, &mut defined)?;
+        let name = cfa.var(var).name.clone();
+        defined.push(Definedness {
+            holds: Self::index_in_bounds(&idx, len),
+            what: format!("array index out of bounds in `{name}[…] = …` (length {len})"),
+        });
+        let v = float::cast(v, fty);
+        match idx.known() {
+            Some(i) if i >= 0 && (i as u128) < len as u128 => self.set_fcell(cfa, var, i as usize, &v)?,
+            Some(_) => {}
+            None => {
+                if len > Self::MAX_SYMBOLIC_ARRAY {
+                    return Err(EvalError::Unsupported(format!("symbolic index into `{name}` with {len} elements")));
+                }
+                let wide = value::cast(&idx, IntTy::new(64, false)).term();
+                for i in 0..len {
+                    let old = self.fcell(cfa, var, i as usize)?;
+                    let new = float::select(&Truth::Sym(wide.eq(BV::from_u64(i, 64))), &float::cast(&v, old.fty), &old);
+                    self.set_fcell(cfa, var, i as usize, &new)?;
+                }
+            }
+        }
+        Ok(defined)
+    }
+
+    /// Materialises cell `i` of a float array (a nondeterministic value if it was never set).
+    fn fcell(&mut self, cfa: &Cfa, var: VarId, i: usize) -> Result<FValue, EvalError> {
+        let name = cfa.var(var).name.clone();
+        let (elem, existing) = match self.slot(cfa, var) {
+            Some(Slot::FloatArray { elem, cells }) => (*elem, cells.get(i).cloned().flatten()),
+            _ => return Err(EvalError::Unsupported(format!("`{name}` is not a floating-point array"))),
+        };
+        if let Some(v) = existing {
+            return Ok(FValue { val: v, fty: elem });
+        }
+        let v = self.nondet_float(&format!("{name}[{i}]"), elem).0;
+        self.set_fcell(cfa, var, i, &v)?;
+        Ok(v)
+    }
+
+    fn set_fcell(&mut self, cfa: &Cfa, var: VarId, i: usize, v: &FValue) -> Result<(), EvalError> {
+        match self.slot_mut(cfa, var) {
+            Some(Slot::FloatArray { elem, cells }) => {
+                let v = float::cast(v, *elem);
+                if let Some(c) = Rc::make_mut(cells).get_mut(i) {
+                    *c = Some(v.val);
+                }
+                Ok(())
+            }
+            _ => Err(EvalError::Unsupported(format!("`{}` is not a floating-point array", cfa.var(var).name))),
+        }
+    }
+
+    fn read_felem(
+        &mut self,
+        cfa: &Cfa,
+        var: VarId,
+        idx: &Value,
+        len: u64,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<FValue, EvalError> {
+        let name = cfa.var(var).name.clone();
+        let inb = Self::index_in_bounds(idx, len);
+        defined
+            .push(Definedness {
+                holds: inb, what: format!("array index out of bounds in `{name}[…]` (length {len})")
+            });
+        Ok(match idx.known() {
+            Some(i) if i >= 0 && (i as u128) < len as u128 => self.fcell(cfa, var, i as usize)?,
+            Some(_) => match &cfa.var(var).ty {
+                CType::FloatArray { elem, .. } => FValue::conc(0, *elem),
+                _ => return Err(EvalError::Unsupported(format!("`{name}` is not a floating-point array"))),
+            },
+            None => {
+                if len > Self::MAX_SYMBOLIC_ARRAY {
+                    return Err(EvalError::Unsupported(format!("symbolic index into `{name}` with {len} elements")));
+                }
+                let wide = value::cast(idx, IntTy::new(64, false)).term();
+                let mut acc = self.fcell(cfa, var, (len - 1) as usize)?;
+                for i in (0..len.saturating_sub(1)).rev() {
+                    let c = self.fcell(cfa, var, i as usize)?;
+                    acc = float::select(&Truth::Sym(wide.eq(BV::from_u64(i, 64))), &c, &acc);
+                }
+                acc
+            }
+        })
     }
 
     /// Materialises cell `i` of an array (creating a nondeterministic value if it was never set).
@@ -540,11 +710,16 @@ impl DataState {
         if n > Self::MAX_SYMBOLIC_ARRAY {
             return Err(EvalError::Unsupported(format!("copy of array `{}` with {n} elements", cfa.var(var).name)));
         }
+        let is_float = matches!(cfa.var(var).ty, CType::FloatArray { .. });
         for i in 0..n {
-            self.cell(cfa, var, i as usize)?;
+            if is_float {
+                self.fcell(cfa, var, i as usize)?;
+            } else {
+                self.cell(cfa, var, i as usize)?;
+            }
         }
         match self.slot(cfa, var) {
-            Some(s @ Slot::Array { .. }) => Ok(s.clone()),
+            Some(s @ (Slot::Array { .. } | Slot::FloatArray { .. })) => Ok(s.clone()),
             _ => Err(EvalError::Unsupported(format!("`{}` is not an array", cfa.var(var).name))),
         }
     }
@@ -552,10 +727,16 @@ impl DataState {
     /// Stores a whole array value (from [`DataState::read_array`]) into array `var` (declaring
     /// it in the current frame if needed).
     pub fn write_array(&mut self, cfa: &Cfa, var: VarId, slot: &Slot) -> Result<(), EvalError> {
-        let (Slot::Array { elem: se, cells }, CType::Array { elem, .. }) = (slot, &cfa.var(var).ty) else {
-            return Err(EvalError::Unsupported(format!("`{}` is not an array", cfa.var(var).name)));
+        let same = match (slot, &cfa.var(var).ty) {
+            (Slot::Array { elem: se, cells }, CType::Array { elem, .. }) => {
+                se == elem && cells.len() as u64 == cfa.var(var).ty.element_count()
+            }
+            (Slot::FloatArray { elem: se, cells }, CType::FloatArray { elem, .. }) => {
+                se == elem && cells.len() as u64 == cfa.var(var).ty.element_count()
+            }
+            _ => return Err(EvalError::Unsupported(format!("`{}` is not an array", cfa.var(var).name))),
         };
-        if se != elem || cells.len() as u64 != cfa.var(var).ty.element_count() {
+        if !same {
             return Err(EvalError::Unsupported(format!("array copy into `{}` of another shape", cfa.var(var).name)));
         }
         match self.slot_mut(cfa, var) {
@@ -584,7 +765,9 @@ impl DataState {
     }
 
     /// Pushes a frame for a call of `func` binding `params` to `args` (already evaluated).
-    pub fn push_frame(&mut self, cfa: &Cfa, func: FuncId, args: &[Value]) -> Result<(), EvalError> {
+    /// Arguments are converted to the parameter types (the front end already did; this is a
+    /// safeguard that never adds undefined behaviour for well-typed IR).
+    pub fn push_frame(&mut self, cfa: &Cfa, func: FuncId, args: &[AnyValue]) -> Result<(), EvalError> {
         self.frames.push(Frame::default());
         let params = cfa.function(func).params.clone();
         if params.len() != args.len() {
@@ -596,9 +779,16 @@ impl DataState {
             )));
         }
         for (p, a) in params.iter().zip(args) {
-            let slot = match &cfa.var(*p).ty {
-                CType::Int(ty) => Slot::Scalar(value::cast(a, *ty)),
-                other => return Err(EvalError::Unsupported(format!("parameter of type {other:?}"))),
+            let slot = match (&cfa.var(*p).ty, a) {
+                (CType::Int(ty), AnyValue::Int(a)) => Slot::Scalar(value::cast(a, *ty)),
+                (CType::Float(fty), AnyValue::Float(a)) => Slot::Float(float::cast(a, *fty)),
+                (CType::Int(_) | CType::Float(_), _) => {
+                    return Err(EvalError::Unsupported(format!(
+                        "argument for parameter `{}` of another type",
+                        cfa.var(*p).name
+                    )))
+                }
+                (other, _) => return Err(EvalError::Unsupported(format!("parameter of type {other:?}"))),
             };
             if let Some(f) = self.frames.last_mut() {
                 f.locals.insert(*p, slot);
@@ -642,6 +832,15 @@ impl DataState {
                     }
                 }
             }
+            Slot::FloatArray { elem, cells } => {
+                if cells.iter().any(|c| matches!(c, Some(FVal::Sym(_)))) {
+                    for c in Rc::make_mut(cells).iter_mut().flatten() {
+                        if let FVal::Sym(t) = c {
+                            *c = FValue::sym(t.substitute(&[(from, to)]), *elem).val;
+                        }
+                    }
+                }
+            }
             Slot::Opaque | Slot::External => {}
         };
         if self.globals.values().any(slot_is_symbolic) {
@@ -664,6 +863,7 @@ fn slot_is_symbolic(s: &Slot) -> bool {
         Slot::Scalar(v) => matches!(v.val, Val::Sym(_)),
         Slot::Float(v) => matches!(v.val, FVal::Sym(_)),
         Slot::Array { cells, .. } => cells.iter().any(|c| matches!(c, Some(Val::Sym(_)))),
+        Slot::FloatArray { cells, .. } => cells.iter().any(|c| matches!(c, Some(FVal::Sym(_)))),
         Slot::Opaque | Slot::External => false,
     }
 }
@@ -681,6 +881,9 @@ fn zero_slot(ty: &CType) -> Slot {
         CType::Float(f) => Slot::Float(FValue::conc(0, *f)),
         CType::Array { elem, .. } => {
             Slot::Array { elem: *elem, cells: Rc::new(vec![Some(Val::Conc(0)); ty.element_count() as usize]) }
+        }
+        CType::FloatArray { elem, .. } => {
+            Slot::FloatArray { elem: *elem, cells: Rc::new(vec![Some(FVal::Conc(0)); ty.element_count() as usize]) }
         }
         _ => Slot::Opaque,
     }
