@@ -930,3 +930,76 @@ fn extern_globals_without_definition_are_external() {
     let id = |n: &str| VarId(cfa.vars.iter().position(|v| v.name == n).unwrap() as u32);
     assert_eq!(cfa.external_globals, vec![id("g")]);
 }
+
+#[test]
+fn float_parameters_and_return_values() {
+    let cfa = build(
+        "double half(double x) { return x / 2; }\n\
+         float tof(int i) { return i; }\n\
+         int trunc_int(double d) { return d; }\n\
+         int take(int k) { return k; }\n\
+         int main() { double d = half(3); float f; f = half(1.5f); int i = half(7.0); \
+         double s = half(2.0) + tof(1); int t = take(2.5); double a[2]; a[1] = half(d); return trunc_int(d); }",
+    );
+    let half = cfa.function_by_name("half").unwrap();
+    assert_eq!(cfa.function(half).return_ty, Some(ScalarTy::Float(FloatTy::F64)));
+    assert_eq!(cfa.var(cfa.function(half).params[0]).ty, CType::Float(FloatTy::F64));
+    assert_eq!(function_result_type(&cfa, "tof"), Some(ScalarTy::Float(FloatTy::F32)));
+    let o = ops_of(&cfa);
+    // Returns convert to the return type; arguments to the parameter types.
+    assert!(o.contains(&"return (x Div 2.0:double):double".to_string()), "{o:?}");
+    assert!(o.contains(&"return (float)i".to_string()), "{o:?}");
+    assert!(o.contains(&"return (int32)d".to_string()), "{o:?}");
+    assert!(o.contains(&"d := call half(3.0:double)".to_string()), "{o:?}");
+    assert!(o.contains(&"f := call half(1.5:double)".to_string()), "{o:?}");
+    // An integer lhs receives the float result directly (converted by the call's return).
+    assert!(o.contains(&"i := call half(7.0:double)".to_string()), "{o:?}");
+    // Calls nested in expressions go through float temporaries.
+    assert!(o.iter().any(|s| s.starts_with("__tmp_") && s.contains(":= call tof(1:int32)")), "{o:?}");
+    assert!(o.iter().any(|s| s.starts_with("decl s = (__tmp_") && s.contains("Add (double)__tmp_")), "{o:?}");
+    assert!(o.contains(&"t := call take((int32)2.5:double)".to_string()), "{o:?}");
+    assert!(o.contains(&"a[1:int64]/2 := call half(d)".to_string()), "{o:?}");
+}
+
+#[test]
+fn float_arrays() {
+    let cfa = build(
+        "const double T[4] = {0.5, 1.5};\n float G[2][3] = {{1, 2}, {3}};\n\
+         int main() { int i = 1; float L[3] = {1.0f}; double x = T[i] + T[i + 1]; L[i] = x; L[2] += 1; G[1][i] = 2; \
+         unsigned long n = sizeof(T) / sizeof(T[0]); unsigned long m = sizeof(G[1]); return 0; }",
+    );
+    assert_eq!(cfa.var(var_named(&cfa, "T")).ty, CType::FloatArray { elem: FloatTy::F64, dims: vec![4] });
+    assert_eq!(cfa.var(var_named(&cfa, "G")).ty, CType::FloatArray { elem: FloatTy::F32, dims: vec![2, 3] });
+    let t = cfa.global_inits.iter().find(|(v, _)| *v == var_named(&cfa, "T")).unwrap();
+    assert_eq!(
+        t.1,
+        Init::FloatArray(vec![
+            (0, FExpr::Const { bits: 0.5f64.to_bits(), fty: FloatTy::F64 }),
+            (1, FExpr::Const { bits: 1.5f64.to_bits(), fty: FloatTy::F64 })
+        ])
+    );
+    let g = cfa.global_inits.iter().find(|(v, _)| *v == var_named(&cfa, "G")).unwrap();
+    let Init::FloatArray(items) = &g.1 else { panic!("{:?}", g.1) };
+    assert_eq!(items.iter().map(|(i, _)| *i).collect::<Vec<_>>(), vec![0, 1, 3]);
+    let o = ops_of(&cfa);
+    assert!(o.contains(&"decl L = {0:1.0:float}".to_string()), "{o:?}");
+    assert!(o.contains(&"L[(int64)i]/3 := (float)x".to_string()), "{o:?}");
+    assert!(o.contains(&"decl n = (32:uint64 Div 8:uint64):uint64".to_string()), "{o:?}");
+    assert!(o.contains(&"decl m = 12:uint64".to_string()), "{o:?}");
+    assert!(o.iter().any(|s| s.starts_with("decl x = (T[(int64)i]/4 Add T[")), "{o:?}");
+    assert!(o.contains(&"L[2:int64]/3 := (L[2:int64]/3 Add 1.0:float):float".to_string()), "{o:?}");
+    assert!(o.iter().any(|s| s.starts_with("G[") && s.ends_with(":= 2.0:float")), "{o:?}");
+}
+
+#[test]
+fn logical_operators_in_statements_branch() {
+    let cfa = build("void f(int c) {} int main() { int a = 1, b = 2; f(a && b); int k = 1 && 2; return 0; }");
+    let o = ops_of(&cfa);
+    // As in CPAchecker's CFA: the argument `a && b` is computed by branches.
+    let want = ["assume a true", "assume b true", "__tmp_1 := 1:int32", "__tmp_1 := 0:int32", "call f(__tmp_1)"];
+    for w in want {
+        assert!(o.contains(&w.to_string()), "{w}: {o:?}");
+    }
+    // Constant expressions stay pure.
+    assert!(o.contains(&"decl k = (1:int32 LogAnd 2:int32):int32".to_string()), "{o:?}");
+}

@@ -236,3 +236,101 @@ fn nondet_float_can_be_nan_and_solver_decides() {
     let Truth::Sym(eq) = float::compare(FCmp::Eq, &x, &x) else { panic!("symbolic") };
     assert_eq!(smt.check(&[], &[&eq.not(), &ne.not()]), super::Feasibility::Infeasible);
 }
+
+fn state_of(src: &str) -> (crate::cfa::Cfa, super::DataState) {
+    let p = crate::cfront::build_program(std::path::Path::new("t.c"), src, crate::cfa::DataModel::Lp64)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let st = super::DataState::initial(&p.cfa).unwrap_or_else(|e| panic!("{e:?}"));
+    (p.cfa, st)
+}
+
+fn var(cfa: &crate::cfa::Cfa, name: &str) -> crate::cfa::VarId {
+    crate::cfa::VarId(cfa.vars.iter().position(|v| v.name == name).unwrap() as u32)
+}
+
+#[test]
+fn float_array_initializer_and_symbolic_index() {
+    use crate::cfa::{Expr, FExpr, FLvalue};
+    use std::time::{Duration, Instant};
+    let (cfa, mut st) = state_of("const double T[4] = {0.5, 1.5, 2.5}; int main() { return 0; }");
+    let t = var(&cfa, "T");
+    let elem = |index: Expr| FExpr::Elem { var: t, index: Box::new(index), len: 4, fty: FloatTy::F64 };
+    let mut d = Vec::new();
+    // Listed elements and a zero rest.
+    let v = st.eval_float(&cfa, &elem(Expr::int(1)), None, &mut d).unwrap();
+    assert_eq!(v.is_conc(), Some(1.5f64.to_bits()));
+    let v = st.eval_float(&cfa, &elem(Expr::int(3)), None, &mut d).unwrap();
+    assert_eq!(v.is_conc(), Some(0));
+    assert!(d.iter().all(|x| matches!(x.holds, Truth::Known(true))));
+    // Out of bounds: definitely undefined.
+    let mut d = Vec::new();
+    st.eval_float(&cfa, &elem(Expr::int(4)), None, &mut d).unwrap();
+    assert!(d.iter().any(|x| matches!(x.holds, Truth::Known(false))));
+    // A symbolic index (a nondeterministic global `k`): T[k] == 2.5 forces k == 2.
+    let mut d = Vec::new();
+    let r = {
+        let (cfa2, mut st2) = state_of("const double T[4] = {0.5, 1.5, 2.5}; int k; int main() { return 0; }");
+        let k = var(&cfa2, "k");
+        let ix = st2.nondet("k", IntTy::INT);
+        st2.assign(&cfa2, &crate::cfa::Lvalue::Var { var: k, ty: IntTy::INT }, &ix, None).unwrap();
+        let t2 = var(&cfa2, "T");
+        let e =
+            FExpr::Elem { var: t2, index: Box::new(Expr::Var { var: k, ty: IntTy::INT }), len: 4, fty: FloatTy::F64 };
+        let v = st2.eval_float(&cfa2, &e, None, &mut d).unwrap();
+        let Truth::Sym(eq) = float::compare(FCmp::Eq, &v, &FValue::conc(2.5f64.to_bits(), FloatTy::F64)) else {
+            panic!("symbolic")
+        };
+        let Truth::Sym(inb) = d[0].holds.clone() else { panic!("symbolic bounds") };
+        let mut smt = super::Smt::new(Instant::now() + Duration::from_secs(10));
+        smt.floats = true;
+        assert_eq!(smt.check(&st2.path, &[&eq, &inb]), super::Feasibility::Feasible);
+        let m = smt.model_values(&[eq.clone(), inb.clone()], &[ix.term()]).unwrap();
+        assert_eq!(m[0], 2);
+        // A symbolic write then a read at the same index gives the written value.
+        let w = FLvalue::Elem { var: t2, index: Expr::Var { var: k, ty: IntTy::INT }, len: 4, fty: FloatTy::F64 };
+        st2.assign_flv(&cfa2, &w, &FValue::conc(7.0f64.to_bits(), FloatTy::F64), None).unwrap();
+        let mut d2 = Vec::new();
+        let back = st2.eval_float(&cfa2, &e, None, &mut d2).unwrap();
+        let Truth::Sym(ne) = float::compare(FCmp::Ne, &back, &FValue::conc(7.0f64.to_bits(), FloatTy::F64)) else {
+            panic!("symbolic")
+        };
+        let mut smt = super::Smt::new(Instant::now() + Duration::from_secs(10));
+        smt.floats = true;
+        smt.check(&st2.path, &[&ne, &inb])
+    };
+    assert_eq!(r, super::Feasibility::Infeasible);
+}
+
+#[test]
+fn float_parameters_and_result_conversions() {
+    use super::AnyValue;
+    use crate::cfa::ScalarTy;
+    let (cfa, mut st) = state_of("double f(double x, int n) { return x; } int main() { return 0; }");
+    let f = cfa.function_by_name("f").unwrap();
+    let args =
+        [AnyValue::Float(FValue::conc(2.5f64.to_bits(), FloatTy::F64)), AnyValue::Int(Value::conc(3, IntTy::INT))];
+    st.push_frame(&cfa, f, &args).unwrap();
+    let x = var(&cfa, "x");
+    let mut d = Vec::new();
+    let v = st.eval_float(&cfa, &crate::cfa::FExpr::Var { var: x, fty: FloatTy::F64 }, None, &mut d).unwrap();
+    assert_eq!(v.is_conc(), Some(2.5f64.to_bits()));
+    // An argument of the wrong kind is refused (the front end always converts).
+    let (cfa, mut st) = state_of("double f(double x) { return x; } int main() { return 0; }");
+    let f = cfa.function_by_name("f").unwrap();
+    assert!(st.push_frame(&cfa, f, &[AnyValue::Int(Value::conc(1, IntTy::INT))]).is_err());
+    // Conversions as by assignment: float → int truncates; out of range is undefined.
+    let mut d = Vec::new();
+    let r =
+        AnyValue::Float(FValue::conc((-2.75f64).to_bits(), FloatTy::F64)).convert(ScalarTy::Int(IntTy::INT), &mut d);
+    assert_eq!(r, AnyValue::Int(Value::conc((-2i64) as u64 & 0xffff_ffff, IntTy::INT)));
+    assert!(d.is_empty() || d.iter().all(|x| matches!(x.holds, Truth::Known(true))));
+    let mut d = Vec::new();
+    AnyValue::Float(FValue::conc(3e9f64.to_bits(), FloatTy::F64)).convert(ScalarTy::Int(IntTy::INT), &mut d);
+    assert!(d.iter().any(|x| matches!(x.holds, Truth::Known(false))));
+    let mut d = Vec::new();
+    let r = AnyValue::Int(Value::conc(16777217, IntTy::INT)).convert(ScalarTy::Float(FloatTy::F32), &mut d);
+    assert_eq!(r, AnyValue::Float(FValue::conc(16777216f32.to_bits() as u64, FloatTy::F32)));
+    let r =
+        AnyValue::Float(FValue::conc(0.1f64.to_bits(), FloatTy::F64)).convert(ScalarTy::Float(FloatTy::F32), &mut d);
+    assert_eq!(r, AnyValue::Float(FValue::conc(0.1f32.to_bits() as u64, FloatTy::F32)));
+}
