@@ -158,7 +158,10 @@ pub enum CType {
         elem: FloatTy,
         dims: Vec<u64>,
     },
-    /// A type the semantics does not model yet (pointer, struct, union, `long double`, VLA, …).
+    /// Pointer to an integer or floating-point object (only parameters so far: `int *p`,
+    /// `int x[5]`); the value is an object (a variable instance) and an element offset.
+    Ptr(ScalarTy),
+    /// A type the semantics does not model yet (other pointers, struct, union, `long double`, VLA, …).
     Unsupported(String),
 }
 
@@ -195,6 +198,31 @@ impl ScalarTy {
 pub enum Rvalue {
     Int(Expr),
     Float(FExpr),
+    /// A pointer argument.
+    Ptr(PExpr),
+}
+
+/// A side-effect-free pointer expression to an object of element type `elem` (a variable:
+/// no heap). Offsets count elements.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum PExpr {
+    /// Value of a pointer variable.
+    Var { var: VarId, elem: ScalarTy },
+    /// `&x` (index 0), `&a[i]` (flattened index), `a` decayed (index 0): the address of an
+    /// element of variable `var` in the current frame (or a global). `index` is `long long`.
+    AddrOf { var: VarId, index: Box<Expr>, elem: ScalarTy },
+    /// `p + k` (`k` is `long long`, in elements).
+    Add { base: Box<PExpr>, k: Box<Expr> },
+}
+
+impl PExpr {
+    /// The type of the pointed-to elements.
+    pub fn elem(&self) -> ScalarTy {
+        match self {
+            PExpr::Var { elem, .. } | PExpr::AddrOf { elem, .. } => *elem,
+            PExpr::Add { base, .. } => base.elem(),
+        }
+    }
 }
 
 /// Something a call result is stored into.
@@ -328,6 +356,12 @@ pub enum Expr {
     WitnessResult {
         ty: IntTy,
     },
+    /// `*ptr` of an integer pointer (null, dangling or out-of-bounds: undefined behaviour; an
+    /// object of another type: unsupported).
+    Deref {
+        ptr: Box<PExpr>,
+        ty: IntTy,
+    },
     /// Floating-point comparison; yields `int` 0 or 1. Both operands have the same type. Any
     /// comparison with a NaN operand is false, except `!=`, which is true (IEEE 754 / C11 F.3).
     FloatCmp {
@@ -450,6 +484,11 @@ pub enum FExpr {
     WitnessResult {
         fty: FloatTy,
     },
+    /// `*ptr` of a floating-point pointer (as [`Expr::Deref`]).
+    Deref {
+        ptr: Box<PExpr>,
+        fty: FloatTy,
+    },
 }
 
 impl FExpr {
@@ -460,7 +499,8 @@ impl FExpr {
             | FExpr::Var { fty, .. }
             | FExpr::FromInt { fty, .. }
             | FExpr::Elem { fty, .. }
-            | FExpr::WitnessResult { fty } => *fty,
+            | FExpr::WitnessResult { fty }
+            | FExpr::Deref { fty, .. } => *fty,
             FExpr::Neg { arg } => arg.fty(),
             FExpr::Binary { lhs, .. } => lhs.fty(),
             FExpr::Cast { to, .. } => *to,
@@ -480,7 +520,8 @@ impl Expr {
             | Expr::Unary { ty, .. }
             | Expr::Binary { ty, .. }
             | Expr::Ite { ty, .. }
-            | Expr::WitnessResult { ty } => *ty,
+            | Expr::WitnessResult { ty }
+            | Expr::Deref { ty, .. } => *ty,
             Expr::Cast { to, .. } | Expr::FloatToInt { to, .. } => *to,
             Expr::FloatCmp { .. } | Expr::FloatClass { .. } => IntTy::INT,
         }
@@ -494,14 +535,27 @@ impl Expr {
 /// Something assignable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum Lvalue {
-    Var { var: VarId, ty: IntTy },
-    Elem { var: VarId, index: Expr, len: u64, ty: IntTy },
+    Var {
+        var: VarId,
+        ty: IntTy,
+    },
+    Elem {
+        var: VarId,
+        index: Expr,
+        len: u64,
+        ty: IntTy,
+    },
+    /// `*ptr = …`, `ptr[i] = …` (the index folded into `ptr`).
+    Deref {
+        ptr: PExpr,
+        ty: IntTy,
+    },
 }
 
 impl Lvalue {
     pub fn ty(&self) -> IntTy {
         match self {
-            Lvalue::Var { ty, .. } | Lvalue::Elem { ty, .. } => *ty,
+            Lvalue::Var { ty, .. } | Lvalue::Elem { ty, .. } | Lvalue::Deref { ty, .. } => *ty,
         }
     }
 }
@@ -509,14 +563,27 @@ impl Lvalue {
 /// An assignable floating-point place.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum FLvalue {
-    Var { var: VarId, fty: FloatTy },
-    Elem { var: VarId, index: Expr, len: u64, fty: FloatTy },
+    Var {
+        var: VarId,
+        fty: FloatTy,
+    },
+    Elem {
+        var: VarId,
+        index: Expr,
+        len: u64,
+        fty: FloatTy,
+    },
+    /// `*ptr = …` of a floating-point pointer.
+    Deref {
+        ptr: PExpr,
+        fty: FloatTy,
+    },
 }
 
 impl FLvalue {
     pub fn fty(&self) -> FloatTy {
         match self {
-            FLvalue::Var { fty, .. } | FLvalue::Elem { fty, .. } => *fty,
+            FLvalue::Var { fty, .. } | FLvalue::Elem { fty, .. } | FLvalue::Deref { fty, .. } => *fty,
         }
     }
     /// The value stored at this place.
@@ -526,6 +593,7 @@ impl FLvalue {
             FLvalue::Elem { var, index, len, fty } => {
                 FExpr::Elem { var: *var, index: Box::new(index.clone()), len: *len, fty: *fty }
             }
+            FLvalue::Deref { ptr, fty } => FExpr::Deref { ptr: Box::new(ptr.clone()), fty: *fty },
         }
     }
 }

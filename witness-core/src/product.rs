@@ -26,7 +26,9 @@ use crate::cfa::{
 };
 use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::semantics::value::{as_i128, Definedness, Truth};
-use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
+use crate::semantics::{
+    pinned_symbol, AnyValue, Arg, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value,
+};
 use crate::verdict::{NondetChoice, TraceStep, Verdict};
 use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, WitnessAutomaton, WitnessTransition};
 
@@ -854,12 +856,23 @@ impl<'a> Explorer<'a> {
                 let mut vals = Vec::new();
                 for a in args {
                     vals.push(match a {
-                        Rvalue::Int(e) => AnyValue::Int(eval!(e)),
-                        Rvalue::Float(e) => AnyValue::Float(feval!(e)),
+                        Rvalue::Int(e) => Arg::Val(AnyValue::Int(eval!(e))),
+                        Rvalue::Float(e) => Arg::Val(AnyValue::Float(feval!(e))),
+                        Rvalue::Ptr(p) => {
+                            let mut defined = Vec::new();
+                            let v = match next.data.eval_ptr(cfa, p, None, &mut defined) {
+                                Ok(v) => v,
+                                Err(EvalError::Unsupported(w)) => unsupported!(w),
+                            };
+                            if !self.settle_definedness(&mut next, defined, span) {
+                                return Step::End;
+                            }
+                            Arg::Ptr(v)
+                        }
                     });
                 }
                 next.stack.push(CallSite { callee: *callee, call_edge: _e, return_loc: target, lhs: lhs.clone() });
-                if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, *callee, &vals) {
+                if let Err(EvalError::Unsupported(w)) = next.data.push_frame_args(cfa, *callee, &vals) {
                     unsupported!(w)
                 }
                 next.loc = cfa.function(*callee).entry;
@@ -877,6 +890,7 @@ impl<'a> Explorer<'a> {
                     let v = match e {
                         Rvalue::Int(e) => AnyValue::Int(eval!(e)),
                         Rvalue::Float(e) => AnyValue::Float(feval!(e)),
+                        Rvalue::Ptr(_) => unsupported!("returning a pointer (not supported yet)".to_string()),
                     };
                     match (func.return_ty, &func.return_unsupported) {
                         (_, Some(w)) => unsupported!(format!("return value of type {w}")),

@@ -297,6 +297,7 @@ impl Lowerer<'_> {
                 CType::FloatArray { .. } => Err(format!("`{name}` is a floating-point array (not supported yet)")),
                 CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)")),
                 CType::Void => Err(format!("`{name}` has type void")),
+                CType::Ptr(_) => Err(format!("`{name}` is a pointer (not supported in assumptions yet)")),
             };
         }
         if let Some((_, k)) = cfa.enum_constants.iter().rev().find(|(n, _)| n == name) {

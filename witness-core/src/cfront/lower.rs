@@ -9,6 +9,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use super::preprocess::Prepared;
 use super::structs::{Field, Registry};
 use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
+use crate::cfa::PExpr;
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
     FClass, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Lvalue, Rvalue, ScalarTy, SourceSpan,
@@ -1117,6 +1118,9 @@ impl<'a> Builder<'a> {
         for (i, t) in ptys.iter().enumerate() {
             let n = names.get(i).cloned().flatten().unwrap_or_else(|| format!("__param_{i}"));
             let v = self.new_var(&n, t, VarScope::Local(id), visible, false);
+            if let Some(elem) = ptr_elem(t) {
+                self.cfa.vars[v.0 as usize].ty = CType::Ptr(elem);
+            }
             params.push(v);
             param_syms.push((n, Sym::Var(v, t.clone())));
         }
@@ -1498,11 +1502,11 @@ impl<'a> Builder<'a> {
                 }
                 let ints = dedup.iter().filter_map(|(i, e)| match e {
                     Rvalue::Int(e) => Some((*i, e.clone())),
-                    Rvalue::Float(_) => None,
+                    Rvalue::Float(_) | Rvalue::Ptr(_) => None,
                 });
                 let floats = dedup.iter().filter_map(|(i, e)| match e {
                     Rvalue::Float(e) => Some((*i, e.clone())),
-                    Rvalue::Int(_) => None,
+                    Rvalue::Int(_) | Rvalue::Ptr(_) => None,
                 });
                 Ok(match elem {
                     ScalarTy::Int(_) => Init::Array(ints.collect()),
@@ -2073,6 +2077,9 @@ impl<'a> Builder<'a> {
     // ----------------------------------------------------------------- expressions
 
     fn var_either(&self, v: VarId, ty: &Ty, name: &str) -> R<Either> {
+        if let CType::Ptr(elem) = self.cfa.var(v).ty {
+            return Ok(Either::Ptr(PExpr::Var { var: v, elem }));
+        }
         match ty.to_ctype(self.dm) {
             CType::Int(t) => Ok(Either::Expr(Expr::Var { var: v, ty: t })),
             CType::Float(fty) => Ok(Either::F(FExpr::Var { var: v, fty })),
@@ -2110,6 +2117,11 @@ impl<'a> Builder<'a> {
             Expression::Member(_) => self.member_place(e),
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
                 let base = self.place(&b.node.lhs)?;
+                if let Either::Ptr(p) = base {
+                    let i = self.rv(&b.node.rhs)?;
+                    let i = conv(types::promote(i), IntTy::LLONG);
+                    return Ok(Self::deref(PExpr::Add { base: Box::new(p), k: Box::new(i) }));
+                }
                 let Either::Arr(mut a) = base else {
                     return Err(format!(
                         "indexing `{}` which is not an array (pointers are not supported yet)",
@@ -2147,11 +2159,93 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// `*p` as a place.
+    fn deref(p: PExpr) -> Either {
+        match p.elem() {
+            ScalarTy::Int(ty) => Either::Expr(Expr::Deref { ptr: Box::new(p), ty }),
+            ScalarTy::Float(fty) => Either::F(FExpr::Deref { ptr: Box::new(p), fty }),
+        }
+    }
+
+    /// Lowers a pointer-valued expression of the slice: a pointer parameter, an array
+    /// (decayed), `&x`, `&a[i]`, `p + k`, `p - k`, `k + p`.
+    fn ptr_expr(&mut self, e: &Node<Expression>) -> R<PExpr> {
+        let text = self.text(sp(e.span));
+        let what = || format!("pointer expression `{text}` (not supported yet)");
+        match &e.node {
+            Expression::Identifier(_) => match self.place(e)? {
+                Either::Ptr(p) => Ok(p),
+                Either::Arr(a) if a.rest.len() == 1 && a.acc.is_none() => Ok(PExpr::AddrOf {
+                    var: a.var,
+                    index: Box::new(Expr::Const { bits: 0, ty: IntTy::LLONG }),
+                    elem: a.elem,
+                }),
+                _ => Err(what()),
+            },
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
+                let operand = &u.node.operand;
+                if !matches!(operand.node, Expression::Identifier(_) | Expression::BinaryOperator(_)) {
+                    return Err(what());
+                }
+                let zero = || Box::new(Expr::Const { bits: 0, ty: IntTy::LLONG });
+                match self.place(operand)? {
+                    Either::Expr(Expr::Var { var, ty }) => {
+                        Ok(PExpr::AddrOf { var, index: zero(), elem: ScalarTy::Int(ty) })
+                    }
+                    Either::F(FExpr::Var { var, fty }) => {
+                        Ok(PExpr::AddrOf { var, index: zero(), elem: ScalarTy::Float(fty) })
+                    }
+                    Either::Expr(Expr::Elem { var, index, ty, .. }) => {
+                        Ok(PExpr::AddrOf { var, index, elem: ScalarTy::Int(ty) })
+                    }
+                    Either::F(FExpr::Elem { var, index, fty, .. }) => {
+                        Ok(PExpr::AddrOf { var, index, elem: ScalarTy::Float(fty) })
+                    }
+                    Either::Expr(Expr::Deref { ptr, .. }) | Either::F(FExpr::Deref { ptr, .. }) => Ok(*ptr),
+                    _ => Err(what()),
+                }
+            }
+            Expression::BinaryOperator(b)
+                if matches!(b.node.operator.node, BinaryOperator::Plus | BinaryOperator::Minus) =>
+            {
+                let neg = b.node.operator.node == BinaryOperator::Minus;
+                let (pe, ke) = if !neg && self.is_pointerish(&b.node.rhs) {
+                    (&b.node.rhs, &b.node.lhs)
+                } else {
+                    (&b.node.lhs, &b.node.rhs)
+                };
+                let p = self.ptr_expr(pe)?;
+                let k = conv(types::promote(self.rv(ke)?), IntTy::LLONG);
+                let k = if neg { types::unary(UnOp::Neg, k) } else { k };
+                Ok(PExpr::Add { base: Box::new(p), k: Box::new(k) })
+            }
+            _ => Err(what()),
+        }
+    }
+
+    /// Whether `e` is (syntactically) a pointer: an array or pointer identifier or `&…`.
+    fn is_pointerish(&self, e: &Node<Expression>) -> bool {
+        match &e.node {
+            Expression::Identifier(i) => {
+                matches!(self.lookup(&i.node.name), Some(Sym::Var(_, Ty::Pointer(_) | Ty::Array(..))))
+            }
+            Expression::UnaryOperator(u) => u.node.operator.node == UnaryOperator::Address,
+            _ => false,
+        }
+    }
+
     fn lv(&mut self, e: &Node<Expression>) -> R<Lvalue> {
         match &e.node {
             Expression::Identifier(_) | Expression::BinaryOperator(_) => {}
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
-                return Err(format!("pointer dereference `{}` (pointers are not supported yet)", self.text(sp(e.span))))
+                let p = self.ptr_expr(&u.node.operand)?;
+                return match p.elem() {
+                    ScalarTy::Int(ty) => Ok(Lvalue::Deref { ptr: p, ty }),
+                    ScalarTy::Float(_) => Err(format!(
+                        "store of a floating-point value through `{}` (not supported yet)",
+                        self.text(sp(e.span))
+                    )),
+                };
             }
             Expression::Member(_) => {}
             _ => return Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span)))),
@@ -2164,6 +2258,8 @@ impl<'a> Builder<'a> {
         match self.place(e)? {
             Either::Expr(Expr::Var { var, ty }) => Ok(Lvalue::Var { var, ty }),
             Either::Expr(Expr::Elem { var, index, len, ty }) => Ok(Lvalue::Elem { var, index: *index, len, ty }),
+            Either::Expr(Expr::Deref { ptr, ty }) => Ok(Lvalue::Deref { ptr: *ptr, ty }),
+            Either::Ptr(_) => Err(format!("assignment to the pointer `{}` (not supported yet)", self.text(sp(e.span)))),
             Either::Arr(_) => Err(format!("assignment to array `{}` (not supported)", self.text(sp(e.span)))),
             Either::F(_) => Err(format!(
                 "`{}` of floating type used where an integer lvalue is needed (not supported yet)",
@@ -2179,6 +2275,7 @@ impl<'a> Builder<'a> {
             Lvalue::Elem { var, index, len, ty } => {
                 Expr::Elem { var: *var, index: Box::new(index.clone()), len: *len, ty: *ty }
             }
+            Lvalue::Deref { ptr, ty } => Expr::Deref { ptr: Box::new(ptr.clone()), ty: *ty },
         }
     }
 
@@ -2251,7 +2348,7 @@ impl<'a> Builder<'a> {
             _ => {
                 // Evaluate for side effects (hoisted calls); the value is dropped.
                 match self.place(e)? {
-                    Either::Expr(_) | Either::Arr(_) | Either::F(_) => Ok(()),
+                    Either::Expr(_) | Either::Arr(_) | Either::F(_) | Either::Ptr(_) => Ok(()),
                 }
             }
         }
@@ -2404,6 +2501,7 @@ impl<'a> Builder<'a> {
                 Either::Arr(_) => {
                     Err(format!("array `{}` used as a value (pointers are not supported yet)", self.text(esp)))
                 }
+                Either::Ptr(_) => Err(format!("pointer `{}` used as a value (not supported yet)", self.text(esp))),
             },
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => types::integer_constant(i, self.dm).map(Val::I),
@@ -2419,6 +2517,7 @@ impl<'a> Builder<'a> {
                 Either::Arr(_) => {
                     Err(format!("array `{}` used as a value (pointers are not supported yet)", self.text(esp)))
                 }
+                Either::Ptr(_) => Err(format!("pointer `{}` used as a value (not supported yet)", self.text(esp))),
             },
             Expression::Call(c) => {
                 if let Some(v) = self.float_builtin(c)? {
@@ -2485,7 +2584,12 @@ impl<'a> Builder<'a> {
                         Err(format!("address-of `{}` (pointers are not supported yet)", self.text(esp)))
                     }
                     UnaryOperator::Indirection => {
-                        Err(format!("pointer dereference `{}` (pointers are not supported yet)", self.text(esp)))
+                        let p = self.ptr_expr(operand)?;
+                        Ok(match Self::deref(p) {
+                            Either::Expr(x) => Val::I(x),
+                            Either::F(f) => Val::F(f),
+                            _ => return Err(format!("pointer dereference `{}` (not supported yet)", self.text(esp))),
+                        })
                     }
                     UnaryOperator::Plus => Ok(match self.rv_any(operand)? {
                         Val::I(x) => Val::I(types::promote(x)),
@@ -2518,6 +2622,9 @@ impl<'a> Builder<'a> {
                         Either::F(f) => Ok(Val::F(f)),
                         Either::Arr(_) => {
                             Err(format!("sub-array `{}` used as a value (not supported yet)", self.text(esp)))
+                        }
+                        Either::Ptr(_) => {
+                            Err(format!("pointer `{}` used as a value (not supported yet)", self.text(esp)))
                         }
                     };
                 }
@@ -2769,6 +2876,7 @@ impl<'a> Builder<'a> {
             Either::Expr(x) => Ok(x.ty().bits as u64 / 8),
             Either::F(f) => Ok(f.fty().bits() as u64 / 8),
             Either::Arr(a) => Ok(a.rest.iter().product::<u64>() * (a.elem.bits() as u64 / 8)),
+            Either::Ptr(_) => Ok(b.dm.long_bits() as u64 / 8),
         });
         r.map_err(|m| format!("sizeof: {m}"))
     }
@@ -2925,6 +3033,17 @@ impl<'a> Builder<'a> {
             }
             let mut vals = Vec::new();
             for (i, (a, t)) in args.iter().zip(&ptys).enumerate() {
+                if let Some(elem) = ptr_elem(t) {
+                    let p = self.ptr_expr(a)?;
+                    if p.elem() != elem {
+                        return Err(format!(
+                            "argument {} of `{name}` points to another type than the parameter (not supported yet)",
+                            i + 1
+                        ));
+                    }
+                    vals.push(Rvalue::Ptr(p));
+                    continue;
+                }
                 let conv_to = match t {
                     Ty::Int(t) => ScalarTy::Int(*t),
                     Ty::Float(_) if t.float_ty().is_some() => ScalarTy::Float(t.float_ty().ok_or("float type")?),
@@ -2972,6 +3091,20 @@ enum Either {
     Expr(Expr),
     Arr(ArrRef),
     F(FExpr),
+    /// A pointer value (only pointer parameters so far).
+    Ptr(PExpr),
+}
+
+/// The element type of a pointer type the semantics models (`int *`, `double *`, …).
+fn ptr_elem(t: &Ty) -> Option<ScalarTy> {
+    match t {
+        Ty::Pointer(inner) => match &**inner {
+            Ty::Int(i) => Some(ScalarTy::Int(*i)),
+            Ty::Float(_) => inner.float_ty().map(ScalarTy::Float),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Array parameters are pointers; function parameters are function pointers.

@@ -41,6 +41,16 @@ fn pe(cfa: &Cfa, e: &Expr) -> String {
         Expr::FloatCmp { op, lhs, rhs } => format!("({} {op:?} {})", pf(cfa, lhs), pf(cfa, rhs)),
         Expr::FloatToInt { arg, to } => format!("({}){}", ty(*to), pf(cfa, arg)),
         Expr::FloatClass { class, arg } => format!("{class:?}({})", pf(cfa, arg)),
+        Expr::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),
+    }
+}
+
+/// Compact rendering of a pointer expression: `&x+0`, `p`, `(p + k)`.
+fn pp(cfa: &Cfa, p: &PExpr) -> String {
+    match p {
+        PExpr::Var { var, .. } => cfa.var(*var).name.clone(),
+        PExpr::AddrOf { var, index, .. } => format!("&{}+{}", cfa.var(*var).name, pe(cfa, index)),
+        PExpr::Add { base, k } => format!("({} + {})", pp(cfa, base), pe(cfa, k)),
     }
 }
 
@@ -59,6 +69,7 @@ fn pf(cfa: &Cfa, e: &FExpr) -> String {
         }
         FExpr::Elem { var, index, len, .. } => format!("{}[{}]/{len}", cfa.var(*var).name, pe(cfa, index)),
         FExpr::WitnessResult { fty } => format!("\\result:{}", fty.name()),
+        FExpr::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),
     }
 }
 
@@ -70,6 +81,7 @@ fn prv(cfa: &Cfa, v: &Rvalue) -> String {
     match v {
         Rvalue::Int(e) => pe(cfa, e),
         Rvalue::Float(e) => pf(cfa, e),
+        Rvalue::Ptr(p) => pp(cfa, p),
     }
 }
 
@@ -84,6 +96,7 @@ fn plv(cfa: &Cfa, l: &Lvalue) -> String {
     match l {
         Lvalue::Var { var, .. } => cfa.var(*var).name.clone(),
         Lvalue::Elem { var, index, .. } => format!("{}[{}]", cfa.var(*var).name, pe(cfa, index)),
+        Lvalue::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),
     }
 }
 
@@ -433,7 +446,7 @@ fn unsupported_statements_keep_the_cfa() {
         .collect();
     assert_eq!(uns.len(), 4, "{uns:#?}");
     assert!(uns[0].contains("int*"));
-    assert!(uns[2].contains("pointer dereference `*p`"));
+    assert!(uns[2].contains("`p` of type int*"), "{uns:#?}");
     // Structs are flattened: `s.a = 3` is an assignment to the member variable.
     assert!(!uns.iter().any(|m| m.contains("struct")), "{uns:#?}");
     assert!(matches!(&by_text(&cfa, "s.a = 3;")[0].op, EdgeOp::Assign { .. }));
@@ -1002,4 +1015,16 @@ fn logical_operators_in_statements_branch() {
     }
     // Constant expressions stay pure.
     assert!(o.contains(&"decl k = (1:int32 LogAnd 2:int32):int32".to_string()), "{o:?}");
+}
+
+#[test]
+fn pointer_parameters_lower_to_dereferences() {
+    let cfa = build(
+        "void swap(int *a, int *b) { int t = *a; *a = *b; b[0] = t; }\n\
+         int main() { int x = 1; int y[2]; swap(&x, y + 1); return 0; }",
+    );
+    let ops: Vec<String> = edges(&cfa).iter().map(|e| format!("{:?}", e.op)).collect();
+    assert!(ops.iter().any(|o| o.contains("Deref")), "{ops:#?}");
+    assert!(ops.iter().any(|o| o.contains("Ptr(AddrOf")), "{ops:#?}");
+    assert!(!edges(&cfa).iter().any(|e| matches!(e.op, EdgeOp::Unsupported { .. })));
 }

@@ -9,6 +9,7 @@
 
 pub mod bounds;
 pub mod float;
+mod pointer;
 pub mod solver;
 pub mod value;
 
@@ -17,7 +18,9 @@ use std::rc::Rc;
 
 use z3::ast::{Ast, Bool, BV};
 
-use crate::cfa::{CType, Cfa, Expr, FExpr, FLvalue, FloatTy, FuncId, Init, IntTy, Lvalue, ScalarTy, VarId, VarScope};
+use crate::cfa::{
+    BinOp, CType, Cfa, Expr, FExpr, FLvalue, FloatTy, FuncId, Init, IntTy, Lvalue, PExpr, ScalarTy, VarId, VarScope,
+};
 pub use float::{FVal, FValue};
 pub use solver::{Feasibility, Smt};
 pub use value::{Definedness, Truth, Val, Value};
@@ -38,6 +41,8 @@ pub enum Slot {
         elem: FloatTy,
         cells: Rc<Vec<Option<FVal>>>,
     },
+    /// A pointer parameter's value.
+    Ptr(PtrVal),
     /// A variable of a type without semantics: any access is unsupported.
     Opaque,
     /// A global declared `extern` and defined outside the program: its value is not known
@@ -49,6 +54,31 @@ pub enum Slot {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Frame {
     pub locals: BTreeMap<VarId, Slot>,
+    /// Unique (per path) identity of this activation: pointers to its locals name it, so a
+    /// pointer into a frame that has returned is recognised as dangling.
+    pub id: u64,
+}
+
+/// The object a pointer points into: a global, or a local of one activation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Obj {
+    pub var: VarId,
+    /// `None` for globals; the [`Frame::id`] for locals.
+    pub frame: Option<u64>,
+}
+
+/// A non-null pointer value: an object and an element offset (`long long`, may be symbolic).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PtrVal {
+    pub obj: Obj,
+    pub offset: Value,
+}
+
+/// An evaluated call argument.
+#[derive(Debug, Clone)]
+pub enum Arg {
+    Val(AnyValue),
+    Ptr(PtrVal),
 }
 
 /// Why an evaluation could not produce a value.
@@ -73,6 +103,8 @@ pub struct DataState {
     pub path: Rc<Vec<Bool>>,
     /// Counter for naming fresh symbols.
     pub fresh: u32,
+    /// Identity of the next frame (larger than every frame id in the state).
+    pub next_frame: u64,
 }
 
 /// A value of any scalar type: call arguments, returned values, `\result`.
@@ -107,8 +139,13 @@ pub type ResultValue<'a> = Option<&'a AnyValue>;
 impl DataState {
     /// Initial state: globals initialised as the CFA says, no frames.
     pub fn initial(cfa: &Cfa) -> Result<DataState, EvalError> {
-        let mut st =
-            DataState { globals: Rc::new(BTreeMap::new()), frames: Vec::new(), path: Rc::new(Vec::new()), fresh: 0 };
+        let mut st = DataState {
+            globals: Rc::new(BTreeMap::new()),
+            frames: Vec::new(),
+            path: Rc::new(Vec::new()),
+            fresh: 0,
+            next_frame: 0,
+        };
         // Globals without an entry in global_inits are zero (static storage).
         for (i, v) in cfa.vars.iter().enumerate() {
             if v.scope == VarScope::Global {
@@ -235,7 +272,7 @@ impl DataState {
                     info.name
                 )))
             }
-            (CType::Void, _) | (CType::Unsupported(_), _) => Slot::Opaque,
+            (CType::Void, _) | (CType::Unsupported(_), _) | (CType::Ptr(_), _) => Slot::Opaque,
         };
         match info.scope {
             VarScope::Global => {
@@ -283,7 +320,7 @@ impl DataState {
                     )))
                 }
                 Some(Slot::External) => return Err(external(cfa, *var)),
-                Some(Slot::Array { .. } | Slot::Float(_) | Slot::FloatArray { .. }) => {
+                Some(Slot::Array { .. } | Slot::Float(_) | Slot::FloatArray { .. } | Slot::Ptr(_)) => {
                     return Err(EvalError::Unsupported(format!(
                         "variable `{}` used with another type",
                         cfa.var(*var).name
@@ -360,6 +397,13 @@ impl DataState {
                     }
                 }
             }
+            Expr::Deref { ptr, ty } => {
+                let p = self.eval_ptr(cfa, ptr, result, defined)?;
+                match self.deref_read(cfa, &p, ScalarTy::Int(*ty), defined)? {
+                    AnyValue::Int(v) => v,
+                    AnyValue::Float(_) => return Err(EvalError::Unsupported("dereference of another type".into())),
+                }
+            }
             Expr::WitnessResult { ty } => match result {
                 Some(AnyValue::Int(v)) => value::cast(v, *ty),
                 Some(AnyValue::Float(_)) => {
@@ -434,6 +478,13 @@ impl DataState {
                 let v = self.read_felem(cfa, *var, &idx, *len, defined)?;
                 float::cast(&v, *fty)
             }
+            FExpr::Deref { ptr, fty } => {
+                let p = self.eval_ptr(cfa, ptr, result, defined)?;
+                match self.deref_read(cfa, &p, ScalarTy::Float(*fty), defined)? {
+                    AnyValue::Float(v) => v,
+                    AnyValue::Int(_) => return Err(EvalError::Unsupported("dereference of another type".into())),
+                }
+            }
             FExpr::WitnessResult { fty } => match result {
                 Some(AnyValue::Float(v)) => float::cast(v, *fty),
                 Some(AnyValue::Int(v)) => float::from_int(v, *fty),
@@ -473,15 +524,36 @@ impl DataState {
         let (var, index, len, fty) = match lhs {
             FLvalue::Var { var, .. } => return self.assign_float(cfa, *var, v).map(|()| Vec::new()),
             FLvalue::Elem { var, index, len, fty } => (*var, index, *len, *fty),
+            FLvalue::Deref { ptr, fty } => {
+                let mut defined = Vec::new();
+                let p = self.eval_ptr(cfa, ptr, result, &mut defined)?;
+                self.deref_write(cfa, &p, &AnyValue::Float(float::cast(v, *fty)), &mut defined)?;
+                return Ok(defined);
+            }
         };
         let mut defined = Vec::new();
         let idx = self.eval_into(cfa, index, result, &mut defined)?;
+        let v = float::cast(v, fty);
+        self.set_felem(cfa, var, &idx, len, &v, &mut defined)?;
+        Ok(defined)
+    }
+
+    /// Stores `v` into element `idx` of float array `var` (current frame or global).
+    fn set_felem(
+        &mut self,
+        cfa: &Cfa,
+        var: VarId,
+        idx: &Value,
+        len: u64,
+        v: &FValue,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<(), EvalError> {
         let name = cfa.var(var).name.clone();
         defined.push(Definedness {
-            holds: Self::index_in_bounds(&idx, len),
+            holds: Self::index_in_bounds(idx, len),
             what: format!("array index out of bounds in `{name}[…] = …` (length {len})"),
         });
-        let v = float::cast(v, fty);
+        let v = v.clone();
         match idx.known() {
             Some(i) if i >= 0 && (i as u128) < len as u128 => self.set_fcell(cfa, var, i as usize, &v)?,
             Some(_) => {}
@@ -489,7 +561,7 @@ impl DataState {
                 if len > Self::MAX_SYMBOLIC_ARRAY {
                     return Err(EvalError::Unsupported(format!("symbolic index into `{name}` with {len} elements")));
                 }
-                let wide = value::cast(&idx, IntTy::new(64, false)).term();
+                let wide = value::cast(idx, IntTy::new(64, false)).term();
                 for i in 0..len {
                     let old = self.fcell(cfa, var, i as usize)?;
                     let new = float::select(&Truth::Sym(wide.eq(BV::from_u64(i, 64))), &float::cast(&v, old.fty), &old);
@@ -497,7 +569,7 @@ impl DataState {
                 }
             }
         }
-        Ok(defined)
+        Ok(())
     }
 
     /// Materialises cell `i` of a float array (a nondeterministic value if it was never set).
@@ -669,14 +741,37 @@ impl DataState {
                     _ => return Err(EvalError::Unsupported(format!("assignment to `{}`", cfa.var(*var).name))),
                 }
             }
+            Lvalue::Deref { ptr, ty } => {
+                let p = self.eval_ptr(cfa, ptr, result, &mut defined)?;
+                self.deref_write(cfa, &p, &AnyValue::Int(value::cast(v, *ty)), &mut defined)?;
+            }
             Lvalue::Elem { var, index, len, ty } => {
                 let idx = self.eval_into(cfa, index, result, &mut defined)?;
+                self.set_elem(cfa, *var, &idx, *len, &value::cast(v, *ty), &mut defined)?;
+            }
+        }
+        Ok(defined)
+    }
+
+    /// Stores `v` into element `idx` of integer array `var` (current frame or global).
+    fn set_elem(
+        &mut self,
+        cfa: &Cfa,
+        var: VarId,
+        idx: &Value,
+        len: u64,
+        v: &Value,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<(), EvalError> {
+        let (var, len) = (&var, &len);
+        {
+            {
                 let name = cfa.var(*var).name.clone();
                 defined.push(Definedness {
-                    holds: Self::index_in_bounds(&idx, *len),
+                    holds: Self::index_in_bounds(idx, *len),
                     what: format!("array index out of bounds in `{name}[…] = …` (length {len})"),
                 });
-                let v = value::cast(v, *ty);
+                let v = v.clone();
                 match idx.known() {
                     Some(i) if i >= 0 && (i as u128) < *len as u128 => self.set_cell(cfa, *var, i as usize, &v)?,
                     Some(_) => {}
@@ -686,7 +781,7 @@ impl DataState {
                                 "symbolic index into `{name}` with {len} elements"
                             )));
                         }
-                        let wide = value::cast(&idx, IntTy::new(64, false)).term();
+                        let wide = value::cast(idx, IntTy::new(64, false)).term();
                         for i in 0..*len {
                             let old = self.cell(cfa, *var, i as usize)?;
                             let new = Value::select(
@@ -700,7 +795,7 @@ impl DataState {
                 }
             }
         }
-        Ok(defined)
+        Ok(())
     }
 
     /// All elements of array `var`, materialising never-read cells as nondeterministic values
@@ -768,7 +863,15 @@ impl DataState {
     /// Arguments are converted to the parameter types (the front end already did; this is a
     /// safeguard that never adds undefined behaviour for well-typed IR).
     pub fn push_frame(&mut self, cfa: &Cfa, func: FuncId, args: &[AnyValue]) -> Result<(), EvalError> {
-        self.frames.push(Frame::default());
+        let args: Vec<Arg> = args.iter().cloned().map(Arg::Val).collect();
+        self.push_frame_args(cfa, func, &args)
+    }
+
+    /// As [`DataState::push_frame`], with pointer arguments too.
+    pub fn push_frame_args(&mut self, cfa: &Cfa, func: FuncId, args: &[Arg]) -> Result<(), EvalError> {
+        let id = self.next_frame;
+        self.next_frame += 1;
+        self.frames.push(Frame { locals: BTreeMap::new(), id });
         let params = cfa.function(func).params.clone();
         if params.len() != args.len() {
             return Err(EvalError::Unsupported(format!(
@@ -780,9 +883,10 @@ impl DataState {
         }
         for (p, a) in params.iter().zip(args) {
             let slot = match (&cfa.var(*p).ty, a) {
-                (CType::Int(ty), AnyValue::Int(a)) => Slot::Scalar(value::cast(a, *ty)),
-                (CType::Float(fty), AnyValue::Float(a)) => Slot::Float(float::cast(a, *fty)),
-                (CType::Int(_) | CType::Float(_), _) => {
+                (CType::Int(ty), Arg::Val(AnyValue::Int(a))) => Slot::Scalar(value::cast(a, *ty)),
+                (CType::Float(fty), Arg::Val(AnyValue::Float(a))) => Slot::Float(float::cast(a, *fty)),
+                (CType::Ptr(_), Arg::Ptr(p)) => Slot::Ptr(p.clone()),
+                (CType::Int(_) | CType::Float(_) | CType::Ptr(_), _) => {
                     return Err(EvalError::Unsupported(format!(
                         "argument for parameter `{}` of another type",
                         cfa.var(*p).name
@@ -841,6 +945,7 @@ impl DataState {
                     }
                 }
             }
+            Slot::Ptr(p) => p.offset.val = sub(&p.offset.val),
             Slot::Opaque | Slot::External => {}
         };
         if self.globals.values().any(slot_is_symbolic) {
@@ -864,6 +969,7 @@ fn slot_is_symbolic(s: &Slot) -> bool {
         Slot::Float(v) => matches!(v.val, FVal::Sym(_)),
         Slot::Array { cells, .. } => cells.iter().any(|c| matches!(c, Some(Val::Sym(_)))),
         Slot::FloatArray { cells, .. } => cells.iter().any(|c| matches!(c, Some(FVal::Sym(_)))),
+        Slot::Ptr(p) => matches!(p.offset.val, Val::Sym(_)),
         Slot::Opaque | Slot::External => false,
     }
 }
