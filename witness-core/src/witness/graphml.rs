@@ -1805,17 +1805,7 @@ mod tests {
             fn mutated_witness_never_panics(
                 edits in proptest::collection::vec((any::<proptest::sample::Index>(), 0u8..4, any::<u8>()), 1..12)
             ) {
-                let mut bytes = sample();
-                for (ix, op, b) in edits {
-                    if bytes.is_empty() { break; }
-                    let i = ix.index(bytes.len());
-                    match op {
-                        0 => bytes[i] = b,
-                        1 => { bytes.remove(i); }
-                        2 => bytes.insert(i, [b'<', b'>', b'&', b'"', b'/', b][(b % 6) as usize]),
-                        _ => bytes.truncate(i),
-                    }
-                }
+                let bytes = crate::witness::test_support::mutate(sample(), &edits, b"<>&\"/");
                 let _ = read_graphml(Path::new("p"), &bytes);
                 let _ = looks_like_graphml(&bytes);
             }

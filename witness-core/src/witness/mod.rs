@@ -11,6 +11,9 @@
 pub mod graphml;
 pub mod yaml;
 
+#[cfg(test)]
+pub(crate) mod test_support;
+
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Serialize;
 
