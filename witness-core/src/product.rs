@@ -181,6 +181,9 @@ struct StepInfo<'a> {
     target: NodeIndex,
     /// The value the step returned (`\result`).
     result: Option<AnyValue>,
+    /// Locations reachable from `target` through blank edges (computed on first use: several
+    /// guards of one step may need it).
+    closure: std::cell::OnceCell<Vec<NodeIndex>>,
 }
 
 type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<ScalarTy>);
@@ -250,7 +253,10 @@ fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: 
         opts,
         smt: {
             let mut smt = Smt::new(opts.deadline);
-            smt.floats = cfa.vars.iter().any(|v| matches!(v.ty, crate::cfa::CType::Float(_)));
+            smt.floats = cfa
+                .vars
+                .iter()
+                .any(|v| matches!(v.ty, crate::cfa::CType::Float(_) | crate::cfa::CType::FloatArray { .. }));
             smt
         },
         use_offsets: false,
@@ -424,14 +430,10 @@ impl<'a> Explorer<'a> {
             returned: None,
             trace: None,
         };
+        // `distance` holds every violation state (at 0) and every state that reaches one.
         if !self.distance.contains_key(&self.witness.entry) {
-            return if self.witness.graph[self.witness.entry].violation {
-                self.run_from(init)
-            } else {
-                // No violation state is reachable: the witness cannot be confirmed.
-                self.warn("no violation node is reachable from the witness's entry node".into());
-                Verdict::Rejected
-            };
+            self.warn("no violation node is reachable from the witness's entry node".into());
+            return Verdict::Rejected;
         }
         self.run_from(init)
     }
@@ -441,14 +443,7 @@ impl<'a> Explorer<'a> {
         let mut visited: HashSet<StateKey> = HashSet::new();
         while let Some(state) = stack.pop() {
             if Instant::now() >= self.opts.deadline {
-                return Verdict::Unknown {
-                    reason: format!(
-                        "time budget of {} s exhausted after {} product states{}",
-                        self.opts.budget_secs,
-                        self.states,
-                        self.unknown.first().map(|u| format!("; also: {u}")).unwrap_or_default()
-                    ),
-                };
+                return self.out_of_time();
             }
             if !visited.insert(state.key()) {
                 continue;
@@ -464,12 +459,7 @@ impl<'a> Explorer<'a> {
             stack.extend(succs);
         }
         if Instant::now() >= self.opts.deadline {
-            return Verdict::Unknown {
-                reason: format!(
-                    "time budget of {} s exhausted after {} product states",
-                    self.opts.budget_secs, self.states
-                ),
-            };
+            return self.out_of_time();
         }
         if self.unknown.is_empty() {
             Verdict::Rejected
@@ -480,6 +470,17 @@ impl<'a> Explorer<'a> {
                 reason.push_str(&format!(" (and {} other reason{})", n - 1, if n > 2 { "s" } else { "" }));
             }
             Verdict::Unknown { reason }
+        }
+    }
+
+    fn out_of_time(&self) -> Verdict {
+        Verdict::Unknown {
+            reason: format!(
+                "time budget of {} s exhausted after {} product states{}",
+                self.opts.budget_secs,
+                self.states,
+                self.unknown.first().map(|u| format!("; also: {u}")).unwrap_or_default()
+            ),
         }
     }
 
@@ -496,69 +497,65 @@ impl<'a> Explorer<'a> {
         // At a function's exit: return to the caller (or the program ends).
         let current = state.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
         if state.loc != cfa.start && state.loc == cfa.function(current).exit {
-            {
-                let Some(site) = state.stack.last().cloned() else {
-                    return None; // main returned: the program ends without violation
+            let Some(site) = state.stack.last().cloned() else {
+                return None; // main returned: the program ends without violation
+            };
+            let mut next = state.clone();
+            next.stack.pop();
+            next.data.frames.pop();
+            next.loc = site.return_loc;
+            let returned = next.returned.take();
+            if let Some(lhs) = &site.lhs {
+                let Some(v) = returned.clone() else {
+                    self.give_up(format!("the value of a void function `{}` is used", cfa.function(site.callee).name));
+                    return None;
                 };
-                let mut next = state.clone();
-                next.stack.pop();
-                next.data.frames.pop();
-                next.loc = site.return_loc;
-                let returned = next.returned.take();
-                if let Some(lhs) = &site.lhs {
-                    let Some(v) = returned.clone() else {
-                        self.give_up(format!(
-                            "the value of a void function `{}` is used",
-                            cfa.function(site.callee).name
-                        ));
-                        return None;
-                    };
-                    let stored = match (lhs, v) {
-                        (Target::Int(lv), v) => {
-                            let mut defined = Vec::new();
-                            match v.convert(ScalarTy::Int(lv.ty()), &mut defined) {
-                                AnyValue::Int(v) => next.data.assign(cfa, lv, &v, None).map(|mut d| {
-                                    defined.append(&mut d);
-                                    defined
-                                }),
-                                AnyValue::Float(_) => Err(EvalError::Unsupported("conversion of a result".into())),
-                            }
+                let stored = match (lhs, v) {
+                    (Target::Int(lv), v) => {
+                        let mut defined = Vec::new();
+                        match v.convert(ScalarTy::Int(lv.ty()), &mut defined) {
+                            AnyValue::Int(v) => next.data.assign(cfa, lv, &v, None).map(|mut d| {
+                                defined.append(&mut d);
+                                defined
+                            }),
+                            AnyValue::Float(_) => Err(EvalError::Unsupported("conversion of a result".into())),
                         }
-                        (Target::Float(flv), v) => {
-                            let mut defined = Vec::new();
-                            match v.convert(ScalarTy::Float(flv.fty()), &mut defined) {
-                                AnyValue::Float(v) => next.data.assign_flv(cfa, flv, &v, None).map(|mut d| {
-                                    defined.append(&mut d);
-                                    defined
-                                }),
-                                AnyValue::Int(_) => Err(EvalError::Unsupported("conversion of a result".into())),
-                            }
+                    }
+                    (Target::Float(flv), v) => {
+                        let mut defined = Vec::new();
+                        match v.convert(ScalarTy::Float(flv.fty()), &mut defined) {
+                            AnyValue::Float(v) => next.data.assign_flv(cfa, flv, &v, None).map(|mut d| {
+                                defined.append(&mut d);
+                                defined
+                            }),
+                            AnyValue::Int(_) => Err(EvalError::Unsupported("conversion of a result".into())),
                         }
-                    };
-                    match stored {
-                        Ok(defined) => {
-                            if !self.settle_definedness(&mut next, defined, cfa.edge(site.call_edge).span) {
-                                return None;
-                            }
-                        }
-                        Err(EvalError::Unsupported(w)) => {
-                            self.give_up(format!("{w} at {}", self.line_of(cfa.edge(site.call_edge).span)));
+                    }
+                };
+                match stored {
+                    Ok(defined) => {
+                        if !self.settle_definedness(&mut next, defined, cfa.edge(site.call_edge).span) {
                             return None;
                         }
                     }
+                    Err(EvalError::Unsupported(w)) => {
+                        self.give_up(format!("{w} at {}", self.line_of(cfa.edge(site.call_edge).span)));
+                        return None;
+                    }
                 }
-                let caller = next.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
-                let info = StepInfo {
-                    kind: StepKind::FunctionReturn { callee: site.callee, call_edge: site.call_edge },
-                    span: cfa.edge(site.call_edge).span,
-                    scope_function: caller,
-                    target: site.return_loc,
-                    result: returned,
-                };
-                let action = format!("return from {}", cfa.function(site.callee).name);
-                self.advance_witness(next, &info, action, None, out);
-                return None;
             }
+            let caller = next.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
+            let info = StepInfo {
+                kind: StepKind::FunctionReturn { callee: site.callee, call_edge: site.call_edge },
+                span: cfa.edge(site.call_edge).span,
+                scope_function: caller,
+                target: site.return_loc,
+                result: returned,
+                closure: Default::default(),
+            };
+            let action = format!("return from {}", cfa.function(site.callee).name);
+            self.advance_witness(next, &info, action, None, out);
+            return None;
         }
         let edges: Vec<EdgeIndex> = cfa.graph.edges_directed(state.loc, Direction::Outgoing).map(|e| e.id()).collect();
         for e in edges {
@@ -585,7 +582,14 @@ impl<'a> Explorer<'a> {
                         }
                         (_, r) => (None, r),
                     };
-                    let info = StepInfo { kind: StepKind::Edge(edge), span: edge.span, scope_function, target, result };
+                    let info = StepInfo {
+                        kind: StepKind::Edge(edge),
+                        span: edge.span,
+                        scope_function,
+                        target,
+                        result,
+                        closure: Default::default(),
+                    };
                     self.advance_witness(next, &info, edge.text.clone(), nondet, out);
                 }
                 Step::Violation(next, function) => {
@@ -596,6 +600,7 @@ impl<'a> Explorer<'a> {
                         scope_function: next.stack.last().map(|c| c.callee).unwrap_or(cfa.main),
                         target,
                         result: None,
+                        closure: Default::default(),
                     };
                     let mut after = Vec::new();
                     self.advance_witness(next, &info, edge.text.clone(), None, &mut after);
@@ -612,8 +617,9 @@ impl<'a> Explorer<'a> {
     }
 
     /// Applies the UB side conditions of a step: definite UB ends the path (unknown); possible
-    /// UB is recorded (the witness can then no longer be rejected) and the path continues
-    /// under the condition that it does not happen. Returns false if the path ends.
+    /// UB is excluded with a warning, or recorded as a reason for unknown, as the policy says
+    /// (decision 22), and the path continues under the condition that it does not happen.
+    /// Returns false if the path ends.
     fn settle_definedness(
         &mut self,
         state: &mut ProductState,
@@ -723,7 +729,7 @@ impl<'a> Explorer<'a> {
     }
 
     /// Executes one CFA edge on the data state.
-    fn execute(&mut self, state: &ProductState, _e: EdgeIndex, edge: &CfaEdge, target: NodeIndex) -> Step {
+    fn execute(&mut self, state: &ProductState, e: EdgeIndex, edge: &CfaEdge, target: NodeIndex) -> Step {
         let cfa = self.cfa;
         let mut next = state.clone();
         next.loc = target;
@@ -871,7 +877,7 @@ impl<'a> Explorer<'a> {
                         }
                     });
                 }
-                next.stack.push(CallSite { callee: *callee, call_edge: _e, return_loc: target, lhs: lhs.clone() });
+                next.stack.push(CallSite { callee: *callee, call_edge: e, return_loc: target, lhs: lhs.clone() });
                 if let Err(EvalError::Unsupported(w)) = next.data.push_frame_args(cfa, *callee, &vals) {
                     unsupported!(w)
                 }
@@ -1113,15 +1119,16 @@ impl<'a> Explorer<'a> {
                     scope_function: edge.function,
                     target: e.target(),
                     result: None,
+                    closure: Default::default(),
                 };
                 !matches!(edge.op, EdgeOp::Blank) && self.guard_matches(t, &info)
             })
         })
     }
 
-    /// `enterLoopHead`: the step's target is a loop head, or leads to one through blank edges.
-    fn is_loop_head_ahead(&self, loc: NodeIndex) -> bool {
-        self.blank_closure(loc).into_iter().any(|l| self.cfa.graph[l].loop_head)
+    /// The blank closure of a step's target location, computed once per step.
+    fn target_closure<'s>(&self, info: &'s StepInfo) -> &'s [NodeIndex] {
+        info.closure.get_or_init(|| self.blank_closure(info.target))
     }
 
     /// Source-code guard of a transition against one observable step (digest §5).
@@ -1161,7 +1168,7 @@ impl<'a> Explorer<'a> {
                 _ => return false,
             }
         }
-        if g.enter_loop_head && !self.is_loop_head_ahead(info.target) {
+        if g.enter_loop_head && !self.target_closure(info).iter().any(|l| self.cfa.graph[*l].loop_head) {
             return false;
         }
         if let Some(f) = &g.enter_function {
@@ -1196,9 +1203,7 @@ impl<'a> Explorer<'a> {
     fn anchor_matches(&self, t: EdgeIndex, info: &StepInfo) -> bool {
         let Some(resolved) = self.anchors.get(&t) else { return false };
         match (resolved, info.kind) {
-            (ResolvedAnchor::Statement { nodes, .. }, _) => {
-                self.blank_closure(info.target).iter().any(|n| nodes.contains(n))
-            }
+            (ResolvedAnchor::Statement { nodes, .. }, _) => self.target_closure(info).iter().any(|n| nodes.contains(n)),
             (ResolvedAnchor::Branching { construct }, StepKind::Edge(e)) => {
                 e.decision.as_ref().is_some_and(|d| d.construct == *construct)
             }

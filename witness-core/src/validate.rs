@@ -75,7 +75,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         Some(WitnessType::Correctness) => {
             return Err(InputError::invalid(
                 &opts.witness,
-                if witness.exact_locations || witness.format.starts_with("YAML") {
+                if witness.exact_locations {
                     "this is a correctness witness (entry_type invariant_set), not a violation witness"
                 } else {
                     "this is a correctness witness (witness-type correctness_witness), not a violation witness"

@@ -525,7 +525,7 @@ impl<'a> Builder<'a> {
 
     // ----------------------------------------------------------------- types
 
-    fn base_type(&mut self, specs: &[&TypeSpecifier], sp_: Sp) -> Ty {
+    fn base_type(&mut self, specs: &[&TypeSpecifier]) -> Ty {
         let mut c = SpecCounter::default();
         let mut other: Option<Ty> = None;
         for s in specs {
@@ -561,7 +561,6 @@ impl<'a> Builder<'a> {
                 _ => Ty::Other("unknown type".into()),
             });
         }
-        let _ = sp_;
         match other {
             Some(t) => t,
             None => {
@@ -588,7 +587,7 @@ impl<'a> Builder<'a> {
                     _ => None,
                 })
                 .collect();
-            let base = self.base_type(&specs, sp(f.span));
+            let base = self.base_type(&specs);
             if f.node.declarators.is_empty() {
                 // C11 anonymous struct/union member: its members would be accessed directly.
                 fields.push(Field {
@@ -970,7 +969,7 @@ impl<'a> Builder<'a> {
                 _ => None,
             })
             .collect();
-        let base = self.base_type(&specs, (0, 0));
+        let base = self.base_type(&specs);
         let (name, t) = match &p.declarator {
             Some(d) => self.declarator_type(base, &d.node),
             None => (None, base),
@@ -987,7 +986,7 @@ impl<'a> Builder<'a> {
                 _ => None,
             })
             .collect();
-        let base = self.base_type(&specs, (0, 0));
+        let base = self.base_type(&specs);
         match &tn.declarator {
             Some(d) => self.declarator_type(base, &d.node).1,
             None => base,
@@ -1061,7 +1060,7 @@ impl<'a> Builder<'a> {
                 _ => None,
             })
             .collect();
-        let base = self.base_type(&specs, sp(fd.span));
+        let base = self.base_type(&specs);
         // Return type: apply all derived declarators except the function one.
         let (_, fty) = self.declarator_type(base, d);
         let (ret, mut ptys, variadic) = match fty {
@@ -1100,7 +1099,7 @@ impl<'a> Builder<'a> {
                                 _ => None,
                             })
                             .collect();
-                        let base = self.base_type(&specs, sp(decl.span));
+                        let base = self.base_type(&specs);
                         for id_ in &decl.node.declarators {
                             let (n, t) = self.declarator_type(base.clone(), &id_.node.declarator.node);
                             if let Some(pos) = names.iter().position(|x| x.is_some() && *x == n) {
@@ -1206,7 +1205,7 @@ impl<'a> Builder<'a> {
             }
         }
         let dsp = sp(d.span);
-        let base = self.base_type(&specs, dsp);
+        let base = self.base_type(&specs);
         for idecl in &d.node.declarators {
             let (name, mut ty) = self.declarator_type(base.clone(), &idecl.node.declarator.node);
             let Some(name) = name else { continue };
@@ -1342,8 +1341,7 @@ impl<'a> Builder<'a> {
         let v = match existing {
             Some(v) => {
                 // A later complete type (e.g. array size) wins.
-                if let Some(init) = &idecl.node.initializer {
-                    let _ = init;
+                if idecl.node.initializer.is_some() {
                     self.cfa.vars[v.0 as usize].ty = ty.to_ctype(self.dm);
                     self.scopes[0].insert(name.to_string(), Sym::Var(v, ty.clone()));
                 }
@@ -1429,7 +1427,6 @@ impl<'a> Builder<'a> {
             },
             Initializer::List(items) => {
                 let sub = elem.to_ctype(self.dm).element_count().max(1);
-                let scalar = matches!(elem, Ty::Int(_));
                 let mut pos: u64 = 0;
                 let mut max: u64 = 0;
                 for it in items {
@@ -1442,7 +1439,6 @@ impl<'a> Builder<'a> {
                     }
                     pos += 1;
                     max = max.max(pos);
-                    let _ = scalar;
                 }
                 // With brace elision for nested arrays, items count scalars.
                 let nested_braced = items.iter().all(|i| matches!(i.node.initializer.node, Initializer::List(_)));
@@ -2299,7 +2295,7 @@ impl<'a> Builder<'a> {
                 ) =>
             {
                 let inc = matches!(u.node.operator.node, UnaryOperator::PostIncrement | UnaryOperator::PreIncrement);
-                self.incdec(&u.node.operand, inc, sp(e.span))
+                self.incdec(&u.node.operand, inc)
             }
             Expression::BinaryOperator(b)
                 if b.node.operator.node == BinaryOperator::Assign && self.is_struct_lvalue(&b.node.lhs) =>
@@ -2354,12 +2350,11 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn incdec(&mut self, operand: &Node<Expression>, inc: bool, esp: Sp) -> R<()> {
+    fn incdec(&mut self, operand: &Node<Expression>, inc: bool) -> R<()> {
         let lv = self.lv(operand)?;
         let t = lv.ty();
         let op = if inc { BinOp::Add } else { BinOp::Sub };
         let v = types::binary(op, Self::read(&lv), Expr::int(1));
-        let _ = esp;
         let text = self.text(self.stmt_sp);
         self.emit(EdgeOp::Assign { lhs: lv, rhs: conv(v, t) }, self.stmt_sp, text)
     }
@@ -2562,7 +2557,7 @@ impl<'a> Builder<'a> {
                 match u.node.operator.node {
                     UnaryOperator::PreIncrement | UnaryOperator::PreDecrement => {
                         let inc = u.node.operator.node == UnaryOperator::PreIncrement;
-                        self.incdec(operand, inc, esp)?;
+                        self.incdec(operand, inc)?;
                         let lv = self.lv(operand)?;
                         Ok(Val::I(Self::read(&lv)))
                     }
@@ -2577,7 +2572,7 @@ impl<'a> Builder<'a> {
                             self.stmt_sp,
                             text,
                         )?;
-                        self.incdec(operand, inc, esp)?;
+                        self.incdec(operand, inc)?;
                         Ok(Val::I(Expr::Var { var: tmp, ty: t }))
                     }
                     UnaryOperator::Address => {
