@@ -158,9 +158,14 @@ pub enum CType {
         elem: FloatTy,
         dims: Vec<u64>,
     },
-    /// Pointer to an integer or floating-point object (only parameters so far: `int *p`,
-    /// `int x[5]`); the value is an object (a variable instance) and an element offset.
-    Ptr(ScalarTy),
+    /// A pointer variable (any pointee: the front end types pointer expressions); the value is
+    /// an object (a variable instance, a heap block, a function, or null) and a byte offset.
+    Ptr,
+    /// An object stored as bytes (a union): every access is a typed load or store through its
+    /// address, so members overlap byte-exactly (type punning).
+    Bytes {
+        size: u64,
+    },
     /// A type the semantics does not model yet (other pointers, struct, union, `long double`, VLA, …).
     Unsupported(String),
 }
@@ -180,6 +185,8 @@ impl CType {
 pub enum ScalarTy {
     Int(IntTy),
     Float(FloatTy),
+    /// A pointer (of the data model's width).
+    Ptr,
 }
 
 impl ScalarTy {
@@ -188,6 +195,7 @@ impl ScalarTy {
         match self {
             ScalarTy::Int(t) => t.bits,
             ScalarTy::Float(f) => f.bits(),
+            ScalarTy::Ptr => 64,
         }
     }
 }
@@ -202,25 +210,40 @@ pub enum Rvalue {
     Ptr(PExpr),
 }
 
-/// A side-effect-free pointer expression to an object of element type `elem` (a variable:
-/// no heap). Offsets count elements.
+/// A side-effect-free pointer expression. Offsets count bytes; the front end scales `p + k`
+/// by the pointee's size, so the semantics needs no pointee types (a load names the type it
+/// reads).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum PExpr {
     /// Value of a pointer variable.
-    Var { var: VarId, elem: ScalarTy },
-    /// `&x` (index 0), `&a[i]` (flattened index), `a` decayed (index 0): the address of an
-    /// element of variable `var` in the current frame (or a global). `index` is `long long`.
-    AddrOf { var: VarId, index: Box<Expr>, elem: ScalarTy },
-    /// `p + k` (`k` is `long long`, in elements).
+    Var { var: VarId },
+    /// `&x`, `&a[i]`, `a` decayed, `&u` of a union: the address of byte `offset` (`long long`)
+    /// of variable `var` in the current frame (or a global).
+    AddrOf { var: VarId, offset: Box<Expr> },
+    /// `p + k` (`k` is `long long`, in bytes).
     Add { base: Box<PExpr>, k: Box<Expr> },
+    /// The null pointer.
+    Null,
+    /// The address of a function (`&f`, or `f` decayed).
+    Func(FuncId),
+    /// The pointer stored at `ptr` (`*pp`, `p->next`).
+    Load { ptr: Box<PExpr> },
 }
 
-impl PExpr {
-    /// The type of the pointed-to elements.
-    pub fn elem(&self) -> ScalarTy {
+/// An assignable pointer place.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum PLvalue {
+    Var(VarId),
+    /// The pointer-sized object at `ptr` (`*pp = q`, `p->next = q`).
+    Deref(PExpr),
+}
+
+impl PLvalue {
+    /// The value stored at this place.
+    pub fn read(&self) -> PExpr {
         match self {
-            PExpr::Var { elem, .. } | PExpr::AddrOf { elem, .. } => *elem,
-            PExpr::Add { base, .. } => base.elem(),
+            PLvalue::Var(var) => PExpr::Var { var: *var },
+            PLvalue::Deref(p) => PExpr::Load { ptr: Box::new(p.clone()) },
         }
     }
 }
@@ -230,6 +253,7 @@ impl PExpr {
 pub enum Target {
     Int(Lvalue),
     Float(FLvalue),
+    Ptr(PLvalue),
 }
 
 /// Index of a variable in [`Cfa::vars`].
@@ -361,6 +385,13 @@ pub enum Expr {
     Deref {
         ptr: Box<PExpr>,
         ty: IntTy,
+    },
+    /// Pointer comparison (`==`, `!=`, and the relational operators on pointers into one
+    /// object); yields `int` 0 or 1. `if (p)` is `p != NULL`.
+    PtrCmp {
+        op: BinOp,
+        lhs: Box<PExpr>,
+        rhs: Box<PExpr>,
     },
     /// Floating-point comparison; yields `int` 0 or 1. Both operands have the same type. Any
     /// comparison with a NaN operand is false, except `!=`, which is true (IEEE 754 / C11 F.3).
@@ -523,7 +554,7 @@ impl Expr {
             | Expr::WitnessResult { ty }
             | Expr::Deref { ty, .. } => *ty,
             Expr::Cast { to, .. } | Expr::FloatToInt { to, .. } => *to,
-            Expr::FloatCmp { .. } | Expr::FloatClass { .. } => IntTy::INT,
+            Expr::FloatCmp { .. } | Expr::FloatClass { .. } | Expr::PtrCmp { .. } => IntTy::INT,
         }
     }
     /// An `int` constant.
@@ -611,6 +642,8 @@ pub enum Init {
     FloatArray(Vec<(u64, FExpr)>),
     /// All zero (static storage without initializer).
     Zero,
+    /// Pointer initializer.
+    Ptr(PExpr),
 }
 
 /// One write of an [`EdgeOp::AssignAll`].
@@ -717,6 +750,33 @@ pub enum EdgeOp {
     Error {
         kind: ErrorKind,
         function: String,
+    },
+    /// Pointer assignment `lhs = rhs`.
+    PtrAssign {
+        lhs: PLvalue,
+        rhs: PExpr,
+    },
+    /// `malloc(size)`, `calloc(n, m)` (`size` = n·m, `zeroed`), `alloca(size)`: a fresh heap block
+    /// of `size` bytes (`unsigned long`); allocation succeeds (SV-COMP convention). Uninitialised
+    /// bytes are nondeterministic. The pointer goes to `lhs` (a call step like `NondetCall`).
+    Alloc {
+        function: String,
+        lhs: Option<PLvalue>,
+        size: Expr,
+        zeroed: bool,
+    },
+    /// `free(ptr)`: null is a no-op; anything but the start of a live heap block is undefined
+    /// behaviour.
+    Free {
+        ptr: PExpr,
+    },
+    /// Call through a function pointer: as [`EdgeOp::Call`] once the pointer is evaluated to a
+    /// function with a body whose parameters match `args` (otherwise unsupported); a null or
+    /// non-function pointer is undefined behaviour.
+    CallPtr {
+        fptr: PExpr,
+        args: Vec<Rvalue>,
+        lhs: Option<Target>,
     },
     /// `abort()`, `exit(n)`: the path ends without violation.
     Terminate {

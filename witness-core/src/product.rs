@@ -26,9 +26,7 @@ use crate::cfa::{
 };
 use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::semantics::value::{as_i128, Definedness, Truth};
-use crate::semantics::{
-    pinned_symbol, AnyValue, Arg, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value,
-};
+use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
 use crate::verdict::{NondetChoice, TraceStep, Verdict};
 use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, WitnessAutomaton, WitnessTransition};
 
@@ -99,6 +97,8 @@ pub struct Outcome {
     pub states: u64,
     pub solver_calls: u64,
     pub warnings: Vec<String>,
+    /// Some explored step read or wrote memory through another type (type punning).
+    pub punned: bool,
 }
 
 /// Maximum call depth before a path is given up as unknown (unbounded recursion).
@@ -144,6 +144,7 @@ type StateKey = (
     Vec<CallSite>,
     Vec<crate::semantics::Frame>,
     Rc<std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>>,
+    Rc<std::collections::BTreeMap<u32, crate::semantics::HeapBlock>>,
     Rc<Vec<Bool>>,
     Option<AnyValue>,
 );
@@ -156,6 +157,7 @@ impl ProductState {
             self.stack.clone(),
             self.data.frames.clone(),
             self.data.globals.clone(),
+            self.data.heap.clone(),
             self.data.path.clone(),
             self.returned.clone(),
         )
@@ -207,11 +209,32 @@ struct Explorer<'a> {
     /// Reasons some allowed path could not be decided (first few kept).
     unknown: Vec<String>,
     states: u64,
+    /// Some executed step reinterpreted memory (decision 37).
+    punned: bool,
 }
 
 /// Explores the product and returns the verdict.
 pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &ExploreOptions) -> Outcome {
     let mut outcome = explore_once(cfa, witness, anchors, opts);
+    if matches!(outcome.verdict, Verdict::Rejected) {
+        let doubt = if outcome.punned {
+            // Decision 37: producers model type punning differently (and often wrongly); a
+            // witness's values after a reinterpreting access may describe the producer's model.
+            Some(
+                "the program reads memory through another type (type punning), and witness producers model such reads \
+                 differently: no allowed path reaches the error under C's byte-exact semantics, but the witness's \
+                 values may describe the producer's model"
+                    .to_string(),
+            )
+        } else {
+            unmatched_transition(cfa, witness)
+        };
+        if let Some(reason) = doubt {
+            outcome.verdict = Verdict::Unknown { reason: reason.clone() };
+            outcome.reason = reason;
+            return outcome;
+        }
+    }
     // Exact source anchors (YAML) do not depend on the CFA's granularity: no double-check.
     if matches!(outcome.verdict, Verdict::Rejected) && !opts.permissive && !witness.exact_locations {
         // Witness producers build CFAs of other granularity than ours; before claiming that
@@ -267,6 +290,7 @@ fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: 
         warned: HashSet::new(),
         unknown: Vec::new(),
         states: 0,
+        punned: false,
     };
     // Offsets that were validated against this file make guards precise; the permissive
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
@@ -282,7 +306,38 @@ fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: 
         }
         Verdict::Unknown { reason } => reason.clone(),
     };
-    Outcome { verdict, reason, states: ex.states, solver_calls: ex.smt.calls, warnings: ex.warnings }
+    Outcome { verdict, reason, states: ex.states, solver_calls: ex.smt.calls, warnings: ex.warnings, punned: ex.punned }
+}
+
+/// A transition on a path from the entry to a violation state whose source lines hold no
+/// program step at all (a blank line, a comment, a lone brace): such a witness was written for
+/// another version of the program text (decision 38), and its rejection would say nothing.
+fn unmatched_transition(cfa: &Cfa, w: &WitnessAutomaton) -> Option<String> {
+    let to_violation = violation_distance(w);
+    let mut reach = HashSet::new();
+    let mut todo = vec![w.entry];
+    while let Some(n) = todo.pop() {
+        if reach.insert(n) {
+            todo.extend(w.graph.neighbors_directed(n, Direction::Outgoing));
+        }
+    }
+    let spans: Vec<(u64, u64)> =
+        cfa.graph.edge_weights().filter_map(|e| e.span.map(|s| (s.start_line as u64, s.end_line as u64))).collect();
+    w.graph.edge_references().find_map(|t| {
+        if !reach.contains(&t.source()) || !to_violation.contains_key(&t.target()) {
+            return None;
+        }
+        let lines = t.weight().guard.lines?;
+        if spans.iter().any(|&(a, b)| lines.overlaps(a, b)) {
+            return None;
+        }
+        Some(format!(
+            "the witness's transition at {} expects a step on line {}, where this program has no statement: \
+             the witness seems to be written for another version of the program",
+            t.weight().origin,
+            lines.start
+        ))
+    })
 }
 
 /// BFS distance (in transitions) from each witness state to the nearest violation state.
@@ -518,8 +573,12 @@ impl<'a> Explorer<'a> {
                                 defined.append(&mut d);
                                 defined
                             }),
-                            AnyValue::Float(_) => Err(EvalError::Unsupported("conversion of a result".into())),
+                            _ => Err(EvalError::Unsupported("conversion of a result".into())),
                         }
+                    }
+                    (Target::Ptr(plv), AnyValue::Ptr(p)) => next.data.assign_ptr(cfa, plv, &p),
+                    (Target::Ptr(_), _) => {
+                        Err(EvalError::Unsupported("a non-pointer result stored into a pointer".into()))
                     }
                     (Target::Float(flv), v) => {
                         let mut defined = Vec::new();
@@ -528,7 +587,7 @@ impl<'a> Explorer<'a> {
                                 defined.append(&mut d);
                                 defined
                             }),
-                            AnyValue::Int(_) => Err(EvalError::Unsupported("conversion of a result".into())),
+                            _ => Err(EvalError::Unsupported("conversion of a result".into())),
                         }
                     }
                 };
@@ -559,9 +618,26 @@ impl<'a> Explorer<'a> {
         }
         let edges: Vec<EdgeIndex> = cfa.graph.edges_directed(state.loc, Direction::Outgoing).map(|e| e.id()).collect();
         for e in edges {
-            let edge = cfa.edge(e);
+            let resolved;
+            let edge = match &cfa.edge(e).op {
+                EdgeOp::CallPtr { fptr, args, lhs } => match self.resolve_call(&state, fptr, args, cfa.edge(e).span) {
+                    Some(callee) => {
+                        resolved = CfaEdge {
+                            op: EdgeOp::Call { callee, args: args.clone(), lhs: lhs.clone() },
+                            ..cfa.edge(e).clone()
+                        };
+                        &resolved
+                    }
+                    None => continue,
+                },
+                _ => cfa.edge(e),
+            };
             let target = cfa.graph.edge_endpoints(e).map(|(_, t)| t).unwrap_or(state.loc);
-            match self.execute(&state, e, edge, target) {
+            let step = self.execute(&state, e, edge, target);
+            if let Step::Next(n, _) | Step::Violation(n, _) = &step {
+                self.punned |= n.data.punned;
+            }
+            match step {
                 Step::End => {}
                 Step::Next(next, result) => {
                     if matches!(edge.op, EdgeOp::Blank) && (!self.opts.permissive || edge.span.is_none()) {
@@ -705,6 +781,8 @@ impl<'a> Explorer<'a> {
     /// Adds a constraint to the path; a constraint pinning a symbol to a constant is applied
     /// as a substitution so that the rest of the path runs concretely.
     fn add_constraint(&mut self, state: &mut ProductState, c: Bool) {
+        // Z3 normalises `(x == 5 ? 1 : 0) != 0` to `x == 5`.
+        let c = if pinned_symbol(&c).is_none() { z3::ast::Ast::simplify(&c) } else { c };
         if let Some((sym, val)) = pinned_symbol(&c) {
             state.data.constrain(c);
             state.data.substitute(&sym, &val);
@@ -721,11 +799,73 @@ impl<'a> Explorer<'a> {
                         *v = FValue::sym(t, v.fty);
                     }
                 }
+                Some(AnyValue::Ptr(p)) => {
+                    if let Val::Sym(t) = &p.offset.val {
+                        let t = z3::ast::Ast::substitute(t, &[(&sym, &val)]);
+                        p.offset = Value::sym(t, p.offset.ty);
+                    }
+                }
                 None => {}
             }
         } else {
             state.data.constrain(c);
         }
+    }
+
+    /// The function a call through `fptr` calls in `state`; `None` (with the reason recorded)
+    /// when the pointer is not certainly a function with a body whose parameters take `args`.
+    fn resolve_call(
+        &mut self,
+        state: &ProductState,
+        fptr: &crate::cfa::PExpr,
+        args: &[Rvalue],
+        span: Option<SourceSpan>,
+    ) -> Option<crate::cfa::FuncId> {
+        let cfa = self.cfa;
+        let mut data = state.data.clone();
+        let mut defined = Vec::new();
+        let p = match data.eval_ptr(cfa, fptr, None, &mut defined) {
+            Ok(p) => p,
+            Err(EvalError::Unsupported(w)) => {
+                self.give_up(format!("{w} at {}", self.line_of(span)));
+                return None;
+            }
+        };
+        if let Some(d) = defined.iter().find(|d| !matches!(d.holds, Truth::Known(true))) {
+            self.give_up(format!("call through a function pointer: possible {} at {}", d.what, self.line_of(span)));
+            return None;
+        }
+        let callee = match (p.obj, p.offset.known()) {
+            (crate::semantics::Obj::Func(f), Some(0)) => f,
+            (crate::semantics::Obj::Null, _) => {
+                self.give_up(format!("undefined behaviour (call through a null pointer) at {}", self.line_of(span)));
+                return None;
+            }
+            _ => {
+                self.give_up(format!(
+                    "undefined behaviour (call through a pointer that is not a function) at {}",
+                    self.line_of(span)
+                ));
+                return None;
+            }
+        };
+        let f = cfa.function(callee);
+        let fits = f.params.len() == args.len()
+            && f.params.iter().zip(args).all(|(p, a)| match (&cfa.var(*p).ty, a) {
+                (crate::cfa::CType::Int(t), Rvalue::Int(e)) => *t == e.ty(),
+                (crate::cfa::CType::Float(t), Rvalue::Float(e)) => *t == e.fty(),
+                (crate::cfa::CType::Ptr, Rvalue::Ptr(_)) => true,
+                _ => false,
+            });
+        if !fits {
+            self.give_up(format!(
+                "call of `{}` through a pointer of another function type at {}",
+                f.name,
+                self.line_of(span)
+            ));
+            return None;
+        }
+        Some(callee)
     }
 
     /// Executes one CFA edge on the data state.
@@ -770,6 +910,19 @@ impl<'a> Explorer<'a> {
             ($e:expr) => {{
                 let mut defined = Vec::new();
                 let v = match next.data.eval_float(cfa, $e, None, &mut defined) {
+                    Ok(v) => v,
+                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                };
+                if !self.settle_definedness(&mut next, defined, span) {
+                    return Step::End;
+                }
+                v
+            }};
+        }
+        macro_rules! peval {
+            ($e:expr) => {{
+                let mut defined = Vec::new();
+                let v = match next.data.eval_ptr(cfa, $e, None, &mut defined) {
                     Ok(v) => v,
                     Err(EvalError::Unsupported(w)) => unsupported!(w),
                 };
@@ -862,23 +1015,13 @@ impl<'a> Explorer<'a> {
                 let mut vals = Vec::new();
                 for a in args {
                     vals.push(match a {
-                        Rvalue::Int(e) => Arg::Val(AnyValue::Int(eval!(e))),
-                        Rvalue::Float(e) => Arg::Val(AnyValue::Float(feval!(e))),
-                        Rvalue::Ptr(p) => {
-                            let mut defined = Vec::new();
-                            let v = match next.data.eval_ptr(cfa, p, None, &mut defined) {
-                                Ok(v) => v,
-                                Err(EvalError::Unsupported(w)) => unsupported!(w),
-                            };
-                            if !self.settle_definedness(&mut next, defined, span) {
-                                return Step::End;
-                            }
-                            Arg::Ptr(v)
-                        }
+                        Rvalue::Int(e) => AnyValue::Int(eval!(e)),
+                        Rvalue::Float(e) => AnyValue::Float(feval!(e)),
+                        Rvalue::Ptr(p) => AnyValue::Ptr(peval!(p)),
                     });
                 }
                 next.stack.push(CallSite { callee: *callee, call_edge: e, return_loc: target, lhs: lhs.clone() });
-                if let Err(EvalError::Unsupported(w)) = next.data.push_frame_args(cfa, *callee, &vals) {
+                if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, *callee, &vals) {
                     unsupported!(w)
                 }
                 next.loc = cfa.function(*callee).entry;
@@ -896,7 +1039,7 @@ impl<'a> Explorer<'a> {
                     let v = match e {
                         Rvalue::Int(e) => AnyValue::Int(eval!(e)),
                         Rvalue::Float(e) => AnyValue::Float(feval!(e)),
-                        Rvalue::Ptr(_) => unsupported!("returning a pointer (not supported yet)".to_string()),
+                        Rvalue::Ptr(p) => AnyValue::Ptr(peval!(p)),
                     };
                     match (func.return_ty, &func.return_unsupported) {
                         (_, Some(w)) => unsupported!(format!("return value of type {w}")),
@@ -933,6 +1076,40 @@ impl<'a> Explorer<'a> {
                     _ => unsupported!(format!("call to `{function}`, which is not the error function of the property")),
                 }
             }
+            EdgeOp::PtrAssign { lhs, rhs } => {
+                let v = peval!(rhs);
+                settle!(next.data.assign_ptr(cfa, lhs, &v));
+            }
+            EdgeOp::Alloc { function, lhs, size, zeroed } => {
+                let mut n = eval!(size);
+                if let Val::Sym(t) = &n.val {
+                    // A size the path pins to one value (e.g. by a witness assumption).
+                    let unique = self.smt.model_values(&next.data.path, std::slice::from_ref(t)).and_then(|m| {
+                        let v = *m.first()?;
+                        let other = t.eq(z3::ast::BV::from_u64(v, n.ty.bits)).not();
+                        matches!(self.smt.check(&next.data.path, &[&other]), Feasibility::Infeasible).then_some(v)
+                    });
+                    if let Some(v) = unique {
+                        n = Value::conc(v, n.ty);
+                    }
+                }
+                let p = match next.data.allocate(function, &n, *zeroed) {
+                    Ok(p) => p,
+                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                };
+                if let Some(lhs) = lhs {
+                    settle!(next.data.assign_ptr(cfa, lhs, &p));
+                }
+            }
+            EdgeOp::Free { ptr } => {
+                let p = peval!(ptr);
+                let mut defined = Vec::new();
+                next.data.free(cfa, &p, &mut defined);
+                if !self.settle_definedness(&mut next, defined, span) {
+                    return Step::End;
+                }
+            }
+            EdgeOp::CallPtr { .. } => unsupported!("unresolved call through a function pointer".to_string()),
             EdgeOp::Terminate { .. } => return Step::End,
             EdgeOp::Unsupported { what } => unsupported!(what.clone()),
         }

@@ -237,6 +237,7 @@ impl Lowerer<'_> {
             return Ok(Place::Val(match ty {
                 ScalarTy::Int(ty) => Val::I(Expr::WitnessResult { ty }),
                 ScalarTy::Float(fty) => Val::F(FExpr::WitnessResult { fty }),
+                ScalarTy::Ptr => return Err("\\result of pointer type (not supported in assumptions yet)".into()),
             }));
         }
         let cfa = self.cfa;
@@ -297,7 +298,8 @@ impl Lowerer<'_> {
                 CType::FloatArray { .. } => Err(format!("`{name}` is a floating-point array (not supported yet)")),
                 CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)")),
                 CType::Void => Err(format!("`{name}` has type void")),
-                CType::Ptr(_) => Err(format!("`{name}` is a pointer (not supported in assumptions yet)")),
+                CType::Ptr => Err(format!("`{name}` is a pointer (not supported in assumptions yet)")),
+                CType::Bytes { .. } => Err(format!("`{name}` is a union (not supported in assumptions yet)")),
             };
         }
         if let Some((_, k)) = cfa.enum_constants.iter().rev().find(|(n, _)| n == name) {

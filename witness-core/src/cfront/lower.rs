@@ -9,12 +9,14 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use super::preprocess::Prepared;
 use super::structs::{Field, Registry};
 use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
-use crate::cfa::PExpr;
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
     FClass, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Lvalue, Rvalue, ScalarTy, SourceSpan,
     Target, UnOp, VarId, VarInfo, VarScope, Write,
 };
+use crate::cfa::{PExpr, PLvalue};
+
+mod pointers;
 
 type R<T> = Result<T, String>;
 
@@ -499,7 +501,15 @@ impl<'a> Builder<'a> {
 
     fn new_var(&mut self, name: &str, ty: &Ty, scope: VarScope, visible: (usize, usize), temporary: bool) -> VarId {
         let id = VarId(self.cfa.vars.len() as u32);
-        self.cfa.vars.push(VarInfo { name: name.to_string(), ty: ty.to_ctype(self.dm), scope, visible, temporary });
+        let cty = match ty {
+            // Unions live in memory as bytes (their members overlap).
+            Ty::Struct(k) if k.starts_with("union ") => match self.structs.layout(ty, self.dm) {
+                Some((size, _)) => CType::Bytes { size },
+                None => CType::Unsupported(ty.describe(self.dm)),
+            },
+            _ => ty.to_ctype(self.dm),
+        };
+        self.cfa.vars.push(VarInfo { name: name.to_string(), ty: cty, scope, visible, temporary });
         id
     }
 
@@ -542,7 +552,7 @@ impl<'a> Builder<'a> {
                         Some(i) => format!("{kind} {}", i.node.name),
                         None => format!("{kind} <anonymous@{}>", st.span.start),
                     };
-                    if let (StructKind::Struct, Some(decls)) = (&st.node.kind.node, &st.node.declarations) {
+                    if let Some(decls) = &st.node.declarations {
                         self.register_struct(&key, decls);
                     }
                     Ty::Struct(key)
@@ -648,7 +658,7 @@ impl<'a> Builder<'a> {
     /// Creates the leaf variables of a struct variable `v` named `name` (nothing for a type
     /// that is not a complete struct).
     fn flatten_struct_var(&mut self, v: VarId, name: &str, ty: &Ty, scope: VarScope, visible: (usize, usize)) {
-        if !matches!(ty, Ty::Struct(_)) {
+        if !matches!(ty, Ty::Struct(k) if k.starts_with("struct ")) {
             return;
         }
         let Ok(leaves) = self.structs.leaves(ty) else {
@@ -1117,9 +1127,6 @@ impl<'a> Builder<'a> {
         for (i, t) in ptys.iter().enumerate() {
             let n = names.get(i).cloned().flatten().unwrap_or_else(|| format!("__param_{i}"));
             let v = self.new_var(&n, t, VarScope::Local(id), visible, false);
-            if let Some(elem) = ptr_elem(t) {
-                self.cfa.vars[v.0 as usize].ty = CType::Ptr(elem);
-            }
             params.push(v);
             param_syms.push((n, Sym::Var(v, t.clone())));
         }
@@ -1129,6 +1136,7 @@ impl<'a> Builder<'a> {
             Ty::Void => (None, None),
             Ty::Int(t) => (Some(ScalarTy::Int(*t)), None),
             Ty::Float(_) if ret.float_ty().is_some() => (ret.float_ty().map(ScalarTy::Float), None),
+            Ty::Pointer(_) => (Some(ScalarTy::Ptr), None),
             other => (None, Some(other.describe(self.dm))),
         };
         // Span: from the start of the definition to the end of the declarator.
@@ -1303,6 +1311,9 @@ impl<'a> Builder<'a> {
             let s = self.snap();
             self.stmt_sp = dsp;
             let r = (|| -> R<()> {
+                if let (Ty::Pointer(_), Initializer::Expression(e)) = (&ty, &init.node) {
+                    return self.ptr_store_init(v, e, dsp);
+                }
                 if let (Ty::Int(t), Initializer::Expression(e)) = (&ty, &init.node) {
                     if let Expression::Call(c) = &e.node {
                         return self.call(c, Some(Target::Int(Lvalue::Var { var: v, ty: *t })), dsp);
@@ -1454,6 +1465,16 @@ impl<'a> Builder<'a> {
     /// Lowers an initializer for a variable of type `ty`.
     fn initializer(&mut self, ty: &Ty, init: &Initializer) -> R<Init> {
         match ty {
+            Ty::Pointer(_) => {
+                let e = match init {
+                    Initializer::Expression(e) => e,
+                    Initializer::List(items) => match items.first().map(|i| &i.node.initializer.node) {
+                        Some(Initializer::Expression(e)) => e,
+                        _ => return Err("unsupported pointer initializer".into()),
+                    },
+                };
+                Ok(Init::Ptr(self.ptr_expr(e)?.0))
+            }
             Ty::Int(t) => {
                 let e = match init {
                     Initializer::Expression(e) => e,
@@ -1507,6 +1528,7 @@ impl<'a> Builder<'a> {
                 Ok(match elem {
                     ScalarTy::Int(_) => Init::Array(ints.collect()),
                     ScalarTy::Float(_) => Init::FloatArray(floats.collect()),
+                    ScalarTy::Ptr => return Err("array of pointers (not supported yet)".into()),
                 })
             }
             other => Err(format!("initializer for type {} (not supported yet)", other.describe(self.dm))),
@@ -1519,6 +1541,7 @@ impl<'a> Builder<'a> {
         Ok(match elem {
             ScalarTy::Int(t) => Rvalue::Int(v.into_int(t)),
             ScalarTy::Float(f) => Rvalue::Float(v.into_float(f)),
+            ScalarTy::Ptr => return Err("array of pointers (not supported yet)".into()),
         })
     }
 
@@ -1850,6 +1873,7 @@ impl<'a> Builder<'a> {
                             self.effect(e, ssp)?;
                             None
                         }
+                        (Some(e), Ty::Pointer(_)) => Some(Rvalue::Ptr(self.ptr_expr(e)?.0)),
                         (Some(_), other) => {
                             return Err(format!(
                                 "return of a value of type {} (not supported yet)",
@@ -1945,7 +1969,7 @@ impl<'a> Builder<'a> {
                 self.branch(&v[n - 1], t, f, neg)
             }
             _ => {
-                let v = self.rv_any(e)?.truth();
+                let v = if self.is_ptr_expr(e) { self.ptr_truth(e)? } else { self.rv_any(e)?.truth() };
                 let esp = sp(e.span);
                 let src = self.text(esp);
                 let c = self.cur;
@@ -2073,8 +2097,12 @@ impl<'a> Builder<'a> {
     // ----------------------------------------------------------------- expressions
 
     fn var_either(&self, v: VarId, ty: &Ty, name: &str) -> R<Either> {
-        if let CType::Ptr(elem) = self.cfa.var(v).ty {
-            return Ok(Either::Ptr(PExpr::Var { var: v, elem }));
+        match (&self.cfa.var(v).ty, ty) {
+            (CType::Ptr, Ty::Pointer(t)) => return Ok(Either::Ptr(PExpr::Var { var: v }, (**t).clone())),
+            (CType::Bytes { .. }, _) => {
+                return Ok(Either::Mem(PExpr::AddrOf { var: v, offset: Box::new(Expr::int(0)) }, ty.clone()))
+            }
+            _ => {}
         }
         match ty.to_ctype(self.dm) {
             CType::Int(t) => Ok(Either::Expr(Expr::Var { var: v, ty: t })),
@@ -2110,14 +2138,34 @@ impl<'a> Builder<'a> {
     fn place(&mut self, e: &Node<Expression>) -> R<Either> {
         match &e.node {
             Expression::Identifier(i) => self.var_expr(&i.node.name),
-            Expression::Member(_) => self.member_place(e),
+            Expression::Member(_) => match self.member_mem(e)? {
+                Some(x) => Ok(x),
+                None => self.member_place(e),
+            },
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
+                let (p, t) = self.ptr_expr(&u.node.operand)?;
+                self.deref_place(p, t)
+            }
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
-                let base = self.place(&b.node.lhs)?;
-                if let Either::Ptr(p) = base {
-                    let i = self.rv(&b.node.rhs)?;
-                    let i = conv(types::promote(i), IntTy::LLONG);
-                    return Ok(Self::deref(PExpr::Add { base: Box::new(p), k: Box::new(i) }));
+                let (arr, idx) = if self.is_ptr_expr(&b.node.lhs) || !self.is_ptr_expr(&b.node.rhs) {
+                    (&b.node.lhs, &b.node.rhs)
+                } else {
+                    (&b.node.rhs, &b.node.lhs)
+                };
+                if !matches!(
+                    arr.node,
+                    Expression::Identifier(_) | Expression::Member(_) | Expression::BinaryOperator(_)
+                ) && self.is_ptr_expr(arr)
+                {
+                    let (p, t) = self.ptr_expr(arr)?;
+                    return self.index_at(p, t, idx);
                 }
+                let base = self.place(arr)?;
+                let base = match base {
+                    Either::Ptr(p, t) => return self.index_at(p, t, idx),
+                    Either::Mem(p, Ty::Array(t, _)) => return self.index_at(p, *t, idx),
+                    other => other,
+                };
                 let Either::Arr(mut a) = base else {
                     return Err(format!(
                         "indexing `{}` which is not an array (pointers are not supported yet)",
@@ -2142,6 +2190,7 @@ impl<'a> Builder<'a> {
                         ScalarTy::Float(fty) => {
                             Either::F(FExpr::Elem { var: a.var, index: Box::new(acc), len: a.len, fty })
                         }
+                        ScalarTy::Ptr => return Err("array of pointers (not supported yet)".into()),
                     })
                 } else {
                     a.acc = Some(acc);
@@ -2155,94 +2204,10 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// `*p` as a place.
-    fn deref(p: PExpr) -> Either {
-        match p.elem() {
-            ScalarTy::Int(ty) => Either::Expr(Expr::Deref { ptr: Box::new(p), ty }),
-            ScalarTy::Float(fty) => Either::F(FExpr::Deref { ptr: Box::new(p), fty }),
-        }
-    }
-
-    /// Lowers a pointer-valued expression of the slice: a pointer parameter, an array
-    /// (decayed), `&x`, `&a[i]`, `p + k`, `p - k`, `k + p`.
-    fn ptr_expr(&mut self, e: &Node<Expression>) -> R<PExpr> {
-        let text = self.text(sp(e.span));
-        let what = || format!("pointer expression `{text}` (not supported yet)");
-        match &e.node {
-            Expression::Identifier(_) => match self.place(e)? {
-                Either::Ptr(p) => Ok(p),
-                Either::Arr(a) if a.rest.len() == 1 && a.acc.is_none() => Ok(PExpr::AddrOf {
-                    var: a.var,
-                    index: Box::new(Expr::Const { bits: 0, ty: IntTy::LLONG }),
-                    elem: a.elem,
-                }),
-                _ => Err(what()),
-            },
-            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
-                let operand = &u.node.operand;
-                if !matches!(operand.node, Expression::Identifier(_) | Expression::BinaryOperator(_)) {
-                    return Err(what());
-                }
-                let zero = || Box::new(Expr::Const { bits: 0, ty: IntTy::LLONG });
-                match self.place(operand)? {
-                    Either::Expr(Expr::Var { var, ty }) => {
-                        Ok(PExpr::AddrOf { var, index: zero(), elem: ScalarTy::Int(ty) })
-                    }
-                    Either::F(FExpr::Var { var, fty }) => {
-                        Ok(PExpr::AddrOf { var, index: zero(), elem: ScalarTy::Float(fty) })
-                    }
-                    Either::Expr(Expr::Elem { var, index, ty, .. }) => {
-                        Ok(PExpr::AddrOf { var, index, elem: ScalarTy::Int(ty) })
-                    }
-                    Either::F(FExpr::Elem { var, index, fty, .. }) => {
-                        Ok(PExpr::AddrOf { var, index, elem: ScalarTy::Float(fty) })
-                    }
-                    Either::Expr(Expr::Deref { ptr, .. }) | Either::F(FExpr::Deref { ptr, .. }) => Ok(*ptr),
-                    _ => Err(what()),
-                }
-            }
-            Expression::BinaryOperator(b)
-                if matches!(b.node.operator.node, BinaryOperator::Plus | BinaryOperator::Minus) =>
-            {
-                let neg = b.node.operator.node == BinaryOperator::Minus;
-                let (pe, ke) = if !neg && self.is_pointerish(&b.node.rhs) {
-                    (&b.node.rhs, &b.node.lhs)
-                } else {
-                    (&b.node.lhs, &b.node.rhs)
-                };
-                let p = self.ptr_expr(pe)?;
-                let k = conv(types::promote(self.rv(ke)?), IntTy::LLONG);
-                let k = if neg { types::unary(UnOp::Neg, k) } else { k };
-                Ok(PExpr::Add { base: Box::new(p), k: Box::new(k) })
-            }
-            _ => Err(what()),
-        }
-    }
-
-    /// Whether `e` is (syntactically) a pointer: an array or pointer identifier or `&…`.
-    fn is_pointerish(&self, e: &Node<Expression>) -> bool {
-        match &e.node {
-            Expression::Identifier(i) => {
-                matches!(self.lookup(&i.node.name), Some(Sym::Var(_, Ty::Pointer(_) | Ty::Array(..))))
-            }
-            Expression::UnaryOperator(u) => u.node.operator.node == UnaryOperator::Address,
-            _ => false,
-        }
-    }
-
     fn lv(&mut self, e: &Node<Expression>) -> R<Lvalue> {
         match &e.node {
             Expression::Identifier(_) | Expression::BinaryOperator(_) => {}
-            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
-                let p = self.ptr_expr(&u.node.operand)?;
-                return match p.elem() {
-                    ScalarTy::Int(ty) => Ok(Lvalue::Deref { ptr: p, ty }),
-                    ScalarTy::Float(_) => Err(format!(
-                        "store of a floating-point value through `{}` (not supported yet)",
-                        self.text(sp(e.span))
-                    )),
-                };
-            }
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {}
             Expression::Member(_) => {}
             _ => return Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span)))),
         }
@@ -2255,8 +2220,12 @@ impl<'a> Builder<'a> {
             Either::Expr(Expr::Var { var, ty }) => Ok(Lvalue::Var { var, ty }),
             Either::Expr(Expr::Elem { var, index, len, ty }) => Ok(Lvalue::Elem { var, index: *index, len, ty }),
             Either::Expr(Expr::Deref { ptr, ty }) => Ok(Lvalue::Deref { ptr: *ptr, ty }),
-            Either::Ptr(_) => Err(format!("assignment to the pointer `{}` (not supported yet)", self.text(sp(e.span)))),
-            Either::Arr(_) => Err(format!("assignment to array `{}` (not supported)", self.text(sp(e.span)))),
+            Either::Ptr(..) => {
+                Err(format!("`{}` is a pointer where an integer lvalue is needed", self.text(sp(e.span))))
+            }
+            Either::Arr(_) | Either::Mem(..) => {
+                Err(format!("assignment to the aggregate `{}` (not supported)", self.text(sp(e.span))))
+            }
             Either::F(_) => Err(format!(
                 "`{}` of floating type used where an integer lvalue is needed (not supported yet)",
                 self.text(sp(e.span))
@@ -2304,6 +2273,12 @@ impl<'a> Builder<'a> {
                 let text = self.text(self.stmt_sp);
                 self.emit(EdgeOp::AssignAll { writes }, self.stmt_sp, text)
             }
+            Expression::BinaryOperator(b)
+                if types::is_assign_op(&b.node.operator.node)
+                    && matches!(self.expr_ty(&b.node.lhs), Some(Ty::Pointer(_))) =>
+            {
+                self.ptr_assign(b)
+            }
             Expression::BinaryOperator(b) if types::is_assign_op(&b.node.operator.node) => {
                 self.assign_any(e, b).map(|_| ())
             }
@@ -2344,13 +2319,16 @@ impl<'a> Builder<'a> {
             _ => {
                 // Evaluate for side effects (hoisted calls); the value is dropped.
                 match self.place(e)? {
-                    Either::Expr(_) | Either::Arr(_) | Either::F(_) | Either::Ptr(_) => Ok(()),
+                    Either::Expr(_) | Either::Arr(_) | Either::F(_) | Either::Ptr(..) | Either::Mem(..) => Ok(()),
                 }
             }
         }
     }
 
     fn incdec(&mut self, operand: &Node<Expression>, inc: bool) -> R<()> {
+        if matches!(self.expr_ty(operand), Some(Ty::Pointer(_))) {
+            return self.ptr_incdec(operand, inc);
+        }
         let lv = self.lv(operand)?;
         let t = lv.ty();
         let op = if inc { BinOp::Add } else { BinOp::Sub };
@@ -2410,7 +2388,22 @@ impl<'a> Builder<'a> {
             return Ok(Some(FLvalue::Var { var, fty }));
         }
         if !self.is_float_elem(e) {
-            return Ok(None);
+            let through_memory = match &e.node {
+                Expression::UnaryOperator(u) => u.node.operator.node == UnaryOperator::Indirection,
+                Expression::Member(_) | Expression::BinaryOperator(_) => true,
+                _ => false,
+            };
+            if !(through_memory && matches!(self.expr_ty(e), Some(Ty::Float(_)))) {
+                return Ok(None);
+            }
+            return match self.place(e)? {
+                Either::F(FExpr::Deref { ptr, fty }) => Ok(Some(FLvalue::Deref { ptr: *ptr, fty })),
+                Either::F(FExpr::Var { var, fty }) => Ok(Some(FLvalue::Var { var, fty })),
+                Either::F(FExpr::Elem { var, index, len, fty }) => {
+                    Ok(Some(FLvalue::Elem { var, index: *index, len, fty }))
+                }
+                _ => Ok(None),
+            };
         }
         match self.place(e)? {
             Either::F(FExpr::Elem { var, index, len, fty }) => Ok(Some(FLvalue::Elem { var, index: *index, len, fty })),
@@ -2485,19 +2478,32 @@ impl<'a> Builder<'a> {
         v.int(&what)
     }
 
+    /// The arithmetic value of a place.
+    fn place_value(&mut self, e: &Node<Expression>) -> R<Val> {
+        let esp = sp(e.span);
+        match self.place(e)? {
+            Either::Expr(x) => Ok(Val::I(x)),
+            Either::F(f) => Ok(Val::F(f)),
+            Either::Arr(_) | Either::Mem(..) => {
+                Err(format!("aggregate `{}` used as a number (not supported)", self.text(esp)))
+            }
+            Either::Ptr(..) => Err(format!("pointer `{}` used as a number (not supported)", self.text(esp))),
+        }
+    }
+
     /// Lowers an expression of any arithmetic type to a side-effect-free value, emitting edges
     /// for its side effects.
     pub fn rv_any(&mut self, e: &Node<Expression>) -> R<Val> {
         let esp = sp(e.span);
         match &e.node {
-            Expression::Identifier(_) => match self.place(e)? {
-                Either::Expr(x) => Ok(Val::I(x)),
-                Either::F(f) => Ok(Val::F(f)),
-                Either::Arr(_) => {
-                    Err(format!("array `{}` used as a value (pointers are not supported yet)", self.text(esp)))
-                }
-                Either::Ptr(_) => Err(format!("pointer `{}` used as a value (not supported yet)", self.text(esp))),
-            },
+            Expression::Identifier(_) | Expression::Member(_) => self.place_value(e),
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => self.place_value(e),
+            Expression::UnaryOperator(u)
+                if u.node.operator.node == UnaryOperator::Negate && self.is_ptr_expr(&u.node.operand) =>
+            {
+                let (p, _) = self.ptr_expr(&u.node.operand)?;
+                Ok(Val::I(Expr::PtrCmp { op: BinOp::Eq, lhs: Box::new(p), rhs: Box::new(PExpr::Null) }))
+            }
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => types::integer_constant(i, self.dm).map(Val::I),
                 Constant::Character(ch) => types::char_constant(ch).map(Val::I),
@@ -2506,14 +2512,6 @@ impl<'a> Builder<'a> {
             Expression::StringLiteral(_) => {
                 Err("string literal outside a char array initializer (not supported yet)".into())
             }
-            Expression::Member(_) => match self.place(e)? {
-                Either::Expr(x) => Ok(Val::I(x)),
-                Either::F(f) => Ok(Val::F(f)),
-                Either::Arr(_) => {
-                    Err(format!("array `{}` used as a value (pointers are not supported yet)", self.text(esp)))
-                }
-                Either::Ptr(_) => Err(format!("pointer `{}` used as a value (not supported yet)", self.text(esp))),
-            },
             Expression::Call(c) => {
                 if let Some(v) = self.float_builtin(c)? {
                     return Ok(v);
@@ -2534,6 +2532,7 @@ impl<'a> Builder<'a> {
                         self.call(c, Some(Target::Float(FLvalue::Var { var: tmp, fty })), esp)?;
                         Ok(Val::F(FExpr::Var { var: tmp, fty }))
                     }
+                    ScalarTy::Ptr => Err(format!("pointer result of `{}` used as a number", self.text(esp))),
                 }
             }
             Expression::SizeOfTy(t) => {
@@ -2576,16 +2575,9 @@ impl<'a> Builder<'a> {
                         Ok(Val::I(Expr::Var { var: tmp, ty: t }))
                     }
                     UnaryOperator::Address => {
-                        Err(format!("address-of `{}` (pointers are not supported yet)", self.text(esp)))
+                        Err(format!("address `{}` used as a number (not supported)", self.text(esp)))
                     }
-                    UnaryOperator::Indirection => {
-                        let p = self.ptr_expr(operand)?;
-                        Ok(match Self::deref(p) {
-                            Either::Expr(x) => Val::I(x),
-                            Either::F(f) => Val::F(f),
-                            _ => return Err(format!("pointer dereference `{}` (not supported yet)", self.text(esp))),
-                        })
-                    }
+                    UnaryOperator::Indirection => self.place_value(e),
                     UnaryOperator::Plus => Ok(match self.rv_any(operand)? {
                         Val::I(x) => Val::I(types::promote(x)),
                         f => f,
@@ -2597,6 +2589,9 @@ impl<'a> Builder<'a> {
             }
             Expression::Cast(c) => {
                 let ty = self.type_name(&c.node.type_name.node);
+                if matches!(ty, Ty::Int(_) | Ty::Float(_)) && self.is_ptr_expr(&c.node.expression) {
+                    return Err(format!("conversion of a pointer to a number in `{}` (not supported)", self.text(esp)));
+                }
                 match ty {
                     Ty::Int(t) => Ok(Val::I(self.rv_any(&c.node.expression)?.into_int(t))),
                     Ty::Float(_) if ty.float_ty().is_some() => {
@@ -2612,19 +2607,29 @@ impl<'a> Builder<'a> {
             Expression::BinaryOperator(b) => {
                 let bop = &b.node.operator.node;
                 if *bop == BinaryOperator::Index {
-                    return match self.place(e)? {
-                        Either::Expr(x) => Ok(Val::I(x)),
-                        Either::F(f) => Ok(Val::F(f)),
-                        Either::Arr(_) => {
-                            Err(format!("sub-array `{}` used as a value (not supported yet)", self.text(esp)))
-                        }
-                        Either::Ptr(_) => {
-                            Err(format!("pointer `{}` used as a value (not supported yet)", self.text(esp)))
-                        }
-                    };
+                    return self.place_value(e);
                 }
                 if types::is_assign_op(bop) {
                     return self.assign_any(e, b);
+                }
+                let cmp = matches!(
+                    bop,
+                    BinaryOperator::Equals
+                        | BinaryOperator::NotEquals
+                        | BinaryOperator::Less
+                        | BinaryOperator::LessOrEqual
+                        | BinaryOperator::Greater
+                        | BinaryOperator::GreaterOrEqual
+                );
+                if cmp && (self.is_ptr_expr(&b.node.lhs) || self.is_ptr_expr(&b.node.rhs)) {
+                    let op = types::map_binop(bop).ok_or("comparison")?;
+                    return self.ptr_compare(op, &b.node.lhs, &b.node.rhs).map(Val::I);
+                }
+                if matches!(bop, BinaryOperator::Minus)
+                    && self.is_ptr_expr(&b.node.lhs)
+                    && self.is_ptr_expr(&b.node.rhs)
+                {
+                    return Err(format!("pointer difference `{}` (not supported yet)", self.text(esp)));
                 }
                 match types::map_binop(bop) {
                     None => Err("unknown binary operator".into()),
@@ -2871,7 +2876,8 @@ impl<'a> Builder<'a> {
             Either::Expr(x) => Ok(x.ty().bits as u64 / 8),
             Either::F(f) => Ok(f.fty().bits() as u64 / 8),
             Either::Arr(a) => Ok(a.rest.iter().product::<u64>() * (a.elem.bits() as u64 / 8)),
-            Either::Ptr(_) => Ok(b.dm.long_bits() as u64 / 8),
+            Either::Ptr(..) => Ok(b.dm.long_bits() as u64 / 8),
+            Either::Mem(_, t) => b.size_of(&t).ok_or_else(|| "size not known".to_string()),
         });
         r.map_err(|m| format!("sizeof: {m}"))
     }
@@ -2886,7 +2892,24 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn call_result_type(&self, c: &Node<CallExpression>) -> R<ScalarTy> {
+    fn call_result_type(&mut self, c: &Node<CallExpression>) -> R<ScalarTy> {
+        if self.is_indirect_call(c) {
+            let ret = match self.expr_ty(&c.node.callee) {
+                Some(Ty::Func(f)) => f.ret.clone(),
+                Some(Ty::Pointer(t)) => match *t {
+                    Ty::Func(f) => f.ret.clone(),
+                    _ => return Err("call through a pointer that is not a function pointer".into()),
+                },
+                _ => return Err("call through an expression of unknown type".into()),
+            };
+            return match &ret {
+                Ty::Int(t) => Ok(ScalarTy::Int(*t)),
+                Ty::Float(_) if ret.float_ty().is_some() => Ok(ScalarTy::Float(ret.float_ty().ok_or("float type")?)),
+                Ty::Pointer(_) => Ok(ScalarTy::Ptr),
+                Ty::Void => Err("value of a void function used".into()),
+                other => Err(format!("call returning {} (not supported yet)", other.describe(self.dm))),
+            };
+        }
         let name = self.call_name(c)?;
         if let Some(r) = nondet_type(name, self.dm) {
             return r.map(ScalarTy::Int);
@@ -2906,6 +2929,7 @@ impl<'a> Builder<'a> {
                 Ok(ScalarTy::Float(f.float_ty().ok_or("float type")?))
             }
             Some(Ty::Void) => Err(format!("value of the void function `{name}` used")),
+            Some(Ty::Pointer(_)) => Ok(ScalarTy::Ptr),
             Some(other) => Err(format!("call to `{name}` returning {} (not supported yet)", other.describe(self.dm))),
             None if self.func_ids.contains_key(name) => Ok(ScalarTy::Int(IntTy::INT)),
             None => Err(format!("call to undefined function `{name}`")),
@@ -2925,7 +2949,19 @@ impl<'a> Builder<'a> {
 
     /// Lowers a call; `lhs` receives the result. `csp` is the span of the step.
     fn call(&mut self, c: &Node<CallExpression>, lhs: Option<Target>, csp: Sp) -> R<()> {
+        if self.is_indirect_call(c) {
+            return self.call_ptr(c, lhs, csp);
+        }
         let name = self.call_name(c)?.to_string();
+        if self.pure_mode {
+            return Err(format!("call to `{name}` where a side-effect-free expression is needed"));
+        }
+        if let Some(r) = self.heap_call(&name, c, &lhs, csp) {
+            return r;
+        }
+        if matches!(lhs, Some(Target::Ptr(_))) && !self.func_ids.contains_key(&name) {
+            return Err(format!("pointer returned by the external function `{name}` (not modelled)"));
+        }
         let args = &c.node.arguments;
         let text = self.text(csp);
         if self.pure_mode {
@@ -2985,6 +3021,7 @@ impl<'a> Builder<'a> {
                     let rhs = Val::F(FExpr::Var { var: tmp, fty }).into_float(flv.fty());
                     self.emit(EdgeOp::FloatAssign { lhs: flv, rhs }, csp, text)?;
                 }
+                Some(Target::Ptr(_)) => return Err("a float stored into a pointer".into()),
                 None => {}
             }
             return Ok(());
@@ -3009,6 +3046,7 @@ impl<'a> Builder<'a> {
                 }),
                 Some(Target::Int(lv)) => self.emit(EdgeOp::NondetCall { function: name, lhs: Some(lv), ty }, csp, text),
                 None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty }, csp, text),
+                Some(Target::Ptr(_)) => Err(format!("pointer result of `{name}` (not modelled)")),
             };
         }
         if let Some(&id) = self.func_ids.get(&name) {
@@ -3023,39 +3061,7 @@ impl<'a> Builder<'a> {
             if lhs.is_some() && f.return_ty.is_none() {
                 return Err(format!("value of the void function `{name}` used"));
             }
-            if ptys.len() != args.len() {
-                return Err(format!("call to `{name}` with {} arguments, expected {}", args.len(), ptys.len()));
-            }
-            let mut vals = Vec::new();
-            for (i, (a, t)) in args.iter().zip(&ptys).enumerate() {
-                if let Some(elem) = ptr_elem(t) {
-                    let p = self.ptr_expr(a)?;
-                    if p.elem() != elem {
-                        return Err(format!(
-                            "argument {} of `{name}` points to another type than the parameter (not supported yet)",
-                            i + 1
-                        ));
-                    }
-                    vals.push(Rvalue::Ptr(p));
-                    continue;
-                }
-                let conv_to = match t {
-                    Ty::Int(t) => ScalarTy::Int(*t),
-                    Ty::Float(_) if t.float_ty().is_some() => ScalarTy::Float(t.float_ty().ok_or("float type")?),
-                    _ => {
-                        return Err(format!(
-                            "call to `{name}` whose parameter {} has type {} (not supported yet)",
-                            i + 1,
-                            t.describe(self.dm)
-                        ))
-                    }
-                };
-                let v = self.rv_any(a)?;
-                vals.push(match conv_to {
-                    ScalarTy::Int(t) => Rvalue::Int(v.into_int(t)),
-                    ScalarTy::Float(f) => Rvalue::Float(v.into_float(f)),
-                });
-            }
+            let vals = self.lower_args(&name, args, &ptys)?;
             self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
             return self.emit(EdgeOp::Call { callee: id, args: vals, lhs }, csp, text);
         }
@@ -3076,6 +3082,7 @@ impl<'a> Builder<'a> {
                     self.emit(EdgeOp::NondetCall { function: name, lhs: Some(lv), ty: IntTy::INT }, csp, text)
                 }
                 None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty: IntTy::INT }, csp, text),
+                Some(Target::Ptr(_)) => Err(format!("pointer result of `{name}` (not modelled)")),
             };
         }
         Err(format!("call to undefined function `{name}`"))
@@ -3086,20 +3093,10 @@ enum Either {
     Expr(Expr),
     Arr(ArrRef),
     F(FExpr),
-    /// A pointer value (only pointer parameters so far).
-    Ptr(PExpr),
-}
-
-/// The element type of a pointer type the semantics models (`int *`, `double *`, …).
-fn ptr_elem(t: &Ty) -> Option<ScalarTy> {
-    match t {
-        Ty::Pointer(inner) => match &**inner {
-            Ty::Int(i) => Some(ScalarTy::Int(*i)),
-            Ty::Float(_) => inner.float_ty().map(ScalarTy::Float),
-            _ => None,
-        },
-        _ => None,
-    }
+    /// A pointer value and its pointee's type (a function designator is the pointer to it).
+    Ptr(PExpr, Ty),
+    /// An aggregate (struct, union, array) in memory at the address, of the given type.
+    Mem(PExpr, Ty),
 }
 
 /// Array parameters are pointers; function parameters are function pointers.

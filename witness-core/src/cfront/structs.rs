@@ -113,6 +113,19 @@ impl Registry {
                 let bytes = bit.div_ceil(8);
                 Some((bytes.div_ceil(align) * align, align))
             }
+            Ty::Struct(key) if key.starts_with("union ") => {
+                let fields = self.defs.get(key)?;
+                let (mut size, mut align) = (0u64, 1u64);
+                for f in fields {
+                    let (s, a) = match f.bit_width {
+                        Some(_) => scalar_layout(&f.declared, dm)?,
+                        None => self.layout_depth(&f.ty, dm, depth + 1)?,
+                    };
+                    size = size.max(s);
+                    align = align.max(a);
+                }
+                Some((size.div_ceil(align) * align, align))
+            }
             Ty::Array(t, Some(n)) => {
                 let (s, a) = self.layout_depth(t, dm, depth + 1)?;
                 Some((s.checked_mul(*n)?, a))
@@ -131,4 +144,34 @@ fn scalar_layout(ty: &Ty, dm: DataModel) -> Option<(u64, u64)> {
         _ => size,
     };
     Some((size, align.max(1)))
+}
+
+impl Registry {
+    /// Byte offset and type of member `name` of a struct or union type (`None`: no such
+    /// member, an incomplete type, a bit-field, or a layout that is not known).
+    pub fn member(&self, ty: &Ty, name: &str, dm: DataModel) -> Option<(u64, Ty)> {
+        let Ty::Struct(key) = ty else { return None };
+        let fields = self.defs.get(key)?;
+        let union = key.starts_with("union ");
+        let mut off: u64 = 0;
+        for f in fields {
+            if f.bit_width.is_some() {
+                if f.name == name {
+                    return None;
+                }
+                if !union {
+                    // Offsets after a bit-field need the bit-level layout: not supported.
+                    return None;
+                }
+                continue;
+            }
+            let (s, a) = self.layout(&f.ty, dm)?;
+            let here = if union { 0 } else { off.div_ceil(a) * a };
+            if f.name == name {
+                return Some((here, f.ty.clone()));
+            }
+            off = here + s;
+        }
+        None
+    }
 }

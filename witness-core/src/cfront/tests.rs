@@ -39,6 +39,7 @@ fn pe(cfa: &Cfa, e: &Expr) -> String {
         Expr::Ite { cond, then, els, .. } => format!("({} ? {} : {})", pe(cfa, cond), pe(cfa, then), pe(cfa, els)),
         Expr::WitnessResult { ty: t } => format!("\\result:{}", ty(*t)),
         Expr::FloatCmp { op, lhs, rhs } => format!("({} {op:?} {})", pf(cfa, lhs), pf(cfa, rhs)),
+        Expr::PtrCmp { op, lhs, rhs } => format!("({} {op:?} {})", pp(cfa, lhs), pp(cfa, rhs)),
         Expr::FloatToInt { arg, to } => format!("({}){}", ty(*to), pf(cfa, arg)),
         Expr::FloatClass { class, arg } => format!("{class:?}({})", pf(cfa, arg)),
         Expr::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),
@@ -49,8 +50,11 @@ fn pe(cfa: &Cfa, e: &Expr) -> String {
 fn pp(cfa: &Cfa, p: &PExpr) -> String {
     match p {
         PExpr::Var { var, .. } => cfa.var(*var).name.clone(),
-        PExpr::AddrOf { var, index, .. } => format!("&{}+{}", cfa.var(*var).name, pe(cfa, index)),
+        PExpr::AddrOf { var, offset } => format!("&{}+{}", cfa.var(*var).name, pe(cfa, offset)),
         PExpr::Add { base, k } => format!("({} + {})", pp(cfa, base), pe(cfa, k)),
+        PExpr::Null => "NULL".into(),
+        PExpr::Func(f) => format!("&{}", cfa.function(*f).name),
+        PExpr::Load { ptr } => format!("*{}", pp(cfa, ptr)),
     }
 }
 
@@ -89,6 +93,8 @@ fn ptarget(cfa: &Cfa, t: &Target) -> String {
     match t {
         Target::Int(l) => plv(cfa, l),
         Target::Float(l) => pflv(cfa, l),
+        Target::Ptr(PLvalue::Var(v)) => cfa.var(*v).name.clone(),
+        Target::Ptr(PLvalue::Deref(p)) => format!("*{}", pp(cfa, p)),
     }
 }
 
@@ -106,6 +112,7 @@ fn pinit(cfa: &Cfa, init: &Option<Init>) -> String {
         Some(Init::Scalar(e)) => format!(" = {}", pe(cfa, e)),
         Some(Init::Float(e)) => format!(" = {}", pf(cfa, e)),
         Some(Init::Zero) => " = 0".into(),
+        Some(Init::Ptr(p)) => format!(" = {}", pp(cfa, p)),
         Some(Init::Array(v)) => {
             format!(" = {{{}}}", v.iter().map(|(i, e)| format!("{i}:{}", pe(cfa, e))).collect::<Vec<_>>().join(","))
         }
@@ -444,9 +451,11 @@ fn unsupported_statements_keep_the_cfa() {
             _ => None,
         })
         .collect();
-    assert_eq!(uns.len(), 4, "{uns:#?}");
-    assert!(uns[0].contains("int*"));
-    assert!(uns[2].contains("`p` of type int*"), "{uns:#?}");
+    // Pointers are modelled (decision 36): only the two `long double` steps are unsupported.
+    assert_eq!(uns.len(), 2, "{uns:#?}");
+    assert!(uns.iter().all(|m| m.contains("long double")), "{uns:#?}");
+    assert!(matches!(&by_text(&cfa, "int *p = &x;")[0].op, EdgeOp::Declare { init: Some(Init::Ptr(_)), .. }));
+    assert!(matches!(&by_text(&cfa, "*p = 2;")[0].op, EdgeOp::Assign { lhs: Lvalue::Deref { .. }, .. }));
     // Structs are flattened: `s.a = 3` is an assignment to the member variable.
     assert!(!uns.iter().any(|m| m.contains("struct")), "{uns:#?}");
     assert!(matches!(&by_text(&cfa, "s.a = 3;")[0].op, EdgeOp::Assign { .. }));
@@ -879,9 +888,14 @@ fn struct_limits_are_unsupported_with_reasons() {
     let u =
         uns("struct s { int a; }; struct s f(); int main() { struct s x; struct s *p; x = f(); p->a = 1; return 0; }");
     assert!(u.iter().any(|m| m.contains("struct return values")), "{u:?}");
-    assert!(u.iter().any(|m| m.contains("pointer")), "{u:?}");
-    let u = uns("union u { int a; char c; }; int main() { union u x; x.a = 1; return x.c; }");
-    assert!(u.iter().any(|m| m.contains("union u")), "{u:?}");
+    // `p->a = 1` is a store through the pointer (memory model, decision 36).
+    assert!(!u.iter().any(|m| m.contains("pointer")), "{u:?}");
+    // Union members are loads and stores at their offsets in the union's bytes.
+    let cfa = build("union u { int a; char c; }; int main() { union u x; x.a = 1; return x.c; }");
+    assert!(uns("union u { int a; char c; }; int main() { union u x; x.a = 1; return x.c; }").is_empty());
+    let x = cfa.vars.iter().position(|v| v.name == "x").expect("x");
+    assert_eq!(cfa.vars[x].ty, CType::Bytes { size: 4 });
+    assert!(edges(&cfa).iter().any(|e| matches!(&e.op, EdgeOp::Assign { lhs: Lvalue::Deref { .. }, .. })));
     // Empty struct (GNU): declaring it is a step with no writes.
     assert!(uns("struct g {}; int main() { struct g t; return 0; }").is_empty());
 }

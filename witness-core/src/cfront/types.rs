@@ -72,6 +72,7 @@ impl Ty {
                     _ => CType::Unsupported(self.describe(dm)),
                 }
             }
+            Ty::Pointer(_) => CType::Ptr,
             _ => CType::Unsupported(self.describe(dm)),
         }
     }

@@ -397,7 +397,11 @@ pub fn to_int(a: &FValue, to: IntTy, defined: &mut Vec<Definedness>) -> Value {
             let t = to_f64(conc_math(FMath::Trunc, a.fty, x), a.fty);
             let ok = t >= to_f64(lo, a.fty) && t < to_f64(hi, a.fty);
             if !ok {
-                defined.push(Definedness { holds: Truth::Known(false), what: format!("{what}: {}", render(x, a.fty)) });
+                defined.push(Definedness {
+                    unmodelled: false,
+                    holds: Truth::Known(false),
+                    what: format!("{what}: {}", render(x, a.fty)),
+                });
                 return Value::conc(0, to);
             }
             let i = t as i128;
@@ -406,7 +410,7 @@ pub fn to_int(a: &FValue, to: IntTy, defined: &mut Vec<Definedness>) -> Value {
         FVal::Sym(ref t) => {
             let tr = sym_math(FMath::Trunc, t);
             let ok = Bool::and(&[&tr.ge(conc_term(lo, a.fty)), &tr.lt(conc_term(hi, a.fty))]);
-            defined.push(Definedness { holds: Truth::Sym(ok), what });
+            defined.push(Definedness { unmodelled: false, holds: Truth::Sym(ok), what });
             let rtz = RoundingMode::round_towards_zero();
             let bv = if to.signed {
                 t.to_sbv_with_rounding_mode(&rtz, to.bits)
@@ -414,6 +418,35 @@ pub fn to_int(a: &FValue, to: IntTy, defined: &mut Vec<Definedness>) -> Value {
                 t.to_ubv_with_rounding_mode(&rtz, to.bits)
             };
             Value::sym(bv, to)
+        }
+    }
+}
+
+/// The IEEE bit pattern of a value, as an unsigned integer of the type's width, and the
+/// condition under which it is exact. Constants and values read from bits (nondeterministic
+/// floats, type punning) give their bits exactly. Otherwise Z3's `fp.to_ieee_bv` is exact
+/// except for NaN, whose payload and sign Z3 does not model (and the machine's depends on the
+/// operation), so the second component is "not NaN" (a modelling gap, not undefined behaviour).
+pub fn to_bits(a: &FValue) -> (Value, Option<Bool>) {
+    let ty = IntTy::new(a.fty.bits(), false);
+    match &a.val {
+        FVal::Conc(b) => (Value::conc(*b, ty), None),
+        FVal::Sym(t) => {
+            use z3::ast::Dynamic;
+            if t.decl().kind() == z3::DeclKind::FPA_TO_FP && t.num_children() == 1 {
+                if let Some(bv) = Dynamic::from_ast(t).nth_child(0).and_then(|c| c.as_bv()) {
+                    if bv.get_size() == a.fty.bits() {
+                        return (Value::sym(bv, ty), None);
+                    }
+                }
+            }
+            let ctx = Context::thread_local();
+            // SAFETY: valid context and a floating-point term of this context.
+            let raw = unsafe { z3_sys::Z3_mk_fpa_to_ieee_bv(ctx.get_z3_context(), t.get_z3_ast()) };
+            let raw = raw.expect("Z3 returned no term for fp.to_ieee_bv");
+            // SAFETY: `raw` is a bit-vector term just created in the thread-local context.
+            let bv = unsafe { BV::wrap(&ctx, raw) };
+            (Value::sym(bv, ty), Some(t.is_nan().not()))
         }
     }
 }

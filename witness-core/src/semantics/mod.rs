@@ -9,7 +9,7 @@
 
 pub mod bounds;
 pub mod float;
-mod pointer;
+mod memory;
 pub mod solver;
 pub mod value;
 
@@ -19,7 +19,8 @@ use std::rc::Rc;
 use z3::ast::{Ast, Bool, BV};
 
 use crate::cfa::{
-    BinOp, CType, Cfa, Expr, FExpr, FLvalue, FloatTy, FuncId, Init, IntTy, Lvalue, PExpr, ScalarTy, VarId, VarScope,
+    BinOp, CType, Cfa, Expr, FExpr, FLvalue, FloatTy, FuncId, Init, IntTy, Lvalue, PExpr, PLvalue, ScalarTy, VarId,
+    VarScope,
 };
 pub use float::{FVal, FValue};
 pub use solver::{Feasibility, Smt};
@@ -41,8 +42,12 @@ pub enum Slot {
         elem: FloatTy,
         cells: Rc<Vec<Option<FVal>>>,
     },
-    /// A pointer parameter's value.
+    /// A pointer variable's value.
     Ptr(PtrVal),
+    /// A pointer variable never assigned (its use is undefined behaviour).
+    PtrUninit,
+    /// An object stored as bytes (a union): `None` = uninitialised (nondeterministic).
+    Bytes(Rc<Vec<Option<Cell>>>),
     /// A variable of a type without semantics: any access is unsupported.
     Opaque,
     /// A global declared `extern` and defined outside the program: its value is not known
@@ -59,26 +64,45 @@ pub struct Frame {
     pub id: u64,
 }
 
-/// The object a pointer points into: a global, or a local of one activation.
+/// What a pointer points into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Obj {
-    pub var: VarId,
-    /// `None` for globals; the [`Frame::id`] for locals.
-    pub frame: Option<u64>,
+pub enum Obj {
+    /// A global (`frame: None`) or a local of the activation with [`Frame::id`] `frame`.
+    Var {
+        var: VarId,
+        frame: Option<u64>,
+    },
+    /// A heap block (key of [`DataState::heap`]).
+    Heap(u32),
+    /// A function (its address).
+    Func(FuncId),
+    Null,
 }
 
-/// A non-null pointer value: an object and an element offset (`long long`, may be symbolic).
+/// A pointer value: an object and a byte offset (`long long`, may be symbolic).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PtrVal {
     pub obj: Obj,
     pub offset: Value,
 }
 
-/// An evaluated call argument.
-#[derive(Debug, Clone)]
-pub enum Arg {
-    Val(AnyValue),
-    Ptr(PtrVal),
+/// One byte of a byte object.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Cell {
+    /// An 8-bit value.
+    Byte(Val),
+    /// Byte `k` of a stored pointer (pointers have no integer representation here).
+    Ptr { p: PtrVal, k: u8 },
+}
+
+/// A block from `malloc` and friends.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HeapBlock {
+    pub cells: Rc<Vec<Option<Cell>>>,
+    /// False once freed.
+    pub live: bool,
+    /// The allocating function (for messages).
+    pub function: String,
 }
 
 /// Why an evaluation could not produce a value.
@@ -105,6 +129,16 @@ pub struct DataState {
     pub fresh: u32,
     /// Identity of the next frame (larger than every frame id in the state).
     pub next_frame: u64,
+    /// Heap blocks by allocation number (freed blocks stay, marked dead).
+    pub heap: Rc<BTreeMap<u32, HeapBlock>>,
+    /// Number of the next heap block.
+    pub next_heap: u32,
+    /// Memory was read or written through another type on this path (a union member, or a
+    /// pointer cast): the product's doubt about producers' models (decision 37).
+    pub punned: bool,
+    /// Byte spans `(offset, width)` of the last stores into each union variable (to tell a
+    /// read through the stored member from type punning).
+    pub union_stores: Rc<BTreeMap<VarId, Vec<(u64, u64)>>>,
 }
 
 /// A value of any scalar type: call arguments, returned values, `\result`.
@@ -112,6 +146,7 @@ pub struct DataState {
 pub enum AnyValue {
     Int(Value),
     Float(FValue),
+    Ptr(PtrVal),
 }
 
 impl AnyValue {
@@ -119,6 +154,7 @@ impl AnyValue {
         match self {
             AnyValue::Int(v) => ScalarTy::Int(v.ty),
             AnyValue::Float(v) => ScalarTy::Float(v.fty),
+            AnyValue::Ptr(_) => ScalarTy::Ptr,
         }
     }
     /// Conversion as by assignment to `ty` (float → integer may be undefined: the condition
@@ -129,6 +165,8 @@ impl AnyValue {
             (AnyValue::Int(v), ScalarTy::Float(f)) => AnyValue::Float(float::from_int(v, f)),
             (AnyValue::Float(v), ScalarTy::Int(t)) => AnyValue::Int(float::to_int(v, t, defined)),
             (AnyValue::Float(v), ScalarTy::Float(f)) => AnyValue::Float(float::cast(v, f)),
+            // Pointers convert only to pointers; a mismatch is left for the store to refuse.
+            (v, _) => v.clone(),
         }
     }
 }
@@ -145,6 +183,10 @@ impl DataState {
             path: Rc::new(Vec::new()),
             fresh: 0,
             next_frame: 0,
+            heap: Rc::new(BTreeMap::new()),
+            next_heap: 0,
+            punned: false,
+            union_stores: Rc::new(BTreeMap::new()),
         };
         // Globals without an entry in global_inits are zero (static storage).
         for (i, v) in cfa.vars.iter().enumerate() {
@@ -272,7 +314,20 @@ impl DataState {
                     info.name
                 )))
             }
-            (CType::Void, _) | (CType::Unsupported(_), _) | (CType::Ptr(_), _) => Slot::Opaque,
+            (CType::Ptr, None) => Slot::PtrUninit,
+            (CType::Ptr, Some(Init::Zero)) => Slot::Ptr(PtrVal::null()),
+            (CType::Ptr, Some(Init::Ptr(e))) => Slot::Ptr(self.eval_ptr(cfa, e, None, &mut defined)?),
+            (CType::Bytes { size }, None) => Slot::Bytes(Rc::new(vec![None; *size as usize])),
+            (CType::Bytes { size }, Some(Init::Zero)) => {
+                Slot::Bytes(Rc::new(vec![Some(Cell::Byte(Val::Conc(0))); *size as usize]))
+            }
+            (CType::Ptr | CType::Bytes { .. }, Some(_)) | (_, Some(Init::Ptr(_))) => {
+                return Err(EvalError::Unsupported(format!(
+                    "initializer shape does not match the type of `{}`",
+                    info.name
+                )))
+            }
+            (CType::Void, _) | (CType::Unsupported(_), _) => Slot::Opaque,
         };
         match info.scope {
             VarScope::Global => {
@@ -320,7 +375,14 @@ impl DataState {
                     )))
                 }
                 Some(Slot::External) => return Err(external(cfa, *var)),
-                Some(Slot::Array { .. } | Slot::Float(_) | Slot::FloatArray { .. } | Slot::Ptr(_)) => {
+                Some(
+                    Slot::Array { .. }
+                    | Slot::Float(_)
+                    | Slot::FloatArray { .. }
+                    | Slot::Ptr(_)
+                    | Slot::PtrUninit
+                    | Slot::Bytes(_),
+                ) => {
                     return Err(EvalError::Unsupported(format!(
                         "variable `{}` used with another type",
                         cfa.var(*var).name
@@ -366,9 +428,7 @@ impl DataState {
                     let mut inner = Vec::new();
                     let b = self.eval_into(cfa, rhs, result, &mut inner)?;
                     let needed = decides.not();
-                    defined.extend(
-                        inner.into_iter().map(|d| Definedness { holds: needed.implies(&d.holds), what: d.what }),
-                    );
+                    defined.extend(inner.into_iter().map(|d| Definedness { holds: needed.implies(&d.holds), ..d }));
                     value::binary(*op, &a, &b, *ty, defined)
                 } else {
                     let b = self.eval_into(cfa, rhs, result, defined)?;
@@ -388,26 +448,32 @@ impl DataState {
                         let (mut d1, mut d2) = (Vec::new(), Vec::new());
                         let a = self.eval_into(cfa, then, result, &mut d1)?;
                         let b = self.eval_into(cfa, els, result, &mut d2)?;
-                        defined
-                            .extend(d1.into_iter().map(|d| Definedness { holds: c.implies(&d.holds), what: d.what }));
+                        defined.extend(d1.into_iter().map(|d| Definedness { holds: c.implies(&d.holds), ..d }));
                         let nc = c.not();
-                        defined
-                            .extend(d2.into_iter().map(|d| Definedness { holds: nc.implies(&d.holds), what: d.what }));
+                        defined.extend(d2.into_iter().map(|d| Definedness { holds: nc.implies(&d.holds), ..d }));
                         Value::select(&c, &value::cast(&a, *ty), &value::cast(&b, *ty))
                     }
                 }
             }
             Expr::Deref { ptr, ty } => {
                 let p = self.eval_ptr(cfa, ptr, result, defined)?;
-                match self.deref_read(cfa, &p, ScalarTy::Int(*ty), defined)? {
+                match self.load(cfa, &p, ScalarTy::Int(*ty), defined)? {
                     AnyValue::Int(v) => v,
-                    AnyValue::Float(_) => return Err(EvalError::Unsupported("dereference of another type".into())),
+                    _ => return Err(EvalError::Unsupported("dereference of another type".into())),
                 }
+            }
+            Expr::PtrCmp { op, lhs, rhs } => {
+                let a = self.eval_ptr(cfa, lhs, result, defined)?;
+                let b = self.eval_ptr(cfa, rhs, result, defined)?;
+                Value::from_truth(&self.compare_ptr(cfa, *op, &a, &b, defined)?)
             }
             Expr::WitnessResult { ty } => match result {
                 Some(AnyValue::Int(v)) => value::cast(v, *ty),
                 Some(AnyValue::Float(_)) => {
                     return Err(EvalError::Unsupported("`\\result` of floating type used as an integer".into()))
+                }
+                Some(AnyValue::Ptr(_)) => {
+                    return Err(EvalError::Unsupported("`\\result` of pointer type in an assumption".into()))
                 }
                 None => return Err(EvalError::Unsupported("`\\result` used where the step returns no value".into())),
             },
@@ -460,11 +526,9 @@ impl DataState {
                         let (mut d1, mut d2) = (Vec::new(), Vec::new());
                         let a = self.eval_float(cfa, then, result, &mut d1)?;
                         let b = self.eval_float(cfa, els, result, &mut d2)?;
-                        defined
-                            .extend(d1.into_iter().map(|d| Definedness { holds: c.implies(&d.holds), what: d.what }));
+                        defined.extend(d1.into_iter().map(|d| Definedness { holds: c.implies(&d.holds), ..d }));
                         let nc = c.not();
-                        defined
-                            .extend(d2.into_iter().map(|d| Definedness { holds: nc.implies(&d.holds), what: d.what }));
+                        defined.extend(d2.into_iter().map(|d| Definedness { holds: nc.implies(&d.holds), ..d }));
                         float::select(&c, &a, &b)
                     }
                 }
@@ -480,14 +544,17 @@ impl DataState {
             }
             FExpr::Deref { ptr, fty } => {
                 let p = self.eval_ptr(cfa, ptr, result, defined)?;
-                match self.deref_read(cfa, &p, ScalarTy::Float(*fty), defined)? {
+                match self.load(cfa, &p, ScalarTy::Float(*fty), defined)? {
                     AnyValue::Float(v) => v,
-                    AnyValue::Int(_) => return Err(EvalError::Unsupported("dereference of another type".into())),
+                    _ => return Err(EvalError::Unsupported("dereference of another type".into())),
                 }
             }
             FExpr::WitnessResult { fty } => match result {
                 Some(AnyValue::Float(v)) => float::cast(v, *fty),
                 Some(AnyValue::Int(v)) => float::from_int(v, *fty),
+                Some(AnyValue::Ptr(_)) => {
+                    return Err(EvalError::Unsupported("`\\result` of pointer type in an assumption".into()))
+                }
                 None => return Err(EvalError::Unsupported("`\\result` used where the step returns no value".into())),
             },
         })
@@ -527,7 +594,7 @@ impl DataState {
             FLvalue::Deref { ptr, fty } => {
                 let mut defined = Vec::new();
                 let p = self.eval_ptr(cfa, ptr, result, &mut defined)?;
-                self.deref_write(cfa, &p, &AnyValue::Float(float::cast(v, *fty)), &mut defined)?;
+                self.store(cfa, &p, &AnyValue::Float(float::cast(v, *fty)), &mut defined)?;
                 return Ok(defined);
             }
         };
@@ -550,6 +617,7 @@ impl DataState {
     ) -> Result<(), EvalError> {
         let name = cfa.var(var).name.clone();
         defined.push(Definedness {
+            unmodelled: false,
             holds: Self::index_in_bounds(idx, len),
             what: format!("array index out of bounds in `{name}[…] = …` (length {len})"),
         });
@@ -610,10 +678,11 @@ impl DataState {
     ) -> Result<FValue, EvalError> {
         let name = cfa.var(var).name.clone();
         let inb = Self::index_in_bounds(idx, len);
-        defined
-            .push(Definedness {
-                holds: inb, what: format!("array index out of bounds in `{name}[…]` (length {len})")
-            });
+        defined.push(Definedness {
+            unmodelled: false,
+            holds: inb,
+            what: format!("array index out of bounds in `{name}[…]` (length {len})"),
+        });
         Ok(match idx.known() {
             Some(i) if i >= 0 && (i as u128) < len as u128 => self.fcell(cfa, var, i as usize)?,
             Some(_) => match &cfa.var(var).ty {
@@ -691,6 +760,7 @@ impl DataState {
         let name = cfa.var(var).name.clone();
         let inb = Self::index_in_bounds(idx, len);
         defined.push(Definedness {
+            unmodelled: false,
             holds: inb.clone(),
             what: format!("array index out of bounds in `{name}[…]` (length {len})"),
         });
@@ -743,7 +813,7 @@ impl DataState {
             }
             Lvalue::Deref { ptr, ty } => {
                 let p = self.eval_ptr(cfa, ptr, result, &mut defined)?;
-                self.deref_write(cfa, &p, &AnyValue::Int(value::cast(v, *ty)), &mut defined)?;
+                self.store(cfa, &p, &AnyValue::Int(value::cast(v, *ty)), &mut defined)?;
             }
             Lvalue::Elem { var, index, len, ty } => {
                 let idx = self.eval_into(cfa, index, result, &mut defined)?;
@@ -768,6 +838,7 @@ impl DataState {
             {
                 let name = cfa.var(*var).name.clone();
                 defined.push(Definedness {
+                    unmodelled: false,
                     holds: Self::index_in_bounds(idx, *len),
                     what: format!("array index out of bounds in `{name}[…] = …` (length {len})"),
                 });
@@ -862,13 +933,9 @@ impl DataState {
     /// Pushes a frame for a call of `func` binding `params` to `args` (already evaluated).
     /// Arguments are converted to the parameter types (the front end already did; this is a
     /// safeguard that never adds undefined behaviour for well-typed IR).
+    /// A parameter stored as bytes (a union) or with a type the semantics does not model is
+    /// unsupported.
     pub fn push_frame(&mut self, cfa: &Cfa, func: FuncId, args: &[AnyValue]) -> Result<(), EvalError> {
-        let args: Vec<Arg> = args.iter().cloned().map(Arg::Val).collect();
-        self.push_frame_args(cfa, func, &args)
-    }
-
-    /// As [`DataState::push_frame`], with pointer arguments too.
-    pub fn push_frame_args(&mut self, cfa: &Cfa, func: FuncId, args: &[Arg]) -> Result<(), EvalError> {
         let id = self.next_frame;
         self.next_frame += 1;
         self.frames.push(Frame { locals: BTreeMap::new(), id });
@@ -883,10 +950,10 @@ impl DataState {
         }
         for (p, a) in params.iter().zip(args) {
             let slot = match (&cfa.var(*p).ty, a) {
-                (CType::Int(ty), Arg::Val(AnyValue::Int(a))) => Slot::Scalar(value::cast(a, *ty)),
-                (CType::Float(fty), Arg::Val(AnyValue::Float(a))) => Slot::Float(float::cast(a, *fty)),
-                (CType::Ptr(_), Arg::Ptr(p)) => Slot::Ptr(p.clone()),
-                (CType::Int(_) | CType::Float(_) | CType::Ptr(_), _) => {
+                (CType::Int(ty), AnyValue::Int(a)) => Slot::Scalar(value::cast(a, *ty)),
+                (CType::Float(fty), AnyValue::Float(a)) => Slot::Float(float::cast(a, *fty)),
+                (CType::Ptr, AnyValue::Ptr(p)) => Slot::Ptr(p.clone()),
+                (CType::Int(_) | CType::Float(_) | CType::Ptr, _) => {
                     return Err(EvalError::Unsupported(format!(
                         "argument for parameter `{}` of another type",
                         cfa.var(*p).name
@@ -946,8 +1013,14 @@ impl DataState {
                 }
             }
             Slot::Ptr(p) => p.offset.val = sub(&p.offset.val),
-            Slot::Opaque | Slot::External => {}
+            Slot::Bytes(cells) => sub_cells(cells, &sub),
+            Slot::PtrUninit | Slot::Opaque | Slot::External => {}
         };
+        if self.heap.values().any(|b| cells_symbolic(&b.cells)) {
+            for b in Rc::make_mut(&mut self.heap).values_mut() {
+                sub_cells(&mut b.cells, &sub);
+            }
+        }
         if self.globals.values().any(slot_is_symbolic) {
             for s in Rc::make_mut(&mut self.globals).values_mut() {
                 sub_slot(s);
@@ -970,7 +1043,27 @@ fn slot_is_symbolic(s: &Slot) -> bool {
         Slot::Array { cells, .. } => cells.iter().any(|c| matches!(c, Some(Val::Sym(_)))),
         Slot::FloatArray { cells, .. } => cells.iter().any(|c| matches!(c, Some(FVal::Sym(_)))),
         Slot::Ptr(p) => matches!(p.offset.val, Val::Sym(_)),
-        Slot::Opaque | Slot::External => false,
+        Slot::Bytes(cells) => cells_symbolic(cells),
+        Slot::PtrUninit | Slot::Opaque | Slot::External => false,
+    }
+}
+
+fn cells_symbolic(cells: &[Option<Cell>]) -> bool {
+    cells.iter().flatten().any(|c| match c {
+        Cell::Byte(v) => matches!(v, Val::Sym(_)),
+        Cell::Ptr { p, .. } => matches!(p.offset.val, Val::Sym(_)),
+    })
+}
+
+fn sub_cells(cells: &mut Rc<Vec<Option<Cell>>>, sub: &impl Fn(&Val) -> Val) {
+    if !cells_symbolic(cells) {
+        return;
+    }
+    for c in Rc::make_mut(cells).iter_mut().flatten() {
+        match c {
+            Cell::Byte(v) => *v = sub(v),
+            Cell::Ptr { p, .. } => p.offset.val = sub(&p.offset.val),
+        }
     }
 }
 
@@ -991,6 +1084,8 @@ fn zero_slot(ty: &CType) -> Slot {
         CType::FloatArray { elem, .. } => {
             Slot::FloatArray { elem: *elem, cells: Rc::new(vec![Some(FVal::Conc(0)); ty.element_count() as usize]) }
         }
+        CType::Ptr => Slot::Ptr(PtrVal::null()),
+        CType::Bytes { size } => Slot::Bytes(Rc::new(vec![Some(Cell::Byte(Val::Conc(0))); *size as usize])),
         _ => Slot::Opaque,
     }
 }

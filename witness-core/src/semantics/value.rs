@@ -65,6 +65,9 @@ impl Truth {
 pub struct Definedness {
     pub holds: Truth,
     pub what: String,
+    /// The condition marks a modelling gap (e.g. the bits of a NaN), not undefined behaviour:
+    /// if it may fail, the path is unknown whatever the undefined-behaviour policy.
+    pub unmodelled: bool,
 }
 
 /// Sign-extends the low `bits` of `v` to i128 (or zero-extends for unsigned types).
@@ -188,7 +191,7 @@ pub fn cast(v: &Value, to: IntTy) -> Value {
 }
 
 fn ub(what: String) -> Definedness {
-    Definedness { holds: Truth::Known(false), what }
+    Definedness { unmodelled: false, holds: Truth::Known(false), what }
 }
 
 /// Unary operation; the operand already has the result type (except `LogNot`).
@@ -211,6 +214,7 @@ pub fn unary(op: UnOp, a: &Value, ty: IntTy, defined: &mut Vec<Definedness>) -> 
                 if ty.signed {
                     let min = BV::from_u64(mask(ty.min_value(), ty), ty.bits);
                     defined.push(Definedness {
+                        unmodelled: false,
                         holds: Truth::Sym(t.eq(&min).not()),
                         what: "signed overflow in negation".into(),
                     });
@@ -339,6 +343,7 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
             _ => y,
         };
         defined.push(Definedness {
+            unmodelled: false,
             holds: in_range,
             what: format!("shift amount out of range for a {}-bit type", ty.bits),
         });
@@ -349,7 +354,11 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
         if ty.signed {
             // Defined iff x >= 0 and no bit is shifted into or past the sign bit: (r >> y) == x and r >= 0.
             let ok = Bool::and(&[&x.bvsge(&zero), &r.bvashr(&y).eq(&x), &r.bvsge(&zero)]);
-            defined.push(Definedness { holds: Truth::Sym(ok), what: "signed overflow in left shift".into() });
+            defined.push(Definedness {
+                unmodelled: false,
+                holds: Truth::Sym(ok),
+                what: "signed overflow in left shift".into(),
+            });
         }
         return Value::sym(r, ty);
     }
@@ -358,21 +367,33 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
         BinOp::Add => {
             if ty.signed && !fits_by_bounds(op, a, b, ty) {
                 let ok = fits_signed(&x.sign_ext(1).bvadd(y.sign_ext(1)), ty.bits);
-                defined.push(Definedness { holds: Truth::Sym(ok), what: "signed overflow in +".into() });
+                defined.push(Definedness {
+                    unmodelled: false,
+                    holds: Truth::Sym(ok),
+                    what: "signed overflow in +".into(),
+                });
             }
             x.bvadd(&y)
         }
         BinOp::Sub => {
             if ty.signed && !fits_by_bounds(op, a, b, ty) {
                 let ok = fits_signed(&x.sign_ext(1).bvsub(y.sign_ext(1)), ty.bits);
-                defined.push(Definedness { holds: Truth::Sym(ok), what: "signed overflow in -".into() });
+                defined.push(Definedness {
+                    unmodelled: false,
+                    holds: Truth::Sym(ok),
+                    what: "signed overflow in -".into(),
+                });
             }
             x.bvsub(&y)
         }
         BinOp::Mul => {
             if ty.signed && !fits_by_bounds(op, a, b, ty) {
                 let ok = fits_signed(&x.sign_ext(ty.bits).bvmul(y.sign_ext(ty.bits)), ty.bits);
-                defined.push(Definedness { holds: Truth::Sym(ok), what: "signed overflow in *".into() });
+                defined.push(Definedness {
+                    unmodelled: false,
+                    holds: Truth::Sym(ok),
+                    what: "signed overflow in *".into(),
+                });
             }
             x.bvmul(&y)
         }
@@ -380,12 +401,17 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
             let yb = sbounds(b);
             if yb.0 <= 0 && 0 <= yb.1 {
                 let nonzero = y.eq(&zero).not();
-                defined.push(Definedness { holds: Truth::Sym(nonzero), what: "possible division by zero".into() });
+                defined.push(Definedness {
+                    unmodelled: false,
+                    holds: Truth::Sym(nonzero),
+                    what: "possible division by zero".into(),
+                });
             }
             if ty.signed && sbounds(a).0 <= ty.min_value() && yb.0 <= -1 && -1 <= yb.1 {
                 let min = BV::from_u64(mask(ty.min_value(), ty), ty.bits);
                 let minus_one = BV::from_u64(ty.mask(), ty.bits);
                 defined.push(Definedness {
+                    unmodelled: false,
                     holds: Truth::Sym(Bool::and(&[&x.eq(&min), &y.eq(&minus_one)]).not()),
                     what: "signed overflow in division".into(),
                 });

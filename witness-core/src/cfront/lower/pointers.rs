@@ -1,0 +1,484 @@
+//! Lowering of pointer expressions, places in memory (`*p`, `p[i]`, `p->f`, union members),
+//! pointer assignments, heap functions and calls through function pointers.
+//!
+//! A pointer expression lowers to a [`PExpr`] plus its pointee's C type ([`Ty`]), which the
+//! front end needs for scaling `p + k`, for member offsets and for the type of `*p`; the IR
+//! itself counts bytes and names the type of each load.
+
+use super::*;
+
+/// Heap allocation functions: (name, number of arguments, zero-filled).
+const ALLOCATORS: &[(&str, usize, bool)] = &[
+    ("malloc", 1, false),
+    ("__builtin_malloc", 1, false),
+    ("alloca", 1, false),
+    ("__builtin_alloca", 1, false),
+    ("calloc", 2, true),
+    ("__builtin_calloc", 2, true),
+];
+
+fn llong(k: i128) -> Expr {
+    Expr::Const { bits: k as u64, ty: IntTy::LLONG }
+}
+
+fn is_zero_constant(e: &Node<Expression>) -> bool {
+    match &e.node {
+        Expression::Constant(c) => {
+            matches!(&c.node, Constant::Integer(i) if i.number.trim_start_matches('0').is_empty())
+        }
+        Expression::Cast(c) => is_zero_constant(&c.node.expression),
+        _ => false,
+    }
+}
+
+/// `e` with pointer casts removed (`(struct T *) f(x)` → `f(x)`).
+fn strip_casts(e: &Node<Expression>) -> &Node<Expression> {
+    match &e.node {
+        Expression::Cast(c) => strip_casts(&c.node.expression),
+        _ => e,
+    }
+}
+
+impl<'a> Builder<'a> {
+    /// Size of a pointee for pointer arithmetic (`void`: 1, as GNU C).
+    fn pointee_size(&self, t: &Ty) -> R<u64> {
+        match t {
+            Ty::Void => Ok(1),
+            t => {
+                self.size_of(t).ok_or_else(|| format!("pointer arithmetic on {} (size not known)", t.describe(self.dm)))
+            }
+        }
+    }
+
+    /// `k * size` as a `long long` byte count.
+    fn scaled(&self, k: Expr, size: u64) -> Expr {
+        let k = conv(types::promote(k), IntTy::LLONG);
+        if size == 1 {
+            k
+        } else {
+            types::binary(BinOp::Mul, k, llong(size as i128))
+        }
+    }
+
+    /// `p + off` (no node when `off` is the constant 0).
+    fn offset_by(p: PExpr, off: Expr) -> PExpr {
+        if matches!(off, Expr::Const { bits: 0, .. }) {
+            p
+        } else {
+            PExpr::Add { base: Box::new(p), k: Box::new(off) }
+        }
+    }
+
+    /// The static C type of an expression, where the front end can tell (enough to know
+    /// whether it is a pointer and what it points to).
+    pub(super) fn expr_ty(&mut self, e: &Node<Expression>) -> Option<Ty> {
+        match &e.node {
+            Expression::Identifier(i) => match self.lookup(&i.node.name) {
+                Some(Sym::Var(_, t)) => Some(t.clone()),
+                Some(_) => Some(Ty::Int(IntTy::INT)),
+                None => self.sigs.get(&i.node.name).map(|s| Ty::Func(Box::new(s.clone()))),
+            },
+            Expression::Constant(_) => Some(Ty::Int(IntTy::INT)),
+            Expression::StringLiteral(_) => Some(Ty::Array(Box::new(Ty::Int(IntTy::CHAR)), None)),
+            Expression::Member(m) => {
+                let base = self.expr_ty(&m.node.expression)?;
+                let base = if m.node.operator.node == MemberOperator::Indirect { pointee(&base)? } else { base };
+                let fields = self.structs.fields(&base)?;
+                fields.iter().find(|f| f.name == m.node.identifier.node.name).map(|f| f.ty.clone())
+            }
+            Expression::UnaryOperator(u) => match u.node.operator.node {
+                UnaryOperator::Indirection => pointee(&self.expr_ty(&u.node.operand)?),
+                UnaryOperator::Address => Some(Ty::Pointer(Box::new(self.expr_ty(&u.node.operand)?))),
+                UnaryOperator::Negate => Some(Ty::Int(IntTy::INT)),
+                _ => self.expr_ty(&u.node.operand),
+            },
+            Expression::BinaryOperator(b) => match b.node.operator.node {
+                BinaryOperator::Index => pointee(&self.expr_ty(&b.node.lhs)?),
+                BinaryOperator::Plus | BinaryOperator::Minus => {
+                    let l = self.expr_ty(&b.node.lhs);
+                    if let Some(t) = l.as_ref().and_then(pointee) {
+                        if b.node.operator.node == BinaryOperator::Minus
+                            && self.expr_ty(&b.node.rhs).as_ref().and_then(pointee).is_some()
+                        {
+                            return Some(Ty::Int(IntTy::new(self.dm.long_bits(), true)));
+                        }
+                        return Some(Ty::Pointer(Box::new(t)));
+                    }
+                    if b.node.operator.node == BinaryOperator::Plus {
+                        if let Some(t) = self.expr_ty(&b.node.rhs).as_ref().and_then(pointee) {
+                            return Some(Ty::Pointer(Box::new(t)));
+                        }
+                    }
+                    l
+                }
+                BinaryOperator::Assign => self.expr_ty(&b.node.lhs),
+                _ => Some(Ty::Int(IntTy::INT)),
+            },
+            Expression::Cast(c) => Some(self.type_name(&c.node.type_name.node)),
+            Expression::Call(c) => match self.expr_ty(&c.node.callee)? {
+                Ty::Func(f) => Some(f.ret.clone()),
+                Ty::Pointer(t) => match *t {
+                    Ty::Func(f) => Some(f.ret.clone()),
+                    _ => None,
+                },
+                _ => None,
+            },
+            Expression::Conditional(c) => self.expr_ty(&c.node.then_expression),
+            Expression::Comma(v) => v.last().and_then(|x| self.expr_ty(x)),
+            _ => None,
+        }
+    }
+
+    /// Whether `e` has pointer type (arrays and functions decay to pointers).
+    pub(super) fn is_ptr_expr(&mut self, e: &Node<Expression>) -> bool {
+        matches!(self.expr_ty(e), Some(Ty::Pointer(_) | Ty::Array(..) | Ty::Func(_)))
+    }
+
+    /// `*p` as a place, by the pointee's type.
+    pub(super) fn deref_place(&self, p: PExpr, t: Ty) -> R<Either> {
+        Ok(match t {
+            Ty::Int(it) if it.is_bool || it.bits % 8 == 0 => Either::Expr(Expr::Deref { ptr: Box::new(p), ty: it }),
+            Ty::Float(_) => match t.float_ty() {
+                Some(fty) => Either::F(FExpr::Deref { ptr: Box::new(p), fty }),
+                None => return Err(format!("access to {} through a pointer (not supported yet)", t.describe(self.dm))),
+            },
+            Ty::Pointer(inner) => Either::Ptr(PExpr::Load { ptr: Box::new(p) }, *inner),
+            Ty::Struct(_) | Ty::Array(..) => Either::Mem(p, t),
+            Ty::Func(_) => Either::Ptr(p, t),
+            Ty::Void => return Err("dereference of a `void *`".into()),
+            other => {
+                return Err(format!("access to {} through a pointer (not supported yet)", other.describe(self.dm)))
+            }
+        })
+    }
+
+    /// Member `name` of the aggregate of type `t` at `p`.
+    pub(super) fn member_at(&self, p: PExpr, t: &Ty, name: &str) -> R<Either> {
+        let (off, fty) = self.structs.member(t, name, self.dm).ok_or_else(|| {
+            format!("member `{name}` of {} (not found, or its layout is not modelled)", t.describe(self.dm))
+        })?;
+        self.deref_place(Self::offset_by(p, llong(off as i128)), fty)
+    }
+
+    /// `a[i]` of an array in memory at `p` with element type `elem`, or `p[i]`.
+    pub(super) fn index_at(&mut self, p: PExpr, elem: Ty, index: &Node<Expression>) -> R<Either> {
+        let size = self.pointee_size(&elem)?;
+        let i = self.rv(index)?;
+        let off = self.scaled(i, size);
+        self.deref_place(Self::offset_by(p, off), elem)
+    }
+
+    /// A member access that goes through memory (`p->f`, a union member, `(*p).f`);
+    /// `None` for members of flattened struct variables.
+    pub(super) fn member_mem(&mut self, e: &Node<Expression>) -> R<Option<Either>> {
+        let Expression::Member(m) = &e.node else { return Ok(None) };
+        let name = &m.node.identifier.node.name;
+        if m.node.operator.node == MemberOperator::Indirect {
+            let (p, t) = self.ptr_expr(&m.node.expression)?;
+            return self.member_at(p, &t, name).map(Some);
+        }
+        if self.struct_path(e).is_ok() && self.member_place(e).is_ok() {
+            return Ok(None);
+        }
+        match self.place(&m.node.expression) {
+            Ok(Either::Mem(p, t)) => self.member_at(p, &t, name).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Lowers a pointer-valued expression; returns it with the pointee's type.
+    pub(super) fn ptr_expr(&mut self, e: &Node<Expression>) -> R<(PExpr, Ty)> {
+        let text = self.text(sp(e.span));
+        let what = || format!("pointer expression `{text}` (not supported yet)");
+        if is_zero_constant(e) {
+            let t = match self.expr_ty(e) {
+                Some(Ty::Pointer(t)) => *t,
+                _ => Ty::Void,
+            };
+            return Ok((PExpr::Null, t));
+        }
+        match &e.node {
+            Expression::Identifier(i) => {
+                if self.lookup(&i.node.name).is_none() {
+                    if let Some(&id) = self.func_ids.get(&i.node.name) {
+                        let sig = self.sigs.get(&i.node.name).cloned().ok_or_else(what)?;
+                        return Ok((PExpr::Func(id), Ty::Func(Box::new(sig))));
+                    }
+                }
+                let place = self.place(e)?;
+                self.decay(place).ok_or_else(what)
+            }
+            Expression::Cast(c) => {
+                let t = self.type_name(&c.node.type_name.node);
+                let Ty::Pointer(to) = t else { return Err(what()) };
+                let (p, _) = self.ptr_expr(&c.node.expression)?;
+                Ok((p, *to))
+            }
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
+                let operand = &u.node.operand;
+                if let Expression::Identifier(i) = &operand.node {
+                    if self.lookup(&i.node.name).is_none() {
+                        return self.ptr_expr(operand);
+                    }
+                }
+                let t = self.expr_ty(operand).ok_or_else(what)?;
+                let p = match self.place(operand)? {
+                    Either::Expr(Expr::Var { var, .. }) | Either::F(FExpr::Var { var, .. }) => self.addr_of_var(var)?,
+                    Either::Ptr(PExpr::Var { var }, _) => self.addr_of_var(var)?,
+                    Either::Expr(Expr::Elem { var, index, ty, .. }) => {
+                        let size = (if ty.is_bool { 8 } else { ty.bits }) as u64 / 8;
+                        PExpr::AddrOf { var, offset: Box::new(self.scaled(*index, size)) }
+                    }
+                    Either::F(FExpr::Elem { var, index, fty, .. }) => {
+                        PExpr::AddrOf { var, offset: Box::new(self.scaled(*index, fty.bits() as u64 / 8)) }
+                    }
+                    Either::Expr(Expr::Deref { ptr, .. }) | Either::F(FExpr::Deref { ptr, .. }) => *ptr,
+                    Either::Ptr(PExpr::Load { ptr }, _) => *ptr,
+                    Either::Mem(p, _) => p,
+                    Either::Ptr(p @ (PExpr::Func(_) | PExpr::Add { .. }), Ty::Func(_)) => p,
+                    Either::Arr(a) if a.acc.is_none() => self.addr_of_var(a.var)?,
+                    _ => return Err(what()),
+                };
+                Ok((p, t))
+            }
+            Expression::BinaryOperator(b)
+                if matches!(b.node.operator.node, BinaryOperator::Plus | BinaryOperator::Minus) =>
+            {
+                let neg = b.node.operator.node == BinaryOperator::Minus;
+                let (pe, ke) = if !neg && self.is_ptr_expr(&b.node.rhs) {
+                    (&b.node.rhs, &b.node.lhs)
+                } else {
+                    (&b.node.lhs, &b.node.rhs)
+                };
+                let (p, t) = self.ptr_expr(pe)?;
+                let size = self.pointee_size(&t)?;
+                let k = self.rv(ke)?;
+                let k = if neg { types::unary(UnOp::Neg, conv(types::promote(k), IntTy::LLONG)) } else { k };
+                let off = self.scaled(k, size);
+                Ok((Self::offset_by(p, off), t))
+            }
+            Expression::UnaryOperator(_) | Expression::Member(_) | Expression::BinaryOperator(_) => {
+                let place = self.place(e)?;
+                self.decay(place).ok_or_else(what)
+            }
+            _ => Err(what()),
+        }
+    }
+
+    /// The address of a variable's object (flattened struct leaves are objects of their own,
+    /// so only the leaf itself may be addressed).
+    fn addr_of_var(&self, var: VarId) -> R<PExpr> {
+        match self.cfa.var(var).ty {
+            CType::Unsupported(ref w) => {
+                Err(format!("address of `{}` of type {w} (not supported yet)", self.cfa.var(var).name))
+            }
+            _ => Ok(PExpr::AddrOf { var, offset: Box::new(llong(0)) }),
+        }
+    }
+
+    /// A place's value as a pointer: a pointer value, or an array / function that decays.
+    fn decay(&self, place: Either) -> Option<(PExpr, Ty)> {
+        match place {
+            Either::Ptr(p, t) => Some((p, t)),
+            Either::Mem(p, Ty::Array(t, _)) => Some((p, *t)),
+            Either::Arr(a) if a.acc.is_none() && a.rest.len() == 1 => {
+                let t = match a.elem {
+                    ScalarTy::Int(i) => Ty::Int(i),
+                    ScalarTy::Float(f) => Ty::Float(f.name()),
+                    ScalarTy::Ptr => return None,
+                };
+                Some((PExpr::AddrOf { var: a.var, offset: Box::new(llong(0)) }, t))
+            }
+            _ => None,
+        }
+    }
+
+    /// A pointer-valued place as an assignable pointer.
+    pub(super) fn plvalue(&mut self, e: &Node<Expression>) -> R<PLvalue> {
+        match self.place(e)? {
+            Either::Ptr(PExpr::Var { var }, _) => Ok(PLvalue::Var(var)),
+            Either::Ptr(PExpr::Load { ptr }, _) => Ok(PLvalue::Deref(*ptr)),
+            _ => Err(format!("assignment to `{}` (not an assignable pointer)", self.text(sp(e.span)))),
+        }
+    }
+
+    /// `lhs op= rhs` where `lhs` is a pointer.
+    pub(super) fn ptr_assign(&mut self, b: &Node<BinaryOperatorExpression>) -> R<()> {
+        let ssp = self.stmt_sp;
+        let text = self.text(ssp);
+        let lhs = self.plvalue(&b.node.lhs)?;
+        match &b.node.operator.node {
+            BinaryOperator::Assign => self.ptr_store(lhs, &b.node.rhs, ssp),
+            op @ (BinaryOperator::AssignPlus | BinaryOperator::AssignMinus) => {
+                let minus = *op == BinaryOperator::AssignMinus;
+                let t = self.expr_ty(&b.node.lhs).as_ref().and_then(pointee).ok_or("pointer type")?;
+                let size = self.pointee_size(&t)?;
+                let k = self.rv(&b.node.rhs)?;
+                let k = conv(types::promote(k), IntTy::LLONG);
+                let k = if minus { types::unary(UnOp::Neg, k) } else { k };
+                let rhs = Self::offset_by(lhs.read(), self.scaled(k, size));
+                self.emit(EdgeOp::PtrAssign { lhs, rhs }, ssp, text)
+            }
+            _ => Err(format!("operator on a pointer in `{text}` (not supported)")),
+        }
+    }
+
+    /// `p++` / `p--`.
+    pub(super) fn ptr_incdec(&mut self, operand: &Node<Expression>, inc: bool) -> R<()> {
+        let t = self.expr_ty(operand).as_ref().and_then(pointee).ok_or("pointer type")?;
+        let size = self.pointee_size(&t)? as i128;
+        let lhs = self.plvalue(operand)?;
+        let rhs = Self::offset_by(lhs.read(), llong(if inc { size } else { -size }));
+        let text = self.text(self.stmt_sp);
+        self.emit(EdgeOp::PtrAssign { lhs, rhs }, self.stmt_sp, text)
+    }
+
+    /// Stores the pointer value of `rhs` into `lhs` (one step; a call stores its result).
+    pub(super) fn ptr_store(&mut self, lhs: PLvalue, rhs: &Node<Expression>, ssp: Sp) -> R<()> {
+        let text = self.text(ssp);
+        if let Expression::Call(c) = &strip_casts(rhs).node {
+            return self.call(c, Some(Target::Ptr(lhs)), ssp);
+        }
+        let (p, _) = self.ptr_expr(rhs)?;
+        self.emit(EdgeOp::PtrAssign { lhs, rhs: p }, ssp, text)
+    }
+
+    /// `T *v = e;` (a declaration step; a call stores its result in one step).
+    pub(super) fn ptr_store_init(&mut self, v: VarId, e: &Node<Expression>, dsp: Sp) -> R<()> {
+        if let Expression::Call(c) = &strip_casts(e).node {
+            return self.call(c, Some(Target::Ptr(PLvalue::Var(v))), dsp);
+        }
+        let (p, _) = self.ptr_expr(e)?;
+        let text = self.text(dsp);
+        self.emit(EdgeOp::Declare { var: v, init: Some(Init::Ptr(p)) }, dsp, text)
+    }
+
+    /// Heap functions (`malloc`, `calloc`, `alloca`, `free`); `None` if `name` is not one (or
+    /// the program defines it).
+    pub(super) fn heap_call(
+        &mut self,
+        name: &str,
+        c: &Node<CallExpression>,
+        lhs: &Option<Target>,
+        csp: Sp,
+    ) -> Option<R<()>> {
+        if self.func_ids.contains_key(name) {
+            return None;
+        }
+        let args = &c.node.arguments;
+        let text = self.text(csp);
+        if name == "free" || name == "__builtin_free" {
+            return Some((|| {
+                let [a] = &args[..] else { return Err("free needs one argument".into()) };
+                if lhs.is_some() {
+                    return Err("value of `free` used".into());
+                }
+                let (ptr, _) = self.ptr_expr(a)?;
+                self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+                self.emit(EdgeOp::Free { ptr }, csp, text)
+            })());
+        }
+        let &(_, n, zeroed) = ALLOCATORS.iter().find(|(f, _, _)| *f == name)?;
+        Some((|| {
+            if args.len() != n {
+                return Err(format!("`{name}` needs {n} argument(s)"));
+            }
+            let ulong = IntTy::new(self.dm.long_bits(), false);
+            let mut size = conv(self.rv(&args[0])?, ulong);
+            if n == 2 {
+                let m = conv(self.rv(&args[1])?, ulong);
+                size = types::binary(BinOp::Mul, size, m);
+            }
+            let lhs = match lhs {
+                None => None,
+                Some(Target::Ptr(p)) => Some(p.clone()),
+                Some(_) => return Err(format!("result of `{name}` stored into a non-pointer")),
+            };
+            self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+            self.emit(EdgeOp::Alloc { function: name.to_string(), lhs, size, zeroed }, csp, text)
+        })())
+    }
+
+    /// Whether a call goes through a function pointer (the callee is not a function name).
+    pub(super) fn is_indirect_call(&self, c: &Node<CallExpression>) -> bool {
+        match &c.node.callee.node {
+            Expression::Identifier(i) => matches!(self.lookup(&i.node.name), Some(Sym::Var(..))),
+            _ => true,
+        }
+    }
+
+    /// A call through a function pointer.
+    pub(super) fn call_ptr(&mut self, c: &Node<CallExpression>, lhs: Option<Target>, csp: Sp) -> R<()> {
+        let text = self.text(csp);
+        if self.pure_mode {
+            return Err(format!("call through `{}` where a side-effect-free expression is needed", text));
+        }
+        let (fptr, t) = self.ptr_expr(&c.node.callee)?;
+        let Ty::Func(sig) = t else {
+            return Err(format!(
+                "call through `{}`, which is not a function pointer",
+                self.text(sp(c.node.callee.span))
+            ));
+        };
+        let Some(ptys) = &sig.params else {
+            return Err("call through a function pointer without prototype (not supported yet)".into());
+        };
+        if sig.variadic {
+            return Err("call through a pointer to a variadic function (not supported yet)".into());
+        }
+        if lhs.is_some() && sig.ret == Ty::Void {
+            return Err("value of a void function used".into());
+        }
+        let args = self.lower_args("the function pointer", &c.node.arguments, ptys)?;
+        self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+        self.emit(EdgeOp::CallPtr { fptr, args, lhs }, csp, text)
+    }
+
+    /// Call arguments converted to the parameter types.
+    pub(super) fn lower_args(&mut self, name: &str, args: &[Node<Expression>], ptys: &[Ty]) -> R<Vec<Rvalue>> {
+        if ptys.len() != args.len() {
+            return Err(format!("call to `{name}` with {} arguments, expected {}", args.len(), ptys.len()));
+        }
+        let mut vals = Vec::new();
+        for (i, (a, t)) in args.iter().zip(ptys).enumerate() {
+            let v = match t {
+                Ty::Pointer(_) => Rvalue::Ptr(self.ptr_expr(a)?.0),
+                Ty::Int(t) => Rvalue::Int(self.rv_any(a)?.into_int(*t)),
+                Ty::Float(_) if t.float_ty().is_some() => {
+                    Rvalue::Float(self.rv_any(a)?.into_float(t.float_ty().ok_or("float type")?))
+                }
+                _ => {
+                    return Err(format!(
+                        "call to `{name}` whose parameter {} has type {} (not supported yet)",
+                        i + 1,
+                        t.describe(self.dm)
+                    ))
+                }
+            };
+            vals.push(v);
+        }
+        Ok(vals)
+    }
+
+    /// A pointer comparison `l op r` (either operand may be the null constant).
+    pub(super) fn ptr_compare(&mut self, op: BinOp, l: &Node<Expression>, r: &Node<Expression>) -> R<Expr> {
+        let (a, _) = self.ptr_expr(l)?;
+        let (b, _) = self.ptr_expr(r)?;
+        Ok(Expr::PtrCmp { op, lhs: Box::new(a), rhs: Box::new(b) })
+    }
+
+    /// `p` as a condition: `p != NULL`.
+    pub(super) fn ptr_truth(&mut self, e: &Node<Expression>) -> R<Expr> {
+        let (p, _) = self.ptr_expr(e)?;
+        Ok(Expr::PtrCmp { op: BinOp::Ne, lhs: Box::new(p), rhs: Box::new(PExpr::Null) })
+    }
+}
+
+/// What a pointer (or a decaying array or function) type points to.
+pub(super) fn pointee(t: &Ty) -> Option<Ty> {
+    match t {
+        Ty::Pointer(t) | Ty::Array(t, _) => Some((**t).clone()),
+        Ty::Func(_) => Some(t.clone()),
+        _ => None,
+    }
+}

@@ -1,0 +1,907 @@
+//! The memory model (decision 36): objects are variables (of one activation, or globals), heap
+//! blocks and functions; a pointer is an object and a byte offset (or null). Loads and stores
+//! name the type they access.
+//!
+//! Variables keep their typed slots (the fast path). A load or store of the slot's element type
+//! at an aligned offset is an element access; any other access at a constant offset goes
+//! through the bytes of the elements it covers (little endian), so type punning through a
+//! pointer cast is exact. Unions ([`CType::Bytes`]) and heap blocks are stored as bytes; a
+//! pointer stored in them is kept as pointer fragments (it has no integer value), so reading
+//! them back as a pointer gives the pointer, and reading them as an integer is unsupported.
+//!
+//! Undefined behaviour (C11 6.5.3.2p4, 6.5.6p8, 6.5.8p5, 7.22.3.3): dereferencing null, a
+//! dangling pointer (its function returned, or its block was freed) or outside the object;
+//! forming a pointer outside `[0, size]`; ordering pointers into different objects; freeing
+//! anything but a live block's start. Uninitialised bytes are nondeterministic.
+
+use super::*;
+
+/// Where a variable's slot lives.
+#[derive(Clone, Copy)]
+enum Loc {
+    Global,
+    /// Index into [`DataState::frames`].
+    Frame(usize),
+}
+
+/// Largest object whose bytes are expanded into an if-then-else chain for a symbolic offset.
+const MAX_SYMBOLIC_BYTES: u64 = 4096;
+
+/// Largest heap block (bytes).
+const MAX_BLOCK: u64 = 1 << 20;
+
+fn llong(v: i128) -> Value {
+    Value::from_i128(v, IntTy::LLONG)
+}
+
+fn byte_ty() -> IntTy {
+    IntTy::new(8, false)
+}
+
+/// Bytes `lo..lo+n` (little endian) of an unsigned value of `bits` width.
+fn extract(v: &Value, lo: u32, n: u32) -> Value {
+    let ty = IntTy::new(8 * n, false);
+    match &v.val {
+        Val::Conc(b) => Value::conc(b >> (8 * lo), ty),
+        Val::Sym(t) => Value::sym(t.extract(8 * (lo + n) - 1, 8 * lo), ty),
+    }
+}
+
+/// Concatenation of bytes, least significant first.
+fn concat(bytes: &[Value]) -> Value {
+    let ty = IntTy::new(8 * bytes.len() as u32, false);
+    if let Some(all) = bytes.iter().map(|b| b.known()).collect::<Option<Vec<i128>>>() {
+        let v = all.iter().rev().fold(0u64, |acc, b| (acc << 8) | (*b as u64 & 0xff));
+        return Value::conc(v, ty);
+    }
+    let mut acc = bytes[bytes.len() - 1].term();
+    for b in bytes[..bytes.len() - 1].iter().rev() {
+        acc = acc.concat(b.term());
+    }
+    Value::sym(acc, ty)
+}
+
+/// The size in bytes of a value of type `t` (`None`: a bit-field width).
+fn access_size(cfa: &Cfa, t: ScalarTy) -> Option<u64> {
+    match t {
+        ScalarTy::Int(i) if i.is_bool => Some(1),
+        ScalarTy::Int(i) => (i.bits % 8 == 0).then_some(i.bits as u64 / 8),
+        ScalarTy::Float(f) => Some(f.bits() as u64 / 8),
+        ScalarTy::Ptr => Some(cfa.data_model.long_bits() as u64 / 8),
+    }
+}
+
+/// The element type and count of a typed variable.
+fn elements(cfa: &Cfa, ty: &CType) -> Option<(ScalarTy, u64)> {
+    match ty {
+        CType::Int(t) => Some((ScalarTy::Int(*t), 1)),
+        CType::Float(f) => Some((ScalarTy::Float(*f), 1)),
+        CType::Ptr => Some((ScalarTy::Ptr, 1)),
+        CType::Array { elem, .. } => Some((ScalarTy::Int(*elem), ty.element_count())),
+        CType::FloatArray { elem, .. } => Some((ScalarTy::Float(*elem), ty.element_count())),
+        _ => {
+            let _ = cfa;
+            None
+        }
+    }
+}
+
+/// Size in bytes of a variable's object.
+pub fn var_size(cfa: &Cfa, var: VarId) -> Option<u64> {
+    match &cfa.var(var).ty {
+        CType::Bytes { size } => Some(*size),
+        ty => {
+            let (e, n) = elements(cfa, ty)?;
+            Some(access_size(cfa, e)? * n)
+        }
+    }
+}
+
+/// Whether a value of `want` may be read from / written to an element of type `have` as an
+/// element access (same representation; integer signedness may differ).
+fn same_repr(have: ScalarTy, want: ScalarTy) -> bool {
+    match (have, want) {
+        (ScalarTy::Int(a), ScalarTy::Int(b)) => a.bits == b.bits && a.is_bool == b.is_bool,
+        (a, b) => a == b,
+    }
+}
+
+fn dummy(want: ScalarTy) -> AnyValue {
+    match want {
+        ScalarTy::Int(t) => AnyValue::Int(Value::conc(0, t)),
+        ScalarTy::Float(f) => AnyValue::Float(FValue::conc(0, f)),
+        ScalarTy::Ptr => AnyValue::Ptr(PtrVal::null()),
+    }
+}
+
+fn ub(what: String) -> Definedness {
+    Definedness { unmodelled: false, holds: Truth::Known(false), what }
+}
+
+/// `lo <= off && off <= hi` for a `long long` offset.
+fn within(off: &Value, lo: i128, hi: i128) -> Truth {
+    match off.known() {
+        Some(o) => Truth::Known(lo <= o && o <= hi),
+        None => {
+            if hi < lo {
+                return Truth::Known(false);
+            }
+            let t = off.term();
+            let l = BV::from_i64(lo as i64, 64);
+            let h = BV::from_i64(hi as i64, 64);
+            Truth::Sym(Bool::and(&[&t.bvsge(&l), &t.bvsle(&h)]))
+        }
+    }
+}
+
+impl PtrVal {
+    pub fn null() -> PtrVal {
+        PtrVal { obj: Obj::Null, offset: llong(0) }
+    }
+}
+
+impl DataState {
+    fn slot_at(&self, loc: Loc, var: VarId) -> Option<&Slot> {
+        match loc {
+            Loc::Global => self.globals.get(&var),
+            Loc::Frame(k) => self.frames.get(k)?.locals.get(&var),
+        }
+    }
+
+    fn slot_at_mut(&mut self, loc: Loc, var: VarId) -> Option<&mut Slot> {
+        match loc {
+            Loc::Global => Rc::make_mut(&mut self.globals).get_mut(&var),
+            Loc::Frame(k) => self.frames.get_mut(k)?.locals.get_mut(&var),
+        }
+    }
+
+    /// The object of variable `var` as seen from the current frame.
+    fn obj_of(&self, cfa: &Cfa, var: VarId) -> Result<Obj, EvalError> {
+        match cfa.var(var).scope {
+            VarScope::Global => Ok(Obj::Var { var, frame: None }),
+            VarScope::Local(_) => match self.frames.last() {
+                Some(f) => Ok(Obj::Var { var, frame: Some(f.id) }),
+                None => Err(EvalError::Unsupported("address of a local outside a function".into())),
+            },
+        }
+    }
+
+    /// `None`: the object's frame has returned (dangling pointer).
+    fn locate(&self, frame: Option<u64>) -> Option<Loc> {
+        match frame {
+            None => Some(Loc::Global),
+            Some(id) => self.frames.iter().position(|f| f.id == id).map(Loc::Frame),
+        }
+    }
+
+    fn obj_name(&self, cfa: &Cfa, obj: &Obj) -> String {
+        match obj {
+            Obj::Var { var, .. } => format!("`{}`", cfa.var(*var).name),
+            Obj::Heap(id) => match self.heap.get(id) {
+                Some(b) => format!("the block from {} #{id}", b.function),
+                None => format!("heap block #{id}"),
+            },
+            Obj::Func(f) => format!("function `{}`", cfa.function(*f).name),
+            Obj::Null => "null".into(),
+        }
+    }
+
+    /// Size in bytes of a data object (`None` for functions and null).
+    fn obj_size(&self, cfa: &Cfa, obj: &Obj) -> Result<Option<u64>, EvalError> {
+        Ok(match obj {
+            Obj::Var { var, .. } => Some(var_size(cfa, *var).ok_or_else(|| {
+                EvalError::Unsupported(format!("address of `{}` (its layout is not modelled)", cfa.var(*var).name))
+            })?),
+            Obj::Heap(id) => self.heap.get(id).map(|b| b.cells.len() as u64),
+            Obj::Func(_) | Obj::Null => None,
+        })
+    }
+
+    /// Evaluates a pointer expression.
+    pub fn eval_ptr(
+        &mut self,
+        cfa: &Cfa,
+        p: &PExpr,
+        result: ResultValue,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<PtrVal, EvalError> {
+        match p {
+            PExpr::Var { var } => match self.slot(cfa, *var) {
+                Some(Slot::Ptr(v)) => Ok(v.clone()),
+                Some(Slot::PtrUninit) => {
+                    defined.push(ub(format!("use of the uninitialised pointer `{}`", cfa.var(*var).name)));
+                    Ok(PtrVal::null())
+                }
+                Some(Slot::External) => Err(external(cfa, *var)),
+                _ => Err(EvalError::Unsupported(format!("pointer `{}` has no value here", cfa.var(*var).name))),
+            },
+            PExpr::Null => Ok(PtrVal::null()),
+            PExpr::Func(f) => Ok(PtrVal { obj: Obj::Func(*f), offset: llong(0) }),
+            PExpr::AddrOf { var, offset } => {
+                let obj = self.obj_of(cfa, *var)?;
+                let off = value::cast(&self.eval_into(cfa, offset, result, defined)?, IntTy::LLONG);
+                let size = self.obj_size(cfa, &obj)?.unwrap_or(0);
+                defined.push(Definedness {
+                    unmodelled: false,
+                    holds: within(&off, 0, size as i128),
+                    what: format!("address outside the object `{}` ({size} bytes)", cfa.var(*var).name),
+                });
+                Ok(PtrVal { obj, offset: off })
+            }
+            PExpr::Add { base, k } => {
+                let b = self.eval_ptr(cfa, base, result, defined)?;
+                let k = value::cast(&self.eval_into(cfa, k, result, defined)?, IntTy::LLONG);
+                let off = value::binary(BinOp::Add, &b.offset, &k, IntTy::LLONG, defined);
+                match &b.obj {
+                    Obj::Func(_) => {
+                        return Err(EvalError::Unsupported("arithmetic on a function pointer".into()));
+                    }
+                    Obj::Null => defined.push(Definedness {
+                        unmodelled: false,
+                        holds: k.equals(&llong(0)),
+                        what: "arithmetic on a null pointer".into(),
+                    }),
+                    obj => {
+                        let size = self.obj_size(cfa, obj)?.unwrap_or(0);
+                        defined.push(Definedness {
+                            unmodelled: false,
+                            holds: within(&off, 0, size as i128),
+                            what: format!(
+                                "pointer arithmetic leaves {} (C11 6.5.6p8, {size} bytes)",
+                                self.obj_name(cfa, obj)
+                            ),
+                        });
+                    }
+                }
+                Ok(PtrVal { obj: b.obj, offset: off })
+            }
+            PExpr::Load { ptr } => {
+                let at = self.eval_ptr(cfa, ptr, result, defined)?;
+                match self.load(cfa, &at, ScalarTy::Ptr, defined)? {
+                    AnyValue::Ptr(v) => Ok(v),
+                    _ => Err(EvalError::Unsupported("a pointer load gave another type".into())),
+                }
+            }
+        }
+    }
+
+    /// Pointer comparison `lhs op rhs` (C11 6.5.8, 6.5.9).
+    pub fn compare_ptr(
+        &self,
+        cfa: &Cfa,
+        op: BinOp,
+        a: &PtrVal,
+        b: &PtrVal,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<Truth, EvalError> {
+        let same = a.obj == b.obj;
+        match op {
+            BinOp::Eq | BinOp::Ne => {
+                let eq = if same {
+                    a.offset.equals(&b.offset)
+                } else {
+                    // Distinct objects never compare equal, except a one-past-the-end pointer
+                    // that may happen to equal the start of the next object (unspecified).
+                    for p in [a, b] {
+                        if let Some(size) = self.obj_size(cfa, &p.obj)? {
+                            match within(&p.offset, 0, size as i128 - 1) {
+                                Truth::Known(true) => {}
+                                _ => {
+                                    return Err(EvalError::Unsupported(
+                                        "equality of a one-past-the-end pointer with a pointer to another object"
+                                            .into(),
+                                    ))
+                                }
+                            }
+                        }
+                    }
+                    Truth::Known(false)
+                };
+                Ok(if op == BinOp::Eq { eq } else { eq.not() })
+            }
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                if !same || matches!(a.obj, Obj::Null | Obj::Func(_)) {
+                    defined.push(ub("relational comparison of pointers to different objects (C11 6.5.8p5)".into()));
+                    return Ok(Truth::Known(false));
+                }
+                let mut d = Vec::new();
+                let v = value::binary(op, &a.offset, &b.offset, IntTy::LLONG, &mut d);
+                defined.extend(d);
+                Ok(v.truth())
+            }
+            _ => Err(EvalError::Unsupported(format!("pointer operation {op:?}"))),
+        }
+    }
+
+    /// Checks that `width` bytes at `p` lie inside a live data object; returns where they are
+    /// (`None` when the access is certainly undefined, recorded in `defined`).
+    fn target(
+        &self,
+        cfa: &Cfa,
+        p: &PtrVal,
+        width: u64,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<Option<Target>, EvalError> {
+        let t = match &p.obj {
+            Obj::Null => {
+                defined.push(ub("dereference of a null pointer".into()));
+                return Ok(None);
+            }
+            Obj::Func(f) => {
+                return Err(EvalError::Unsupported(format!(
+                    "data access through a pointer to function `{}`",
+                    cfa.function(*f).name
+                )))
+            }
+            Obj::Heap(id) => match self.heap.get(id) {
+                Some(b) if b.live => Target::Heap(*id),
+                _ => {
+                    defined.push(ub(format!("use of {} after it was freed", self.obj_name(cfa, &p.obj))));
+                    return Ok(None);
+                }
+            },
+            Obj::Var { var, frame } => match self.locate(*frame) {
+                Some(loc) => Target::Var(*var, loc),
+                None => {
+                    defined.push(ub(format!(
+                        "dereference of a dangling pointer to `{}` (its function has returned)",
+                        cfa.var(*var).name
+                    )));
+                    return Ok(None);
+                }
+            },
+        };
+        let size = self.obj_size(cfa, &p.obj)?.unwrap_or(0);
+        defined.push(Definedness {
+            unmodelled: false,
+            holds: within(&p.offset, 0, size as i128 - width as i128),
+            what: format!("access of {width} bytes outside {} ({size} bytes)", self.obj_name(cfa, &p.obj)),
+        });
+        Ok(Some(t))
+    }
+
+    /// `*p` read as a value of type `want`.
+    pub fn load(
+        &mut self,
+        cfa: &Cfa,
+        p: &PtrVal,
+        want: ScalarTy,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<AnyValue, EvalError> {
+        let width = access_size(cfa, want)
+            .ok_or_else(|| EvalError::Unsupported("access of a bit-field through a pointer".into()))?;
+        let Some(t) = self.target(cfa, p, width, defined)? else { return Ok(dummy(want)) };
+        let (offset, size) = (p.offset.clone(), self.obj_size(cfa, &p.obj)?.unwrap_or(0));
+        match t {
+            Target::Heap(id) => self.load_bytes(Cells::Heap(id), &offset, size, width, want, defined),
+            Target::Var(var, loc) => match self.slot_at(loc, var) {
+                Some(Slot::Bytes(_)) if want != ScalarTy::Ptr && self.mixed(Cells::Var(var, loc), &offset, width) => {
+                    self.punned = true;
+                    self.load_bytes(Cells::Var(var, loc), &offset, size, width, want, defined)
+                }
+                Some(Slot::Bytes(_)) => self.load_bytes(Cells::Var(var, loc), &offset, size, width, want, defined),
+                Some(_) => self.load_typed(cfa, var, loc, &offset, want, defined),
+                None => Err(EvalError::Unsupported(format!("`{}` is not in memory here", cfa.var(var).name))),
+            },
+        }
+    }
+
+    /// `*p = v` (`v` already has the type of the access).
+    pub fn store(
+        &mut self,
+        cfa: &Cfa,
+        p: &PtrVal,
+        v: &AnyValue,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<(), EvalError> {
+        let width = access_size(cfa, v.ty())
+            .ok_or_else(|| EvalError::Unsupported("access of a bit-field through a pointer".into()))?;
+        let Some(t) = self.target(cfa, p, width, defined)? else { return Ok(()) };
+        let (offset, size) = (p.offset.clone(), self.obj_size(cfa, &p.obj)?.unwrap_or(0));
+        match t {
+            Target::Heap(id) => self.store_bytes(cfa, Cells::Heap(id), &offset, size, v, defined),
+            Target::Var(var, loc) => match self.slot_at(loc, var) {
+                Some(Slot::Bytes(_)) => {
+                    let span = offset.known().map(|o| (o as u64, width)).unwrap_or((u64::MAX, 0));
+                    let stores = Rc::make_mut(&mut self.union_stores).entry(var).or_default();
+                    if stores.iter().any(|s| s.1 != span.1) {
+                        stores.clear();
+                    }
+                    if !stores.contains(&span) {
+                        stores.push(span);
+                    }
+                    self.store_bytes(cfa, Cells::Var(var, loc), &offset, size, v, defined)
+                }
+                Some(_) => self.store_typed(cfa, var, loc, &offset, v, defined),
+                None => Err(EvalError::Unsupported(format!("`{}` is not in memory here", cfa.var(var).name))),
+            },
+        }
+    }
+
+    // ------------------------------------------------------------------ typed slots
+
+    fn load_typed(
+        &mut self,
+        cfa: &Cfa,
+        var: VarId,
+        loc: Loc,
+        offset: &Value,
+        want: ScalarTy,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<AnyValue, EvalError> {
+        let (elem, n) = elements(cfa, &cfa.var(var).ty)
+            .ok_or_else(|| EvalError::Unsupported(format!("access to `{}` through a pointer", cfa.var(var).name)))?;
+        let es = access_size(cfa, elem).unwrap_or(1);
+        if same_repr(elem, want) {
+            if let Some(idx) = self.element_index(offset, es, n, defined) {
+                let v = self.read_element(cfa, var, loc, &idx, n, defined)?;
+                return Ok(match (v, want) {
+                    (AnyValue::Int(v), ScalarTy::Int(t)) => AnyValue::Int(value::cast(&v, t)),
+                    (v, _) => v,
+                });
+            }
+        }
+        self.punned = true;
+        let Some(o) = offset.known() else {
+            return Err(EvalError::Unsupported(format!(
+                "access to `{}` through a pointer of another type at a symbolic offset",
+                cfa.var(var).name
+            )));
+        };
+        let width = access_size(cfa, want).unwrap_or(1);
+        let mut bytes = Vec::new();
+        for b in o as u64..o as u64 + width {
+            let v = self.element_bits(cfa, var, loc, b / es, n, defined)?;
+            bytes.push(extract(&v, (b % es) as u32, 1));
+        }
+        from_bits(concat(&bytes), want)
+    }
+
+    fn store_typed(
+        &mut self,
+        cfa: &Cfa,
+        var: VarId,
+        loc: Loc,
+        offset: &Value,
+        v: &AnyValue,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<(), EvalError> {
+        let (elem, n) = elements(cfa, &cfa.var(var).ty)
+            .ok_or_else(|| EvalError::Unsupported(format!("access to `{}` through a pointer", cfa.var(var).name)))?;
+        let es = access_size(cfa, elem).unwrap_or(1);
+        if same_repr(elem, v.ty()) {
+            if let Some(idx) = self.element_index(offset, es, n, defined) {
+                let v = match (v, elem) {
+                    (AnyValue::Int(x), ScalarTy::Int(t)) => AnyValue::Int(value::cast(x, t)),
+                    (v, _) => v.clone(),
+                };
+                return self.write_element(cfa, (var, loc), &idx, &v, defined);
+            }
+        }
+        self.punned = true;
+        let Some(o) = offset.known() else {
+            return Err(EvalError::Unsupported(format!(
+                "store into `{}` through a pointer of another type at a symbolic offset",
+                cfa.var(var).name
+            )));
+        };
+        let (bits, gap) = to_bits(v)?;
+        if let Some(g) = gap {
+            defined.push(g);
+        }
+        let width = access_size(cfa, v.ty()).unwrap_or(1);
+        let (first, last) = (o as u64 / es, (o as u64 + width - 1) / es);
+        for e in first..=last {
+            let old = self.element_bits(cfa, var, loc, e, n, defined)?;
+            let mut bytes: Vec<Value> = (0..es as u32).map(|j| extract(&old, j, 1)).collect();
+            for (j, byte) in bytes.iter_mut().enumerate() {
+                let b = e * es + j as u64;
+                if b >= o as u64 && b < o as u64 + width {
+                    *byte = extract(&bits, (b - o as u64) as u32, 1);
+                }
+            }
+            let new = from_bits(concat(&bytes), elem)?;
+            self.write_element(cfa, (var, loc), &llong(e as i128), &new, defined)?;
+        }
+        Ok(())
+    }
+
+    /// The element index of an aligned offset; `None` for a constant misaligned offset (an
+    /// access across elements). A symbolic offset must be aligned (recorded in `defined`).
+    fn element_index(&self, offset: &Value, es: u64, n: u64, defined: &mut Vec<Definedness>) -> Option<Value> {
+        match offset.known() {
+            Some(o) => (o % es as i128 == 0).then(|| llong(o / es as i128)),
+            None => {
+                let mut d = Vec::new();
+                let esv = llong(es as i128);
+                let rem = value::binary(BinOp::Rem, offset, &esv, IntTy::LLONG, &mut d);
+                defined.push(Definedness {
+                    unmodelled: false,
+                    holds: rem.equals(&llong(0)),
+                    what: "misaligned access through a pointer".into(),
+                });
+                let idx = value::binary(BinOp::Div, offset, &esv, IntTy::LLONG, &mut d);
+                let _ = n;
+                Some(idx)
+            }
+        }
+    }
+
+    fn read_element(
+        &mut self,
+        cfa: &Cfa,
+        var: VarId,
+        loc: Loc,
+        idx: &Value,
+        n: u64,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<AnyValue, EvalError> {
+        match self.slot_at(loc, var).cloned() {
+            Some(Slot::Scalar(v)) => Ok(AnyValue::Int(v)),
+            Some(Slot::Float(v)) => Ok(AnyValue::Float(v)),
+            Some(Slot::Ptr(v)) => Ok(AnyValue::Ptr(v)),
+            Some(Slot::PtrUninit) => {
+                defined.push(ub(format!("use of the uninitialised pointer `{}`", cfa.var(var).name)));
+                Ok(AnyValue::Ptr(PtrVal::null()))
+            }
+            Some(Slot::Array { elem, .. }) => {
+                Ok(AnyValue::Int(self.in_frame(loc, |st| st.read_elem(cfa, var, idx, n, elem, defined))?))
+            }
+            Some(Slot::FloatArray { .. }) => {
+                Ok(AnyValue::Float(self.in_frame(loc, |st| st.read_felem(cfa, var, idx, n, defined))?))
+            }
+            Some(Slot::External) => Err(external(cfa, var)),
+            _ => Err(EvalError::Unsupported(format!("access to `{}` through a pointer", cfa.var(var).name))),
+        }
+    }
+
+    fn write_element(
+        &mut self,
+        cfa: &Cfa,
+        (var, loc): (VarId, Loc),
+        idx: &Value,
+        v: &AnyValue,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<(), EvalError> {
+        let n = cfa.var(var).ty.element_count();
+        let slot = self
+            .slot_at_mut(loc, var)
+            .ok_or_else(|| EvalError::Unsupported(format!("`{}` is not in memory here", cfa.var(var).name)))?;
+        match (&*slot, v) {
+            (Slot::Scalar(_), AnyValue::Int(x)) => *slot = Slot::Scalar(x.clone()),
+            (Slot::Float(_), AnyValue::Float(x)) => *slot = Slot::Float(x.clone()),
+            (Slot::Ptr(_) | Slot::PtrUninit, AnyValue::Ptr(x)) => *slot = Slot::Ptr(x.clone()),
+            (Slot::Array { .. }, AnyValue::Int(x)) => {
+                let x = x.clone();
+                self.in_frame(loc, |st| st.set_elem(cfa, var, idx, n, &x, defined))?
+            }
+            (Slot::FloatArray { .. }, AnyValue::Float(x)) => {
+                let x = x.clone();
+                self.in_frame(loc, |st| st.set_felem(cfa, var, idx, n, &x, defined))?
+            }
+            _ => return Err(EvalError::Unsupported(format!("store into `{}` of another type", cfa.var(var).name))),
+        }
+        Ok(())
+    }
+
+    /// The bits of element `e` (constant index) of a typed variable.
+    fn element_bits(
+        &mut self,
+        cfa: &Cfa,
+        var: VarId,
+        loc: Loc,
+        e: u64,
+        n: u64,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<Value, EvalError> {
+        if e >= n {
+            return Err(EvalError::Unsupported("access across the end of an object".into()));
+        }
+        let v = self.read_element(cfa, var, loc, &llong(e as i128), n, defined)?;
+        let (bits, gap) = to_bits(&v)?;
+        if let Some(g) = gap {
+            defined.push(g);
+        }
+        Ok(bits)
+    }
+
+    /// Runs `f` with the array helpers (which work on the current frame) pointed at `loc`.
+    fn in_frame<T>(&mut self, loc: Loc, f: impl FnOnce(&mut Self) -> Result<T, EvalError>) -> Result<T, EvalError> {
+        match loc {
+            Loc::Global => f(self),
+            Loc::Frame(k) => {
+                // Hide the frames above `k` while `f` runs; they are restored unchanged.
+                let above = self.frames.split_off(k + 1);
+                let r = f(self);
+                self.frames.extend(above);
+                r
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ byte objects
+
+    fn cells(&self, c: Cells) -> Option<&Rc<Vec<Option<Cell>>>> {
+        match c {
+            Cells::Heap(id) => self.heap.get(&id).map(|b| &b.cells),
+            Cells::Var(var, loc) => match self.slot_at(loc, var) {
+                Some(Slot::Bytes(cells)) => Some(cells),
+                _ => None,
+            },
+        }
+    }
+
+    fn cells_mut(&mut self, c: Cells) -> Option<&mut Vec<Option<Cell>>> {
+        match c {
+            Cells::Heap(id) => Rc::make_mut(&mut self.heap).get_mut(&id).map(|b| Rc::make_mut(&mut b.cells)),
+            Cells::Var(var, loc) => match self.slot_at_mut(loc, var) {
+                Some(Slot::Bytes(cells)) => Some(Rc::make_mut(cells)),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether the bytes a load reads may have been written by stores of other widths or
+    /// offsets (a union read through another member than the last written one). Coarse: any
+    /// read from a union object that is not exactly the span of one earlier store counts.
+    fn mixed(&self, c: Cells, offset: &Value, width: u64) -> bool {
+        let Some(o) = offset.known() else { return true };
+        let key = (o as u64, width);
+        match c {
+            Cells::Var(var, _) => self
+                .union_stores
+                .get(&var)
+                .is_none_or(|spans| !spans.contains(&key) || spans.iter().any(|s| s.1 != width)),
+            Cells::Heap(_) => false,
+        }
+    }
+
+    /// Byte `i` as an integer (a fresh nondeterministic byte if uninitialised).
+    fn byte(&mut self, c: Cells, i: u64) -> Result<Value, EvalError> {
+        let cell = self.cells(c).and_then(|cs| cs.get(i as usize).cloned());
+        match cell {
+            Some(Some(Cell::Byte(v))) => Ok(Value { val: v, ty: byte_ty() }),
+            Some(Some(Cell::Ptr { .. })) => {
+                Err(EvalError::Unsupported("the bytes of a stored pointer read as data".into()))
+            }
+            Some(None) => {
+                let v = self.nondet("byte", byte_ty());
+                if let Some(cs) = self.cells_mut(c) {
+                    cs[i as usize] = Some(Cell::Byte(v.val.clone()));
+                }
+                Ok(v)
+            }
+            None => Err(EvalError::Unsupported("byte outside its object".into())),
+        }
+    }
+
+    fn load_bytes(
+        &mut self,
+        c: Cells,
+        offset: &Value,
+        size: u64,
+        width: u64,
+        want: ScalarTy,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<AnyValue, EvalError> {
+        let _ = &defined;
+        let Some(o) = offset.known() else {
+            if want == ScalarTy::Ptr {
+                return Err(EvalError::Unsupported("pointer load at a symbolic offset".into()));
+            }
+            if size > MAX_SYMBOLIC_BYTES || size < width {
+                return Err(EvalError::Unsupported(format!("symbolic offset into an object of {size} bytes")));
+            }
+            let mut acc: Option<AnyValue> = None;
+            for o in (0..=size - width).rev() {
+                let v = self.load_bytes(c, &llong(o as i128), size, width, want, defined)?;
+                acc = Some(match acc {
+                    None => v,
+                    Some(rest) => select_any(&offset.equals(&llong(o as i128)), &v, &rest)?,
+                });
+            }
+            return acc.ok_or_else(|| EvalError::Unsupported("empty object".into()));
+        };
+        let o = o as u64;
+        if want == ScalarTy::Ptr {
+            let cs = self.cells(c).ok_or_else(|| EvalError::Unsupported("object not in memory".into()))?;
+            let first = cs.get(o as usize).cloned().flatten();
+            if let Some(Cell::Ptr { p, .. }) = &first {
+                let whole = (0..width).all(|k| {
+                    matches!(cs.get((o + k) as usize), Some(Some(Cell::Ptr { p: q, k: j })) if q == p && *j as u64 == k)
+                });
+                if whole {
+                    return Ok(AnyValue::Ptr(p.clone()));
+                }
+            }
+            if (0..width).all(|k| matches!(cs.get((o + k) as usize), Some(None))) {
+                defined.push(ub("use of an uninitialised pointer".into()));
+                return Ok(AnyValue::Ptr(PtrVal::null()));
+            }
+            return Err(EvalError::Unsupported("bytes read as a pointer (integer-to-pointer is not modelled)".into()));
+        }
+        let mut bytes = Vec::new();
+        for k in 0..width {
+            bytes.push(self.byte(c, o + k)?);
+        }
+        from_bits(concat(&bytes), want)
+    }
+
+    fn store_bytes(
+        &mut self,
+        cfa: &Cfa,
+        c: Cells,
+        offset: &Value,
+        size: u64,
+        v: &AnyValue,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<(), EvalError> {
+        let width = access_size(cfa, v.ty()).unwrap_or(1);
+        let new: Vec<Cell> = match v {
+            AnyValue::Ptr(p) => (0..width).map(|k| Cell::Ptr { p: p.clone(), k: k as u8 }).collect(),
+            _ => {
+                let (bits, gap) = to_bits(v)?;
+                if let Some(g) = gap {
+                    defined.push(g);
+                }
+                (0..width as u32).map(|k| Cell::Byte(extract(&bits, k, 1).val)).collect()
+            }
+        };
+        let Some(o) = offset.known() else {
+            if matches!(v, AnyValue::Ptr(_)) {
+                return Err(EvalError::Unsupported("pointer store at a symbolic offset".into()));
+            }
+            if size > MAX_SYMBOLIC_BYTES || size < width {
+                return Err(EvalError::Unsupported(format!("symbolic offset into an object of {size} bytes")));
+            }
+            // Byte b becomes new[b - offset] where offset <= b < offset + width.
+            for b in 0..size {
+                let old = self.byte(c, b)?;
+                let mut acc = old;
+                for (k, cell) in new.iter().enumerate() {
+                    if (k as u64) > b {
+                        break;
+                    }
+                    let Cell::Byte(nb) = cell else { continue };
+                    let here = offset.equals(&llong(b as i128 - k as i128));
+                    acc = Value::select(&here, &Value { val: nb.clone(), ty: byte_ty() }, &acc);
+                }
+                if let Some(cs) = self.cells_mut(c) {
+                    cs[b as usize] = Some(Cell::Byte(acc.val));
+                }
+            }
+            return Ok(());
+        };
+        let cs = self.cells_mut(c).ok_or_else(|| EvalError::Unsupported("object not in memory".into()))?;
+        for (k, cell) in new.into_iter().enumerate() {
+            if let Some(slot) = cs.get_mut(o as usize + k) {
+                *slot = Some(cell);
+            }
+        }
+        Ok(())
+    }
+
+    /// `lhs = v` for a pointer place.
+    pub fn assign_ptr(&mut self, cfa: &Cfa, lhs: &PLvalue, v: &PtrVal) -> Result<Vec<Definedness>, EvalError> {
+        match lhs {
+            PLvalue::Var(var) => {
+                let local = matches!(cfa.var(*var).scope, VarScope::Local(_));
+                match self.slot_mut(cfa, *var) {
+                    Some(slot @ (Slot::Ptr(_) | Slot::PtrUninit)) => *slot = Slot::Ptr(v.clone()),
+                    // `T *p = f();` is one edge that declares and assigns a local.
+                    None if local && cfa.var(*var).ty == CType::Ptr => match self.frames.last_mut() {
+                        Some(f) => {
+                            f.locals.insert(*var, Slot::Ptr(v.clone()));
+                        }
+                        None => return Err(EvalError::Unsupported("assignment outside a function".into())),
+                    },
+                    Some(Slot::External) => return Err(external(cfa, *var)),
+                    _ => return Err(EvalError::Unsupported(format!("pointer assignment to `{}`", cfa.var(*var).name))),
+                }
+                Ok(Vec::new())
+            }
+            PLvalue::Deref(p) => {
+                let mut defined = Vec::new();
+                let at = self.eval_ptr(cfa, p, None, &mut defined)?;
+                self.store(cfa, &at, &AnyValue::Ptr(v.clone()), &mut defined)?;
+                Ok(defined)
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ heap
+
+    /// A fresh heap block of `size` bytes; returns the pointer to its start.
+    pub fn allocate(&mut self, function: &str, size: &Value, zeroed: bool) -> Result<PtrVal, EvalError> {
+        let Some(n) = size.known() else {
+            return Err(EvalError::Unsupported(format!("`{function}` of a symbolic size")));
+        };
+        if n < 0 || n as u64 > MAX_BLOCK {
+            return Err(EvalError::Unsupported(format!("`{function}` of {n} bytes")));
+        }
+        let id = self.next_heap;
+        self.next_heap += 1;
+        let cells = if zeroed { vec![Some(Cell::Byte(Val::Conc(0))); n as usize] } else { vec![None; n as usize] };
+        Rc::make_mut(&mut self.heap)
+            .insert(id, HeapBlock { cells: Rc::new(cells), live: true, function: function.to_string() });
+        Ok(PtrVal { obj: Obj::Heap(id), offset: llong(0) })
+    }
+
+    /// `free(p)`.
+    pub fn free(&mut self, cfa: &Cfa, p: &PtrVal, defined: &mut Vec<Definedness>) {
+        match &p.obj {
+            Obj::Null => {}
+            Obj::Heap(id) if self.heap.get(id).is_some_and(|b| b.live) => {
+                defined.push(Definedness {
+                    unmodelled: false,
+                    holds: p.offset.equals(&llong(0)),
+                    what: "free of a pointer into the middle of a block".into(),
+                });
+                if let Some(b) = Rc::make_mut(&mut self.heap).get_mut(id) {
+                    b.live = false;
+                }
+            }
+            Obj::Heap(_) => defined.push(ub(format!("double free of {}", self.obj_name(cfa, &p.obj)))),
+            obj => defined.push(ub(format!("free of {}, which was not allocated", self.obj_name(cfa, obj)))),
+        }
+    }
+}
+
+/// Where a load or store lands.
+#[derive(Clone, Copy)]
+enum Target {
+    Var(VarId, Loc),
+    Heap(u32),
+}
+
+/// A byte object.
+#[derive(Clone, Copy)]
+enum Cells {
+    Var(VarId, Loc),
+    Heap(u32),
+}
+
+/// The bits of a value (unsigned, of its width) and, for a float, the condition under which
+/// they are exact (see [`float::to_bits`]).
+fn to_bits(v: &AnyValue) -> Result<(Value, Option<Definedness>), EvalError> {
+    match v {
+        AnyValue::Int(x) => {
+            let bits = if x.ty.is_bool { 8 } else { x.ty.bits };
+            let t = IntTy::new(bits, false);
+            Ok((Value { val: value::cast(x, IntTy::new(bits, x.ty.signed)).val, ty: t }, None))
+        }
+        AnyValue::Float(f) => {
+            let (bits, exact) = float::to_bits(f);
+            Ok((
+                bits,
+                exact.map(|c| Definedness {
+                    unmodelled: true,
+                    holds: Truth::Sym(c),
+                    what: "the bit pattern of a NaN computed by the program (NaN payloads are not modelled)".into(),
+                }),
+            ))
+        }
+        AnyValue::Ptr(_) => Err(EvalError::Unsupported("the bytes of a pointer (pointer-to-integer)".into())),
+    }
+}
+
+/// The value of type `want` whose representation is `bits`.
+fn from_bits(bits: Value, want: ScalarTy) -> Result<AnyValue, EvalError> {
+    Ok(match want {
+        ScalarTy::Int(t) if t.is_bool => {
+            // A `_Bool` object holding anything but 0 or 1 is a trap representation.
+            return Err(EvalError::Unsupported("a `_Bool` read from raw bytes".into()));
+        }
+        ScalarTy::Int(t) => AnyValue::Int(Value { val: bits.val, ty: t }),
+        ScalarTy::Float(f) => AnyValue::Float(FValue::from_bits(&bits, f)),
+        ScalarTy::Ptr => return Err(EvalError::Unsupported("bytes read as a pointer".into())),
+    })
+}
+
+fn select_any(c: &Truth, a: &AnyValue, b: &AnyValue) -> Result<AnyValue, EvalError> {
+    Ok(match (a, b) {
+        (AnyValue::Int(x), AnyValue::Int(y)) => AnyValue::Int(Value::select(c, x, y)),
+        (AnyValue::Float(x), AnyValue::Float(y)) => AnyValue::Float(float::select(c, x, y)),
+        _ => return Err(EvalError::Unsupported("pointer load at a symbolic offset".into())),
+    })
+}
