@@ -1132,12 +1132,9 @@ impl<'a> Builder<'a> {
         }
         let entry = self.cfa.graph.add_node(CfaNode { function: Some(id), loop_head: false });
         let exit = self.cfa.graph.add_node(CfaNode { function: Some(id), loop_head: false });
-        let (return_ty, return_unsupported) = match &ret {
-            Ty::Void => (None, None),
-            Ty::Int(t) => (Some(ScalarTy::Int(*t)), None),
-            Ty::Float(_) if ret.float_ty().is_some() => (ret.float_ty().map(ScalarTy::Float), None),
-            Ty::Pointer(_) => (Some(ScalarTy::Ptr), None),
-            other => (None, Some(other.describe(self.dm))),
+        let (return_ty, return_unsupported) = match ret_scalar(&ret) {
+            Ok(t) => (t, None),
+            Err(()) => (None, Some(ret.describe(self.dm))),
         };
         // Span: from the start of the definition to the end of the declarator.
         let hdr = (fd.span.start, fd.node.declarator.span.end);
@@ -1465,35 +1462,14 @@ impl<'a> Builder<'a> {
     /// Lowers an initializer for a variable of type `ty`.
     fn initializer(&mut self, ty: &Ty, init: &Initializer) -> R<Init> {
         match ty {
-            Ty::Pointer(_) => {
-                let e = match init {
-                    Initializer::Expression(e) => e,
-                    Initializer::List(items) => match items.first().map(|i| &i.node.initializer.node) {
-                        Some(Initializer::Expression(e)) => e,
-                        _ => return Err("unsupported pointer initializer".into()),
-                    },
-                };
-                Ok(Init::Ptr(self.ptr_expr(e)?.0))
-            }
+            Ty::Pointer(_) => Ok(Init::Ptr(self.ptr_expr(scalar_init(init)?)?.0)),
             Ty::Int(t) => {
-                let e = match init {
-                    Initializer::Expression(e) => e,
-                    Initializer::List(items) => match items.first().map(|i| &i.node.initializer.node) {
-                        Some(Initializer::Expression(e)) => e,
-                        _ => return Err("unsupported scalar initializer".into()),
-                    },
-                };
+                let e = scalar_init(init)?;
                 let v = self.rv_any(e)?;
                 Ok(Init::Scalar(v.into_int(*t)))
             }
             Ty::Float(_) if ty.float_ty().is_some() => {
-                let e = match init {
-                    Initializer::Expression(e) => e,
-                    Initializer::List(items) => match items.first().map(|i| &i.node.initializer.node) {
-                        Some(Initializer::Expression(e)) => e,
-                        _ => return Err("unsupported scalar initializer".into()),
-                    },
-                };
+                let e = scalar_init(init)?;
                 let fty = ty.float_ty().ok_or("float type")?;
                 Ok(Init::Float(self.rv_any(e)?.into_float(fty)))
             }
@@ -2138,9 +2114,9 @@ impl<'a> Builder<'a> {
     fn place(&mut self, e: &Node<Expression>) -> R<Either> {
         match &e.node {
             Expression::Identifier(i) => self.var_expr(&i.node.name),
-            Expression::Member(_) => match self.member_mem(e)? {
-                Some(x) => Ok(x),
-                None => self.member_place(e),
+            Expression::Member(_) => match self.member_place(e) {
+                Ok(x) => Ok(x),
+                Err(m) => self.member_mem(e)?.ok_or(m),
             },
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
                 let (p, t) = self.ptr_expr(&u.node.operand)?;
@@ -2152,11 +2128,13 @@ impl<'a> Builder<'a> {
                 } else {
                     (&b.node.rhs, &b.node.lhs)
                 };
-                if !matches!(
-                    arr.node,
-                    Expression::Identifier(_) | Expression::Member(_) | Expression::BinaryOperator(_)
-                ) && self.is_ptr_expr(arr)
-                {
+                let is_place = match &arr.node {
+                    Expression::Identifier(_) | Expression::Member(_) => true,
+                    Expression::BinaryOperator(x) => x.node.operator.node == BinaryOperator::Index,
+                    Expression::UnaryOperator(x) => x.node.operator.node == UnaryOperator::Indirection,
+                    _ => false,
+                };
+                if !is_place {
                     let (p, t) = self.ptr_expr(arr)?;
                     return self.index_at(p, t, idx);
                 }
@@ -2497,7 +2475,6 @@ impl<'a> Builder<'a> {
         let esp = sp(e.span);
         match &e.node {
             Expression::Identifier(_) | Expression::Member(_) => self.place_value(e),
-            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => self.place_value(e),
             Expression::UnaryOperator(u)
                 if u.node.operator.node == UnaryOperator::Negate && self.is_ptr_expr(&u.node.operand) =>
             {
@@ -2902,12 +2879,10 @@ impl<'a> Builder<'a> {
                 },
                 _ => return Err("call through an expression of unknown type".into()),
             };
-            return match &ret {
-                Ty::Int(t) => Ok(ScalarTy::Int(*t)),
-                Ty::Float(_) if ret.float_ty().is_some() => Ok(ScalarTy::Float(ret.float_ty().ok_or("float type")?)),
-                Ty::Pointer(_) => Ok(ScalarTy::Ptr),
-                Ty::Void => Err("value of a void function used".into()),
-                other => Err(format!("call returning {} (not supported yet)", other.describe(self.dm))),
+            return match ret_scalar(&ret) {
+                Ok(Some(t)) => Ok(t),
+                Ok(None) => Err("value of a void function used".into()),
+                Err(()) => Err(format!("call returning {} (not supported yet)", ret.describe(self.dm))),
             };
         }
         let name = self.call_name(c)?;
@@ -2959,14 +2934,8 @@ impl<'a> Builder<'a> {
         if let Some(r) = self.heap_call(&name, c, &lhs, csp) {
             return r;
         }
-        if matches!(lhs, Some(Target::Ptr(_))) && !self.func_ids.contains_key(&name) {
-            return Err(format!("pointer returned by the external function `{name}` (not modelled)"));
-        }
         let args = &c.node.arguments;
         let text = self.text(csp);
-        if self.pure_mode {
-            return Err(format!("call to `{name}` where a side-effect-free expression is needed"));
-        }
         match name.as_str() {
             "reach_error" | "__VERIFIER_error" => {
                 let kind = if name == "reach_error" { ErrorKind::ReachError } else { ErrorKind::VerifierError };
@@ -3097,6 +3066,28 @@ enum Either {
     Ptr(PExpr, Ty),
     /// An aggregate (struct, union, array) in memory at the address, of the given type.
     Mem(PExpr, Ty),
+}
+
+/// The IR type of a function's result: `None` for `void`, `Err` for types without semantics.
+fn ret_scalar(ret: &Ty) -> Result<Option<ScalarTy>, ()> {
+    match ret {
+        Ty::Void => Ok(None),
+        Ty::Int(t) => Ok(Some(ScalarTy::Int(*t))),
+        Ty::Float(_) => ret.float_ty().map(|f| Some(ScalarTy::Float(f))).ok_or(()),
+        Ty::Pointer(_) => Ok(Some(ScalarTy::Ptr)),
+        _ => Err(()),
+    }
+}
+
+/// The expression of a scalar's initializer (`= e` or `= { e }`).
+fn scalar_init(init: &Initializer) -> R<&Node<Expression>> {
+    match init {
+        Initializer::Expression(e) => Ok(e),
+        Initializer::List(items) => match items.first().map(|i| &i.node.initializer.node) {
+            Some(Initializer::Expression(e)) => Ok(e),
+            _ => Err("unsupported scalar initializer".into()),
+        },
+    }
 }
 
 /// Array parameters are pointers; function parameters are function pointers.

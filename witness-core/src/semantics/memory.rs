@@ -72,17 +72,14 @@ fn access_size(cfa: &Cfa, t: ScalarTy) -> Option<u64> {
 }
 
 /// The element type and count of a typed variable.
-fn elements(cfa: &Cfa, ty: &CType) -> Option<(ScalarTy, u64)> {
+fn elements(ty: &CType) -> Option<(ScalarTy, u64)> {
     match ty {
         CType::Int(t) => Some((ScalarTy::Int(*t), 1)),
         CType::Float(f) => Some((ScalarTy::Float(*f), 1)),
         CType::Ptr => Some((ScalarTy::Ptr, 1)),
         CType::Array { elem, .. } => Some((ScalarTy::Int(*elem), ty.element_count())),
         CType::FloatArray { elem, .. } => Some((ScalarTy::Float(*elem), ty.element_count())),
-        _ => {
-            let _ = cfa;
-            None
-        }
+        _ => None,
     }
 }
 
@@ -91,7 +88,7 @@ pub fn var_size(cfa: &Cfa, var: VarId) -> Option<u64> {
     match &cfa.var(var).ty {
         CType::Bytes { size } => Some(*size),
         ty => {
-            let (e, n) = elements(cfa, ty)?;
+            let (e, n) = elements(ty)?;
             Some(access_size(cfa, e)? * n)
         }
     }
@@ -321,7 +318,7 @@ impl DataState {
         p: &PtrVal,
         width: u64,
         defined: &mut Vec<Definedness>,
-    ) -> Result<Option<Target>, EvalError> {
+    ) -> Result<Option<Place>, EvalError> {
         let t = match &p.obj {
             Obj::Null => {
                 defined.push(ub("dereference of a null pointer".into()));
@@ -334,14 +331,14 @@ impl DataState {
                 )))
             }
             Obj::Heap(id) => match self.heap.get(id) {
-                Some(b) if b.live => Target::Heap(*id),
+                Some(b) if b.live => Place::Heap(*id),
                 _ => {
                     defined.push(ub(format!("use of {} after it was freed", self.obj_name(cfa, &p.obj))));
                     return Ok(None);
                 }
             },
             Obj::Var { var, frame } => match self.locate(*frame) {
-                Some(loc) => Target::Var(*var, loc),
+                Some(loc) => Place::Var(*var, loc),
                 None => {
                     defined.push(ub(format!(
                         "dereference of a dangling pointer to `{}` (its function has returned)",
@@ -373,16 +370,13 @@ impl DataState {
         let Some(t) = self.target(cfa, p, width, defined)? else { return Ok(dummy(want)) };
         let (offset, size) = (p.offset.clone(), self.obj_size(cfa, &p.obj)?.unwrap_or(0));
         match t {
-            Target::Heap(id) => self.load_bytes(Cells::Heap(id), &offset, size, width, want, defined),
-            Target::Var(var, loc) => match self.slot_at(loc, var) {
-                Some(Slot::Bytes(_)) if want != ScalarTy::Ptr && self.mixed(Cells::Var(var, loc), &offset, width) => {
-                    self.punned = true;
-                    self.load_bytes(Cells::Var(var, loc), &offset, size, width, want, defined)
-                }
-                Some(Slot::Bytes(_)) => self.load_bytes(Cells::Var(var, loc), &offset, size, width, want, defined),
-                Some(_) => self.load_typed(cfa, var, loc, &offset, want, defined),
-                None => Err(EvalError::Unsupported(format!("`{}` is not in memory here", cfa.var(var).name))),
-            },
+            Place::Var(var, loc) if !matches!(self.slot_at(loc, var), Some(Slot::Bytes(_))) => {
+                self.load_typed(cfa, var, loc, &offset, want, defined)
+            }
+            _ => {
+                self.punned |= want != ScalarTy::Ptr && self.mixed(&p.obj, &offset, width);
+                self.load_bytes(t, &offset, size, width, want, defined)
+            }
         }
     }
 
@@ -399,22 +393,13 @@ impl DataState {
         let Some(t) = self.target(cfa, p, width, defined)? else { return Ok(()) };
         let (offset, size) = (p.offset.clone(), self.obj_size(cfa, &p.obj)?.unwrap_or(0));
         match t {
-            Target::Heap(id) => self.store_bytes(cfa, Cells::Heap(id), &offset, size, v, defined),
-            Target::Var(var, loc) => match self.slot_at(loc, var) {
-                Some(Slot::Bytes(_)) => {
-                    let span = offset.known().map(|o| (o as u64, width)).unwrap_or((u64::MAX, 0));
-                    let stores = Rc::make_mut(&mut self.union_stores).entry(var).or_default();
-                    if stores.iter().any(|s| s.1 != span.1) {
-                        stores.clear();
-                    }
-                    if !stores.contains(&span) {
-                        stores.push(span);
-                    }
-                    self.store_bytes(cfa, Cells::Var(var, loc), &offset, size, v, defined)
-                }
-                Some(_) => self.store_typed(cfa, var, loc, &offset, v, defined),
-                None => Err(EvalError::Unsupported(format!("`{}` is not in memory here", cfa.var(var).name))),
-            },
+            Place::Var(var, loc) if !matches!(self.slot_at(loc, var), Some(Slot::Bytes(_))) => {
+                self.store_typed(cfa, var, loc, &offset, v, defined)
+            }
+            _ => {
+                self.record_store(p.obj, &offset, width);
+                self.store_bytes(cfa, t, &offset, size, v, defined)
+            }
         }
     }
 
@@ -429,11 +414,11 @@ impl DataState {
         want: ScalarTy,
         defined: &mut Vec<Definedness>,
     ) -> Result<AnyValue, EvalError> {
-        let (elem, n) = elements(cfa, &cfa.var(var).ty)
+        let (elem, n) = elements(&cfa.var(var).ty)
             .ok_or_else(|| EvalError::Unsupported(format!("access to `{}` through a pointer", cfa.var(var).name)))?;
         let es = access_size(cfa, elem).unwrap_or(1);
         if same_repr(elem, want) {
-            if let Some(idx) = self.element_index(offset, es, n, defined) {
+            if let Some(idx) = self.element_index(offset, es, defined) {
                 let v = self.read_element(cfa, var, loc, &idx, n, defined)?;
                 return Ok(match (v, want) {
                     (AnyValue::Int(v), ScalarTy::Int(t)) => AnyValue::Int(value::cast(&v, t)),
@@ -466,11 +451,11 @@ impl DataState {
         v: &AnyValue,
         defined: &mut Vec<Definedness>,
     ) -> Result<(), EvalError> {
-        let (elem, n) = elements(cfa, &cfa.var(var).ty)
+        let (elem, n) = elements(&cfa.var(var).ty)
             .ok_or_else(|| EvalError::Unsupported(format!("access to `{}` through a pointer", cfa.var(var).name)))?;
         let es = access_size(cfa, elem).unwrap_or(1);
         if same_repr(elem, v.ty()) {
-            if let Some(idx) = self.element_index(offset, es, n, defined) {
+            if let Some(idx) = self.element_index(offset, es, defined) {
                 let v = match (v, elem) {
                     (AnyValue::Int(x), ScalarTy::Int(t)) => AnyValue::Int(value::cast(x, t)),
                     (v, _) => v.clone(),
@@ -508,7 +493,7 @@ impl DataState {
 
     /// The element index of an aligned offset; `None` for a constant misaligned offset (an
     /// access across elements). A symbolic offset must be aligned (recorded in `defined`).
-    fn element_index(&self, offset: &Value, es: u64, n: u64, defined: &mut Vec<Definedness>) -> Option<Value> {
+    fn element_index(&self, offset: &Value, es: u64, defined: &mut Vec<Definedness>) -> Option<Value> {
         match offset.known() {
             Some(o) => (o % es as i128 == 0).then(|| llong(o / es as i128)),
             None => {
@@ -520,9 +505,7 @@ impl DataState {
                     holds: rem.equals(&llong(0)),
                     what: "misaligned access through a pointer".into(),
                 });
-                let idx = value::binary(BinOp::Div, offset, &esv, IntTy::LLONG, &mut d);
-                let _ = n;
-                Some(idx)
+                Some(value::binary(BinOp::Div, offset, &esv, IntTy::LLONG, &mut d))
             }
         }
     }
@@ -621,43 +604,56 @@ impl DataState {
 
     // ------------------------------------------------------------------ byte objects
 
-    fn cells(&self, c: Cells) -> Option<&Rc<Vec<Option<Cell>>>> {
+    fn cells(&self, c: Place) -> Option<&Rc<Vec<Option<Cell>>>> {
         match c {
-            Cells::Heap(id) => self.heap.get(&id).map(|b| &b.cells),
-            Cells::Var(var, loc) => match self.slot_at(loc, var) {
+            Place::Heap(id) => self.heap.get(&id).map(|b| &b.cells),
+            Place::Var(var, loc) => match self.slot_at(loc, var) {
                 Some(Slot::Bytes(cells)) => Some(cells),
                 _ => None,
             },
         }
     }
 
-    fn cells_mut(&mut self, c: Cells) -> Option<&mut Vec<Option<Cell>>> {
+    fn cells_mut(&mut self, c: Place) -> Option<&mut Vec<Option<Cell>>> {
         match c {
-            Cells::Heap(id) => Rc::make_mut(&mut self.heap).get_mut(&id).map(|b| Rc::make_mut(&mut b.cells)),
-            Cells::Var(var, loc) => match self.slot_at_mut(loc, var) {
+            Place::Heap(id) => Rc::make_mut(&mut self.heap).get_mut(&id).map(|b| Rc::make_mut(&mut b.cells)),
+            Place::Var(var, loc) => match self.slot_at_mut(loc, var) {
                 Some(Slot::Bytes(cells)) => Some(Rc::make_mut(cells)),
                 _ => None,
             },
         }
     }
 
-    /// Whether the bytes a load reads may have been written by stores of other widths or
-    /// offsets (a union read through another member than the last written one). Coarse: any
-    /// read from a union object that is not exactly the span of one earlier store counts.
-    fn mixed(&self, c: Cells, offset: &Value, width: u64) -> bool {
-        let Some(o) = offset.known() else { return true };
-        let key = (o as u64, width);
-        match c {
-            Cells::Var(var, _) => self
-                .union_stores
-                .get(&var)
-                .is_none_or(|spans| !spans.contains(&key) || spans.iter().any(|s| s.1 != width)),
-            Cells::Heap(_) => false,
+    /// Whether a load of `width` bytes at `offset` from a byte object (union, heap block) reads
+    /// bytes written by stores of another width or at another offset: type punning (decision
+    /// 37). Coarse: only the spans of the last run of same-width stores are remembered (a store
+    /// at a symbolic offset as `None`), and a load among same-width stores at a symbolic offset
+    /// counts as reading one of them. Never-written bytes are nondeterministic, not punned.
+    fn mixed(&self, obj: &Obj, offset: &Value, width: u64) -> bool {
+        let Some(spans) = self.stores.get(obj) else { return false };
+        if spans.iter().any(|(_, w)| *w != width) {
+            return true;
+        }
+        match offset.known() {
+            Some(o) => !spans.iter().any(|(at, _)| at.is_none() || *at == Some(o as u64)),
+            None => false,
+        }
+    }
+
+    /// Remembers the span of a store into a byte object (see [`DataState::mixed`]).
+    fn record_store(&mut self, obj: Obj, offset: &Value, width: u64) {
+        let span = (offset.known().map(|o| o as u64), width);
+        let spans = Rc::make_mut(&mut self.stores).entry(obj).or_default();
+        if spans.iter().any(|(_, w)| *w != width) {
+            spans.clear();
+        }
+        if !spans.contains(&span) {
+            spans.push(span);
         }
     }
 
     /// Byte `i` as an integer (a fresh nondeterministic byte if uninitialised).
-    fn byte(&mut self, c: Cells, i: u64) -> Result<Value, EvalError> {
+    fn byte(&mut self, c: Place, i: u64) -> Result<Value, EvalError> {
         let cell = self.cells(c).and_then(|cs| cs.get(i as usize).cloned());
         match cell {
             Some(Some(Cell::Byte(v))) => Ok(Value { val: v, ty: byte_ty() }),
@@ -677,14 +673,13 @@ impl DataState {
 
     fn load_bytes(
         &mut self,
-        c: Cells,
+        c: Place,
         offset: &Value,
         size: u64,
         width: u64,
         want: ScalarTy,
         defined: &mut Vec<Definedness>,
     ) -> Result<AnyValue, EvalError> {
-        let _ = &defined;
         let Some(o) = offset.known() else {
             if want == ScalarTy::Ptr {
                 return Err(EvalError::Unsupported("pointer load at a symbolic offset".into()));
@@ -730,7 +725,7 @@ impl DataState {
     fn store_bytes(
         &mut self,
         cfa: &Cfa,
-        c: Cells,
+        c: Place,
         offset: &Value,
         size: u64,
         v: &AnyValue,
@@ -847,16 +842,9 @@ impl DataState {
     }
 }
 
-/// Where a load or store lands.
+/// Where a load or store lands: a variable's slot (typed, or bytes for a union) or a heap block.
 #[derive(Clone, Copy)]
-enum Target {
-    Var(VarId, Loc),
-    Heap(u32),
-}
-
-/// A byte object.
-#[derive(Clone, Copy)]
-enum Cells {
+enum Place {
     Var(VarId, Loc),
     Heap(u32),
 }
@@ -904,4 +892,47 @@ fn select_any(c: &Truth, a: &AnyValue, b: &AnyValue) -> Result<AnyValue, EvalErr
         (AnyValue::Float(x), AnyValue::Float(y)) => AnyValue::Float(float::select(c, x, y)),
         _ => return Err(EvalError::Unsupported("pointer load at a symbolic offset".into())),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfa::DataModel;
+
+    fn heap_state() -> (Cfa, DataState, PtrVal) {
+        let cfa =
+            crate::cfront::build_program(std::path::Path::new("t.c"), "int main() { return 0; }", DataModel::Ilp32)
+                .map(|p| p.cfa)
+                .unwrap_or_else(|e| panic!("{e}"));
+        let mut st = DataState::initial(&cfa).unwrap_or_else(|e| panic!("{e:?}"));
+        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), false).unwrap_or_else(|e| panic!("{e:?}"));
+        (cfa, st, p)
+    }
+
+    fn at(p: &PtrVal, k: i128) -> PtrVal {
+        PtrVal { obj: p.obj, offset: llong(k) }
+    }
+
+    #[test]
+    fn heap_reads_through_the_stored_type_are_not_punning() {
+        let (cfa, mut st, p) = heap_state();
+        let mut d = Vec::new();
+        for k in 0..2 {
+            st.store(&cfa, &at(&p, 4 * k), &AnyValue::Int(Value::conc(7 + k as u64, IntTy::INT)), &mut d).unwrap();
+        }
+        let v = st.load(&cfa, &at(&p, 4), ScalarTy::Int(IntTy::INT), &mut d).unwrap();
+        assert_eq!(v, AnyValue::Int(Value::conc(8, IntTy::INT)));
+        assert!(!st.punned);
+    }
+
+    #[test]
+    fn heap_bytes_read_as_another_type_are_exact_and_marked_as_punning() {
+        let (cfa, mut st, p) = heap_state();
+        let mut d = Vec::new();
+        // 2.5 as a double is 0x4004000000000000 (little endian: the high word at offset 4).
+        st.store(&cfa, &p, &AnyValue::Float(FValue::conc(2.5f64.to_bits(), FloatTy::F64)), &mut d).unwrap();
+        let hi = st.load(&cfa, &at(&p, 4), ScalarTy::Int(IntTy::UINT), &mut d).unwrap();
+        assert_eq!(hi, AnyValue::Int(Value::conc(0x4004_0000, IntTy::UINT)));
+        assert!(st.punned);
+    }
 }

@@ -65,7 +65,7 @@ pub struct Frame {
 }
 
 /// What a pointer points into.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Obj {
     /// A global (`frame: None`) or a local of the activation with [`Frame::id`] `frame`.
     Var {
@@ -85,6 +85,9 @@ pub struct PtrVal {
     pub obj: Obj,
     pub offset: Value,
 }
+
+/// The byte offset (`None`: symbolic) and width of a store into a byte object.
+pub type StoreSpan = (Option<u64>, u64);
 
 /// One byte of a byte object.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -136,9 +139,10 @@ pub struct DataState {
     /// Memory was read or written through another type on this path (a union member, or a
     /// pointer cast): the product's doubt about producers' models (decision 37).
     pub punned: bool,
-    /// Byte spans `(offset, width)` of the last stores into each union variable (to tell a
-    /// read through the stored member from type punning).
-    pub union_stores: Rc<BTreeMap<VarId, Vec<(u64, u64)>>>,
+    /// Byte spans `(offset, width)` of the last stores into each byte object (union, heap
+    /// block; `None`: a symbolic offset), to tell a read through the stored type from type
+    /// punning.
+    pub stores: Rc<BTreeMap<Obj, Vec<StoreSpan>>>,
 }
 
 /// A value of any scalar type: call arguments, returned values, `\result`.
@@ -186,7 +190,7 @@ impl DataState {
             heap: Rc::new(BTreeMap::new()),
             next_heap: 0,
             punned: false,
-            union_stores: Rc::new(BTreeMap::new()),
+            stores: Rc::new(BTreeMap::new()),
         };
         // Globals without an entry in global_inits are zero (static storage).
         for (i, v) in cfa.vars.iter().enumerate() {

@@ -168,17 +168,14 @@ impl<'a> Builder<'a> {
         self.deref_place(Self::offset_by(p, off), elem)
     }
 
-    /// A member access that goes through memory (`p->f`, a union member, `(*p).f`);
-    /// `None` for members of flattened struct variables.
+    /// A member access that goes through memory (`p->f`, a union member, `(*p).f`); the
+    /// caller tries members of flattened struct variables first. `None`: not in memory.
     pub(super) fn member_mem(&mut self, e: &Node<Expression>) -> R<Option<Either>> {
         let Expression::Member(m) = &e.node else { return Ok(None) };
         let name = &m.node.identifier.node.name;
         if m.node.operator.node == MemberOperator::Indirect {
             let (p, t) = self.ptr_expr(&m.node.expression)?;
             return self.member_at(p, &t, name).map(Some);
-        }
-        if self.struct_path(e).is_ok() && self.member_place(e).is_ok() {
-            return Ok(None);
         }
         match self.place(&m.node.expression) {
             Ok(Either::Mem(p, t)) => self.member_at(p, &t, name).map(Some),
@@ -216,10 +213,13 @@ impl<'a> Builder<'a> {
             }
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
                 let operand = &u.node.operand;
-                if let Expression::Identifier(i) = &operand.node {
-                    if self.lookup(&i.node.name).is_none() {
-                        return self.ptr_expr(operand);
+                match &operand.node {
+                    // `&f` of a function, and `&*p` (which is `p`, also for function pointers).
+                    Expression::Identifier(i) if self.lookup(&i.node.name).is_none() => return self.ptr_expr(operand),
+                    Expression::UnaryOperator(d) if d.node.operator.node == UnaryOperator::Indirection => {
+                        return self.ptr_expr(&d.node.operand)
                     }
+                    _ => {}
                 }
                 let t = self.expr_ty(operand).ok_or_else(what)?;
                 let p = match self.place(operand)? {
@@ -235,7 +235,6 @@ impl<'a> Builder<'a> {
                     Either::Expr(Expr::Deref { ptr, .. }) | Either::F(FExpr::Deref { ptr, .. }) => *ptr,
                     Either::Ptr(PExpr::Load { ptr }, _) => *ptr,
                     Either::Mem(p, _) => p,
-                    Either::Ptr(p @ (PExpr::Func(_) | PExpr::Add { .. }), Ty::Func(_)) => p,
                     Either::Arr(a) if a.acc.is_none() => self.addr_of_var(a.var)?,
                     _ => return Err(what()),
                 };
