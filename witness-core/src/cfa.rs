@@ -675,7 +675,8 @@ pub enum ErrorKind {
 /// The operation of one CFA edge.
 #[derive(Debug, Clone, Serialize)]
 pub enum EdgeOp {
-    /// No effect and not observable by the witness (labels, gotos, joins, block ends).
+    /// No effect (labels, gotos, joins, block ends). Not observable by the witness, except a
+    /// `goto` statement, which carries its source span.
     Blank,
     /// Program start: enters `main` (observable: `enterFunction=main`).
     ProgramStart,

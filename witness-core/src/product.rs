@@ -58,7 +58,7 @@ pub struct ExploreOptions {
     pub target: ErrorTarget,
     /// A permissive reading of the witness, used only to double-check a rejection: a step
     /// whose matching transitions all die may be skipped, one step may fire a chain of
-    /// transitions, and `goto` statements are observable steps. Never used to confirm.
+    /// transitions. Never used to confirm.
     pub permissive: bool,
     /// How YAML segments are matched.
     pub segments: SegmentReading,
@@ -250,7 +250,7 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &
                 let line = trace.last().map(|s| s.line).unwrap_or(0);
                 let reason = format!(
                     "the witness is ambiguous for this program: under the strict reading no allowed path reaches the error, \
-                     but a permissive reading (steps whose matching transitions all die are skipped, several transitions per step, goto steps observable) \
+                     but a permissive reading (steps whose matching transitions all die are skipped, several transitions per step) \
                      reaches it at line {line}"
                 );
                 outcome.verdict = Verdict::Unknown { reason: reason.clone() };
@@ -640,7 +640,9 @@ impl<'a> Explorer<'a> {
             match step {
                 Step::End => {}
                 Step::Next(next, result) => {
-                    if matches!(edge.op, EdgeOp::Blank) && (!self.opts.permissive || edge.span.is_none()) {
+                    // A blank edge with a source span is a `goto` statement: an edge of the
+                    // producers' CFAs too (CPAchecker's "Goto: L", CBMC's GOTO), so observable.
+                    if matches!(edge.op, EdgeOp::Blank) && edge.span.is_none() {
                         out.push(next);
                         continue;
                     }
