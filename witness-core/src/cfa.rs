@@ -165,6 +165,9 @@ pub enum CType {
     /// address, so members overlap byte-exactly (type punning).
     Bytes {
         size: u64,
+        /// Sizes of the union's members, ascending (all start at byte 0): a store through one
+        /// leaves the bytes past it unspecified (C11 6.2.6.1p7, decision 37).
+        members: Vec<u64>,
     },
     /// A type the semantics does not model yet (other pointers, struct, union, `long double`, VLA, …).
     Unsupported(String),

@@ -97,8 +97,8 @@ pub struct Outcome {
     pub states: u64,
     pub solver_calls: u64,
     pub warnings: Vec<String>,
-    /// Some explored step read or wrote memory through another type (type punning).
-    pub punned: bool,
+    /// Some explored step read union bytes that C leaves unspecified (decision 37).
+    pub unspecified_read: bool,
 }
 
 /// Maximum call depth before a path is given up as unknown (unbounded recursion).
@@ -209,21 +209,21 @@ struct Explorer<'a> {
     /// Reasons some allowed path could not be decided (first few kept).
     unknown: Vec<String>,
     states: u64,
-    /// Some executed step reinterpreted memory (decision 37).
-    punned: bool,
+    /// Some executed step read union bytes that C leaves unspecified (decision 37).
+    unspecified_read: bool,
 }
 
 /// Explores the product and returns the verdict.
 pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &ExploreOptions) -> Outcome {
     let mut outcome = explore_once(cfa, witness, anchors, opts);
     if matches!(outcome.verdict, Verdict::Rejected) {
-        let doubt = if outcome.punned {
-            // Decision 37: producers model type punning differently (and often wrongly); a
-            // witness's values after a reinterpreting access may describe the producer's model.
+        let doubt = if outcome.unspecified_read {
+            // Decision 37: C leaves these bytes unspecified and producers model them
+            // differently; a witness's values after such a read may describe the producer's model.
             Some(
-                "the program reads memory through another type (type punning), and witness producers model such reads \
-                 differently: no allowed path reaches the error under C's byte-exact semantics, but the witness's \
-                 values may describe the producer's model"
+                "the program reads union bytes that C leaves unspecified (a store through a smaller member, C11 \
+                 6.2.6.1p7), and witness producers model such reads differently: no allowed path reaches the error \
+                 with the bytes the machine keeps, but the witness's values may describe the producer's model"
                     .to_string(),
             )
         } else {
@@ -290,7 +290,7 @@ fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: 
         warned: HashSet::new(),
         unknown: Vec::new(),
         states: 0,
-        punned: false,
+        unspecified_read: false,
     };
     // Offsets that were validated against this file make guards precise; the permissive
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
@@ -306,7 +306,14 @@ fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: 
         }
         Verdict::Unknown { reason } => reason.clone(),
     };
-    Outcome { verdict, reason, states: ex.states, solver_calls: ex.smt.calls, warnings: ex.warnings, punned: ex.punned }
+    Outcome {
+        verdict,
+        reason,
+        states: ex.states,
+        solver_calls: ex.smt.calls,
+        warnings: ex.warnings,
+        unspecified_read: ex.unspecified_read,
+    }
 }
 
 /// A transition on a path from the entry to a violation state whose source lines hold no
@@ -635,7 +642,7 @@ impl<'a> Explorer<'a> {
             let target = cfa.graph.edge_endpoints(e).map(|(_, t)| t).unwrap_or(state.loc);
             let step = self.execute(&state, e, edge, target);
             if let Step::Next(n, _) | Step::Violation(n, _) = &step {
-                self.punned |= n.data.punned;
+                self.unspecified_read |= n.data.unspecified_read;
             }
             match step {
                 Step::End => {}

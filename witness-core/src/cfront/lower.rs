@@ -503,10 +503,12 @@ impl<'a> Builder<'a> {
         let id = VarId(self.cfa.vars.len() as u32);
         let cty = match ty {
             // Unions live in memory as bytes (their members overlap).
-            Ty::Struct(k) if k.starts_with("union ") => match self.structs.layout(ty, self.dm) {
-                Some((size, _)) => CType::Bytes { size },
-                None => CType::Unsupported(ty.describe(self.dm)),
-            },
+            Ty::Struct(k) if k.starts_with("union ") => {
+                match (self.structs.layout(ty, self.dm), self.structs.union_member_sizes(ty, self.dm)) {
+                    (Some((size, _)), Some(members)) => CType::Bytes { size, members },
+                    _ => CType::Unsupported(ty.describe(self.dm)),
+                }
+            }
             _ => ty.to_ctype(self.dm),
         };
         self.cfa.vars.push(VarInfo { name: name.to_string(), ty: cty, scope, visible, temporary });

@@ -147,6 +147,26 @@ fn scalar_layout(ty: &Ty, dm: DataModel) -> Option<(u64, u64)> {
 }
 
 impl Registry {
+    /// Sizes of the members of a union type, ascending and without repeats (all start at
+    /// byte 0); `None` if the type is not a union or a layout is not known.
+    pub fn union_member_sizes(&self, ty: &Ty, dm: DataModel) -> Option<Vec<u64>> {
+        let Ty::Struct(key) = ty else { return None };
+        if !key.starts_with("union ") {
+            return None;
+        }
+        let mut sizes = Vec::new();
+        for f in self.defs.get(key)? {
+            let (s, _) = match f.bit_width {
+                Some(_) => scalar_layout(&f.declared, dm)?,
+                None => self.layout(&f.ty, dm)?,
+            };
+            sizes.push(s);
+        }
+        sizes.sort_unstable();
+        sizes.dedup();
+        Some(sizes)
+    }
+
     /// Byte offset and type of member `name` of a struct or union type (`None`: no such
     /// member, an incomplete type, a bit-field, or a layout that is not known).
     pub fn member(&self, ty: &Ty, name: &str, dm: DataModel) -> Option<(u64, Ty)> {

@@ -5,7 +5,8 @@
 //! Variables keep their typed slots (the fast path). A load or store of the slot's element type
 //! at an aligned offset is an element access; any other access at a constant offset goes
 //! through the bytes of the elements it covers (little endian), so type punning through a
-//! pointer cast is exact. Unions ([`CType::Bytes`]) and heap blocks are stored as bytes; a
+//! pointer cast is exact (the effective-type rule of C11 6.5p7 is not applied: SV-COMP programs
+//! pun as `gcc -fno-strict-aliasing` compiles them, decision 37). Unions ([`CType::Bytes`]) and heap blocks are stored as bytes; a
 //! pointer stored in them is kept as pointer fragments (it has no integer value), so reading
 //! them back as a pointer gives the pointer, and reading them as an integer is unsupported.
 //!
@@ -22,6 +23,20 @@ enum Loc {
     Global,
     /// Index into [`DataState::frames`].
     Frame(usize),
+}
+
+/// `ranges` without the bytes `[lo, hi)`.
+fn remove_range(ranges: &ByteRanges, lo: u64, hi: u64) -> ByteRanges {
+    let mut out = Vec::new();
+    for &(a, b) in ranges {
+        if a < lo {
+            out.push((a, b.min(lo)));
+        }
+        if b > hi {
+            out.push((a.max(hi), b));
+        }
+    }
+    out
 }
 
 /// Largest object whose bytes are expanded into an if-then-else chain for a symbolic offset.
@@ -86,7 +101,7 @@ fn elements(ty: &CType) -> Option<(ScalarTy, u64)> {
 /// Size in bytes of a variable's object.
 pub fn var_size(cfa: &Cfa, var: VarId) -> Option<u64> {
     match &cfa.var(var).ty {
-        CType::Bytes { size } => Some(*size),
+        CType::Bytes { size, .. } => Some(*size),
         ty => {
             let (e, n) = elements(ty)?;
             Some(access_size(cfa, e)? * n)
@@ -374,7 +389,7 @@ impl DataState {
                 self.load_typed(cfa, var, loc, &offset, want, defined)
             }
             _ => {
-                self.punned |= want != ScalarTy::Ptr && self.mixed(&p.obj, &offset, width);
+                self.unspecified_read |= self.reads_unspecified(&p.obj, &offset, width);
                 self.load_bytes(t, &offset, size, width, want, defined)
             }
         }
@@ -397,7 +412,7 @@ impl DataState {
                 self.store_typed(cfa, var, loc, &offset, v, defined)
             }
             _ => {
-                self.record_store(p.obj, &offset, width);
+                self.record_store(cfa, p.obj, &offset, width);
                 self.store_bytes(cfa, t, &offset, size, v, defined)
             }
         }
@@ -426,7 +441,6 @@ impl DataState {
                 });
             }
         }
-        self.punned = true;
         let Some(o) = offset.known() else {
             return Err(EvalError::Unsupported(format!(
                 "access to `{}` through a pointer of another type at a symbolic offset",
@@ -463,7 +477,6 @@ impl DataState {
                 return self.write_element(cfa, (var, loc), &idx, &v, defined);
             }
         }
-        self.punned = true;
         let Some(o) = offset.known() else {
             return Err(EvalError::Unsupported(format!(
                 "store into `{}` through a pointer of another type at a symbolic offset",
@@ -624,31 +637,39 @@ impl DataState {
         }
     }
 
-    /// Whether a load of `width` bytes at `offset` from a byte object (union, heap block) reads
-    /// bytes written by stores of another width or at another offset: type punning (decision
-    /// 37). Coarse: only the spans of the last run of same-width stores are remembered (a store
-    /// at a symbolic offset as `None`), and a load among same-width stores at a symbolic offset
-    /// counts as reading one of them. Never-written bytes are nondeterministic, not punned.
-    fn mixed(&self, obj: &Obj, offset: &Value, width: u64) -> bool {
-        let Some(spans) = self.stores.get(obj) else { return false };
-        if spans.iter().any(|(_, w)| *w != width) {
-            return true;
-        }
+    /// Whether a load of `width` bytes at `offset` reads bytes that C leaves unspecified
+    /// (decision 37; a symbolic offset may read any of them).
+    fn reads_unspecified(&self, obj: &Obj, offset: &Value, width: u64) -> bool {
+        let Some(ranges) = self.unspecified.get(obj) else { return false };
         match offset.known() {
-            Some(o) => !spans.iter().any(|(at, _)| at.is_none() || *at == Some(o as u64)),
-            None => false,
+            Some(o) => ranges.iter().any(|&(lo, hi)| lo < o as u64 + width && (o as u64) < hi),
+            None => !ranges.is_empty(),
         }
     }
 
-    /// Remembers the span of a store into a byte object (see [`DataState::mixed`]).
-    fn record_store(&mut self, obj: Obj, offset: &Value, width: u64) {
-        let span = (offset.known().map(|o| o as u64), width);
-        let spans = Rc::make_mut(&mut self.stores).entry(obj).or_default();
-        if spans.iter().any(|(_, w)| *w != width) {
-            spans.clear();
+    /// C11 6.2.6.1p7 for a store of `width` bytes at `offset` into a union object: the stored
+    /// bytes are specified again, the bytes past the member stored through are unspecified.
+    /// The member is the smallest that covers the store (more unspecified bytes, so fewer
+    /// rejections); at a symbolic offset nothing becomes specified.
+    fn record_store(&mut self, cfa: &Cfa, obj: Obj, offset: &Value, width: u64) {
+        let Obj::Var { var, .. } = obj else { return };
+        let CType::Bytes { size, members } = &cfa.var(var).ty else { return };
+        let end = offset.known().map_or(width, |o| o as u64 + width);
+        let member = members.iter().copied().find(|&m| m >= end).unwrap_or(*size);
+        let mut ranges = self.unspecified.get(&obj).cloned().unwrap_or_default();
+        if let Some(o) = offset.known() {
+            ranges = remove_range(&ranges, o as u64, o as u64 + width);
         }
-        if !spans.contains(&span) {
-            spans.push(span);
+        if member < *size {
+            ranges = remove_range(&ranges, member, *size);
+            ranges.push((member, *size));
+            ranges.sort_unstable();
+        }
+        let map = Rc::make_mut(&mut self.unspecified);
+        if ranges.is_empty() {
+            map.remove(&obj);
+        } else {
+            map.insert(obj, ranges);
         }
     }
 
@@ -913,26 +934,63 @@ mod tests {
         PtrVal { obj: p.obj, offset: llong(k) }
     }
 
-    #[test]
-    fn heap_reads_through_the_stored_type_are_not_punning() {
-        let (cfa, mut st, p) = heap_state();
-        let mut d = Vec::new();
-        for k in 0..2 {
-            st.store(&cfa, &at(&p, 4 * k), &AnyValue::Int(Value::conc(7 + k as u64, IntTy::INT)), &mut d).unwrap();
-        }
-        let v = st.load(&cfa, &at(&p, 4), ScalarTy::Int(IntTy::INT), &mut d).unwrap();
-        assert_eq!(v, AnyValue::Int(Value::conc(8, IntTy::INT)));
-        assert!(!st.punned);
+    /// A state with the global `union u { int i[2]; double d; char c; } g;` and a pointer to it.
+    fn union_state() -> (Cfa, DataState, PtrVal) {
+        let src = "union u { int i[2]; double d; char c; } g; int main() { return 0; }";
+        let cfa = crate::cfront::build_program(std::path::Path::new("t.c"), src, DataModel::Ilp32)
+            .map(|p| p.cfa)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let st = DataState::initial(&cfa).unwrap_or_else(|e| panic!("{e:?}"));
+        let var = VarId(cfa.vars.iter().position(|v| v.name == "g").expect("g") as u32);
+        (cfa, st, PtrVal { obj: Obj::Var { var, frame: None }, offset: llong(0) })
+    }
+
+    fn int(v: u64) -> AnyValue {
+        AnyValue::Int(Value::conc(v, IntTy::INT))
     }
 
     #[test]
-    fn heap_bytes_read_as_another_type_are_exact_and_marked_as_punning() {
+    fn heap_bytes_read_as_another_type_are_exact() {
         let (cfa, mut st, p) = heap_state();
         let mut d = Vec::new();
         // 2.5 as a double is 0x4004000000000000 (little endian: the high word at offset 4).
         st.store(&cfa, &p, &AnyValue::Float(FValue::conc(2.5f64.to_bits(), FloatTy::F64)), &mut d).unwrap();
         let hi = st.load(&cfa, &at(&p, 4), ScalarTy::Int(IntTy::UINT), &mut d).unwrap();
         assert_eq!(hi, AnyValue::Int(Value::conc(0x4004_0000, IntTy::UINT)));
-        assert!(st.punned);
+        assert!(!st.unspecified_read);
+    }
+
+    #[test]
+    fn union_member_covering_the_union_leaves_nothing_unspecified() {
+        let (cfa, mut st, p) = union_state();
+        let mut d = Vec::new();
+        // `g.i[0] = 0; g.i[1] = 0x40040000;` then `g.d`: the int array covers the double.
+        st.store(&cfa, &p, &int(0), &mut d).unwrap();
+        st.store(&cfa, &at(&p, 4), &int(0x4004_0000), &mut d).unwrap();
+        let v = st.load(&cfa, &p, ScalarTy::Float(FloatTy::F64), &mut d).unwrap();
+        assert_eq!(v, AnyValue::Float(FValue::conc(2.5f64.to_bits(), FloatTy::F64)));
+        assert!(!st.unspecified_read);
+    }
+
+    #[test]
+    fn union_store_through_a_smaller_member_leaves_the_rest_unspecified() {
+        let (cfa, mut st, p) = union_state();
+        let mut d = Vec::new();
+        st.store(&cfa, &p, &AnyValue::Float(FValue::conc(2.5f64.to_bits(), FloatTy::F64)), &mut d).unwrap();
+        // `g.c = 1` stores through the 1-byte member: bytes 1..8 become unspecified (C11
+        // 6.2.6.1p7); reading the char back is fine, reading the double is not.
+        st.store(&cfa, &p, &AnyValue::Int(Value::conc(1, IntTy::CHAR)), &mut d).unwrap();
+        st.load(&cfa, &p, ScalarTy::Int(IntTy::CHAR), &mut d).unwrap();
+        assert!(!st.unspecified_read);
+        // The machine keeps the old bytes: 2.5's bits with the low byte 1.
+        let v = st.load(&cfa, &p, ScalarTy::Float(FloatTy::F64), &mut d).unwrap();
+        assert_eq!(v, AnyValue::Float(FValue::conc(2.5f64.to_bits() | 1, FloatTy::F64)));
+        assert!(st.unspecified_read);
+        // Storing the whole double again makes every byte specified.
+        let mut st2 = st.clone();
+        st2.unspecified_read = false;
+        st2.store(&cfa, &p, &AnyValue::Float(FValue::conc(1.0f64.to_bits(), FloatTy::F64)), &mut d).unwrap();
+        st2.load(&cfa, &at(&p, 4), ScalarTy::Int(IntTy::INT), &mut d).unwrap();
+        assert!(!st2.unspecified_read);
     }
 }

@@ -86,8 +86,8 @@ pub struct PtrVal {
     pub offset: Value,
 }
 
-/// The byte offset (`None`: symbolic) and width of a store into a byte object.
-pub type StoreSpan = (Option<u64>, u64);
+/// Half-open byte ranges `[lo, hi)` of an object, disjoint and ascending.
+pub type ByteRanges = Vec<(u64, u64)>;
 
 /// One byte of a byte object.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -136,13 +136,12 @@ pub struct DataState {
     pub heap: Rc<BTreeMap<u32, HeapBlock>>,
     /// Number of the next heap block.
     pub next_heap: u32,
-    /// Memory was read or written through another type on this path (a union member, or a
-    /// pointer cast): the product's doubt about producers' models (decision 37).
-    pub punned: bool,
-    /// Byte spans `(offset, width)` of the last stores into each byte object (union, heap
-    /// block; `None`: a symbolic offset), to tell a read through the stored type from type
-    /// punning.
-    pub stores: Rc<BTreeMap<Obj, Vec<StoreSpan>>>,
+    /// This path read union bytes that C leaves unspecified (C11 6.2.6.1p7): the product's
+    /// doubt about producers' models (decision 37).
+    pub unspecified_read: bool,
+    /// Bytes of each union object that C leaves unspecified: those past the member of the
+    /// last store through a member (C11 6.2.6.1p7), until stored again.
+    pub unspecified: Rc<BTreeMap<Obj, ByteRanges>>,
 }
 
 /// A value of any scalar type: call arguments, returned values, `\result`.
@@ -189,8 +188,8 @@ impl DataState {
             next_frame: 0,
             heap: Rc::new(BTreeMap::new()),
             next_heap: 0,
-            punned: false,
-            stores: Rc::new(BTreeMap::new()),
+            unspecified_read: false,
+            unspecified: Rc::new(BTreeMap::new()),
         };
         // Globals without an entry in global_inits are zero (static storage).
         for (i, v) in cfa.vars.iter().enumerate() {
@@ -321,8 +320,8 @@ impl DataState {
             (CType::Ptr, None) => Slot::PtrUninit,
             (CType::Ptr, Some(Init::Zero)) => Slot::Ptr(PtrVal::null()),
             (CType::Ptr, Some(Init::Ptr(e))) => Slot::Ptr(self.eval_ptr(cfa, e, None, &mut defined)?),
-            (CType::Bytes { size }, None) => Slot::Bytes(Rc::new(vec![None; *size as usize])),
-            (CType::Bytes { size }, Some(Init::Zero)) => {
+            (CType::Bytes { size, .. }, None) => Slot::Bytes(Rc::new(vec![None; *size as usize])),
+            (CType::Bytes { size, .. }, Some(Init::Zero)) => {
                 Slot::Bytes(Rc::new(vec![Some(Cell::Byte(Val::Conc(0))); *size as usize]))
             }
             (CType::Ptr | CType::Bytes { .. }, Some(_)) | (_, Some(Init::Ptr(_))) => {
@@ -1089,7 +1088,7 @@ fn zero_slot(ty: &CType) -> Slot {
             Slot::FloatArray { elem: *elem, cells: Rc::new(vec![Some(FVal::Conc(0)); ty.element_count() as usize]) }
         }
         CType::Ptr => Slot::Ptr(PtrVal::null()),
-        CType::Bytes { size } => Slot::Bytes(Rc::new(vec![Some(Cell::Byte(Val::Conc(0))); *size as usize])),
+        CType::Bytes { size, .. } => Slot::Bytes(Rc::new(vec![Some(Cell::Byte(Val::Conc(0))); *size as usize])),
         _ => Slot::Opaque,
     }
 }
