@@ -28,7 +28,7 @@ use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
 use crate::verdict::{NondetChoice, TraceStep, Verdict};
-use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, WitnessAutomaton, WitnessTransition};
+use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, Range, WitnessAutomaton, WitnessTransition};
 
 /// How the automaton treats a program step that some transition matches but whose
 /// assumption fails (digest §6.2).
@@ -215,6 +215,21 @@ struct Explorer<'a> {
 
 /// Explores the product and returns the verdict.
 pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &ExploreOptions) -> Outcome {
+    // Decision 38: transitions past the end of the program that cut every path to the
+    // violation: no run can pass them, unless the lines are off by a constant.
+    if let Some(cut) = past_end_cut(cfa, witness) {
+        if let Some(k) = unique_line_shift(cfa, witness) {
+            return explore_shifted(cfa, witness, anchors, opts, k, &cut);
+        }
+        return Outcome {
+            verdict: Verdict::Rejected,
+            reason: cut,
+            states: 0,
+            solver_calls: 0,
+            warnings: Vec::new(),
+            unspecified_read: false,
+        };
+    }
     let mut outcome = explore_once(cfa, witness, anchors, opts);
     if matches!(outcome.verdict, Verdict::Rejected) {
         let doubt = if outcome.unspecified_read {
@@ -226,8 +241,18 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &
                  with the bytes the machine keeps, but the witness's values may describe the producer's model"
                     .to_string(),
             )
+        } else if let Some(unmatched) = unmatched_transition(cfa, witness) {
+            // Decision 38: the witness needs steps on lines without a statement. Written for a
+            // text with a few lines more or less, it fits this one after a constant shift.
+            if let Some(k) = unique_line_shift(cfa, witness) {
+                let mut shifted = explore_shifted(cfa, witness, anchors, opts, k, &unmatched);
+                shifted.states += outcome.states;
+                shifted.solver_calls += outcome.solver_calls;
+                return shifted;
+            }
+            Some(unmatched)
         } else {
-            unmatched_transition(cfa, witness)
+            None
         };
         if let Some(reason) = doubt {
             outcome.verdict = Verdict::Unknown { reason: reason.clone() };
@@ -266,6 +291,26 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &
         }
     }
     outcome
+}
+
+/// [`explore`] with every line of the witness shifted by `k` (decision 38), saying why.
+fn explore_shifted(
+    cfa: &Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    k: i64,
+    why: &str,
+) -> Outcome {
+    let mut shifted = explore(cfa, &shift_lines(witness, k), anchors, opts);
+    shifted.warnings.insert(
+        0,
+        format!(
+            "{why}; with every line shifted by {k:+} each of its transitions on the way to the violation lies on a \
+             statement (and with no other shift up to {MAX_LINE_SHIFT}): validated with the shift"
+        ),
+    );
+    shifted
 }
 
 fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &ExploreOptions) -> Outcome {
@@ -316,10 +361,9 @@ fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: 
     }
 }
 
-/// A transition on a path from the entry to a violation state whose source lines hold no
-/// program step at all (a blank line, a comment, a lone brace): such a witness was written for
-/// another version of the program text (decision 38), and its rejection would say nothing.
-fn unmatched_transition(cfa: &Cfa, w: &WitnessAutomaton) -> Option<String> {
+/// Transitions on some path from the entry to a violation state: the ones a confirming run
+/// may have to pass.
+fn relevant_transitions(w: &WitnessAutomaton) -> Vec<EdgeIndex> {
     let to_violation = violation_distance(w);
     let mut reach = HashSet::new();
     let mut todo = vec![w.entry];
@@ -328,23 +372,99 @@ fn unmatched_transition(cfa: &Cfa, w: &WitnessAutomaton) -> Option<String> {
             todo.extend(w.graph.neighbors_directed(n, Direction::Outgoing));
         }
     }
-    let spans: Vec<(u64, u64)> =
-        cfa.graph.edge_weights().filter_map(|e| e.span.map(|s| (s.start_line as u64, s.end_line as u64))).collect();
-    w.graph.edge_references().find_map(|t| {
-        if !reach.contains(&t.source()) || !to_violation.contains_key(&t.target()) {
-            return None;
-        }
-        let lines = t.weight().guard.lines?;
-        if spans.iter().any(|&(a, b)| lines.overlaps(a, b)) {
+    w.graph
+        .edge_references()
+        .filter(|t| reach.contains(&t.source()) && to_violation.contains_key(&t.target()))
+        .map(|t| t.id())
+        .collect()
+}
+
+/// Source line ranges of the program's steps.
+fn step_lines(cfa: &Cfa) -> Vec<(u64, u64)> {
+    cfa.graph.edge_weights().filter_map(|e| e.span.map(|s| (s.start_line as u64, s.end_line as u64))).collect()
+}
+
+/// Does a transition's line range, shifted by `k`, hold a program step?
+fn lines_fit(lines: Range, k: i64, steps: &[(u64, u64)]) -> bool {
+    let (start, end) = (lines.start as i64 + k, lines.end as i64 + k);
+    start >= 1 && steps.iter().any(|&(a, b)| Range { start: start as u64, end: end as u64 }.overlaps(a, b))
+}
+
+/// A transition on a path from the entry to a violation state whose source lines hold no
+/// program step at all (a blank line, a comment, a lone brace, past the end): such a witness was
+/// written for another version of the program text (decision 38).
+fn unmatched_transition(cfa: &Cfa, w: &WitnessAutomaton) -> Option<String> {
+    let steps = step_lines(cfa);
+    relevant_transitions(w).into_iter().find_map(|t| {
+        let lines = w.graph[t].guard.lines?;
+        if lines_fit(lines, 0, &steps) {
             return None;
         }
         Some(format!(
             "the witness's transition at {} expects a step on line {}, where this program has no statement: \
              the witness seems to be written for another version of the program",
-            t.weight().origin,
-            lines.start
+            w.graph[t].origin, lines.start
         ))
     })
+}
+
+/// Largest constant line shift searched for (decision 38).
+const MAX_LINE_SHIFT: i64 = 20;
+
+/// The one nonzero shift `k` (|k| <= [`MAX_LINE_SHIFT`]) that puts every transition on the way
+/// to a violation state on a line with a program step; `None` if no shift or several do.
+fn unique_line_shift(cfa: &Cfa, w: &WitnessAutomaton) -> Option<i64> {
+    let steps = step_lines(cfa);
+    let lines: Vec<Range> = relevant_transitions(w).into_iter().filter_map(|t| w.graph[t].guard.lines).collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let mut fitting =
+        (-MAX_LINE_SHIFT..=MAX_LINE_SHIFT).filter(|&k| k != 0 && lines.iter().all(|&r| lines_fit(r, k, &steps)));
+    match (fitting.next(), fitting.next()) {
+        (Some(k), None) => Some(k),
+        _ => None,
+    }
+}
+
+/// The witness with every line moved by `k` and its offsets dropped (they belong to the
+/// other text). A line moved below 1 never matches.
+fn shift_lines(w: &WitnessAutomaton, k: i64) -> WitnessAutomaton {
+    let mut shifted = w.clone();
+    for t in shifted.graph.edge_weights_mut() {
+        t.guard.offsets = None;
+        if let Some(r) = &mut t.guard.lines {
+            let (start, end) = (r.start as i64 + k, r.end as i64 + k);
+            *r = if start >= 1 { Range { start: start as u64, end: end as u64 } } else { Range { start: 1, end: 0 } };
+        }
+    }
+    shifted
+}
+
+/// If every path from the entry to a violation state passes a transition on a line past the end
+/// of the program, no run of this program can pass it, under any reading: the reason, naming
+/// one such transition (decision 38).
+fn past_end_cut(cfa: &Cfa, w: &WitnessAutomaton) -> Option<String> {
+    let lines = cfa.line_starts.len() as u64;
+    let past = |t: EdgeIndex| w.graph[t].guard.lines.is_some_and(|r| r.start > lines);
+    let mut reach = HashSet::new();
+    let mut todo = vec![w.entry];
+    while let Some(n) = todo.pop() {
+        if w.graph[n].violation {
+            return None;
+        }
+        if reach.insert(n) {
+            todo.extend(w.graph.edges_directed(n, Direction::Outgoing).filter(|t| !past(t.id())).map(|t| t.target()));
+        }
+    }
+    let first = relevant_transitions(w).into_iter().find(|&t| past(t))?;
+    let r = w.graph[first].guard.lines?;
+    Some(format!(
+        "the witness does not describe this program: its transition at {} expects a step on line {}, past the end of \
+         the program ({lines} lines), and every path to its violation node passes such a transition, so no run can \
+         reach it",
+        w.graph[first].origin, r.start
+    ))
 }
 
 /// BFS distance (in transitions) from each witness state to the nearest violation state.
@@ -397,7 +517,7 @@ impl<'a> Explorer<'a> {
     /// with its own line numbers in this file (CPAchecker `-preprocess` witnesses carry offsets
     /// into another text).
     fn decide_offsets(&mut self) -> bool {
-        let with_offsets: Vec<(String, crate::witness::Range, Option<crate::witness::Range>)> = self
+        let with_offsets: Vec<(String, Range, Option<Range>)> = self
             .witness
             .graph
             .edge_references()
@@ -432,7 +552,7 @@ impl<'a> Explorer<'a> {
     }
 
     /// Every offset (minus `shift`) lies in the file and on its transition's own line range.
-    fn offsets_fit(&self, ts: &[(String, crate::witness::Range, Option<crate::witness::Range>)], shift: i64) -> bool {
+    fn offsets_fit(&self, ts: &[(String, Range, Option<Range>)], shift: i64) -> bool {
         ts.iter().all(|(_, off, lines)| {
             let start = off.start as i64 - shift;
             if start < 0 || start as usize >= self.cfa.source_len {
@@ -452,10 +572,7 @@ impl<'a> Explorer<'a> {
     /// from the file by a constant prefix. Accept a shift only if, with it, every offset fits its
     /// lines and at least three quarters of the transitions start exactly where a CFA edge
     /// starts, and no other shift does as well.
-    fn recover_offset_shift(
-        &self,
-        ts: &[(String, crate::witness::Range, Option<crate::witness::Range>)],
-    ) -> Option<i64> {
+    fn recover_offset_shift(&self, ts: &[(String, Range, Option<Range>)]) -> Option<i64> {
         let starts: HashSet<usize> =
             self.cfa.graph.edge_weights().filter_map(|e| e.span.map(|s| s.start_offset)).collect();
         let mut candidates: Vec<i64> =
@@ -1335,7 +1452,7 @@ impl<'a> Explorer<'a> {
             if let Some(off) = g.offsets {
                 match info.span {
                     Some(s)
-                        if crate::witness::Range {
+                        if Range {
                             start: (off.start as i64 - self.offset_shift).max(0) as u64,
                             end: (off.end as i64 - self.offset_shift).max(0) as u64,
                         }

@@ -175,7 +175,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         }
     };
     warnings.extend(program.warnings.iter().cloned());
-    check_fits_program(&witness, &program.cfa, opts)?;
+    check_fits_program(&witness, &program.cfa, opts, &mut warnings);
 
     let explore_opts = ExploreOptions {
         deadline,
@@ -265,24 +265,18 @@ fn check_hash(w: &WitnessAutomaton, bytes: &[u8], warnings: &mut Vec<String>) {
     }
 }
 
-/// A witness whose transitions point past the end of the program was written for another one.
-fn check_fits_program(w: &WitnessAutomaton, cfa: &crate::cfa::Cfa, opts: &ValidateOptions) -> Result<(), InputError> {
+/// Transitions past the end of the program (digest L5: a warning; decision 38 decides what they
+/// mean for the verdict).
+fn check_fits_program(w: &WitnessAutomaton, cfa: &crate::cfa::Cfa, opts: &ValidateOptions, warnings: &mut Vec<String>) {
     let lines = cfa.line_starts.len() as u64;
-    for t in w.graph.edge_weights() {
-        if let Some(r) = t.guard.lines {
-            if r.start > lines {
-                return Err(InputError::invalid(
-                    &opts.witness,
-                    format!(
-                        "the witness does not belong to this program: its transition at {} refers to line {}, but {} has {} lines",
-                        t.origin,
-                        r.start,
-                        opts.program.display(),
-                        lines
-                    ),
-                ));
-            }
-        }
+    let past = w.graph.edge_weights().find_map(|t| t.guard.lines.filter(|r| r.start > lines).map(|r| (t, r)));
+    if let Some((t, r)) = past {
+        warnings.push(format!(
+            "the witness's transition at {} refers to line {}, but {} has {} lines: the witness may be written for another program",
+            t.origin,
+            r.start,
+            opts.program.display(),
+            lines
+        ));
     }
-    Ok(())
 }
