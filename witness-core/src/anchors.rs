@@ -52,8 +52,8 @@ fn kind_name(k: AnchorKind) -> &'static str {
 }
 
 fn resolve(cfa: &Cfa, a: &SourceAnchor, warnings: &mut Vec<String>) -> Result<ResolvedAnchor, String> {
-    let lines = cfa.line_starts.len();
-    if a.line == 0 || a.line as usize > lines {
+    let lines = cfa.line_count();
+    if a.line == 0 || a.line as u64 > lines {
         return Err(format!("waypoint at {}: line {} is outside the program (it has {lines} lines)", a.origin, a.line));
     }
     let line_start = cfa.line_starts[a.line as usize - 1];

@@ -919,6 +919,15 @@ impl Cfa {
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
         self.functions.iter().position(|f| f.name == name).map(|i| FuncId(i as u32))
     }
+    /// Number of lines of the file (a final newline does not start another line).
+    pub fn line_count(&self) -> u64 {
+        let n = self.line_starts.len();
+        if n > 1 && self.line_starts[n - 1] >= self.source_len {
+            n as u64 - 1
+        } else {
+            n as u64
+        }
+    }
     /// 1-based line of a byte offset.
     pub fn line_of_offset(&self, offset: usize) -> u32 {
         match self.line_starts.binary_search(&offset) {

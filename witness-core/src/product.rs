@@ -445,7 +445,7 @@ fn shift_lines(w: &WitnessAutomaton, k: i64) -> WitnessAutomaton {
 /// of the program, no run of this program can pass it, under any reading: the reason, naming
 /// one such transition (decision 38).
 fn past_end_cut(cfa: &Cfa, w: &WitnessAutomaton) -> Option<String> {
-    let lines = cfa.line_starts.len() as u64;
+    let lines = cfa.line_count();
     let past = |t: EdgeIndex| w.graph[t].guard.lines.is_some_and(|r| r.start > lines);
     let mut reach = HashSet::new();
     let mut todo = vec![w.entry];

@@ -268,7 +268,7 @@ fn check_hash(w: &WitnessAutomaton, bytes: &[u8], warnings: &mut Vec<String>) {
 /// Transitions past the end of the program (digest L5: a warning; decision 38 decides what they
 /// mean for the verdict).
 fn check_fits_program(w: &WitnessAutomaton, cfa: &crate::cfa::Cfa, opts: &ValidateOptions, warnings: &mut Vec<String>) {
-    let lines = cfa.line_starts.len() as u64;
+    let lines = cfa.line_count();
     let past = w.graph.edge_weights().find_map(|t| t.guard.lines.filter(|r| r.start > lines).map(|r| (t, r)));
     if let Some((t, r)) = past {
         warnings.push(format!(

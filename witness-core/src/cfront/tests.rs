@@ -1042,3 +1042,10 @@ fn pointer_parameters_lower_to_dereferences() {
     assert!(ops.iter().any(|o| o.contains("Ptr(AddrOf")), "{ops:#?}");
     assert!(!edges(&cfa).iter().any(|e| matches!(e.op, EdgeOp::Unsupported { .. })));
 }
+
+#[test]
+fn line_count_ignores_a_final_newline() {
+    assert_eq!(build("int main() { return 0; }\n").line_count(), 1);
+    assert_eq!(build("int main() {\n  return 0;\n}").line_count(), 3);
+    assert_eq!(build("int main() {\n  return 0;\n}\n\n").line_count(), 4);
+}
