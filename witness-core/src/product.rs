@@ -248,9 +248,18 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &
                 let mut shifted = explore_shifted(cfa, witness, anchors, opts, k, &unmatched);
                 shifted.states += outcome.states;
                 shifted.solver_calls += outcome.solver_calls;
-                return shifted;
+                if !matches!(shifted.verdict, Verdict::Rejected) {
+                    return shifted;
+                }
+                // The shift is a guess: it may confirm (that needs a feasible violating path of
+                // the program), but a rejection under it rests on the guess.
+                outcome.states = shifted.states;
+                outcome.solver_calls = shifted.solver_calls;
+                outcome.warnings.extend(shifted.warnings);
+                Some(format!("{unmatched}; with every line shifted by {k:+} no allowed path reaches the error either"))
+            } else {
+                Some(unmatched)
             }
-            Some(unmatched)
         } else {
             None
         };
