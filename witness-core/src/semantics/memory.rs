@@ -994,3 +994,100 @@ mod tests {
         assert!(!st2.unspecified_read);
     }
 }
+
+/// Property tests: loads and stores through memory agree with the little-endian bytes of the
+/// machine (x86, as gcc lays them out), for concrete and symbolic values and offsets.
+#[cfg(test)]
+mod byte_tests {
+    use proptest::prelude::*;
+    use z3::ast::{Ast, BV};
+
+    use super::*;
+    use crate::cfa::DataModel;
+
+    /// An 8-byte heap block.
+    fn block() -> (Cfa, DataState, PtrVal) {
+        let cfa =
+            crate::cfront::build_program(std::path::Path::new("t.c"), "int main() { return 0; }", DataModel::Ilp32)
+                .map(|p| p.cfa)
+                .unwrap_or_else(|e| panic!("{e}"));
+        let mut st = DataState::initial(&cfa).unwrap_or_else(|e| panic!("{e:?}"));
+        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), false).unwrap_or_else(|e| panic!("{e:?}"));
+        (cfa, st, p)
+    }
+
+    const WIDTHS: [IntTy; 4] = [IntTy::UCHAR, IntTy::USHORT, IntTy::UINT, IntTy::ULLONG];
+
+    /// `v` with its symbols replaced, as a number.
+    fn ground(v: &AnyValue, subs: &[(&BV, &BV)]) -> u64 {
+        let AnyValue::Int(v) = v else { panic!("not an integer: {v:?}") };
+        match &v.val {
+            Val::Conc(c) => *c as u64,
+            Val::Sym(t) => t.substitute(subs).simplify().as_u64().expect("ground term is a numeral"),
+        }
+    }
+
+    fn mask(bytes: u64) -> u64 {
+        if bytes >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * bytes)) - 1
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// Store 8 bytes, load `w` bytes at `o`: the little-endian slice, whether the stored
+        /// value and the offset are concrete or symbolic.
+        #[test]
+        fn wide_store_narrow_load(x in any::<u64>(), o in 0u64..8, w in 0usize..4, sym_x in any::<bool>(), sym_o in any::<bool>()) {
+            let ty = WIDTHS[w];
+            let bytes = (ty.bits / 8) as u64;
+            prop_assume!(o + bytes <= 8);
+            let (cfa, mut st, p) = block();
+            let xs = BV::fresh_const("x", 64);
+            let os = BV::fresh_const("o", 64);
+            let stored = if sym_x { Value { val: Val::Sym(xs.clone()), ty: IntTy::ULLONG } } else { Value::conc(x, IntTy::ULLONG) };
+            let offset = if sym_o { Value { val: Val::Sym(os.clone()), ty: IntTy::LLONG } } else { llong(o as i128) };
+            let mut d = Vec::new();
+            st.store(&cfa, &p, &AnyValue::Int(stored), &mut d).unwrap();
+            let v = st.load(&cfa, &PtrVal { obj: p.obj, offset }, ScalarTy::Int(ty), &mut d).unwrap();
+            let subs = [(&xs, &BV::from_u64(x, 64)), (&os, &BV::from_u64(o, 64))];
+            prop_assert_eq!(ground(&v, &subs), (x >> (8 * o)) & mask(bytes));
+        }
+
+        /// Store `w` bytes at `o` over 8 known bytes, load all 8: the bytes replaced in place.
+        #[test]
+        fn narrow_store_wide_load(x in any::<u64>(), y in any::<u64>(), o in 0u64..8, w in 0usize..3, sym_y in any::<bool>()) {
+            let ty = WIDTHS[w];
+            let bytes = (ty.bits / 8) as u64;
+            prop_assume!(o + bytes <= 8);
+            let (cfa, mut st, p) = block();
+            let ys = BV::fresh_const("y", ty.bits);
+            let y = y & mask(bytes);
+            let narrow = if sym_y { Value { val: Val::Sym(ys.clone()), ty } } else { Value::conc(y, ty) };
+            let mut d = Vec::new();
+            st.store(&cfa, &p, &AnyValue::Int(Value::conc(x, IntTy::ULLONG)), &mut d).unwrap();
+            st.store(&cfa, &PtrVal { obj: p.obj, offset: llong(o as i128) }, &AnyValue::Int(narrow), &mut d).unwrap();
+            let v = st.load(&cfa, &p, ScalarTy::Int(IntTy::ULLONG), &mut d).unwrap();
+            let subs = [(&ys, &BV::from_u64(y, ty.bits))];
+            let m = mask(bytes) << (8 * o);
+            prop_assert_eq!(ground(&v, &subs), (x & !m) | (y << (8 * o)));
+            prop_assert!(d.iter().all(|c| matches!(c.holds, Truth::Known(true))));
+        }
+
+        /// A double's bits read back as two words are its little-endian halves (the punning of
+        /// `union { double d; unsigned u[2]; }` and of `((unsigned *)&d)[i]`).
+        #[test]
+        fn double_bits_as_words(bits in any::<u64>()) {
+            let (cfa, mut st, p) = block();
+            let mut d = Vec::new();
+            st.store(&cfa, &p, &AnyValue::Float(FValue::conc(bits, FloatTy::F64)), &mut d).unwrap();
+            let lo = st.load(&cfa, &p, ScalarTy::Int(IntTy::UINT), &mut d).unwrap();
+            let hi = st.load(&cfa, &PtrVal { obj: p.obj, offset: llong(4) }, ScalarTy::Int(IntTy::UINT), &mut d).unwrap();
+            prop_assert_eq!(ground(&lo, &[]), bits & 0xffff_ffff);
+            prop_assert_eq!(ground(&hi, &[]), bits >> 32);
+        }
+    }
+}
