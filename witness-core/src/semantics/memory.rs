@@ -1022,7 +1022,7 @@ mod byte_tests {
     fn ground(v: &AnyValue, subs: &[(&BV, &BV)]) -> u64 {
         let AnyValue::Int(v) = v else { panic!("not an integer: {v:?}") };
         match &v.val {
-            Val::Conc(c) => *c as u64,
+            Val::Conc(c) => *c,
             Val::Sym(t) => t.substitute(subs).simplify().as_u64().expect("ground term is a numeral"),
         }
     }
