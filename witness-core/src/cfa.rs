@@ -233,6 +233,15 @@ pub enum PExpr {
     Load { ptr: Box<PExpr> },
 }
 
+/// Where the bytes of [`EdgeOp::MemBytes`] come from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub enum MemSource {
+    /// `memset`: one byte value (`c` converted to `unsigned char`).
+    Byte(Expr),
+    /// `memcpy` (`overlap_ok: false`: overlapping objects are undefined behaviour) or `memmove`.
+    Copy { src: PExpr, overlap_ok: bool },
+}
+
 /// An assignable pointer place.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum PLvalue {
@@ -773,6 +782,23 @@ pub enum EdgeOp {
     /// behaviour.
     Free {
         ptr: PExpr,
+    },
+    /// `realloc(ptr, size)`: a fresh block of `size` bytes (`unsigned long`) holding the first
+    /// bytes of the old one, which is freed; a null `ptr` makes it `malloc`. Allocation
+    /// succeeds; a size of 0 is unsupported (implementation-defined).
+    Realloc {
+        lhs: Option<PLvalue>,
+        ptr: PExpr,
+        size: Expr,
+    },
+    /// `memset(dst, c, n)`, `memcpy(dst, src, n)`, `memmove(dst, src, n)`: `n` (`unsigned long`)
+    /// bytes stored one by one; the result, `dst`, goes to `lhs`.
+    MemBytes {
+        function: String,
+        lhs: Option<PLvalue>,
+        dst: PExpr,
+        src: MemSource,
+        n: Expr,
     },
     /// Call through a function pointer: as [`EdgeOp::Call`] once the pointer is evaluated to a
     /// function with a body whose parameters match `args` (otherwise unsupported); a null or

@@ -22,7 +22,8 @@ use z3::ast::Bool;
 
 use crate::anchors::{Anchors, ResolvedAnchor};
 use crate::cfa::{
-    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, Rvalue, ScalarTy, SourceSpan, Target, Write,
+    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, MemSource, Rvalue, ScalarTy, SourceSpan, Target,
+    Write,
 };
 use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::semantics::value::{as_i128, Definedness, Truth};
@@ -100,6 +101,9 @@ pub struct Outcome {
     /// Some explored step read union bytes that C leaves unspecified (decision 37).
     pub unspecified_read: bool,
 }
+
+/// Largest `memset`/`memcpy`/`memmove` modelled (bytes are stored one by one).
+const MAX_MEM_BYTES: u64 = 1 << 16;
 
 /// Maximum call depth before a path is given up as unknown (unbounded recursion).
 const MAX_CALL_DEPTH: usize = 2000;
@@ -1216,24 +1220,60 @@ impl<'a> Explorer<'a> {
                 settle!(next.data.assign_ptr(cfa, lhs, &v));
             }
             EdgeOp::Alloc { function, lhs, size, zeroed } => {
-                let mut n = eval!(size);
-                if let Val::Sym(t) = &n.val {
-                    // A size the path pins to one value (e.g. by a witness assumption).
-                    let unique = self.smt.model_values(&next.data.path, std::slice::from_ref(t)).and_then(|m| {
-                        let v = *m.first()?;
-                        let other = t.eq(z3::ast::BV::from_u64(v, n.ty.bits)).not();
-                        matches!(self.smt.check(&next.data.path, &[&other]), Feasibility::Infeasible).then_some(v)
-                    });
-                    if let Some(v) = unique {
-                        n = Value::conc(v, n.ty);
-                    }
-                }
+                let n = eval!(size);
+                let n = self.pin(&next, n);
                 let p = match next.data.allocate(function, &n, *zeroed) {
                     Ok(p) => p,
                     Err(EvalError::Unsupported(w)) => unsupported!(w),
                 };
                 if let Some(lhs) = lhs {
                     settle!(next.data.assign_ptr(cfa, lhs, &p));
+                }
+            }
+            EdgeOp::Realloc { lhs, ptr, size } => {
+                let old = peval!(ptr);
+                let n = eval!(size);
+                let n = self.pin(&next, n);
+                let mut defined = Vec::new();
+                let p = match next.data.reallocate(cfa, &old, &n, &mut defined) {
+                    Ok(p) => p,
+                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                };
+                if !self.settle_definedness(&mut next, defined, span) {
+                    return Step::End;
+                }
+                if let Some(lhs) = lhs {
+                    settle!(next.data.assign_ptr(cfa, lhs, &p));
+                }
+            }
+            EdgeOp::MemBytes { function, lhs, dst, src, n } => {
+                let to = peval!(dst);
+                let count = eval!(n);
+                let Some(count) = self.pin(&next, count).known() else {
+                    unsupported!(format!("`{function}` of a symbolic number of bytes"))
+                };
+                if count as u64 > MAX_MEM_BYTES {
+                    unsupported!(format!("`{function}` of {count} bytes"))
+                }
+                let mut defined = Vec::new();
+                let done = match src {
+                    MemSource::Byte(c) => {
+                        let c = eval!(c);
+                        next.data.set_bytes(cfa, &to, &c, count as u64, &mut defined)
+                    }
+                    MemSource::Copy { src, overlap_ok } => {
+                        let from = peval!(src);
+                        next.data.copy_bytes(cfa, &to, &from, count as u64, *overlap_ok, &mut defined)
+                    }
+                };
+                if let Err(EvalError::Unsupported(w)) = done {
+                    unsupported!(w)
+                }
+                if !self.settle_definedness(&mut next, defined, span) {
+                    return Step::End;
+                }
+                if let Some(lhs) = lhs {
+                    settle!(next.data.assign_ptr(cfa, lhs, &to));
                 }
             }
             EdgeOp::Free { ptr } => {
@@ -1249,6 +1289,20 @@ impl<'a> Explorer<'a> {
             EdgeOp::Unsupported { what } => unsupported!(what.clone()),
         }
         Step::Next(next, result)
+    }
+
+    /// `n` as a constant if the path pins it to one value (e.g. by a witness assumption).
+    fn pin(&mut self, state: &ProductState, n: Value) -> Value {
+        let Val::Sym(t) = &n.val else { return n };
+        let unique = self.smt.model_values(&state.data.path, std::slice::from_ref(t)).and_then(|m| {
+            let v = *m.first()?;
+            let other = t.eq(z3::ast::BV::from_u64(v, n.ty.bits)).not();
+            matches!(self.smt.check(&state.data.path, &[&other]), Feasibility::Infeasible).then_some(v)
+        });
+        match unique {
+            Some(v) => Value::conc(v, n.ty),
+            None => n,
+        }
     }
 
     /// Matches a step against the witness state's transitions and pushes the successors.

@@ -843,6 +843,84 @@ impl DataState {
         Ok(PtrVal { obj: Obj::Heap(id), offset: llong(0) })
     }
 
+    /// `realloc(p, size)`: a fresh block holding the first bytes of `p`'s block, which is freed
+    /// (C11 7.22.3.5); a null `p` makes it `malloc`.
+    pub fn reallocate(
+        &mut self,
+        cfa: &Cfa,
+        p: &PtrVal,
+        size: &Value,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<PtrVal, EvalError> {
+        if p.obj == Obj::Null {
+            return self.allocate("realloc", size, false);
+        }
+        if size.known() == Some(0) {
+            return Err(EvalError::Unsupported("`realloc` to 0 bytes (implementation-defined)".into()));
+        }
+        let old = match &p.obj {
+            Obj::Heap(id) => self.heap.get(id).filter(|b| b.live).map(|b| b.cells.clone()),
+            _ => None,
+        };
+        // `free` checks the pointer: the start of a live block.
+        self.free(cfa, p, defined);
+        let Some(old) = old else { return Ok(PtrVal::null()) };
+        let fresh = self.allocate("realloc", size, false)?;
+        if let Obj::Heap(id) = fresh.obj {
+            if let Some(b) = Rc::make_mut(&mut self.heap).get_mut(&id) {
+                let cells = Rc::make_mut(&mut b.cells);
+                let keep = cells.len().min(old.len());
+                cells[..keep].clone_from_slice(&old[..keep]);
+            }
+        }
+        Ok(fresh)
+    }
+
+    /// `memset(dst, c, n)`: `n` stores of the byte `c` (an `unsigned char`).
+    pub fn set_bytes(
+        &mut self,
+        cfa: &Cfa,
+        dst: &PtrVal,
+        c: &Value,
+        n: u64,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<(), EvalError> {
+        for i in 0..n {
+            self.store(cfa, &byte_at(dst, i, defined), &AnyValue::Int(c.clone()), defined)?;
+        }
+        Ok(())
+    }
+
+    /// `memcpy`/`memmove(dst, src, n)`: the `n` bytes are all read, then stored (as `memmove`
+    /// does); for `memcpy` (`overlap_ok` false) overlapping bytes of one object are undefined
+    /// behaviour (C11 7.24.2.1p2). Bytes of a stored pointer cannot be copied yet.
+    pub fn copy_bytes(
+        &mut self,
+        cfa: &Cfa,
+        dst: &PtrVal,
+        src: &PtrVal,
+        n: u64,
+        overlap_ok: bool,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<(), EvalError> {
+        if !overlap_ok && dst.obj == src.obj && n > 0 {
+            let (Some(d), Some(s)) = (dst.offset.known(), src.offset.known()) else {
+                return Err(EvalError::Unsupported("`memcpy` within one object at a symbolic offset".into()));
+            };
+            if d < s + n as i128 && s < d + n as i128 {
+                defined.push(ub("`memcpy` between overlapping bytes".into()));
+            }
+        }
+        let mut bytes = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            bytes.push(self.load(cfa, &byte_at(src, i, defined), ScalarTy::Int(IntTy::UCHAR), defined)?);
+        }
+        for (i, b) in bytes.iter().enumerate() {
+            self.store(cfa, &byte_at(dst, i as u64, defined), b, defined)?;
+        }
+        Ok(())
+    }
+
     /// `free(p)`.
     pub fn free(&mut self, cfa: &Cfa, p: &PtrVal, defined: &mut Vec<Definedness>) {
         match &p.obj {
@@ -861,6 +939,11 @@ impl DataState {
             obj => defined.push(ub(format!("free of {}, which was not allocated", self.obj_name(cfa, obj)))),
         }
     }
+}
+
+/// The pointer `i` bytes past `p`.
+fn byte_at(p: &PtrVal, i: u64, defined: &mut Vec<Definedness>) -> PtrVal {
+    PtrVal { obj: p.obj, offset: value::binary(BinOp::Add, &p.offset, &llong(i as i128), IntTy::LLONG, defined) }
 }
 
 /// Where a load or store lands: a variable's slot (typed, or bytes for a union) or a heap block.

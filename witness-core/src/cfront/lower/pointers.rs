@@ -6,6 +6,7 @@
 //! itself counts bytes and names the type of each load.
 
 use super::*;
+use crate::cfa::MemSource;
 
 /// Heap allocation functions: (name, number of arguments, zero-filled).
 const ALLOCATORS: &[(&str, usize, bool)] = &[
@@ -375,6 +376,34 @@ impl<'a> Builder<'a> {
                 let (ptr, _) = self.ptr_expr(a)?;
                 self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
                 self.emit(EdgeOp::Free { ptr }, csp, text)
+            })());
+        }
+        let base = name.strip_prefix("__builtin_").unwrap_or(name);
+        if matches!(base, "realloc" | "memset" | "memcpy" | "memmove") {
+            return Some((|| {
+                if args.len() != if base == "realloc" { 2 } else { 3 } {
+                    return Err(format!("`{name}` with {} argument(s)", args.len()));
+                }
+                let lhs = match lhs {
+                    None => None,
+                    Some(Target::Ptr(p)) => Some(p.clone()),
+                    Some(_) => return Err(format!("result of `{name}` stored into a non-pointer")),
+                };
+                let ulong = IntTy::new(self.dm.long_bits(), false);
+                let (dst, _) = self.ptr_expr(&args[0])?;
+                let size = conv(self.rv(&args[args.len() - 1])?, ulong);
+                let op = match base {
+                    "realloc" => EdgeOp::Realloc { lhs, ptr: dst, size },
+                    _ => {
+                        let src = match base {
+                            "memset" => MemSource::Byte(conv(conv(self.rv(&args[1])?, IntTy::INT), IntTy::UCHAR)),
+                            _ => MemSource::Copy { src: self.ptr_expr(&args[1])?.0, overlap_ok: base == "memmove" },
+                        };
+                        EdgeOp::MemBytes { function: name.to_string(), lhs, dst, src, n: size }
+                    }
+                };
+                self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+                self.emit(op, csp, text)
             })());
         }
         let &(_, n, zeroed) = ALLOCATORS.iter().find(|(f, _, _)| *f == name)?;
