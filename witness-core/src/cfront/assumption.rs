@@ -299,7 +299,7 @@ impl Lowerer<'_> {
                 CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)")),
                 CType::Void => Err(format!("`{name}` has type void")),
                 CType::Ptr => Err(format!("`{name}` is a pointer (not supported in assumptions yet)")),
-                CType::Bytes { .. } => Err(format!("`{name}` is a union (not supported in assumptions yet)")),
+                CType::Bytes { .. } => Err(format!("`{name}` is stored as bytes, a union or an array of structs or pointers (not supported in assumptions yet)")),
             };
         }
         if let Some((_, k)) = cfa.enum_constants.iter().rev().find(|(n, _)| n == name) {

@@ -14,7 +14,7 @@ use crate::cfa::{
     FClass, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Lvalue, Rvalue, ScalarTy, SourceSpan,
     Target, UnOp, VarId, VarInfo, VarScope, Write,
 };
-use crate::cfa::{PExpr, PLvalue};
+use crate::cfa::{MemSource, PExpr, PLvalue};
 
 mod pointers;
 
@@ -509,10 +509,30 @@ impl<'a> Builder<'a> {
                     _ => CType::Unsupported(ty.describe(self.dm)),
                 }
             }
+            // Arrays of structs, unions or pointers live in memory as bytes too: every access is
+            // a typed load or store at its byte offset.
+            Ty::Array(..) if matches!(ty.to_ctype(self.dm), CType::Unsupported(_)) && Self::bytes_array(ty) => {
+                match self.structs.layout(ty, self.dm) {
+                    Some((size, _)) if size > 0 => CType::Bytes { size, members: Vec::new() },
+                    _ => CType::Unsupported(ty.describe(self.dm)),
+                }
+            }
             _ => ty.to_ctype(self.dm),
         };
         self.cfa.vars.push(VarInfo { name: name.to_string(), ty: cty, scope, visible, temporary });
         id
+    }
+
+    /// A fixed-size array (of any dimensions) whose elements are structs, unions or pointers.
+    fn bytes_array(ty: &Ty) -> bool {
+        let mut t = ty;
+        while let Ty::Array(inner, n) = t {
+            if n.is_none() {
+                return false;
+            }
+            t = inner;
+        }
+        matches!(t, Ty::Struct(_) | Ty::Pointer(_))
     }
 
     fn new_float_temp(&mut self, fty: FloatTy) -> R<VarId> {
@@ -748,7 +768,16 @@ impl<'a> Builder<'a> {
         if let Expression::Call(_) = &src.node {
             return Err("struct returned by a function (struct return values are not supported yet)".into());
         }
-        let (sv, spath, sty) = self.struct_path(src)?;
+        let (sv, spath, sty) = match self.struct_path(src) {
+            Ok(x) => x,
+            Err(m) => match self.place(src) {
+                Ok(Either::Mem(p, sty)) if sty == dty && self.struct_vars.contains_key(&dv) => {
+                    let d = self.leaves_under(dv, &dp);
+                    return self.leaves_from_memory(d, &p, &dty);
+                }
+                _ => return Err(m),
+            },
+        };
         if !self.struct_vars.contains_key(&sv) || !self.struct_vars.contains_key(&dv) {
             return Err("copy of a struct that could not be flattened (not supported yet)".into());
         }
@@ -762,6 +791,51 @@ impl<'a> Builder<'a> {
         let d = self.leaves_under(dv, &dp);
         let s = self.leaves_under(sv, &spath);
         self.copy_into_leaves(d, s)
+    }
+
+    /// `dst = src` for a struct or union in memory (`a[i] = a[j]`, `*p = *q`, `p->s = u`): its
+    /// bytes copied as by `memmove`. A copy between memory and a flattened struct variable is
+    /// not supported yet.
+    fn mem_struct_copy(&mut self, dst: &Node<Expression>, src: &Node<Expression>) -> R<()> {
+        if let Expression::Call(_) = &src.node {
+            return Err("struct returned by a function (struct return values are not supported yet)".into());
+        }
+        let Either::Mem(d, dty) = self.place(dst)? else {
+            return Err(format!("assignment to `{}` (not supported yet)", self.text(sp(dst.span))));
+        };
+        if self.is_struct_lvalue(src) {
+            let (sv, spath, sty) = self.struct_path(src)?;
+            if sty != dty {
+                return Err("assignment of another struct type".into());
+            }
+            let leaves = self.leaves_under(sv, &spath);
+            let writes = self.leaves_into_memory(&d, &dty, leaves)?;
+            let text = self.text(self.stmt_sp);
+            return self.emit(EdgeOp::AssignAll { writes }, self.stmt_sp, text);
+        }
+        let Either::Mem(s, sty) = self.place(src)? else {
+            return Err(format!(
+                "assignment of `{}` to a struct in memory (not supported yet)",
+                self.text(sp(src.span))
+            ));
+        };
+        if dty != sty {
+            return Err(format!(
+                "assignment of {} to {} (incompatible struct types)",
+                sty.describe(self.dm),
+                dty.describe(self.dm)
+            ));
+        }
+        let (size, _) =
+            self.structs.layout(&dty, self.dm).ok_or_else(|| format!("copy of {}", dty.describe(self.dm)))?;
+        let n = conv(Expr::Const { bits: size, ty: IntTy::ULLONG }, IntTy::new(self.dm.long_bits(), false));
+        let src = MemSource::Copy { src: s, overlap_ok: true };
+        let text = self.text(self.stmt_sp);
+        self.emit(
+            EdgeOp::MemBytes { function: "struct assignment".into(), lhs: None, dst: d, src, n },
+            self.stmt_sp,
+            text,
+        )
     }
 
     /// Initial values of the leaves of a struct of type `ty` from a braced initializer (or a
@@ -827,7 +901,13 @@ impl<'a> Builder<'a> {
                 if let Expression::Call(_) = &e.node {
                     return Err("struct returned by a function (struct return values are not supported yet)".into());
                 }
-                let (sv, spath, sty) = self.struct_path(e)?;
+                let (sv, spath, sty) = match self.struct_path(e) {
+                    Ok(x) => x,
+                    Err(m) => match self.place(e) {
+                        Ok(Either::Mem(p, sty)) if &sty == ty => return self.leaves_from_memory(leaves, &p, ty),
+                        _ => return Err(m),
+                    },
+                };
                 if &sty != ty {
                     return Err("initializer of another struct type".into());
                 }
@@ -866,6 +946,55 @@ impl<'a> Builder<'a> {
                 CType::Float(fty) => Write::Float { var: dvar, rhs: FExpr::Var { var: svar, fty } },
                 CType::Array { .. } | CType::FloatArray { .. } => Write::Array { dst: dvar, src: svar },
                 _ => return Err(format!("copy of a struct with member `{p}` of type {}", ty.describe(self.dm))),
+            });
+        }
+        Ok(writes)
+    }
+
+    /// Byte offset of the member at `path` (`.in.x`) in a struct of type `ty` (`None`: a
+    /// bit-field, or a layout that is not known).
+    fn member_offset(&self, ty: &Ty, path: &str) -> Option<u64> {
+        let (mut off, mut cur) = (0u64, ty.clone());
+        for name in path.split('.').filter(|n| !n.is_empty()) {
+            let (o, t) = self.structs.member(&cur, name, self.dm)?;
+            off += o;
+            cur = t;
+        }
+        Some(off)
+    }
+
+    /// The leaf at `path` of a struct of type `ty` stored at `base`, as an address.
+    fn leaf_address(&self, base: &PExpr, ty: &Ty, path: &str) -> R<PExpr> {
+        let off = self.member_offset(ty, path).ok_or_else(|| {
+            format!("copy of member `{path}` of {} through memory (not supported yet)", ty.describe(self.dm))
+        })?;
+        Ok(PExpr::Add { base: Box::new(base.clone()), k: Box::new(conv(Expr::int(off as i64), IntTy::LLONG)) })
+    }
+
+    /// Loads of a struct of type `ty` stored at `src` into the leaves of a flattened struct
+    /// variable (integer and floating-point leaves).
+    fn leaves_from_memory(&self, dst: Vec<(String, VarId, Ty)>, src: &PExpr, ty: &Ty) -> R<Vec<Write>> {
+        let mut writes = Vec::new();
+        for (path, var, lty) in dst {
+            let ptr = Box::new(self.leaf_address(src, ty, &path)?);
+            writes.push(match lty.to_ctype(self.dm) {
+                CType::Int(t) => Write::Int { lhs: Lvalue::Var { var, ty: t }, rhs: Expr::Deref { ptr, ty: t } },
+                CType::Float(fty) => Write::Float { var, rhs: FExpr::Deref { ptr, fty } },
+                _ => return Err(format!("copy of member `{path}` of type {} from memory", lty.describe(self.dm))),
+            });
+        }
+        Ok(writes)
+    }
+
+    /// Stores of the leaves of a flattened struct variable into a struct of type `ty` stored at
+    /// `dst` (integer leaves).
+    fn leaves_into_memory(&self, dst: &PExpr, ty: &Ty, src: Vec<(String, VarId, Ty)>) -> R<Vec<Write>> {
+        let mut writes = Vec::new();
+        for (path, var, lty) in src {
+            let ptr = self.leaf_address(dst, ty, &path)?;
+            writes.push(match lty.to_ctype(self.dm) {
+                CType::Int(t) => Write::Int { lhs: Lvalue::Deref { ptr, ty: t }, rhs: Expr::Var { var, ty: t } },
+                _ => return Err(format!("copy of member `{path}` of type {} into memory", lty.describe(self.dm))),
             });
         }
         Ok(writes)
@@ -1388,10 +1517,17 @@ impl<'a> Builder<'a> {
             return;
         }
         if let Some(init) = &idecl.node.initializer {
-            let r = if let CType::Unsupported(w) = ty.to_ctype(self.dm) {
-                Err(format!("initializer of global `{name}` of type {w} (not supported yet)"))
-            } else {
-                self.pure(|b| b.initializer(&ty, &init.node))
+            // The variable's own type: unions and arrays of structs are bytes, usable even though
+            // their C type has no scalar model.
+            let opaque = matches!(self.cfa.var(v).ty, CType::Unsupported(_));
+            let r = match (&self.cfa.var(v).ty, ty.to_ctype(self.dm)) {
+                (CType::Bytes { .. }, _) => {
+                    Err(format!("initializer of global `{name}` of type {} (not supported yet)", ty.describe(self.dm)))
+                }
+                (_, CType::Unsupported(w)) => {
+                    Err(format!("initializer of global `{name}` of type {w} (not supported yet)"))
+                }
+                _ => self.pure(|b| b.initializer(&ty, &init.node)),
             };
             match r {
                 Ok(i) => {
@@ -1399,13 +1535,10 @@ impl<'a> Builder<'a> {
                         self.cfa.global_inits[idx].1 = i;
                     }
                 }
-                Err(m) => {
-                    if !matches!(ty.to_ctype(self.dm), CType::Unsupported(_)) {
-                        self.global_failures.push((dsp, m));
-                    } else {
-                        self.warnings.push(m);
-                    }
-                }
+                // A global that is never modelled only warns; one that is would start with
+                // wrong values: every path that reaches `main` is unknown.
+                Err(m) if opaque => self.warnings.push(m),
+                Err(m) => self.global_failures.push((dsp, m)),
             }
         }
     }
@@ -2252,6 +2385,12 @@ impl<'a> Builder<'a> {
                 let writes = self.struct_copy_writes(&b.node.lhs, &b.node.rhs)?;
                 let text = self.text(self.stmt_sp);
                 self.emit(EdgeOp::AssignAll { writes }, self.stmt_sp, text)
+            }
+            Expression::BinaryOperator(b)
+                if b.node.operator.node == BinaryOperator::Assign
+                    && matches!(self.expr_ty(&b.node.lhs), Some(Ty::Struct(_))) =>
+            {
+                self.mem_struct_copy(&b.node.lhs, &b.node.rhs)
             }
             Expression::BinaryOperator(b)
                 if types::is_assign_op(&b.node.operator.node)

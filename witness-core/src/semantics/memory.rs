@@ -911,6 +911,9 @@ impl DataState {
                 defined.push(ub("`memcpy` between overlapping bytes".into()));
             }
         }
+        if let Some(done) = self.copy_cells(cfa, dst, src, n, defined)? {
+            return Ok(done);
+        }
         let mut bytes = Vec::with_capacity(n as usize);
         for i in 0..n {
             bytes.push(self.load(cfa, &byte_at(src, i, defined), ScalarTy::Int(IntTy::UCHAR), defined)?);
@@ -919,6 +922,53 @@ impl DataState {
             self.store(cfa, &byte_at(dst, i as u64, defined), b, defined)?;
         }
         Ok(())
+    }
+
+    /// The copy of [`DataState::copy_bytes`] between two byte objects (unions, heap blocks, arrays
+    /// of structs or pointers) at constant offsets: cell by cell, so stored pointers are copied
+    /// too. An uninitialised byte is fixed to one nondeterministic value first, so that source
+    /// and copy agree. `None` if the objects or offsets do not allow it.
+    fn copy_cells(
+        &mut self,
+        cfa: &Cfa,
+        dst: &PtrVal,
+        src: &PtrVal,
+        n: u64,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<Option<()>, EvalError> {
+        let (Some(d), Some(s)) = (dst.offset.known(), src.offset.known()) else { return Ok(None) };
+        let bytes_obj = |p: &PtrVal| match p.obj {
+            Obj::Heap(_) => true,
+            Obj::Var { var, .. } => matches!(cfa.var(var).ty, CType::Bytes { .. }),
+            _ => false,
+        };
+        if n == 0 || !bytes_obj(dst) || !bytes_obj(src) {
+            return Ok(None);
+        }
+        let (Some(from), Some(to)) = (self.target(cfa, src, n, defined)?, self.target(cfa, dst, n, defined)?) else {
+            return Ok(Some(()));
+        };
+        // Out-of-bounds copies are undefined behaviour, reported by `target`; copy what exists.
+        let (s, d) = (s as u64, d as u64);
+        self.unspecified_read |= self.reads_unspecified(&src.obj, &src.offset, n);
+        let mut cells = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let cell = match self.cells(from).and_then(|cs| cs.get((s + i) as usize).cloned()) {
+                Some(Some(c @ Cell::Ptr { .. })) => c,
+                Some(_) => Cell::Byte(self.byte(from, s + i)?.val),
+                None => return Ok(Some(())),
+            };
+            cells.push(cell);
+        }
+        self.record_store(cfa, dst.obj, &dst.offset, n);
+        if let Some(cs) = self.cells_mut(to) {
+            for (i, c) in cells.into_iter().enumerate() {
+                if let Some(slot) = cs.get_mut(d as usize + i) {
+                    *slot = Some(c);
+                }
+            }
+        }
+        Ok(Some(()))
     }
 
     /// `free(p)`.

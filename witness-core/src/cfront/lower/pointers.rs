@@ -6,7 +6,6 @@
 //! itself counts bytes and names the type of each load.
 
 use super::*;
-use crate::cfa::MemSource;
 
 /// Heap allocation functions: (name, number of arguments, zero-filled).
 const ALLOCATORS: &[(&str, usize, bool)] = &[
