@@ -656,6 +656,10 @@ pub enum Init {
     Zero,
     /// Pointer initializer.
     Ptr(PExpr),
+    /// Initializer of an object stored as bytes (a union, an array of structs or pointers):
+    /// scalar values at byte offsets, each already converted to its type, stored in order
+    /// through its type; all other bytes are zero.
+    Bytes(Vec<(u64, Rvalue)>),
 }
 
 /// One write of an [`EdgeOp::AssignAll`].

@@ -1457,7 +1457,7 @@ impl<'a> Builder<'a> {
                         }
                     }
                 }
-                if let CType::Unsupported(what) = ty.to_ctype(self.dm) {
+                if let CType::Unsupported(what) = &self.cfa.var(v).ty {
                     return Err(format!("declaration of `{name}` of type {what} (not supported yet)"));
                 }
                 let i = self.initializer(&ty, &init.node)?;
@@ -1521,9 +1521,7 @@ impl<'a> Builder<'a> {
             // their C type has no scalar model.
             let opaque = matches!(self.cfa.var(v).ty, CType::Unsupported(_));
             let r = match (&self.cfa.var(v).ty, ty.to_ctype(self.dm)) {
-                (CType::Bytes { .. }, _) => {
-                    Err(format!("initializer of global `{name}` of type {} (not supported yet)", ty.describe(self.dm)))
-                }
+                (CType::Bytes { .. }, _) => self.pure(|b| b.initializer(&ty, &init.node)),
                 (_, CType::Unsupported(w)) => {
                     Err(format!("initializer of global `{name}` of type {w} (not supported yet)"))
                 }
@@ -1538,7 +1536,7 @@ impl<'a> Builder<'a> {
                 // A global that is never modelled only warns; one that is would start with
                 // wrong values: every path that reaches `main` is unknown.
                 Err(m) if opaque => self.warnings.push(m),
-                Err(m) => self.global_failures.push((dsp, m)),
+                Err(m) => self.global_failures.push((dsp, format!("initializer of global `{name}`: {m}"))),
             }
         }
     }
@@ -1596,6 +1594,15 @@ impl<'a> Builder<'a> {
 
     /// Lowers an initializer for a variable of type `ty`.
     fn initializer(&mut self, ty: &Ty, init: &Initializer) -> R<Init> {
+        if (matches!(ty, Ty::Struct(k) if k.starts_with("union ")))
+            || (matches!(ty, Ty::Array(..))
+                && matches!(ty.to_ctype(self.dm), CType::Unsupported(_))
+                && Self::bytes_array(ty))
+        {
+            let mut out = Vec::new();
+            self.bytes_init(ty, init, 0, &mut out)?;
+            return Ok(Init::Bytes(out));
+        }
         match ty {
             Ty::Pointer(_) => Ok(Init::Ptr(self.ptr_expr(scalar_init(init)?)?.0)),
             Ty::Int(t) => {
@@ -1654,6 +1661,98 @@ impl<'a> Builder<'a> {
             ScalarTy::Float(f) => Rvalue::Float(v.into_float(f)),
             ScalarTy::Ptr => return Err("array of pointers (not supported yet)".into()),
         })
+    }
+
+    /// The scalars of an initializer of an object of type `ty` stored as bytes at offset
+    /// `base`, with their byte offsets (C11 6.7.9: positional and one-level designated
+    /// elements and members; a union's first or designated member). Brace elision, bit-fields
+    /// and struct or union values are not supported yet.
+    fn bytes_init(&mut self, ty: &Ty, init: &Initializer, base: u64, out: &mut Vec<(u64, Rvalue)>) -> R<()> {
+        let single = |it: &Node<InitializerListItem>| -> R<()> {
+            if it.node.designation.len() > 1 {
+                return Err("nested designators in an initializer (not supported yet)".into());
+            }
+            Ok(())
+        };
+        match ty {
+            Ty::Array(elem, Some(n)) => {
+                let Initializer::List(items) = init else {
+                    return Err("array initialized from an expression (not supported)".into());
+                };
+                let (es, _) = self.structs.layout(elem, self.dm).ok_or("array element of unknown size")?;
+                let mut pos = 0u64;
+                for it in items {
+                    single(it)?;
+                    if let Some(d) = it.node.designation.first() {
+                        let Designator::Index(e) = &d.node else {
+                            return Err("member designator in an array initializer".into());
+                        };
+                        let i = self.const_eval(e)?;
+                        if i < 0 || i as u64 >= *n {
+                            return Err("array designator out of bounds".into());
+                        }
+                        pos = i as u64;
+                    }
+                    if pos >= *n {
+                        return Err("excess elements in an array initializer".into());
+                    }
+                    self.bytes_init(elem, &it.node.initializer.node, base + pos * es, out)?;
+                    pos += 1;
+                }
+                Ok(())
+            }
+            Ty::Struct(key) => {
+                let Initializer::List(items) = init else {
+                    return Err("struct or union initialized from an expression (not supported yet)".into());
+                };
+                let fields: Vec<Field> = self
+                    .structs
+                    .fields(ty)
+                    .ok_or_else(|| format!("initializer of {}", ty.describe(self.dm)))?
+                    .iter()
+                    .filter(|f| !f.name.is_empty())
+                    .cloned()
+                    .collect();
+                if key.starts_with("union ") && items.len() > 1 {
+                    return Err("union initializer with more than one value".into());
+                }
+                let mut pos = 0usize;
+                for it in items {
+                    single(it)?;
+                    if let Some(d) = it.node.designation.first() {
+                        let Designator::Member(m) = &d.node else {
+                            return Err("array designator in a struct initializer".into());
+                        };
+                        pos = fields
+                            .iter()
+                            .position(|f| f.name == m.node.name)
+                            .ok_or_else(|| format!("no member `{}` in {}", m.node.name, ty.describe(self.dm)))?;
+                    }
+                    let f = fields.get(pos).ok_or("excess elements in a struct initializer")?;
+                    if f.bit_width.is_some() {
+                        return Err(format!("initializer of bit-field `{}` in memory (not supported yet)", f.name));
+                    }
+                    let (off, fty) = self
+                        .structs
+                        .member(ty, &f.name, self.dm)
+                        .ok_or_else(|| format!("layout of member `{}`", f.name))?;
+                    self.bytes_init(&fty, &it.node.initializer.node, base + off, out)?;
+                    pos += 1;
+                }
+                Ok(())
+            }
+            Ty::Int(_) | Ty::Float(_) | Ty::Pointer(_) => {
+                let v = match self.initializer(ty, init)? {
+                    Init::Scalar(e) => Rvalue::Int(e),
+                    Init::Float(f) => Rvalue::Float(f),
+                    Init::Ptr(p) => Rvalue::Ptr(p),
+                    _ => return Err(format!("initializer of {}", ty.describe(self.dm))),
+                };
+                out.push((base, v));
+                Ok(())
+            }
+            _ => Err(format!("initializer of {} in memory (not supported yet)", ty.describe(self.dm))),
+        }
     }
 
     fn fill(

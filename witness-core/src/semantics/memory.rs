@@ -372,6 +372,26 @@ impl DataState {
         Ok(Some(t))
     }
 
+    /// The stores of an [`Init::Bytes`] into the (zeroed) object of `var`, in order.
+    pub(super) fn init_bytes(
+        &mut self,
+        cfa: &Cfa,
+        var: VarId,
+        items: &[(u64, crate::cfa::Rvalue)],
+        defined: &mut Vec<Definedness>,
+    ) -> Result<(), EvalError> {
+        let obj = self.obj_of(cfa, var)?;
+        for (off, rv) in items {
+            let v = match rv {
+                crate::cfa::Rvalue::Int(e) => AnyValue::Int(self.eval_into(cfa, e, None, defined)?),
+                crate::cfa::Rvalue::Float(f) => AnyValue::Float(self.eval_float(cfa, f, None, defined)?),
+                crate::cfa::Rvalue::Ptr(p) => AnyValue::Ptr(self.eval_ptr(cfa, p, None, defined)?),
+            };
+            self.store(cfa, &PtrVal { obj, offset: llong(*off as i128) }, &v, defined)?;
+        }
+        Ok(())
+    }
+
     /// `*p` read as a value of type `want`.
     pub fn load(
         &mut self,

@@ -321,10 +321,10 @@ impl DataState {
             (CType::Ptr, Some(Init::Zero)) => Slot::Ptr(PtrVal::null()),
             (CType::Ptr, Some(Init::Ptr(e))) => Slot::Ptr(self.eval_ptr(cfa, e, None, &mut defined)?),
             (CType::Bytes { size, .. }, None) => Slot::Bytes(Rc::new(vec![None; *size as usize])),
-            (CType::Bytes { size, .. }, Some(Init::Zero)) => {
+            (CType::Bytes { size, .. }, Some(Init::Zero | Init::Bytes(_))) => {
                 Slot::Bytes(Rc::new(vec![Some(Cell::Byte(Val::Conc(0))); *size as usize]))
             }
-            (CType::Ptr | CType::Bytes { .. }, Some(_)) | (_, Some(Init::Ptr(_))) => {
+            (CType::Ptr | CType::Bytes { .. }, Some(_)) | (_, Some(Init::Ptr(_) | Init::Bytes(_))) => {
                 return Err(EvalError::Unsupported(format!(
                     "initializer shape does not match the type of `{}`",
                     info.name
@@ -343,6 +343,9 @@ impl DataState {
                     .ok_or_else(|| EvalError::Unsupported("local declared outside a function".into()))?;
                 frame.locals.insert(var, slot);
             }
+        }
+        if let Some(Init::Bytes(items)) = init {
+            self.init_bytes(cfa, var, items, &mut defined)?;
         }
         Ok(defined)
     }
