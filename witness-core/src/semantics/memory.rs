@@ -754,6 +754,11 @@ impl DataState {
                 defined.push(ub("use of an uninitialised pointer".into()));
                 return Ok(AnyValue::Ptr(PtrVal::null()));
             }
+            // All-zero bits are the null pointer on the platforms of both data models (static
+            // zero initialisation, `calloc`, `memset(p, 0, n)`).
+            if (0..width).all(|k| matches!(cs.get((o + k) as usize), Some(Some(Cell::Byte(Val::Conc(0)))))) {
+                return Ok(AnyValue::Ptr(PtrVal::null()));
+            }
             return Err(EvalError::Unsupported("bytes read as a pointer (integer-to-pointer is not modelled)".into()));
         }
         let mut bytes = Vec::new();
