@@ -405,6 +405,15 @@ pub enum Expr {
         lhs: Box<PExpr>,
         rhs: Box<PExpr>,
     },
+    /// Pointer difference `lhs - rhs` in elements of `size` bytes, of type `ty` (`ptrdiff_t`):
+    /// both must point into (or one past) the same object, at a whole number of elements apart
+    /// (C11 6.5.6p9), otherwise undefined behaviour.
+    PtrDiff {
+        lhs: Box<PExpr>,
+        rhs: Box<PExpr>,
+        size: u64,
+        ty: IntTy,
+    },
     /// Floating-point comparison; yields `int` 0 or 1. Both operands have the same type. Any
     /// comparison with a NaN operand is false, except `!=`, which is true (IEEE 754 / C11 F.3).
     FloatCmp {
@@ -564,7 +573,8 @@ impl Expr {
             | Expr::Binary { ty, .. }
             | Expr::Ite { ty, .. }
             | Expr::WitnessResult { ty }
-            | Expr::Deref { ty, .. } => *ty,
+            | Expr::Deref { ty, .. }
+            | Expr::PtrDiff { ty, .. } => *ty,
             Expr::Cast { to, .. } | Expr::FloatToInt { to, .. } => *to,
             Expr::FloatCmp { .. } | Expr::FloatClass { .. } | Expr::PtrCmp { .. } => IntTy::INT,
         }

@@ -2846,7 +2846,7 @@ impl<'a> Builder<'a> {
                     && self.is_ptr_expr(&b.node.lhs)
                     && self.is_ptr_expr(&b.node.rhs)
                 {
-                    return Err(format!("pointer difference `{}` (not supported yet)", self.text(esp)));
+                    return self.ptr_diff(&b.node.lhs, &b.node.rhs).map(Val::I);
                 }
                 match types::map_binop(bop) {
                     None => Err("unknown binary operator".into()),

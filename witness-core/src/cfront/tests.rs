@@ -40,6 +40,7 @@ fn pe(cfa: &Cfa, e: &Expr) -> String {
         Expr::WitnessResult { ty: t } => format!("\\result:{}", ty(*t)),
         Expr::FloatCmp { op, lhs, rhs } => format!("({} {op:?} {})", pf(cfa, lhs), pf(cfa, rhs)),
         Expr::PtrCmp { op, lhs, rhs } => format!("({} {op:?} {})", pp(cfa, lhs), pp(cfa, rhs)),
+        Expr::PtrDiff { lhs, rhs, size, .. } => format!("(({} - {}) / {size})", pp(cfa, lhs), pp(cfa, rhs)),
         Expr::FloatToInt { arg, to } => format!("({}){}", ty(*to), pf(cfa, arg)),
         Expr::FloatClass { class, arg } => format!("{class:?}({})", pf(cfa, arg)),
         Expr::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),

@@ -277,6 +277,25 @@ impl DataState {
         }
     }
 
+    /// Pointer difference `a - b` in elements of `size` bytes (C11 6.5.6p9): pointers into
+    /// different objects (or null, or functions), or a byte distance that is not a whole number
+    /// of elements, are undefined behaviour.
+    pub fn ptr_diff(&self, a: &PtrVal, b: &PtrVal, size: u64, ty: IntTy, defined: &mut Vec<Definedness>) -> Value {
+        if a.obj != b.obj || matches!(a.obj, Obj::Null | Obj::Func(_)) {
+            defined.push(ub("difference of pointers to different objects (C11 6.5.6p9)".into()));
+            return Value::conc(0, ty);
+        }
+        let bytes = value::binary(BinOp::Sub, &a.offset, &b.offset, IntTy::LLONG, defined);
+        let k = llong(size as i128);
+        let rest = value::binary(BinOp::Rem, &bytes, &k, IntTy::LLONG, defined);
+        defined.push(Definedness {
+            unmodelled: false,
+            holds: rest.equals(&llong(0)),
+            what: "difference of pointers that are not a whole number of elements apart".into(),
+        });
+        value::cast(&value::binary(BinOp::Div, &bytes, &k, IntTy::LLONG, defined), ty)
+    }
+
     /// Pointer comparison `lhs op rhs` (C11 6.5.8, 6.5.9).
     pub fn compare_ptr(
         &self,
@@ -1233,6 +1252,28 @@ mod byte_tests {
             let m = mask(bytes) << (8 * o);
             prop_assert_eq!(ground(&v, &subs), (x & !m) | (y << (8 * o)));
             prop_assert!(d.iter().all(|c| matches!(c.holds, Truth::Known(true))));
+        }
+
+        /// `a - b` within one object: the byte distance in elements of `size` bytes, defined
+        /// only for a whole number of elements; symbolic offsets agree with concrete ones.
+        #[test]
+        fn pointer_difference(x in 0i128..=64, y in 0i128..=64, size in prop_oneof![Just(1u64), Just(4), Just(8), Just(12)], sym in any::<bool>()) {
+            let (_, st, p) = block();
+            let xs = BV::fresh_const("x", 64);
+            let off = |v: i128, s: &BV| if sym { Value { val: Val::Sym(s.clone()), ty: IntTy::LLONG } } else { llong(v) };
+            let a = PtrVal { obj: p.obj, offset: off(x, &xs) };
+            let b = PtrVal { obj: p.obj, offset: llong(y) };
+            let mut d = Vec::new();
+            let v = st.ptr_diff(&a, &b, size, IntTy::INT, &mut d);
+            let subs = [(&xs, &BV::from_u64(x as u64, 64))];
+            let holds = d.iter().all(|c| match &c.holds {
+                Truth::Known(t) => *t,
+                Truth::Sym(t) => t.substitute(&subs).simplify().as_bool().expect("ground"),
+            });
+            prop_assert_eq!(holds, (x - y) % size as i128 == 0);
+            if holds {
+                prop_assert_eq!(ground(&AnyValue::Int(v), &subs) as u32 as i32 as i128, (x - y) / size as i128);
+            }
         }
 
         /// A double's bits read back as two words are its little-endian halves (the punning of

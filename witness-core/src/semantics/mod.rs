@@ -473,6 +473,11 @@ impl DataState {
                 let b = self.eval_ptr(cfa, rhs, result, defined)?;
                 Value::from_truth(&self.compare_ptr(cfa, *op, &a, &b, defined)?)
             }
+            Expr::PtrDiff { lhs, rhs, size, ty } => {
+                let a = self.eval_ptr(cfa, lhs, result, defined)?;
+                let b = self.eval_ptr(cfa, rhs, result, defined)?;
+                self.ptr_diff(&a, &b, *size, *ty, defined)
+            }
             Expr::WitnessResult { ty } => match result {
                 Some(AnyValue::Int(v)) => value::cast(v, *ty),
                 Some(AnyValue::Float(_)) => {

@@ -494,6 +494,25 @@ impl<'a> Builder<'a> {
         Ok(Expr::PtrCmp { op, lhs: Box::new(a), rhs: Box::new(b) })
     }
 
+    /// `l - r` of two pointers: their distance in elements, as `ptrdiff_t` (`long`).
+    pub(super) fn ptr_diff(&mut self, l: &Node<Expression>, r: &Node<Expression>) -> R<Expr> {
+        let (a, ta) = self.ptr_expr(l)?;
+        let (b, tb) = self.ptr_expr(r)?;
+        let size = match &ta {
+            Ty::Void => 1, // GNU C: arithmetic on `void *` counts bytes
+            t => self.structs.layout(t, self.dm).map(|(s, _)| s).ok_or("pointer difference of an incomplete type")?,
+        };
+        let size_b = match &tb {
+            Ty::Void => 1,
+            t => self.structs.layout(t, self.dm).map(|(s, _)| s).unwrap_or(0),
+        };
+        if size == 0 || size != size_b {
+            return Err("pointer difference between pointers to different types".into());
+        }
+        let ty = IntTy::new(self.dm.long_bits(), true);
+        Ok(Expr::PtrDiff { lhs: Box::new(a), rhs: Box::new(b), size, ty })
+    }
+
     /// `p` as a condition: `p != NULL`.
     pub(super) fn ptr_truth(&mut self, e: &Node<Expression>) -> R<Expr> {
         let (p, _) = self.ptr_expr(e)?;
