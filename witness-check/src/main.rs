@@ -89,6 +89,8 @@ enum Command {
         segments: SegmentsArg,
         /// What possible undefined behaviour (signed overflow, division by zero, out-of-bounds
         /// index) on a path the witness allows means. Definite undefined behaviour is always unknown.
+        /// Steps after which no error call is reachable are not explored, so their undefined
+        /// behaviour does not count.
         #[arg(long = "undefined-behaviour", value_enum, default_value = "exclude")]
         undefined: UndefinedArg,
         /// The C program.

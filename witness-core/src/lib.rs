@@ -12,6 +12,7 @@ pub mod cfront;
 pub mod error;
 pub mod product;
 pub mod property;
+pub mod reach;
 pub mod semantics;
 pub mod validate;
 pub mod verdict;

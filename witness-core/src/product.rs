@@ -26,6 +26,7 @@ use crate::cfa::{
     Write,
 };
 use crate::cfront::{lower_assumption, AssumptionScope};
+use crate::reach::ErrorReach;
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
 use crate::verdict::{NondetChoice, TraceStep, Verdict};
@@ -206,6 +207,8 @@ struct Explorer<'a> {
     offset_shift: i64,
     /// Witness states from which a violation state is reachable, with BFS distance.
     distance: HashMap<NodeIndex, u32>,
+    /// Program locations from which an error call is reachable.
+    reach: ErrorReach,
     /// Lowered assumptions per (transition, scope function, offset).
     assumption_cache: HashMap<AssumptionKey, LoweredAssumption>,
     warnings: Vec<String>,
@@ -219,6 +222,20 @@ struct Explorer<'a> {
 
 /// Explores the product and returns the verdict.
 pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &ExploreOptions) -> Outcome {
+    // No run of the program calls an error function (or does anything that might hide one):
+    // true, whatever the witness says.
+    if !ErrorReach::new(cfa).may_reach(cfa.start, std::iter::empty()) {
+        return Outcome {
+            verdict: Verdict::Rejected,
+            reason: "the program has no reachable call of an error function: no run violates the property, whatever \
+                     the witness"
+                .into(),
+            states: 0,
+            solver_calls: 0,
+            warnings: Vec::new(),
+            unspecified_read: false,
+        };
+    }
     // Decision 38: transitions past the end of the program that cut every path to the
     // violation: no run can pass them, unless the lines are off by a constant.
     if let Some(cut) = past_end_cut(cfa, witness) {
@@ -343,6 +360,7 @@ fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: 
         use_offsets: false,
         offset_shift: 0,
         distance: violation_distance(witness),
+        reach: ErrorReach::new(cfa),
         assumption_cache: HashMap::new(),
         warnings: Vec::new(),
         warned: HashSet::new(),
@@ -636,6 +654,11 @@ impl<'a> Explorer<'a> {
         while let Some(state) = stack.pop() {
             if Instant::now() >= self.opts.deadline {
                 return self.out_of_time();
+            }
+            // A state from which no error call is reachable can never confirm, and nothing on
+            // its paths matters for a rejection.
+            if !self.reach.may_reach(state.loc, state.stack.iter().map(|c| c.return_loc)) {
+                continue;
             }
             if !visited.insert(state.key()) {
                 continue;
@@ -1286,7 +1309,7 @@ impl<'a> Explorer<'a> {
             }
             EdgeOp::CallPtr { .. } => unsupported!("unresolved call through a function pointer".to_string()),
             EdgeOp::Terminate { .. } => return Step::End,
-            EdgeOp::Unsupported { what } => unsupported!(what.clone()),
+            EdgeOp::Unsupported { what, .. } => unsupported!(what.clone()),
         }
         Step::Next(next, result)
     }
