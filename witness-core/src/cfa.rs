@@ -829,9 +829,6 @@ pub enum EdgeOp {
     /// Something the semantics cannot handle yet; a path that executes it ends in unknown.
     Unsupported {
         what: String,
-        /// The construct may call a function or jump (its source text has a call, `goto` or
-        /// `asm`): it may hide an error call (see `reach`).
-        may_call: bool,
     },
 }
 

@@ -1309,7 +1309,7 @@ impl<'a> Explorer<'a> {
             }
             EdgeOp::CallPtr { .. } => unsupported!("unresolved call through a function pointer".to_string()),
             EdgeOp::Terminate { .. } => return Step::End,
-            EdgeOp::Unsupported { what, .. } => unsupported!(what.clone()),
+            EdgeOp::Unsupported { what } => unsupported!(what.clone()),
         }
         Step::Next(next, result)
     }

@@ -445,8 +445,7 @@ impl<'a> Builder<'a> {
         let n = self.new_node();
         let c = self.cur;
         let text = self.text(s);
-        let may_call = may_call(self.src.text.get(s.0..s.1.min(self.src.text.len())).unwrap_or("("));
-        self.add_edge(c, n, EdgeOp::Unsupported { what, may_call }, Some(s), text);
+        self.add_edge(c, n, EdgeOp::Unsupported { what }, Some(s), text);
         self.cur = n;
     }
 
@@ -3366,33 +3365,6 @@ fn collect_cases<'b>(s: &'b Node<Statement>, out: &mut Vec<&'b Node<LabeledState
         Statement::For(f) => collect_cases(&f.node.statement, out),
         _ => {}
     }
-}
-
-/// Whether source text may call a function or jump elsewhere: a name followed by `(` that is
-/// not a keyword, a call through an expression (`)(`), `goto` or `asm`. Errs on the side of
-/// true.
-fn may_call(text: &str) -> bool {
-    static CALL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(|\)\s*\(|\bgoto\b|\basm\b|\b__asm__\b").expect("valid regex")
-    });
-    const NOT_CALLS: &[&str] = &[
-        "if",
-        "while",
-        "for",
-        "switch",
-        "return",
-        "sizeof",
-        "_Alignof",
-        "__alignof__",
-        "_Generic",
-        "typeof",
-        "__typeof__",
-        "__attribute__",
-        "__extension__",
-        "_Static_assert",
-        "__builtin_offsetof",
-    ];
-    CALL.captures_iter(text).any(|c| c.get(1).is_none_or(|name| !NOT_CALLS.contains(&name.as_str())))
 }
 
 /// Bytes of a (possibly concatenated) string literal, without the terminating NUL.

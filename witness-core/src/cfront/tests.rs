@@ -253,7 +253,7 @@ fn whole_corpus_builds() {
                             let uns: Vec<String> = edges(&p.cfa)
                                 .iter()
                                 .filter_map(|e| match &e.op {
-                                    EdgeOp::Unsupported { what, .. } => Some(what.clone()),
+                                    EdgeOp::Unsupported { what } => Some(what.clone()),
                                     _ => None,
                                 })
                                 .collect();
@@ -459,7 +459,7 @@ fn unsupported_statements_keep_the_cfa() {
     let uns: Vec<String> = edges(&cfa)
         .iter()
         .filter_map(|e| match &e.op {
-            EdgeOp::Unsupported { what, .. } => Some(what.clone()),
+            EdgeOp::Unsupported { what } => Some(what.clone()),
             _ => None,
         })
         .collect();
@@ -636,7 +636,7 @@ fn special_calls() {
     let uns: Vec<String> = edges(&cfa)
         .iter()
         .filter_map(|e| match &e.op {
-            EdgeOp::Unsupported { what, .. } => Some(what.clone()),
+            EdgeOp::Unsupported { what } => Some(what.clone()),
             _ => None,
         })
         .collect();
@@ -770,7 +770,7 @@ fn float_math_functions_and_builtins() {
     assert!(o.contains(&"decl k = (IsNan(n) Add IsInf(inf)):int32".to_string()), "{o:?}");
     // Math functions that are not modelled are unsupported steps naming the function.
     assert!(
-        edges(&cfa).iter().any(|e| matches!(&e.op, EdgeOp::Unsupported { what, .. } if what.contains("`sin`"))),
+        edges(&cfa).iter().any(|e| matches!(&e.op, EdgeOp::Unsupported { what } if what.contains("`sin`"))),
         "{o:?}"
     );
 }
@@ -892,7 +892,7 @@ fn struct_limits_are_unsupported_with_reasons() {
         edges(&cfa)
             .iter()
             .filter_map(|e| match &e.op {
-                EdgeOp::Unsupported { what, .. } => Some(what.clone()),
+                EdgeOp::Unsupported { what } => Some(what.clone()),
                 _ => None,
             })
             .collect()
