@@ -1038,6 +1038,50 @@ impl<'a> Builder<'a> {
         r
     }
 
+    /// `T a[n];` with a size known only at run time: a pointer variable `a` to a fresh block of
+    /// `n * sizeof(T)` bytes (as `alloca`), typed `T[]` so that it decays and indexes like the
+    /// array while `sizeof a` and `&a` stay unsupported. Other shapes (several dimensions,
+    /// arrays of arrays or pointers) are unsupported.
+    fn vla_decl(&mut self, name: &str, base: &Ty, d: &Declarator, dsp: Sp, visible: (usize, usize), f: FuncId) {
+        let elem_ty = Ty::Array(Box::new(base.clone()), None);
+        let v = self.new_var(name, &Ty::Pointer(Box::new(base.clone())), VarScope::Local(f), visible, false);
+        let s = self.snap();
+        self.stmt_sp = dsp;
+        let r = (|| -> R<()> {
+            let [dd] = &d.derived[..] else {
+                return Err("variable-length array of several dimensions (not supported yet)".into());
+            };
+            let DerivedDeclarator::Array(a) = &dd.node else { return Err("variable-length array".into()) };
+            let ArraySize::VariableExpression(e) = &a.node.size else {
+                return Err("variable-length array of unspecified size".into());
+            };
+            let esize = match base {
+                Ty::Int(_) | Ty::Float(_) | Ty::Pointer(_) | Ty::Struct(_) => self.structs.layout(base, self.dm),
+                _ => None,
+            }
+            .map(|(s, _)| s)
+            .filter(|s| *s > 0)
+            .ok_or_else(|| format!("variable-length array of {} (not supported yet)", base.describe(self.dm)))?;
+            let ulong = IntTy::new(self.dm.long_bits(), false);
+            let n = conv(self.rv(e)?, ulong);
+            let size = types::binary(BinOp::Mul, n, Expr::Const { bits: esize, ty: ulong });
+            let text = self.text(dsp);
+            self.emit(
+                EdgeOp::Alloc { function: "alloca".into(), lhs: Some(PLvalue::Var(v)), size, zeroed: false },
+                dsp,
+                text,
+            )
+        })();
+        match r {
+            Ok(()) => self.bind(name, Sym::Var(v, elem_ty)),
+            Err(m) => {
+                self.rollback(&s);
+                self.emit_unsupported(dsp, m);
+                self.bind(name, Sym::Var(v, Ty::Other("variable-length array".into())));
+            }
+        }
+    }
+
     /// Applies a declarator to a base type; returns (name, type).
     fn declarator_type(&mut self, base: Ty, d: &Declarator) -> (Option<String>, Ty) {
         let mut ty = base;
@@ -1403,6 +1447,10 @@ impl<'a> Builder<'a> {
                     None => Init::Zero,
                 };
                 self.cfa.global_inits.push((v, init));
+                continue;
+            }
+            if matches!(&ty, Ty::Other(w) if w == "variable-length array") {
+                self.vla_decl(&name, &base, &idecl.node.declarator.node, dsp, visible, f);
                 continue;
             }
             let v = self.new_var(&name, &ty, VarScope::Local(f), visible, false);
@@ -2308,7 +2356,10 @@ impl<'a> Builder<'a> {
 
     fn var_either(&self, v: VarId, ty: &Ty, name: &str) -> R<Either> {
         match (&self.cfa.var(v).ty, ty) {
-            (CType::Ptr, Ty::Pointer(t)) => return Ok(Either::Ptr(PExpr::Var { var: v }, (**t).clone())),
+            // A pointer, or a variable-length array (a pointer to its block, see `vla_decl`).
+            (CType::Ptr, Ty::Pointer(t) | Ty::Array(t, None)) => {
+                return Ok(Either::Ptr(PExpr::Var { var: v }, (**t).clone()))
+            }
             (CType::Bytes { .. }, _) => {
                 return Ok(Either::Mem(PExpr::AddrOf { var: v, offset: Box::new(Expr::int(0)) }, ty.clone()))
             }

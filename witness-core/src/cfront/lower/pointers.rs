@@ -219,6 +219,14 @@ impl<'a> Builder<'a> {
                     Expression::UnaryOperator(d) if d.node.operator.node == UnaryOperator::Indirection => {
                         return self.ptr_expr(&d.node.operand)
                     }
+                    Expression::Identifier(i)
+                        if matches!(self.lookup(&i.node.name), Some(Sym::Var(_, Ty::Array(_, None)))) =>
+                    {
+                        return Err(format!(
+                            "address of the variable-length array `{}` (not supported yet)",
+                            i.node.name
+                        ));
+                    }
                     _ => {}
                 }
                 let t = self.expr_ty(operand).ok_or_else(what)?;
