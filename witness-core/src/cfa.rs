@@ -296,6 +296,18 @@ pub struct VarInfo {
     pub visible: (usize, usize),
     /// A front-end temporary: never visible to witness assumptions.
     pub temporary: bool,
+    /// For a pointer variable: what it points to, as witness assumptions need it (`*p`,
+    /// `p[i]`, `p->f`); `None` if that is not a scalar or a struct of scalars.
+    pub pointee: Option<Pointee>,
+}
+
+/// What a pointer variable points to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Pointee {
+    /// A scalar of `size` bytes (an element of the array the pointer points into).
+    Scalar { ty: ScalarTy, size: u64 },
+    /// A struct: its scalar members by access path (`in.x`), with byte offset and type.
+    Struct { members: Vec<(String, u64, ScalarTy)> },
 }
 
 /// Unary operators. Operand and result have the same type (after promotion by the front end),

@@ -5,7 +5,7 @@ use lang_c::span::Node;
 
 use super::types::{self, conv, SpecCounter, Ty, Val};
 use super::AssumptionScope;
-use crate::cfa::{BinOp, CType, Cfa, Expr, FExpr, FloatTy, IntTy, ScalarTy, UnOp, VarId, VarScope};
+use crate::cfa::{BinOp, CType, Cfa, Expr, FExpr, FloatTy, IntTy, PExpr, Pointee, ScalarTy, UnOp, VarId, VarScope};
 
 type R<T> = Result<T, String>;
 
@@ -227,7 +227,40 @@ struct Lowerer<'a> {
 
 enum Place {
     Val(Val),
-    Arr { var: VarId, elem: IntTy, rest: Vec<u64>, acc: Option<Expr>, len: u64 },
+    Arr {
+        var: VarId,
+        elem: IntTy,
+        rest: Vec<u64>,
+        acc: Option<Expr>,
+        len: u64,
+    },
+    /// A pointer value, with what it points to if known.
+    Ptr(PExpr, Option<Pointee>),
+}
+
+/// The object of type `ty` at `p`.
+fn deref(p: PExpr, ty: ScalarTy) -> Place {
+    match ty {
+        ScalarTy::Int(t) => Place::Val(Val::I(Expr::Deref { ptr: Box::new(p), ty: t })),
+        ScalarTy::Float(fty) => Place::Val(Val::F(FExpr::Deref { ptr: Box::new(p), fty })),
+        ScalarTy::Ptr => Place::Ptr(PExpr::Load { ptr: Box::new(p) }, None),
+    }
+}
+
+/// `p + k` bytes.
+fn offset(p: PExpr, k: Expr) -> PExpr {
+    PExpr::Add { base: Box::new(p), k: Box::new(conv(k, IntTy::LLONG)) }
+}
+
+/// `p->a.b` split into the pointer expression and the member path `a.b`.
+fn arrow_path(e: &Node<Expression>) -> Option<(&Node<Expression>, String)> {
+    let Expression::Member(m) = &e.node else { return None };
+    let name = &m.node.identifier.node.name;
+    if m.node.operator.node == MemberOperator::Indirect {
+        return Some((&m.node.expression, name.clone()));
+    }
+    let (p, path) = arrow_path(&m.node.expression)?;
+    Some((p, format!("{path}.{name}")))
 }
 
 impl Lowerer<'_> {
@@ -298,7 +331,7 @@ impl Lowerer<'_> {
                 CType::FloatArray { .. } => Err(format!("`{name}` is a floating-point array (not supported yet)")),
                 CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)")),
                 CType::Void => Err(format!("`{name}` has type void")),
-                CType::Ptr => Err(format!("`{name}` is a pointer (not supported in assumptions yet)")),
+                CType::Ptr => Ok(Place::Ptr(PExpr::Var { var: v }, info.pointee.clone())),
                 CType::Bytes { .. } => Err(format!("`{name}` is stored as bytes, a union or an array of structs or pointers (not supported in assumptions yet)")),
             };
         }
@@ -323,14 +356,69 @@ impl Lowerer<'_> {
         Err(format!("unknown identifier `{name}` in scope {sc}"))
     }
 
+    /// A pointer-valued expression: a pointer variable, `p + i`, `p - i`, `q->next`, `a[i]` of
+    /// pointers.
+    fn pointer(&mut self, e: &Node<Expression>) -> R<(PExpr, Option<Pointee>)> {
+        if let Expression::BinaryOperator(b) = &e.node {
+            if matches!(b.node.operator.node, BinaryOperator::Plus | BinaryOperator::Minus) {
+                let (p, pointee) = self.pointer(&b.node.lhs)?;
+                let Some(Pointee::Scalar { size, .. }) = &pointee else {
+                    return Err("arithmetic on a pointer to an unknown type in an assumption".into());
+                };
+                let mut i = conv(types::promote(self.val(&b.node.rhs)?.int("as a pointer offset")?), IntTy::LLONG);
+                if b.node.operator.node == BinaryOperator::Minus {
+                    i = types::unary(UnOp::Neg, i);
+                }
+                let k = types::binary(BinOp::Mul, i, Expr::Const { bits: *size, ty: IntTy::LLONG });
+                return Ok((offset(p, k), pointee));
+            }
+        }
+        match self.place(e)? {
+            Place::Ptr(p, pointee) => Ok((p, pointee)),
+            _ => Err("not a pointer".into()),
+        }
+    }
+
     fn place(&mut self, e: &Node<Expression>) -> R<Place> {
         match &e.node {
             Expression::Identifier(i) => self.resolve(&i.node.name),
+            // `p->a.b`: the member at its offset in the struct `p` points to.
+            Expression::Member(_) if arrow_path(e).is_some() => {
+                let Some((pe, path)) = arrow_path(e) else { return Err("member access".into()) };
+                let (p, pointee) = self.pointer(pe)?;
+                let Some(Pointee::Struct { members }) = pointee else {
+                    return Err("member access through a pointer to an unknown struct in an assumption".into());
+                };
+                let (_, off, ty) = members
+                    .iter()
+                    .find(|(m, _, _)| *m == path)
+                    .ok_or_else(|| format!("member `{path}` (not a scalar member known to the validator)"))?;
+                Ok(deref(offset(p, Expr::Const { bits: *off, ty: IntTy::LLONG }), *ty))
+            }
             // A struct member is the flattened variable named by its access path (`s.in.x`).
             Expression::Member(_) => self.resolve(&member_path(e)?),
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
+                let (p, pointee) = self.pointer(&u.node.operand)?;
+                match pointee {
+                    Some(Pointee::Scalar { ty, .. }) => Ok(deref(p, ty)),
+                    _ => Err("dereference of a pointer to an unknown type in an assumption".into()),
+                }
+            }
+            Expression::BinaryOperator(b)
+                if b.node.operator.node == BinaryOperator::Index
+                    && matches!(self.place(&b.node.lhs), Ok(Place::Ptr(..))) =>
+            {
+                let (p, pointee) = self.pointer(&b.node.lhs)?;
+                let Some(Pointee::Scalar { ty, size }) = pointee else {
+                    return Err("indexing a pointer to an unknown type in an assumption".into());
+                };
+                let i = conv(types::promote(self.val(&b.node.rhs)?.int("as an index")?), IntTy::LLONG);
+                let k = types::binary(BinOp::Mul, i, Expr::Const { bits: size, ty: IntTy::LLONG });
+                Ok(deref(offset(p, k), ty))
+            }
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
                 let Place::Arr { var, elem, mut rest, acc, len } = self.place(&b.node.lhs)? else {
-                    return Err("indexing something that is not an array (pointers are not supported yet)".into());
+                    return Err("indexing something that is not an array".into());
                 };
                 let i = conv(types::promote(self.val(&b.node.rhs)?.int("as an index")?), IntTy::LLONG);
                 let d = rest.remove(0);
@@ -388,6 +476,7 @@ impl Lowerer<'_> {
             Expression::Identifier(_) | Expression::Member(_) => match self.place(e)? {
                 Place::Val(v) => Ok(v),
                 Place::Arr { .. } => Err("array used as a value (not supported yet)".into()),
+                Place::Ptr(..) => Err("pointer used as a number in an assumption".into()),
             },
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => types::integer_constant(i, self.cfa.data_model).map(Val::I),
@@ -409,9 +498,11 @@ impl Lowerer<'_> {
                 UnaryOperator::Minus => types::unary_any(UnOp::Neg, self.val(&u.node.operand)?),
                 UnaryOperator::Complement => types::unary_any(UnOp::BitNot, self.val(&u.node.operand)?),
                 UnaryOperator::Negate => types::unary_any(UnOp::LogNot, self.val(&u.node.operand)?),
-                UnaryOperator::Address | UnaryOperator::Indirection => {
-                    Err("pointer operation in an assumption (pointers are not supported yet)".into())
-                }
+                UnaryOperator::Indirection => match self.place(e)? {
+                    Place::Val(v) => Ok(v),
+                    _ => Err("pointer used as a number in an assumption".into()),
+                },
+                UnaryOperator::Address => Err("address in an assumption (not supported yet)".into()),
                 _ => Err("side effect (`++`/`--`) in an assumption".into()),
             },
             Expression::Cast(c) => {
@@ -430,7 +521,26 @@ impl Lowerer<'_> {
                     return match self.place(e)? {
                         Place::Val(v) => Ok(v),
                         Place::Arr { .. } => Err("sub-array used as a value (not supported yet)".into()),
+                        Place::Ptr(..) => Err("pointer used as a number in an assumption".into()),
                     };
+                }
+                // `p == q`, `p != 0`: pointer comparison (0 is the null pointer constant).
+                if matches!(b.node.operator.node, BinaryOperator::Equals | BinaryOperator::NotEquals) {
+                    let l = self.pointer(&b.node.lhs).ok();
+                    let r = self.pointer(&b.node.rhs).ok();
+                    if l.is_some() || r.is_some() {
+                        let side = |me: &mut Self, p: Option<(PExpr, Option<Pointee>)>, e: &Node<Expression>| match p {
+                            Some((p, _)) => Ok(p),
+                            None => match me.val(e)? {
+                                Val::I(Expr::Const { bits: 0, .. }) => Ok(PExpr::Null),
+                                _ => Err("pointer compared with something other than a pointer or 0".to_string()),
+                            },
+                        };
+                        let lp = side(self, l, &b.node.lhs)?;
+                        let rp = side(self, r, &b.node.rhs)?;
+                        let op = if b.node.operator.node == BinaryOperator::Equals { BinOp::Eq } else { BinOp::Ne };
+                        return Ok(Val::I(Expr::PtrCmp { op, lhs: Box::new(lp), rhs: Box::new(rp) }));
+                    }
                 }
                 let op = types::map_binop(&b.node.operator.node).ok_or("assignment in an assumption")?;
                 if matches!(

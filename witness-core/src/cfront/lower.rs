@@ -14,7 +14,7 @@ use crate::cfa::{
     FClass, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Lvalue, Rvalue, ScalarTy, SourceSpan,
     Target, UnOp, VarId, VarInfo, VarScope, Write,
 };
-use crate::cfa::{MemSource, PExpr, PLvalue};
+use crate::cfa::{MemSource, PExpr, PLvalue, Pointee};
 
 mod pointers;
 
@@ -519,8 +519,60 @@ impl<'a> Builder<'a> {
             }
             _ => ty.to_ctype(self.dm),
         };
-        self.cfa.vars.push(VarInfo { name: name.to_string(), ty: cty, scope, visible, temporary });
+        let pointee = match ty {
+            Ty::Pointer(t) => self.pointee(t),
+            _ => None,
+        };
+        self.cfa.vars.push(VarInfo { name: name.to_string(), ty: cty, scope, visible, temporary, pointee });
         id
+    }
+
+    /// What a pointer to `t` points to, for witness assumptions.
+    fn pointee(&self, t: &Ty) -> Option<Pointee> {
+        match t {
+            Ty::Int(_) | Ty::Float(_) | Ty::Pointer(_) => {
+                let ty = Self::scalar_ty(t, self.dm)?;
+                Some(Pointee::Scalar { ty, size: self.structs.layout(t, self.dm)?.0 })
+            }
+            Ty::Struct(k) if k.starts_with("struct ") => {
+                let mut members = Vec::new();
+                self.scalar_members(t, "", 0, 0, &mut members);
+                Some(Pointee::Struct { members })
+            }
+            _ => None,
+        }
+    }
+
+    fn scalar_ty(t: &Ty, dm: DataModel) -> Option<ScalarTy> {
+        match t.to_ctype(dm) {
+            CType::Int(i) => Some(ScalarTy::Int(i)),
+            CType::Float(f) => Some(ScalarTy::Float(f)),
+            CType::Ptr => Some(ScalarTy::Ptr),
+            _ => None,
+        }
+    }
+
+    /// The scalar members of a struct of type `t` at byte `base`, by access path (bit-fields
+    /// and members of other types are left out).
+    fn scalar_members(&self, t: &Ty, prefix: &str, base: u64, depth: u32, out: &mut Vec<(String, u64, ScalarTy)>) {
+        let Some(fields) = self.structs.fields(t) else { return };
+        if depth > 8 {
+            return;
+        }
+        for f in fields.iter().filter(|f| !f.name.is_empty() && f.bit_width.is_none()) {
+            let Some((off, fty)) = self.structs.member(t, &f.name, self.dm) else { continue };
+            let path = if prefix.is_empty() { f.name.clone() } else { format!("{prefix}.{}", f.name) };
+            match &fty {
+                Ty::Struct(k) if k.starts_with("struct ") => {
+                    self.scalar_members(&fty, &path, base + off, depth + 1, out)
+                }
+                _ => {
+                    if let Some(st) = Self::scalar_ty(&fty, self.dm) {
+                        out.push((path, base + off, st));
+                    }
+                }
+            }
+        }
     }
 
     /// A fixed-size array (of any dimensions) whose elements are structs, unions or pointers.

@@ -951,7 +951,8 @@ fn member_assumptions() {
     assert_eq!(p("l.in.x == 1").unwrap(), "(l.in.x Eq 1:int32):int32");
     assert_eq!(p("l.arr[2] == 1").unwrap(), "(l.arr[2:int64]/3 Eq 1:int32):int32");
     assert_eq!(p("g.in.x == 0").unwrap(), "(g.in.x Eq 0:int32):int32");
-    assert!(p("p->a == 1").unwrap_err().contains("pointer"));
+    // A bit-field through a pointer is not supported (not a scalar member in memory).
+    assert!(p("p->a == 1").unwrap_err().contains("member `a`"));
     // A signed bit-field compared with its possible unsigned bit pattern is ambiguous.
     assert!(p("l.a == 12").unwrap_err().starts_with(crate::cfront::AMBIGUOUS));
     assert!(p("(signed int)(l.a) != 15").unwrap_err().starts_with(crate::cfront::AMBIGUOUS));
@@ -1085,4 +1086,29 @@ fn initializers_of_byte_objects_are_scalars_at_offsets() {
         DataModel::Ilp32,
     );
     assert!(edges(&cfa).iter().any(|e| matches!(&e.op, EdgeOp::Unsupported { .. })));
+}
+
+#[test]
+fn assumptions_over_pointers() {
+    let src = "struct in { short a; int b; }; struct node { int v; struct in in; struct node *next; };\n\
+               int main() { struct node *n = 0; int *p = 0; double *d = 0; return 0; }";
+    let cfa = build_dm(src, DataModel::Ilp32);
+    let sc = scope_at(&cfa, src, "return 0");
+    let one = |t: &str| {
+        let mut v = lower_assumption(&cfa, t, &sc);
+        assert_eq!(v.len(), 1, "{t}");
+        v.remove(0)
+    };
+    assert!(matches!(one("p == 0"), Ok(Expr::PtrCmp { op: BinOp::Eq, .. })));
+    assert!(matches!(one("n != p"), Ok(Expr::PtrCmp { op: BinOp::Ne, .. })));
+    assert!(matches!(one("n->next == 0"), Ok(Expr::PtrCmp { .. })));
+    // `n->in.b` is at byte 8 (int v; short a, 2 bytes of padding, int b).
+    let b = format!("{:?}", one("n->in.b == 3").expect("member through a pointer"));
+    assert!(b.contains("Deref") && b.contains("bits: 8"), "{b}");
+    assert!(one("p[2] == 1").is_ok() && one("*(p + 1) == 1").is_ok() && one("*p == 1").is_ok());
+    assert!(one("*d == 1.5").is_ok());
+    // A pointer is not a number, and unknown members are reported.
+    assert!(one("p == 1").is_err());
+    assert!(one("p + 1 == 0").is_ok());
+    assert!(one("n->w == 0").unwrap_err().contains("member `w`"));
 }
