@@ -218,4 +218,14 @@ fn pinned_symbols_are_recognised() {
     assert_eq!(s, x);
     assert_eq!(v.as_u64(), Some(42));
     assert!(pinned_symbol(&x.bvsgt(BV::from_u64(1, 32))).is_none());
+    // A witness assumption `x == 42` is the int value `x == 42 ? 1 : 0` tested `!= 0`: its
+    // truth is the equation again, so the product can substitute the symbol.
+    let v = Value::from_truth(&Truth::Sym(x.eq(BV::from_u64(42, 32))));
+    let Truth::Sym(t) = v.truth() else { panic!("symbolic") };
+    assert!(pinned_symbol(&t).is_some(), "{t}");
+    // `!(x == 42)` is `ite(c, 0, 1)`-shaped after `LogNot`: its truth is `not c`, no equation.
+    let mut d = Vec::new();
+    let n = unary(UnOp::LogNot, &v, IntTy::INT, &mut d);
+    let Truth::Sym(n) = n.truth() else { panic!("symbolic") };
+    assert!(pinned_symbol(&n).is_none());
 }

@@ -126,11 +126,17 @@ impl Value {
             Val::Sym(_) => None,
         }
     }
-    /// `self != 0`.
+    /// `self != 0`. A comparison's value `c ? 1 : 0` gives back `c` itself, so that a witness
+    /// assumption `x == 5` stays the equation the product substitutes (`pinned_symbol`).
     pub fn truth(&self) -> Truth {
         match &self.val {
             Val::Conc(b) => Truth::Known(*b != 0),
-            Val::Sym(t) => Truth::Sym(t.eq(BV::from_u64(0, self.ty.bits)).not()),
+            Val::Sym(t) => {
+                if let Some(c) = ite_condition(t) {
+                    return Truth::Sym(c);
+                }
+                Truth::Sym(t.eq(BV::from_u64(0, self.ty.bits)).not())
+            }
         }
     }
     /// An `int` 0 or 1 from a truth value.
@@ -488,6 +494,22 @@ fn compare_by_bounds(op: BinOp, a: &Value, b: &Value) -> Option<bool> {
         BinOp::Ge if al >= bh => Some(true),
         BinOp::Ge if ah < bl => Some(false),
         BinOp::Eq | BinOp::Ne if ah < bl || bh < al => Some(op == BinOp::Ne),
+        _ => None,
+    }
+}
+
+/// `c` if `t` is `ite(c, 1, 0)`, `not c` if it is `ite(c, 0, 1)` (the value of a comparison).
+fn ite_condition(t: &BV) -> Option<z3::ast::Bool> {
+    use z3::ast::{Ast, Dynamic};
+    if t.decl().kind() != z3::DeclKind::ITE || t.num_children() != 3 {
+        return None;
+    }
+    let d = Dynamic::from_ast(t);
+    let c = d.nth_child(0)?.as_bool()?;
+    let (a, b) = (d.nth_child(1)?.as_bv()?.as_u64()?, d.nth_child(2)?.as_bv()?.as_u64()?);
+    match (a, b) {
+        (1, 0) => Some(c),
+        (0, 1) => Some(c.not()),
         _ => None,
     }
 }
