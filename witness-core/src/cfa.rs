@@ -299,6 +299,9 @@ pub struct VarInfo {
     /// For a pointer variable: what it points to, as witness assumptions need it (`*p`,
     /// `p[i]`, `p->f`); `None` if that is not a scalar or a struct of scalars.
     pub pointee: Option<Pointee>,
+    /// The object may not be modified (a string literal, C11 6.4.5p7): a store is undefined
+    /// behaviour.
+    pub read_only: bool,
 }
 
 /// What a pointer variable points to.
@@ -816,6 +819,16 @@ pub enum EdgeOp {
         lhs: Option<PLvalue>,
         ptr: PExpr,
         size: Expr,
+    },
+    /// `strlen(s)`, `strcmp(a, b)`, `strncmp(a, b, n)`, `memcmp(a, b, n)`, `strcpy(d, s)`: on
+    /// strings whose bytes are known (otherwise unsupported). A comparison's result is only its
+    /// sign (C11 7.24.4): a nondeterministic `int` of that sign, 0 for equal. `strcpy` returns
+    /// `d`.
+    StrFn {
+        function: String,
+        args: Vec<PExpr>,
+        n: Option<Expr>,
+        lhs: Option<Target>,
     },
     /// `memset(dst, c, n)`, `memcpy(dst, src, n)`, `memmove(dst, src, n)`: `n` (`unsigned long`)
     /// bytes stored one by one; the result, `dst`, goes to `lhs`.

@@ -22,8 +22,8 @@ use z3::ast::Bool;
 
 use crate::anchors::{Anchors, ResolvedAnchor};
 use crate::cfa::{
-    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, MemSource, Rvalue, ScalarTy, SourceSpan, Target,
-    Write,
+    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, MemSource, Rvalue, ScalarTy, SourceSpan,
+    Target, Write,
 };
 use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::reach::ErrorReach;
@@ -1267,6 +1267,85 @@ impl<'a> Explorer<'a> {
                 }
                 if let Some(lhs) = lhs {
                     settle!(next.data.assign_ptr(cfa, lhs, &p));
+                }
+            }
+            EdgeOp::StrFn { function, args, n, lhs } => {
+                let mut ptrs = Vec::new();
+                for a in args {
+                    ptrs.push(peval!(a));
+                }
+                let limit = match n {
+                    Some(n) => {
+                        let n = eval!(n);
+                        match self.pin(&next, n).known() {
+                            Some(k) => Some(k as u64),
+                            None => unsupported!(format!("`{function}` of a symbolic number of bytes")),
+                        }
+                    }
+                    None => None,
+                };
+                let mut defined = Vec::new();
+                let mut strings = Vec::new();
+                // `strcpy` reads only its source; its destination holds anything.
+                let read = if function == "strcpy" { &ptrs[1..] } else { &ptrs[..] };
+                for p in read {
+                    match next.data.known_bytes(cfa, p, limit, function != "memcmp", &mut defined) {
+                        Ok(b) => strings.push(b),
+                        Err(EvalError::Unsupported(w)) => unsupported!(format!("`{function}`: {w}")),
+                    }
+                }
+                if !self.settle_definedness(&mut next, defined, span) {
+                    return Step::End;
+                }
+                let int_result = |v: Value, next: &mut ProductState| match lhs {
+                    Some(Target::Int(lv)) => {
+                        Some(next.data.assign(cfa, lv, &crate::semantics::value::cast(&v, lv.ty()), None))
+                    }
+                    _ => None,
+                };
+                match function.as_str() {
+                    "strlen" => {
+                        let v = Value::conc(strings[0].len() as u64, IntTy::new(cfa.data_model.long_bits(), false));
+                        if let Some(r) = int_result(v, &mut next) {
+                            settle!(r);
+                        }
+                    }
+                    "strcpy" => {
+                        let mut defined = Vec::new();
+                        let len = strings[0].len() as u64 + 1;
+                        if let Err(EvalError::Unsupported(w)) =
+                            next.data.copy_bytes(cfa, &ptrs[0], &ptrs[1], len, false, &mut defined)
+                        {
+                            unsupported!(w)
+                        }
+                        if !self.settle_definedness(&mut next, defined, span) {
+                            return Step::End;
+                        }
+                        if let Some(Target::Ptr(lv)) = lhs {
+                            settle!(next.data.assign_ptr(cfa, lv, &ptrs[0]));
+                        }
+                    }
+                    _ => {
+                        // memcmp compares all bytes; the string functions stop after a NUL.
+                        let (a, b) = (&strings[0], &strings[1]);
+                        let order = a.cmp(b);
+                        let v = if order == std::cmp::Ordering::Equal {
+                            Value::conc(0, IntTy::INT)
+                        } else {
+                            let r = next.data.nondet(function, IntTy::INT);
+                            let zero = z3::ast::BV::from_u64(0, 32);
+                            let sign = if order == std::cmp::Ordering::Less {
+                                r.term().bvslt(&zero)
+                            } else {
+                                r.term().bvsgt(&zero)
+                            };
+                            self.add_constraint(&mut next, sign);
+                            r
+                        };
+                        if let Some(r) = int_result(v, &mut next) {
+                            settle!(r);
+                        }
+                    }
                 }
             }
             EdgeOp::MemBytes { function, lhs, dst, src, n } => {

@@ -48,6 +48,7 @@ struct Snap {
     nodes: usize,
     edges: usize,
     vars: usize,
+    global_inits: usize,
     cur: NodeIndex,
     statement_starts: usize,
     branch_keywords: usize,
@@ -227,6 +228,8 @@ pub struct Builder<'a> {
     stmt_sp: Sp,
     global_failures: Vec<(Sp, String)>,
     global_init_index: HashMap<VarId, usize>,
+    /// The object of each string literal used as a pointer, by its bytes.
+    strings: HashMap<Vec<u8>, VarId>,
     pending_params: Vec<Vec<(String, Sym)>>,
     /// Struct definitions (see `structs.rs`).
     structs: Registry,
@@ -320,6 +323,7 @@ impl<'a> Builder<'a> {
             stmt_sp: (0, 0),
             global_failures: Vec::new(),
             global_init_index: HashMap::new(),
+            strings: HashMap::new(),
             pending_params: Vec::new(),
             structs: Registry::default(),
             struct_vars: HashMap::new(),
@@ -454,6 +458,7 @@ impl<'a> Builder<'a> {
             nodes: self.cfa.graph.node_count(),
             edges: self.cfa.graph.edge_count(),
             vars: self.cfa.vars.len(),
+            global_inits: self.cfa.global_inits.len(),
             cur: self.cur,
             statement_starts: self.cfa.statement_starts.len(),
             branch_keywords: self.cfa.branch_keywords.len(),
@@ -470,6 +475,10 @@ impl<'a> Builder<'a> {
             self.cfa.graph.remove_edge(last);
         }
         self.cfa.vars.truncate(s.vars);
+        // String literal objects made inside the region go with their variables.
+        self.cfa.global_inits.truncate(s.global_inits);
+        let n = s.vars;
+        self.strings.retain(|_, v| (v.0 as usize) < n);
         // Anchors recorded inside the rolled-back region would point at removed locations.
         self.cfa.statement_starts.truncate(s.statement_starts);
         self.cfa.branch_keywords.truncate(s.branch_keywords);
@@ -523,7 +532,15 @@ impl<'a> Builder<'a> {
             Ty::Pointer(t) => self.pointee(t),
             _ => None,
         };
-        self.cfa.vars.push(VarInfo { name: name.to_string(), ty: cty, scope, visible, temporary, pointee });
+        self.cfa.vars.push(VarInfo {
+            name: name.to_string(),
+            ty: cty,
+            scope,
+            visible,
+            temporary,
+            pointee,
+            read_only: false,
+        });
         id
     }
 

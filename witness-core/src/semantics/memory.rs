@@ -444,6 +444,12 @@ impl DataState {
     ) -> Result<(), EvalError> {
         let width = access_size(cfa, v.ty())
             .ok_or_else(|| EvalError::Unsupported("access of a bit-field through a pointer".into()))?;
+        if let Obj::Var { var, .. } = p.obj {
+            if cfa.var(var).read_only {
+                defined.push(ub("write into a string literal (C11 6.4.5p7)".into()));
+                return Ok(());
+            }
+        }
         let Some(t) = self.target(cfa, p, width, defined)? else { return Ok(()) };
         let (offset, size) = (p.offset.clone(), self.obj_size(cfa, &p.obj)?.unwrap_or(0));
         match t {
@@ -1013,6 +1019,42 @@ impl DataState {
             }
         }
         Ok(Some(()))
+    }
+
+    /// The bytes at `p` up to the first NUL (`limit`: at most that many), each of which must
+    /// be known; reading past the object is undefined behaviour (reported by the loads).
+    pub fn known_bytes(
+        &mut self,
+        cfa: &Cfa,
+        p: &PtrVal,
+        limit: Option<u64>,
+        stop_at_nul: bool,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<Vec<u8>, EvalError> {
+        let mut out = Vec::new();
+        for i in 0.. {
+            if limit.is_some_and(|l| i >= l) {
+                break;
+            }
+            if i > MAX_BLOCK {
+                return Err(EvalError::Unsupported("a string longer than the largest modelled object".into()));
+            }
+            let AnyValue::Int(v) = self.load(cfa, &byte_at(p, i, defined), ScalarTy::Int(IntTy::UCHAR), defined)?
+            else {
+                return Err(EvalError::Unsupported("a string byte of another type".into()));
+            };
+            if defined.iter().any(|d| matches!(d.holds, Truth::Known(false))) {
+                break;
+            }
+            let Some(b) = v.known() else {
+                return Err(EvalError::Unsupported("a string function on a byte that is not known".into()));
+            };
+            if stop_at_nul && b == 0 {
+                break;
+            }
+            out.push(b as u8);
+        }
+        Ok(out)
     }
 
     /// `free(p)`.

@@ -8,6 +8,10 @@
 use super::*;
 
 /// Heap allocation functions: (name, number of arguments, zero-filled).
+/// String functions: name, number of pointer arguments, and whether a count follows.
+const STRING_FUNCTIONS: &[(&str, usize, bool)] =
+    &[("strlen", 1, false), ("strcmp", 2, false), ("strncmp", 2, true), ("memcmp", 2, true), ("strcpy", 2, false)];
+
 const ALLOCATORS: &[(&str, usize, bool)] = &[
     ("malloc", 1, false),
     ("__builtin_malloc", 1, false),
@@ -195,6 +199,13 @@ impl<'a> Builder<'a> {
             return Ok((PExpr::Null, t));
         }
         match &e.node {
+            Expression::StringLiteral(s) => {
+                let bytes = string_bytes(&s.node)?;
+                Ok((
+                    PExpr::AddrOf { var: self.string_object(bytes), offset: Box::new(Expr::int(0)) },
+                    Ty::Int(IntTy::CHAR),
+                ))
+            }
             Expression::Identifier(i) => {
                 if self.lookup(&i.node.name).is_none() {
                     if let Some(&id) = self.func_ids.get(&i.node.name) {
@@ -386,6 +397,22 @@ impl<'a> Builder<'a> {
             })());
         }
         let base = name.strip_prefix("__builtin_").unwrap_or(name);
+        if let Some(&(_, nptrs, counted)) = STRING_FUNCTIONS.iter().find(|(f, _, _)| *f == base) {
+            return Some((|| {
+                if args.len() != nptrs + usize::from(counted) {
+                    return Err(format!("`{name}` with {} argument(s)", args.len()));
+                }
+                let mut ptrs = Vec::new();
+                for a in &args[..nptrs] {
+                    ptrs.push(self.ptr_expr(a)?.0);
+                }
+                let ulong = IntTy::new(self.dm.long_bits(), false);
+                let n = if counted { Some(conv(self.rv(&args[nptrs])?, ulong)) } else { None };
+                self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+                let op = EdgeOp::StrFn { function: base.to_string(), args: ptrs, n, lhs: lhs.clone() };
+                self.emit(op, csp, text)
+            })());
+        }
         if matches!(base, "realloc" | "memset" | "memcpy" | "memmove") {
             return Some((|| {
                 if args.len() != if base == "realloc" { 2 } else { 3 } {
@@ -500,6 +527,27 @@ impl<'a> Builder<'a> {
         let (a, _) = self.ptr_expr(l)?;
         let (b, _) = self.ptr_expr(r)?;
         Ok(Expr::PtrCmp { op, lhs: Box::new(a), rhs: Box::new(b) })
+    }
+
+    /// The read-only object of a string literal used as a pointer (one per distinct text): a
+    /// hidden global `char` array holding its bytes and the terminating NUL (C11 6.4.5p6).
+    fn string_object(&mut self, bytes: Vec<u8>) -> VarId {
+        if let Some(&v) = self.strings.get(&bytes) {
+            return v;
+        }
+        let name = format!("__string_literal_{}", self.strings.len());
+        let whole = (0, self.cfa.source_len);
+        let ty = Ty::Array(Box::new(Ty::Int(IntTy::CHAR)), Some(bytes.len() as u64 + 1));
+        let v = self.new_var(&name, &ty, VarScope::Global, whole, true);
+        let cells: Vec<(u64, Expr)> = bytes
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (i as u64, Expr::Const { bits: *b as u64 & IntTy::CHAR.mask(), ty: IntTy::CHAR }))
+            .collect();
+        self.cfa.vars[v.0 as usize].read_only = true;
+        self.cfa.global_inits.push((v, Init::Array(cells)));
+        self.strings.insert(bytes, v);
+        v
     }
 
     /// `l - r` of two pointers: their distance in elements, as `ptrdiff_t` (`long`).
