@@ -687,7 +687,10 @@ impl DataState {
     fn reads_unspecified(&self, obj: &Obj, offset: &Value, width: u64) -> bool {
         let Some(ranges) = self.unspecified.get(obj) else { return false };
         match offset.known() {
-            Some(o) => ranges.iter().any(|&(lo, hi)| lo < o as u64 + width && (o as u64) < hi),
+            // A negative offset is undefined behaviour, reported by the access itself.
+            Some(o) => {
+                u64::try_from(o).is_ok_and(|o| ranges.iter().any(|&(lo, hi)| lo < o.saturating_add(width) && o < hi))
+            }
             None => !ranges.is_empty(),
         }
     }
@@ -699,11 +702,12 @@ impl DataState {
     fn record_store(&mut self, cfa: &Cfa, obj: Obj, offset: &Value, width: u64) {
         let Obj::Var { var, .. } = obj else { return };
         let CType::Bytes { size, members } = &cfa.var(var).ty else { return };
-        let end = offset.known().map_or(width, |o| o as u64 + width);
+        let known = offset.known().map(|o| u64::try_from(o).unwrap_or(u64::MAX));
+        let end = known.map_or(width, |o| o.saturating_add(width));
         let member = members.iter().copied().find(|&m| m >= end).unwrap_or(*size);
         let mut ranges = self.unspecified.get(&obj).cloned().unwrap_or_default();
-        if let Some(o) = offset.known() {
-            ranges = remove_range(&ranges, o as u64, o as u64 + width);
+        if let Some(o) = known {
+            ranges = remove_range(&ranges, o, o.saturating_add(width));
         }
         if member < *size {
             ranges = remove_range(&ranges, member, *size);
@@ -999,13 +1003,14 @@ impl DataState {
             return Ok(Some(()));
         };
         // Out-of-bounds copies are undefined behaviour, reported by `target`; copy what exists.
-        let (s, d) = (s as u64, d as u64);
+        let (Ok(s), Ok(d)) = (u64::try_from(s), u64::try_from(d)) else { return Ok(Some(())) };
         self.unspecified_read |= self.reads_unspecified(&src.obj, &src.offset, n);
         let mut cells = Vec::with_capacity(n as usize);
         for i in 0..n {
-            let cell = match self.cells(from).and_then(|cs| cs.get((s + i) as usize).cloned()) {
+            let at = s.saturating_add(i);
+            let cell = match self.cells(from).and_then(|cs| cs.get(at as usize).cloned()) {
                 Some(Some(c @ Cell::Ptr { .. })) => c,
-                Some(_) => Cell::Byte(self.byte(from, s + i)?.val),
+                Some(_) => Cell::Byte(self.byte(from, at)?.val),
                 None => return Ok(Some(())),
             };
             cells.push(cell);
@@ -1013,7 +1018,7 @@ impl DataState {
         self.record_store(cfa, dst.obj, &dst.offset, n);
         if let Some(cs) = self.cells_mut(to) {
             for (i, c) in cells.into_iter().enumerate() {
-                if let Some(slot) = cs.get_mut(d as usize + i) {
+                if let Some(slot) = cs.get_mut((d as usize).saturating_add(i)) {
                     *slot = Some(c);
                 }
             }
