@@ -695,7 +695,9 @@ pub enum Write {
     /// As [`EdgeOp::Assign`].
     Int { lhs: Lvalue, rhs: Expr },
     /// As [`EdgeOp::FloatAssign`].
-    Float { var: VarId, rhs: FExpr },
+    Float { lhs: FLvalue, rhs: FExpr },
+    /// As [`EdgeOp::PtrAssign`].
+    Ptr { lhs: PLvalue, rhs: PExpr },
     /// Copies every element of array `src` into array `dst` (same shape and element type).
     Array { dst: VarId, src: VarId },
 }
@@ -734,7 +736,7 @@ pub enum EdgeOp {
     /// Several writes performed as ONE step (a witness sees one state change): whole-struct
     /// operations on flattened struct variables — `s2 = s`, `struct S s = {1, 2};`, and the
     /// declaration `struct S s;` of all field variables at once. Every right-hand side of
-    /// [`Write::Int`], [`Write::Float`] and every [`Write::Array`] source is read in the state
+    /// [`Write::Int`], [`Write::Float`], [`Write::Ptr`] and every [`Write::Array`] source is read in the state
     /// before the step, then the writes happen in order. [`Write::Declare`] initialisers are
     /// evaluated when their write happens (they only declare fresh variables, so this is
     /// indistinguishable from reading first except for a struct initializer reading its own

@@ -1114,6 +1114,7 @@ impl<'a> Explorer<'a> {
                 enum Read {
                     Int(crate::semantics::Value),
                     Float(crate::semantics::FValue),
+                    Ptr(crate::semantics::PtrVal),
                     Array(crate::semantics::Slot),
                     Declare,
                 }
@@ -1132,6 +1133,7 @@ impl<'a> Explorer<'a> {
                             }
                             Read::Float(v)
                         }
+                        Write::Ptr { rhs, .. } => Read::Ptr(peval!(rhs)),
                         Write::Array { src, .. } => match next.data.read_array(cfa, *src) {
                             Ok(s) => Read::Array(s),
                             Err(EvalError::Unsupported(w)) => unsupported!(w),
@@ -1143,9 +1145,8 @@ impl<'a> Explorer<'a> {
                     match (w, r) {
                         (Write::Declare { var, init }, _) => settle!(next.data.initialise(cfa, *var, init.as_ref())),
                         (Write::Int { lhs, .. }, Read::Int(v)) => settle!(next.data.assign(cfa, lhs, &v, None)),
-                        (Write::Float { var, .. }, Read::Float(v)) => {
-                            settle!(next.data.assign_float(cfa, *var, &v).map(|()| Vec::new()))
-                        }
+                        (Write::Float { lhs, .. }, Read::Float(v)) => settle!(next.data.assign_flv(cfa, lhs, &v, None)),
+                        (Write::Ptr { lhs, .. }, Read::Ptr(v)) => settle!(next.data.assign_ptr(cfa, lhs, &v)),
                         (Write::Array { dst, .. }, Read::Array(s)) => {
                             settle!(next.data.write_array(cfa, *dst, &s).map(|()| Vec::new()))
                         }

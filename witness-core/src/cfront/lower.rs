@@ -1012,7 +1012,10 @@ impl<'a> Builder<'a> {
                 CType::Int(t) => {
                     Write::Int { lhs: Lvalue::Var { var: dvar, ty: t }, rhs: Expr::Var { var: svar, ty: t } }
                 }
-                CType::Float(fty) => Write::Float { var: dvar, rhs: FExpr::Var { var: svar, fty } },
+                CType::Float(fty) => {
+                    Write::Float { lhs: FLvalue::Var { var: dvar, fty }, rhs: FExpr::Var { var: svar, fty } }
+                }
+                CType::Ptr => Write::Ptr { lhs: PLvalue::Var(dvar), rhs: PExpr::Var { var: svar } },
                 CType::Array { .. } | CType::FloatArray { .. } => Write::Array { dst: dvar, src: svar },
                 _ => return Err(format!("copy of a struct with member `{p}` of type {}", ty.describe(self.dm))),
             });
@@ -1041,14 +1044,15 @@ impl<'a> Builder<'a> {
     }
 
     /// Loads of a struct of type `ty` stored at `src` into the leaves of a flattened struct
-    /// variable (integer and floating-point leaves).
+    /// variable (scalar leaves).
     fn leaves_from_memory(&self, dst: Vec<(String, VarId, Ty)>, src: &PExpr, ty: &Ty) -> R<Vec<Write>> {
         let mut writes = Vec::new();
         for (path, var, lty) in dst {
             let ptr = Box::new(self.leaf_address(src, ty, &path)?);
             writes.push(match lty.to_ctype(self.dm) {
                 CType::Int(t) => Write::Int { lhs: Lvalue::Var { var, ty: t }, rhs: Expr::Deref { ptr, ty: t } },
-                CType::Float(fty) => Write::Float { var, rhs: FExpr::Deref { ptr, fty } },
+                CType::Float(fty) => Write::Float { lhs: FLvalue::Var { var, fty }, rhs: FExpr::Deref { ptr, fty } },
+                CType::Ptr => Write::Ptr { lhs: PLvalue::Var(var), rhs: PExpr::Load { ptr } },
                 _ => return Err(format!("copy of member `{path}` of type {} from memory", lty.describe(self.dm))),
             });
         }
@@ -1056,13 +1060,15 @@ impl<'a> Builder<'a> {
     }
 
     /// Stores of the leaves of a flattened struct variable into a struct of type `ty` stored at
-    /// `dst` (integer leaves).
+    /// `dst` (scalar leaves).
     fn leaves_into_memory(&self, dst: &PExpr, ty: &Ty, src: Vec<(String, VarId, Ty)>) -> R<Vec<Write>> {
         let mut writes = Vec::new();
         for (path, var, lty) in src {
             let ptr = self.leaf_address(dst, ty, &path)?;
             writes.push(match lty.to_ctype(self.dm) {
                 CType::Int(t) => Write::Int { lhs: Lvalue::Deref { ptr, ty: t }, rhs: Expr::Var { var, ty: t } },
+                CType::Float(fty) => Write::Float { lhs: FLvalue::Deref { ptr, fty }, rhs: FExpr::Var { var, fty } },
+                CType::Ptr => Write::Ptr { lhs: PLvalue::Deref(ptr), rhs: PExpr::Var { var } },
                 _ => return Err(format!("copy of member `{path}` of type {} into memory", lty.describe(self.dm))),
             });
         }
@@ -1371,7 +1377,15 @@ impl<'a> Builder<'a> {
         for (i, t) in ptys.iter().enumerate() {
             let n = names.get(i).cloned().flatten().unwrap_or_else(|| format!("__param_{i}"));
             let v = self.new_var(&n, t, VarScope::Local(id), visible, false);
-            params.push(v);
+            // A struct parameter is flattened like a local; its scalar leaves are the function's
+            // parameters, in order (calls pass the argument's leaves, see `lower_args`).
+            self.flatten_struct_var(v, &n, t, VarScope::Local(id), visible);
+            match self.struct_vars.get(&v) {
+                Some(leaves) if leaves.iter().all(|(_, _, lt)| Self::scalar_ty(lt, self.dm).is_some()) => {
+                    params.extend(leaves.iter().map(|(_, leaf, _)| *leaf))
+                }
+                _ => params.push(v),
+            }
             param_syms.push((n, Sym::Var(v, t.clone())));
         }
         let entry = self.cfa.graph.add_node(CfaNode { function: Some(id), loop_head: false });

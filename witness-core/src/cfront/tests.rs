@@ -143,7 +143,11 @@ fn pop(cfa: &Cfa, op: &EdgeOp) -> String {
                 .map(|w| match w {
                     Write::Declare { var, init } => format!("decl {}{}", cfa.var(*var).name, pinit(cfa, init)),
                     Write::Int { lhs, rhs } => format!("{} := {}", plv(cfa, lhs), pe(cfa, rhs)),
-                    Write::Float { var, rhs } => format!("{} := {}", cfa.var(*var).name, pf(cfa, rhs)),
+                    Write::Float { lhs: FLvalue::Var { var, .. }, rhs } => {
+                        format!("{} := {}", cfa.var(*var).name, pf(cfa, rhs))
+                    }
+                    Write::Float { rhs, .. } => format!("*float := {}", pf(cfa, rhs)),
+                    Write::Ptr { rhs, .. } => format!("ptr := {}", pp(cfa, rhs)),
                     Write::Array { dst, src } => format!("{} := {}", cfa.var(*dst).name, cfa.var(*src).name),
                 })
                 .collect::<Vec<_>>()

@@ -509,6 +509,10 @@ impl<'a> Builder<'a> {
                 Ty::Float(_) if t.float_ty().is_some() => {
                     Rvalue::Float(self.rv_any(a)?.into_float(t.float_ty().ok_or("float type")?))
                 }
+                Ty::Struct(k) if k.starts_with("struct ") => {
+                    vals.extend(self.struct_arg(name, a, t)?);
+                    continue;
+                }
                 _ => {
                     return Err(format!(
                         "call to `{name}` whose parameter {} has type {} (not supported yet)",
@@ -520,6 +524,43 @@ impl<'a> Builder<'a> {
             vals.push(v);
         }
         Ok(vals)
+    }
+
+    /// The scalar leaves of a struct argument, in the order of the parameter's leaves: from a
+    /// flattened struct variable, or loaded from a struct in memory.
+    fn struct_arg(&mut self, name: &str, a: &Node<Expression>, t: &Ty) -> R<Vec<Rvalue>> {
+        let unsupported = || format!("call to `{name}` with a struct argument of this kind (not supported yet)");
+        let leaves = self.structs.leaves(t)?;
+        let mut out = Vec::new();
+        if self.is_struct_lvalue(a) {
+            let (sv, spath, sty) = self.struct_path(a)?;
+            if &sty != t {
+                return Err(format!("call to `{name}` with a struct argument of another type"));
+            }
+            let src = self.leaves_under(sv, &spath);
+            for (path, lty) in &leaves {
+                let (_, var, _) = src.iter().find(|(p, _, _)| p == path).ok_or_else(unsupported)?;
+                out.push(match Self::scalar_ty(lty, self.dm).ok_or_else(unsupported)? {
+                    ScalarTy::Int(ty) => Rvalue::Int(Expr::Var { var: *var, ty }),
+                    ScalarTy::Float(fty) => Rvalue::Float(FExpr::Var { var: *var, fty }),
+                    ScalarTy::Ptr => Rvalue::Ptr(PExpr::Var { var: *var }),
+                });
+            }
+            return Ok(out);
+        }
+        let Either::Mem(p, sty) = self.place(a)? else { return Err(unsupported()) };
+        if &sty != t {
+            return Err(format!("call to `{name}` with a struct argument of another type"));
+        }
+        for (path, lty) in &leaves {
+            let ptr = Box::new(self.leaf_address(&p, t, path)?);
+            out.push(match Self::scalar_ty(lty, self.dm).ok_or_else(unsupported)? {
+                ScalarTy::Int(ty) => Rvalue::Int(Expr::Deref { ptr, ty }),
+                ScalarTy::Float(fty) => Rvalue::Float(FExpr::Deref { ptr, fty }),
+                ScalarTy::Ptr => Rvalue::Ptr(PExpr::Load { ptr }),
+            });
+        }
+        Ok(out)
     }
 
     /// A pointer comparison `l op r` (either operand may be the null constant).
