@@ -266,6 +266,9 @@ pub enum Target {
     Int(Lvalue),
     Float(FLvalue),
     Ptr(PLvalue),
+    /// A struct result: copied, when the callee returns, from its hidden result variable by
+    /// these writes (one step, as [`EdgeOp::AssignAll`]).
+    Struct(Vec<Write>),
 }
 
 /// Index of a variable in [`Cfa::vars`].
@@ -667,7 +670,7 @@ impl FLvalue {
 }
 
 /// Initial value of a declared variable.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum Init {
     /// Scalar initializer (already converted to the variable's type).
     Scalar(Expr),
@@ -688,7 +691,7 @@ pub enum Init {
 }
 
 /// One write of an [`EdgeOp::AssignAll`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum Write {
     /// As [`EdgeOp::Declare`].
     Declare { var: VarId, init: Option<Init> },
@@ -786,9 +789,13 @@ pub enum EdgeOp {
         var: Option<(VarId, FloatTy)>,
         fty: FloatTy,
     },
-    /// `return e;` (or the implicit return at `}`): leads to the function's exit location.
+    /// `return e;` (or the implicit return at `}`): leads to the function's exit location. A
+    /// struct result is stored by `writes` into the function's hidden result variable (read
+    /// before written, as [`EdgeOp::AssignAll`]), from which the caller's [`Target::Struct`]
+    /// copies it.
     Return {
         value: Option<Rvalue>,
+        writes: Vec<Write>,
     },
     /// Call of an error function / reaching the `ERROR:` label.
     Error {

@@ -720,7 +720,11 @@ impl<'a> Explorer<'a> {
             next.data.frames.pop();
             next.loc = site.return_loc;
             let returned = next.returned.take();
-            if let Some(lhs) = &site.lhs {
+            if let Some(Target::Struct(writes)) = &site.lhs {
+                if !self.write_all(&mut next, writes, cfa.edge(site.call_edge).span) {
+                    return None;
+                }
+            } else if let Some(lhs) = &site.lhs {
                 let Some(v) = returned.clone() else {
                     self.give_up(format!("the value of a void function `{}` is used", cfa.function(site.callee).name));
                     return None;
@@ -739,6 +743,9 @@ impl<'a> Explorer<'a> {
                     (Target::Ptr(plv), AnyValue::Ptr(p)) => next.data.assign_ptr(cfa, plv, &p),
                     (Target::Ptr(_), _) => {
                         Err(EvalError::Unsupported("a non-pointer result stored into a pointer".into()))
+                    }
+                    (Target::Struct(_), _) => {
+                        Err(EvalError::Unsupported("a scalar result stored into a struct".into()))
                     }
                     (Target::Float(flv), v) => {
                         let mut defined = Vec::new();
@@ -1110,48 +1117,8 @@ impl<'a> Explorer<'a> {
                 settle!(next.data.assign(cfa, lhs, &v, None));
             }
             EdgeOp::AssignAll { writes } => {
-                // Read every right-hand side in the state before the step, then write.
-                enum Read {
-                    Int(crate::semantics::Value),
-                    Float(crate::semantics::FValue),
-                    Ptr(crate::semantics::PtrVal),
-                    Array(crate::semantics::Slot),
-                    Declare,
-                }
-                let mut reads = Vec::with_capacity(writes.len());
-                for w in writes {
-                    reads.push(match w {
-                        Write::Int { rhs, .. } => Read::Int(eval!(rhs)),
-                        Write::Float { rhs, .. } => {
-                            let mut defined = Vec::new();
-                            let v = match next.data.eval_float(cfa, rhs, None, &mut defined) {
-                                Ok(v) => v,
-                                Err(EvalError::Unsupported(w)) => unsupported!(w),
-                            };
-                            if !self.settle_definedness(&mut next, defined, span) {
-                                return Step::End;
-                            }
-                            Read::Float(v)
-                        }
-                        Write::Ptr { rhs, .. } => Read::Ptr(peval!(rhs)),
-                        Write::Array { src, .. } => match next.data.read_array(cfa, *src) {
-                            Ok(s) => Read::Array(s),
-                            Err(EvalError::Unsupported(w)) => unsupported!(w),
-                        },
-                        Write::Declare { .. } => Read::Declare,
-                    });
-                }
-                for (w, r) in writes.iter().zip(reads) {
-                    match (w, r) {
-                        (Write::Declare { var, init }, _) => settle!(next.data.initialise(cfa, *var, init.as_ref())),
-                        (Write::Int { lhs, .. }, Read::Int(v)) => settle!(next.data.assign(cfa, lhs, &v, None)),
-                        (Write::Float { lhs, .. }, Read::Float(v)) => settle!(next.data.assign_flv(cfa, lhs, &v, None)),
-                        (Write::Ptr { lhs, .. }, Read::Ptr(v)) => settle!(next.data.assign_ptr(cfa, lhs, &v)),
-                        (Write::Array { dst, .. }, Read::Array(s)) => {
-                            settle!(next.data.write_array(cfa, *dst, &s).map(|()| Vec::new()))
-                        }
-                        _ => unsupported!("malformed multiple assignment".to_string()),
-                    }
+                if !self.write_all(&mut next, writes, span) {
+                    return Step::End;
                 }
             }
             EdgeOp::FloatAssign { lhs, rhs } => {
@@ -1196,8 +1163,11 @@ impl<'a> Explorer<'a> {
                 }
                 result = Some(AnyValue::Int(v));
             }
-            EdgeOp::Return { value } => {
+            EdgeOp::Return { value, writes } => {
                 let func = cfa.function(next.stack.last().map(|c| c.callee).unwrap_or(cfa.main));
+                if !writes.is_empty() && !self.write_all(&mut next, writes, span) {
+                    return Step::End;
+                }
                 if let Some(e) = value {
                     let v = match e {
                         Rvalue::Int(e) => AnyValue::Int(eval!(e)),
@@ -1392,6 +1362,66 @@ impl<'a> Explorer<'a> {
             EdgeOp::Unsupported { what } => unsupported!(what.clone()),
         }
         Step::Next(next, result)
+    }
+
+    /// Several writes as one step ([`EdgeOp::AssignAll`], struct results): every right-hand
+    /// side is read in the state before the step, then the writes happen in order. False if
+    /// the path ends (undefined behaviour, or something unsupported: given up).
+    fn write_all(&mut self, next: &mut ProductState, writes: &[Write], span: Option<SourceSpan>) -> bool {
+        let cfa = self.cfa;
+        enum Read {
+            Int(Value),
+            Float(FValue),
+            Ptr(crate::semantics::PtrVal),
+            Array(crate::semantics::Slot),
+            Declare,
+        }
+        let mut defined = Vec::new();
+        let mut reads = Vec::with_capacity(writes.len());
+        for w in writes {
+            let r = match w {
+                Write::Int { rhs, .. } => next.data.eval(cfa, rhs, None).map(|ev| {
+                    defined.extend(ev.defined);
+                    Read::Int(ev.value)
+                }),
+                Write::Float { rhs, .. } => next.data.eval_float(cfa, rhs, None, &mut defined).map(Read::Float),
+                Write::Ptr { rhs, .. } => next.data.eval_ptr(cfa, rhs, None, &mut defined).map(Read::Ptr),
+                Write::Array { src, .. } => next.data.read_array(cfa, *src).map(Read::Array),
+                Write::Declare { .. } => Ok(Read::Declare),
+            };
+            match r {
+                Ok(r) => reads.push(r),
+                Err(EvalError::Unsupported(w)) => {
+                    self.give_up(format!("{w} at {}", self.line_of(span)));
+                    return false;
+                }
+            }
+        }
+        if !self.settle_definedness(next, defined, span) {
+            return false;
+        }
+        for (w, r) in writes.iter().zip(reads) {
+            let done = match (w, r) {
+                (Write::Declare { var, init }, _) => next.data.initialise(cfa, *var, init.as_ref()),
+                (Write::Int { lhs, .. }, Read::Int(v)) => next.data.assign(cfa, lhs, &v, None),
+                (Write::Float { lhs, .. }, Read::Float(v)) => next.data.assign_flv(cfa, lhs, &v, None),
+                (Write::Ptr { lhs, .. }, Read::Ptr(v)) => next.data.assign_ptr(cfa, lhs, &v),
+                (Write::Array { dst, .. }, Read::Array(s)) => next.data.write_array(cfa, *dst, &s).map(|()| Vec::new()),
+                _ => Err(EvalError::Unsupported("malformed multiple assignment".into())),
+            };
+            match done {
+                Ok(defined) => {
+                    if !self.settle_definedness(next, defined, span) {
+                        return false;
+                    }
+                }
+                Err(EvalError::Unsupported(w)) => {
+                    self.give_up(format!("{w} at {}", self.line_of(span)));
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// `n` as a constant if the path pins it to one value (e.g. by a witness assumption).

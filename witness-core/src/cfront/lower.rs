@@ -54,6 +54,12 @@ struct Snap {
     branch_keywords: usize,
 }
 
+/// Where a struct result goes.
+enum StructDst {
+    Leaves(Vec<(String, VarId, Ty)>, Ty),
+    Mem(PExpr, Ty),
+}
+
 struct ArrRef {
     var: VarId,
     elem: ScalarTy,
@@ -230,6 +236,8 @@ pub struct Builder<'a> {
     global_init_index: HashMap<VarId, usize>,
     /// The object of each string literal used as a pointer, by its bytes.
     strings: HashMap<Vec<u8>, VarId>,
+    /// The hidden result variable of each function that returns a struct.
+    result_vars: HashMap<FuncId, VarId>,
     pending_params: Vec<Vec<(String, Sym)>>,
     /// Struct definitions (see `structs.rs`).
     structs: Registry,
@@ -324,6 +332,7 @@ impl<'a> Builder<'a> {
             global_failures: Vec::new(),
             global_init_index: HashMap::new(),
             strings: HashMap::new(),
+            result_vars: HashMap::new(),
             pending_params: Vec::new(),
             structs: Registry::default(),
             struct_vars: HashMap::new(),
@@ -866,12 +875,14 @@ impl<'a> Builder<'a> {
     /// bytes copied as by `memmove`. A copy between memory and a flattened struct variable is
     /// not supported yet.
     fn mem_struct_copy(&mut self, dst: &Node<Expression>, src: &Node<Expression>) -> R<()> {
-        if let Expression::Call(_) = &src.node {
-            return Err("struct returned by a function (struct return values are not supported yet)".into());
-        }
         let Either::Mem(d, dty) = self.place(dst)? else {
             return Err(format!("assignment to `{}` (not supported yet)", self.text(sp(dst.span))));
         };
+        if let Expression::Call(c) = &src.node {
+            let target = self.struct_call_target(c, StructDst::Mem(d, dty))?;
+            let ssp = self.stmt_sp;
+            return self.call(c, Some(target), ssp);
+        }
         if self.is_struct_lvalue(src) {
             let (sv, spath, sty) = self.struct_path(src)?;
             if sty != dty {
@@ -1021,6 +1032,61 @@ impl<'a> Builder<'a> {
             });
         }
         Ok(writes)
+    }
+
+    /// The hidden global that holds the struct result of the current function (flattened; one
+    /// per function, so a result is copied out when the call returns, before any other call).
+    fn result_var(&mut self, f: FuncId, ty: &Ty) -> R<VarId> {
+        if let Some(&v) = self.result_vars.get(&f) {
+            return Ok(v);
+        }
+        let name = format!("__result_{}", self.cfa.function(f).name);
+        let whole = (0, self.cfa.source_len);
+        let v = self.new_var(&name, ty, VarScope::Global, whole, true);
+        self.flatten_struct_var(v, &name, ty, VarScope::Global, whole);
+        if !self.struct_vars.contains_key(&v) {
+            return Err(format!("struct result of type {} (not supported yet)", ty.describe(self.dm)));
+        }
+        self.result_vars.insert(f, v);
+        Ok(v)
+    }
+
+    /// `return e;` of a struct: the writes of `e`'s leaves into the function's result variable.
+    fn struct_result_writes(&mut self, e: &Node<Expression>, ty: &Ty) -> R<Vec<Write>> {
+        let f = self.f.as_ref().map(|f| f.id).ok_or("return outside a function")?;
+        let rv = self.result_var(f, ty)?;
+        let dst = self.leaves_under(rv, "");
+        if let Expression::Call(_) = &e.node {
+            return Err("return of a struct returned by a call (not supported yet)".into());
+        }
+        if self.is_struct_lvalue(e) {
+            let (sv, spath, sty) = self.struct_path(e)?;
+            if &sty != ty {
+                return Err("return of another struct type".into());
+            }
+            let src = self.leaves_under(sv, &spath);
+            return self.copy_into_leaves(dst, src);
+        }
+        match self.place(e)? {
+            Either::Mem(p, sty) if &sty == ty => self.leaves_from_memory(dst, &p, ty),
+            _ => Err("return of this struct expression (not supported yet)".into()),
+        }
+    }
+
+    /// The target of a call whose struct result goes to `dst` (the leaves of a flattened
+    /// struct, or a struct in memory): the writes from the callee's result variable.
+    fn struct_call_target(&mut self, c: &Node<CallExpression>, dst: StructDst) -> R<Target> {
+        let name = self.call_name(c)?.to_string();
+        let f = *self.func_ids.get(&name).ok_or_else(|| format!("struct result of `{name}`, which has no body"))?;
+        let ret = self.sigs.get(&name).map(|s| s.ret.clone()).unwrap_or(Ty::Void);
+        let rv = self.result_var(f, &ret)?;
+        let src = self.leaves_under(rv, "");
+        let writes = match dst {
+            StructDst::Leaves(leaves, ty) if ty == ret => self.copy_into_leaves(leaves, src)?,
+            StructDst::Mem(p, ty) if ty == ret => self.leaves_into_memory(&p, &ty, src)?,
+            _ => return Err(format!("struct result of `{name}` stored into another type")),
+        };
+        Ok(Target::Struct(writes))
     }
 
     /// Byte offset of the member at `path` (`.in.x`) in a struct of type `ty` (`None`: a
@@ -1392,6 +1458,8 @@ impl<'a> Builder<'a> {
         let exit = self.cfa.graph.add_node(CfaNode { function: Some(id), loop_head: false });
         let (return_ty, return_unsupported) = match ret_scalar(&ret) {
             Ok(t) => (t, None),
+            // A struct result goes through the function's result variable (`result_var`).
+            Err(()) if matches!(&ret, Ty::Struct(k) if k.starts_with("struct ")) => (None, None),
             Err(()) => (None, Some(ret.describe(self.dm))),
         };
         // Span: from the start of the definition to the end of the declarator.
@@ -1443,7 +1511,7 @@ impl<'a> Builder<'a> {
         let close = (end.saturating_sub(1), end);
         let exit = info.exit;
         let c = self.cur;
-        self.add_edge(c, exit, EdgeOp::Return { value: None }, Some(close), "}".into());
+        self.add_edge(c, exit, EdgeOp::Return { value: None, writes: Vec::new() }, Some(close), "}".into());
         self.scopes.pop();
         self.f = None;
     }
@@ -1545,9 +1613,18 @@ impl<'a> Builder<'a> {
                 let s = self.snap();
                 self.stmt_sp = dsp;
                 let init = idecl.node.initializer.as_ref().map(|i| &i.node);
-                let r = self
-                    .struct_decl_writes(v, &ty, init)
-                    .and_then(|writes| self.emit(EdgeOp::AssignAll { writes }, dsp, text.clone()));
+                let r = match init {
+                    // `struct S s = f();`: the call's result goes to the leaves when it returns.
+                    Some(Initializer::Expression(e)) if matches!(e.node, Expression::Call(_)) => {
+                        let Expression::Call(c) = &e.node else { unreachable!() };
+                        let leaves = self.leaves_under(v, "");
+                        self.struct_call_target(c, StructDst::Leaves(leaves, ty.clone()))
+                            .and_then(|target| self.call(c, Some(target), dsp))
+                    }
+                    _ => self
+                        .struct_decl_writes(v, &ty, init)
+                        .and_then(|writes| self.emit(EdgeOp::AssignAll { writes }, dsp, text.clone())),
+                };
                 if let Err(m) = r {
                     self.rollback(&s);
                     self.emit_unsupported(dsp, m);
@@ -2199,8 +2276,13 @@ impl<'a> Builder<'a> {
                         let f = self.f.as_ref().ok_or("return outside a function")?;
                         (f.exit, f.ret.clone())
                     };
+                    let mut writes = Vec::new();
                     let value = match (e, &ret) {
                         (None, _) => None,
+                        (Some(e), Ty::Struct(k)) if k.starts_with("struct ") => {
+                            writes = self.struct_result_writes(e, &ret)?;
+                            None
+                        }
                         (Some(e), Ty::Int(t)) => {
                             let v = self.rv_any(e)?;
                             Some(Rvalue::Int(v.into_int(*t)))
@@ -2224,7 +2306,7 @@ impl<'a> Builder<'a> {
                     };
                     let c = self.cur;
                     let text = self.text(ssp);
-                    self.add_edge(c, exit, EdgeOp::Return { value }, Some(ssp), text);
+                    self.add_edge(c, exit, EdgeOp::Return { value, writes }, Some(ssp), text);
                     Ok(())
                 })();
                 if let Err(m) = r {
@@ -2615,6 +2697,12 @@ impl<'a> Builder<'a> {
             Expression::BinaryOperator(b)
                 if b.node.operator.node == BinaryOperator::Assign && self.is_struct_lvalue(&b.node.lhs) =>
             {
+                if let Expression::Call(c) = &b.node.rhs.node {
+                    let (dv, dp, dty) = self.struct_path(&b.node.lhs)?;
+                    let leaves = self.leaves_under(dv, &dp);
+                    let target = self.struct_call_target(c, StructDst::Leaves(leaves, dty))?;
+                    return self.call(c, Some(target), ssp);
+                }
                 let writes = self.struct_copy_writes(&b.node.lhs, &b.node.rhs)?;
                 let text = self.text(self.stmt_sp);
                 self.emit(EdgeOp::AssignAll { writes }, self.stmt_sp, text)
@@ -3365,6 +3453,7 @@ impl<'a> Builder<'a> {
                     self.emit(EdgeOp::FloatAssign { lhs: flv, rhs }, csp, text)?;
                 }
                 Some(Target::Ptr(_)) => return Err("a float stored into a pointer".into()),
+                Some(Target::Struct(_)) => return Err("a float stored into a struct".into()),
                 None => {}
             }
             return Ok(());
@@ -3390,6 +3479,7 @@ impl<'a> Builder<'a> {
                 Some(Target::Int(lv)) => self.emit(EdgeOp::NondetCall { function: name, lhs: Some(lv), ty }, csp, text),
                 None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty }, csp, text),
                 Some(Target::Ptr(_)) => Err(format!("pointer result of `{name}` (not modelled)")),
+                Some(Target::Struct(_)) => Err(format!("struct result of `{name}` (not modelled)")),
             };
         }
         if let Some(&id) = self.func_ids.get(&name) {
@@ -3401,8 +3491,14 @@ impl<'a> Builder<'a> {
             if self.func_variadic[id.0 as usize] {
                 return Err(format!("call to the variadic function `{name}` (not supported yet)"));
             }
-            if lhs.is_some() && f.return_ty.is_none() {
-                return Err(format!("value of the void function `{name}` used"));
+            let struct_result = self.result_vars.contains_key(&id);
+            match &lhs {
+                Some(Target::Struct(_)) if !struct_result => {
+                    return Err(format!("`{name}` does not return a struct"));
+                }
+                Some(Target::Struct(_)) => {}
+                Some(_) if f.return_ty.is_none() => return Err(format!("value of the void function `{name}` used")),
+                _ => {}
             }
             let vals = self.lower_args(&name, args, &ptys)?;
             self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
@@ -3426,6 +3522,7 @@ impl<'a> Builder<'a> {
                 }
                 None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty: IntTy::INT }, csp, text),
                 Some(Target::Ptr(_)) => Err(format!("pointer result of `{name}` (not modelled)")),
+                Some(Target::Struct(_)) => Err(format!("struct result of `{name}` (not modelled)")),
             };
         }
         Err(format!("call to undefined function `{name}`"))
