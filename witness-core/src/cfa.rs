@@ -300,7 +300,9 @@ pub struct VarInfo {
     /// A front-end temporary: never visible to witness assumptions.
     pub temporary: bool,
     /// For a pointer variable: what it points to, as witness assumptions need it (`*p`,
-    /// `p[i]`, `p->f`); `None` if that is not a scalar or a struct of scalars.
+    /// `p[i]`, `p->f`); `None` if that is not a scalar or a struct of scalars. For an object
+    /// stored as bytes: its element type (an array of structs or pointers), or its own layout
+    /// (a union).
     pub pointee: Option<Pointee>,
     /// The object may not be modified (a string literal, C11 6.4.5p7): a store is undefined
     /// behaviour.
@@ -312,8 +314,9 @@ pub struct VarInfo {
 pub enum Pointee {
     /// A scalar of `size` bytes (an element of the array the pointer points into).
     Scalar { ty: ScalarTy, size: u64 },
-    /// A struct: its scalar members by access path (`in.x`), with byte offset and type.
-    Struct { members: Vec<(String, u64, ScalarTy)> },
+    /// A struct or union of `size` bytes: its scalar members by access path (`in.x`), with
+    /// byte offset and type.
+    Struct { members: Vec<(String, u64, ScalarTy)>, size: u64 },
 }
 
 /// Unary operators. Operand and result have the same type (after promotion by the front end),

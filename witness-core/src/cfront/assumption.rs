@@ -236,6 +236,33 @@ enum Place {
     },
     /// A pointer value, with what it points to if known.
     Ptr(PExpr, Option<Pointee>),
+    /// A struct or union in memory at the address, with its layout.
+    Obj(PExpr, Pointee),
+}
+
+/// The member at `path` of the struct or union at `p`.
+fn member_of(p: PExpr, layout: &Pointee, path: &str) -> R<Place> {
+    let Pointee::Struct { members, .. } = layout else {
+        return Err("member access on something that is not a struct".into());
+    };
+    let (_, off, ty) = members
+        .iter()
+        .find(|(m, _, _)| m == path)
+        .ok_or_else(|| format!("member `{path}` (not a scalar member known to the validator)"))?;
+    Ok(deref(offset(p, Expr::Const { bits: *off, ty: IntTy::LLONG }), *ty))
+}
+
+/// `b.x.y` split into the base expression `b` (not a `.` member access) and the path `x.y`.
+fn dot_path(e: &Node<Expression>) -> Option<(&Node<Expression>, String)> {
+    let Expression::Member(m) = &e.node else { return None };
+    if m.node.operator.node != MemberOperator::Direct {
+        return None;
+    }
+    let name = &m.node.identifier.node.name;
+    match dot_path(&m.node.expression) {
+        Some((b, path)) => Some((b, format!("{path}.{name}"))),
+        None => Some((&m.node.expression, name.clone())),
+    }
 }
 
 /// The object of type `ty` at `p`.
@@ -332,7 +359,16 @@ impl Lowerer<'_> {
                 CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)")),
                 CType::Void => Err(format!("`{name}` has type void")),
                 CType::Ptr => Ok(Place::Ptr(PExpr::Var { var: v }, info.pointee.clone())),
-                CType::Bytes { .. } => Err(format!("`{name}` is stored as bytes, a union or an array of structs or pointers (not supported in assumptions yet)")),
+                // An array of structs or pointers decays to a pointer to its first element; a
+                // union (it has members) is an object.
+                CType::Bytes { members, .. } => {
+                    let at = PExpr::AddrOf { var: v, offset: Box::new(Expr::int(0)) };
+                    match (&info.pointee, members.is_empty()) {
+                        (Some(p), true) => Ok(Place::Ptr(at, Some(p.clone()))),
+                        (Some(p), false) => Ok(Place::Obj(at, p.clone())),
+                        (None, _) => Err(format!("`{name}` has a layout the validator does not know")),
+                    }
+                }
             };
         }
         if let Some((_, k)) = cfa.enum_constants.iter().rev().find(|(n, _)| n == name) {
@@ -362,7 +398,7 @@ impl Lowerer<'_> {
         if let Expression::BinaryOperator(b) = &e.node {
             if matches!(b.node.operator.node, BinaryOperator::Plus | BinaryOperator::Minus) {
                 let (p, pointee) = self.pointer(&b.node.lhs)?;
-                let Some(Pointee::Scalar { size, .. }) = &pointee else {
+                let Some(Pointee::Scalar { size, .. } | Pointee::Struct { size, .. }) = &pointee else {
                     return Err("arithmetic on a pointer to an unknown type in an assumption".into());
                 };
                 let mut i = conv(types::promote(self.val(&b.node.rhs)?.int("as a pointer offset")?), IntTy::LLONG);
@@ -386,22 +422,29 @@ impl Lowerer<'_> {
             Expression::Member(_) if arrow_path(e).is_some() => {
                 let Some((pe, path)) = arrow_path(e) else { return Err("member access".into()) };
                 let (p, pointee) = self.pointer(pe)?;
-                let Some(Pointee::Struct { members }) = pointee else {
+                let Some(layout) = pointee else {
                     return Err("member access through a pointer to an unknown struct in an assumption".into());
                 };
-                let (_, off, ty) = members
-                    .iter()
-                    .find(|(m, _, _)| *m == path)
-                    .ok_or_else(|| format!("member `{path}` (not a scalar member known to the validator)"))?;
-                Ok(deref(offset(p, Expr::Const { bits: *off, ty: IntTy::LLONG }), *ty))
+                member_of(p, &layout, &path)
             }
-            // A struct member is the flattened variable named by its access path (`s.in.x`).
-            Expression::Member(_) => self.resolve(&member_path(e)?),
+            // A struct member is the flattened variable named by its access path (`s.in.x`);
+            // otherwise a member of a struct or union in memory (`a[i].x`, `u.i`).
+            Expression::Member(_) => match member_path(e).and_then(|p| self.resolve(&p)) {
+                Ok(place) => Ok(place),
+                Err(m) => {
+                    let Some((base, path)) = dot_path(e) else { return Err(m) };
+                    match self.place(base) {
+                        Ok(Place::Obj(p, layout)) => member_of(p, &layout, &path),
+                        _ => Err(m),
+                    }
+                }
+            },
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
                 let (p, pointee) = self.pointer(&u.node.operand)?;
                 match pointee {
                     Some(Pointee::Scalar { ty, .. }) => Ok(deref(p, ty)),
-                    _ => Err("dereference of a pointer to an unknown type in an assumption".into()),
+                    Some(layout) => Ok(Place::Obj(p, layout)),
+                    None => Err("dereference of a pointer to an unknown type in an assumption".into()),
                 }
             }
             Expression::BinaryOperator(b)
@@ -409,12 +452,17 @@ impl Lowerer<'_> {
                     && matches!(self.place(&b.node.lhs), Ok(Place::Ptr(..))) =>
             {
                 let (p, pointee) = self.pointer(&b.node.lhs)?;
-                let Some(Pointee::Scalar { ty, size }) = pointee else {
-                    return Err("indexing a pointer to an unknown type in an assumption".into());
+                let size = match &pointee {
+                    Some(Pointee::Scalar { size, .. } | Pointee::Struct { size, .. }) => *size,
+                    None => return Err("indexing a pointer to an unknown type in an assumption".into()),
                 };
                 let i = conv(types::promote(self.val(&b.node.rhs)?.int("as an index")?), IntTy::LLONG);
                 let k = types::binary(BinOp::Mul, i, Expr::Const { bits: size, ty: IntTy::LLONG });
-                Ok(deref(offset(p, k), ty))
+                match pointee {
+                    Some(Pointee::Scalar { ty, .. }) => Ok(deref(offset(p, k), ty)),
+                    Some(layout) => Ok(Place::Obj(offset(p, k), layout)),
+                    None => Err("indexing a pointer to an unknown type in an assumption".into()),
+                }
             }
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
                 let Place::Arr { var, elem, mut rest, acc, len } = self.place(&b.node.lhs)? else {
@@ -477,6 +525,7 @@ impl Lowerer<'_> {
                 Place::Val(v) => Ok(v),
                 Place::Arr { .. } => Err("array used as a value (not supported yet)".into()),
                 Place::Ptr(..) => Err("pointer used as a number in an assumption".into()),
+                Place::Obj(..) => Err("struct used as a number in an assumption".into()),
             },
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => types::integer_constant(i, self.cfa.data_model).map(Val::I),
@@ -522,6 +571,7 @@ impl Lowerer<'_> {
                         Place::Val(v) => Ok(v),
                         Place::Arr { .. } => Err("sub-array used as a value (not supported yet)".into()),
                         Place::Ptr(..) => Err("pointer used as a number in an assumption".into()),
+                        Place::Obj(..) => Err("struct used as a number in an assumption".into()),
                     };
                 }
                 // `p == q`, `p != 0`: pointer comparison (0 is the null pointer constant).

@@ -537,8 +537,10 @@ impl<'a> Builder<'a> {
             }
             _ => ty.to_ctype(self.dm),
         };
-        let pointee = match ty {
-            Ty::Pointer(t) => self.pointee(t),
+        let pointee = match (ty, &cty) {
+            (Ty::Pointer(t), _) => self.pointee(t),
+            (Ty::Array(t, _), CType::Bytes { .. }) => self.pointee(t),
+            (Ty::Struct(_), CType::Bytes { .. }) => self.pointee_struct(ty),
             _ => None,
         };
         self.cfa.vars.push(VarInfo {
@@ -560,13 +562,16 @@ impl<'a> Builder<'a> {
                 let ty = Self::scalar_ty(t, self.dm)?;
                 Some(Pointee::Scalar { ty, size: self.structs.layout(t, self.dm)?.0 })
             }
-            Ty::Struct(k) if k.starts_with("struct ") => {
-                let mut members = Vec::new();
-                self.scalar_members(t, "", 0, 0, &mut members);
-                Some(Pointee::Struct { members })
-            }
+            Ty::Struct(k) if k.starts_with("struct ") => self.pointee_struct(t),
             _ => None,
         }
+    }
+
+    /// The layout of a struct or union type, by scalar member.
+    fn pointee_struct(&self, t: &Ty) -> Option<Pointee> {
+        let mut members = Vec::new();
+        self.scalar_members(t, "", 0, 0, &mut members);
+        Some(Pointee::Struct { members, size: self.structs.layout(t, self.dm)?.0 })
     }
 
     fn scalar_ty(t: &Ty, dm: DataModel) -> Option<ScalarTy> {
@@ -589,9 +594,7 @@ impl<'a> Builder<'a> {
             let Some((off, fty)) = self.structs.member(t, &f.name, self.dm) else { continue };
             let path = if prefix.is_empty() { f.name.clone() } else { format!("{prefix}.{}", f.name) };
             match &fty {
-                Ty::Struct(k) if k.starts_with("struct ") => {
-                    self.scalar_members(&fty, &path, base + off, depth + 1, out)
-                }
+                Ty::Struct(_) => self.scalar_members(&fty, &path, base + off, depth + 1, out),
                 _ => {
                     if let Some(st) = Self::scalar_ty(&fty, self.dm) {
                         out.push((path, base + off, st));

@@ -1118,3 +1118,23 @@ fn assumptions_over_pointers() {
     assert!(one("p + 1 == 0").is_ok());
     assert!(one("n->w == 0").unwrap_err().contains("member `w`"));
 }
+
+#[test]
+fn assumptions_over_byte_objects() {
+    let src = "struct pt { int x; short y; }; union u { int i; char c; };\n\
+               int main() { struct pt a[3]; union u v; struct pt *p = a; return 0; }";
+    let cfa = build_dm(src, DataModel::Ilp32);
+    let sc = scope_at(&cfa, src, "return 0");
+    let one = |t: &str| {
+        let mut v = lower_assumption(&cfa, t, &sc);
+        assert_eq!(v.len(), 1, "{t}");
+        v.remove(0)
+    };
+    // `a[2].y` is 2 * 8 + 4 bytes into `a`.
+    let e = format!("{:?}", one("a[2].y == 1").expect("array of structs"));
+    assert!(e.contains("Deref") && e.contains("bits: 8") && e.contains("bits: 4"), "{e}");
+    assert!(one("v.i == 7").is_ok() && one("v.c == 7").is_ok());
+    assert!(one("(*p).x == 1").is_ok() && one("(p + 1)->y == 1").is_ok() && one("p[1].x == 0").is_ok());
+    assert!(one("a[0].z == 1").unwrap_err().contains("member `z`"));
+    assert!(one("a[0] == 1").is_err());
+}
