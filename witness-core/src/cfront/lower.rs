@@ -1175,8 +1175,14 @@ impl<'a> Builder<'a> {
     fn pure<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
         let old = self.pure_mode;
         self.pure_mode = true;
-        let s = self.snap();
+        let mut s = self.snap();
         let r = f(self);
+        if r.is_ok() {
+            // The only variables a pure expression makes are string literal objects, which
+            // its value refers to: they stay.
+            s.vars = self.cfa.vars.len();
+            s.global_inits = self.cfa.global_inits.len();
+        }
         self.rollback(&s);
         self.pure_mode = old;
         r
