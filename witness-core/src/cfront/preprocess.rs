@@ -297,6 +297,9 @@ fn run_gcc(path: &Path, text: &str, m32: bool) -> Result<String, GccError> {
     if m32 {
         cmd.arg("-m32");
     }
+    // glibc's 32-bit <stddef.h> declares a `__float128` member in `max_align_t`, a type lang-c
+    // does not parse: read it as `long double` (not modelled either, so a use stays unknown).
+    cmd.arg("-D__float128=long double");
     if let Some(dir) = path.parent() {
         if !dir.as_os_str().is_empty() {
             cmd.arg("-iquote").arg(dir);
