@@ -1784,6 +1784,17 @@ impl<'a> Builder<'a> {
                 _ => None,
             },
             Initializer::List(items) => {
+                // Structs with elided braces take a number of items that depends on their
+                // members: the length is not inferred (the array stays unsupported).
+                let braced = items.iter().all(|i| matches!(i.node.initializer.node, Initializer::List(_)));
+                if !braced
+                    && !matches!(
+                        elem.to_ctype(self.dm),
+                        CType::Int(_) | CType::Float(_) | CType::Ptr | CType::Array { .. } | CType::FloatArray { .. }
+                    )
+                {
+                    return None;
+                }
                 let sub = elem.to_ctype(self.dm).element_count().max(1);
                 let mut pos: u64 = 0;
                 let mut max: u64 = 0;
@@ -1882,83 +1893,22 @@ impl<'a> Builder<'a> {
 
     /// The scalars of an initializer of an object of type `ty` stored as bytes at offset
     /// `base`, with their byte offsets (C11 6.7.9: positional and one-level designated
-    /// elements and members; a union's first or designated member). Brace elision, bit-fields
-    /// and struct or union values are not supported yet.
+    /// elements and members, a union's first or designated member, and brace elision, p20).
+    /// Bit-fields and struct or union values are not supported yet.
     fn bytes_init(&mut self, ty: &Ty, init: &Initializer, base: u64, out: &mut Vec<(u64, Rvalue)>) -> R<()> {
-        let single = |it: &Node<InitializerListItem>| -> R<()> {
-            if it.node.designation.len() > 1 {
-                return Err("nested designators in an initializer (not supported yet)".into());
-            }
-            Ok(())
-        };
-        match ty {
-            Ty::Array(elem, Some(n)) => {
-                let Initializer::List(items) = init else {
-                    return Err("array initialized from an expression (not supported)".into());
-                };
-                let (es, _) = self.structs.layout(elem, self.dm).ok_or("array element of unknown size")?;
-                let mut pos = 0u64;
-                for it in items {
-                    single(it)?;
-                    if let Some(d) = it.node.designation.first() {
-                        let Designator::Index(e) = &d.node else {
-                            return Err("member designator in an array initializer".into());
-                        };
-                        let i = self.const_eval(e)?;
-                        if i < 0 || i as u64 >= *n {
-                            return Err("array designator out of bounds".into());
-                        }
-                        pos = i as u64;
-                    }
-                    if pos >= *n {
-                        return Err("excess elements in an array initializer".into());
-                    }
-                    self.bytes_init(elem, &it.node.initializer.node, base + pos * es, out)?;
-                    pos += 1;
+        match init {
+            Initializer::List(items) => {
+                let mut pos = 0;
+                self.bytes_fill(ty, items, &mut pos, base, out, true)?;
+                if pos < items.len() {
+                    return Err("excess elements in an initializer".into());
                 }
                 Ok(())
             }
-            Ty::Struct(key) => {
-                let Initializer::List(items) = init else {
-                    return Err("struct or union initialized from an expression (not supported yet)".into());
-                };
-                let fields: Vec<Field> = self
-                    .structs
-                    .fields(ty)
-                    .ok_or_else(|| format!("initializer of {}", ty.describe(self.dm)))?
-                    .iter()
-                    .filter(|f| !f.name.is_empty())
-                    .cloned()
-                    .collect();
-                if key.starts_with("union ") && items.len() > 1 {
-                    return Err("union initializer with more than one value".into());
-                }
-                let mut pos = 0usize;
-                for it in items {
-                    single(it)?;
-                    if let Some(d) = it.node.designation.first() {
-                        let Designator::Member(m) = &d.node else {
-                            return Err("array designator in a struct initializer".into());
-                        };
-                        pos = fields
-                            .iter()
-                            .position(|f| f.name == m.node.name)
-                            .ok_or_else(|| format!("no member `{}` in {}", m.node.name, ty.describe(self.dm)))?;
-                    }
-                    let f = fields.get(pos).ok_or("excess elements in a struct initializer")?;
-                    if f.bit_width.is_some() {
-                        return Err(format!("initializer of bit-field `{}` in memory (not supported yet)", f.name));
-                    }
-                    let (off, fty) = self
-                        .structs
-                        .member(ty, &f.name, self.dm)
-                        .ok_or_else(|| format!("layout of member `{}`", f.name))?;
-                    self.bytes_init(&fty, &it.node.initializer.node, base + off, out)?;
-                    pos += 1;
-                }
-                Ok(())
+            Initializer::Expression(_) if Self::is_aggregate(ty) => {
+                Err("struct, union or array initialized from an expression (not supported yet)".into())
             }
-            Ty::Int(_) | Ty::Float(_) | Ty::Pointer(_) => {
+            Initializer::Expression(_) => {
                 let v = match self.initializer(ty, init)? {
                     Init::Scalar(e) => Rvalue::Int(e),
                     Init::Float(f) => Rvalue::Float(f),
@@ -1968,8 +1918,133 @@ impl<'a> Builder<'a> {
                 out.push((base, v));
                 Ok(())
             }
+        }
+    }
+
+    fn is_aggregate(ty: &Ty) -> bool {
+        matches!(ty, Ty::Array(..) | Ty::Struct(_))
+    }
+
+    /// Fills the aggregate `ty` at `base` from `items[*pos..]`. In its own braces (`braced`)
+    /// it takes designators and every item; inside an elided brace it takes only as many items
+    /// as its members need, and stops at a designator (which belongs to the enclosing list).
+    fn bytes_fill(
+        &mut self,
+        ty: &Ty,
+        items: &[Node<InitializerListItem>],
+        pos: &mut usize,
+        base: u64,
+        out: &mut Vec<(u64, Rvalue)>,
+        braced: bool,
+    ) -> R<()> {
+        fn designated(it: &Node<InitializerListItem>) -> R<Option<&Node<Designator>>> {
+            match &it.node.designation[..] {
+                [] => Ok(None),
+                [d] => Ok(Some(d)),
+                _ => Err("nested designators in an initializer (not supported yet)".into()),
+            }
+        }
+        match ty {
+            Ty::Array(elem, Some(n)) => {
+                let (es, _) = self.structs.layout(elem, self.dm).ok_or("array element of unknown size")?;
+                let mut i = 0u64;
+                while *pos < items.len() {
+                    if let Some(d) = designated(&items[*pos])? {
+                        if !braced {
+                            break;
+                        }
+                        let Designator::Index(e) = &d.node else {
+                            return Err("member designator in an array initializer".into());
+                        };
+                        let k = self.const_eval(e)?;
+                        if k < 0 || k as u64 >= *n {
+                            return Err("array designator out of bounds".into());
+                        }
+                        i = k as u64;
+                    } else if i >= *n {
+                        if braced {
+                            return Err("excess elements in an array initializer".into());
+                        }
+                        break;
+                    }
+                    self.bytes_member(elem, items, pos, base + i * es, out)?;
+                    i += 1;
+                }
+                Ok(())
+            }
+            Ty::Struct(key) => {
+                let fields: Vec<Field> = self
+                    .structs
+                    .fields(ty)
+                    .ok_or_else(|| format!("initializer of {}", ty.describe(self.dm)))?
+                    .iter()
+                    .filter(|f| !f.name.is_empty())
+                    .cloned()
+                    .collect();
+                let union = key.starts_with("union ");
+                let mut k = 0usize;
+                let mut done = 0usize;
+                while *pos < items.len() {
+                    if let Some(d) = designated(&items[*pos])? {
+                        if !braced {
+                            break;
+                        }
+                        let Designator::Member(m) = &d.node else {
+                            return Err("array designator in a struct initializer".into());
+                        };
+                        k = fields
+                            .iter()
+                            .position(|f| f.name == m.node.name)
+                            .ok_or_else(|| format!("no member `{}` in {}", m.node.name, ty.describe(self.dm)))?;
+                    } else if k >= fields.len() || (union && done > 0) {
+                        if braced {
+                            return Err("excess elements in a struct or union initializer".into());
+                        }
+                        break;
+                    }
+                    if union && done > 0 {
+                        return Err("union initializer with more than one value".into());
+                    }
+                    let f = &fields[k];
+                    if f.bit_width.is_some() {
+                        return Err(format!("initializer of bit-field `{}` in memory (not supported yet)", f.name));
+                    }
+                    let (off, fty) = self
+                        .structs
+                        .member(ty, &f.name, self.dm)
+                        .ok_or_else(|| format!("layout of member `{}`", f.name))?;
+                    self.bytes_member(&fty, items, pos, base + off, out)?;
+                    k += 1;
+                    done += 1;
+                }
+                Ok(())
+            }
             _ => Err(format!("initializer of {} in memory (not supported yet)", ty.describe(self.dm))),
         }
+    }
+
+    /// Initializes one element or member of type `t` from `items[*pos]`: a braced list or a
+    /// scalar takes one item; an aggregate without braces takes as many as it needs.
+    fn bytes_member(
+        &mut self,
+        t: &Ty,
+        items: &[Node<InitializerListItem>],
+        pos: &mut usize,
+        base: u64,
+        out: &mut Vec<(u64, Rvalue)>,
+    ) -> R<()> {
+        let init = &items[*pos].node.initializer.node;
+        if matches!(init, Initializer::Expression(_)) && Self::is_aggregate(t) {
+            let before = *pos;
+            self.bytes_fill(t, items, pos, base, out, false)?;
+            if *pos == before {
+                return Err("initializer of an aggregate member (not supported yet)".into());
+            }
+            return Ok(());
+        }
+        self.bytes_init(t, init, base, out)?;
+        *pos += 1;
+        Ok(())
     }
 
     fn fill(
