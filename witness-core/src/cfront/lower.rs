@@ -2034,6 +2034,22 @@ impl<'a> Builder<'a> {
         out: &mut Vec<(u64, Rvalue)>,
     ) -> R<()> {
         let init = &items[*pos].node.initializer.node;
+        // A `char` array member from a string literal: its bytes, then zeros (C11 6.7.9p14).
+        if let (Initializer::Expression(e), Ty::Array(c, Some(n))) = (init, t) {
+            if let (Expression::StringLiteral(lit), Ty::Int(ct)) = (&e.node, &**c) {
+                if ct.bits == 8 {
+                    let bytes = string_bytes(&lit.node)?;
+                    if bytes.len() as u64 > *n {
+                        return Err("string literal longer than its array".into());
+                    }
+                    for (i, b) in bytes.iter().enumerate() {
+                        out.push((base + i as u64, Rvalue::Int(Expr::Const { bits: *b as u64 & ct.mask(), ty: *ct })));
+                    }
+                    *pos += 1;
+                    return Ok(());
+                }
+            }
+        }
         if matches!(init, Initializer::Expression(_)) && Self::is_aggregate(t) {
             let before = *pos;
             self.bytes_fill(t, items, pos, base, out, false)?;

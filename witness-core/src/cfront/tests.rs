@@ -1105,6 +1105,11 @@ fn initializers_of_byte_objects_are_scalars_at_offsets() {
     assert!(d.iter().any(|d| d.contains("excess elements")), "{d:?}");
     let d = init("struct pt { int x; int y; }; int main() { struct pt a[2] = {[1].x = 3}; return 0; }");
     assert!(d.iter().any(|d| d.contains("nested designators")), "{d:?}");
+    // A `char` array member from a string literal, braced or not.
+    let d = init("struct s { char n[4]; int v; }; int main() { struct s a[2] = {{\"ab\", 1}, \"c\", 2}; return 0; }");
+    assert!(d.iter().any(|d| d.starts_with("a = bytes{0:97") && d.contains("1:98") && d.contains("8:99")), "{d:?}");
+    let d = init("struct s { char n[2]; }; int main() { struct s a[1] = {{\"abc\"}}; return 0; }");
+    assert!(d.iter().any(|d| d.contains("longer than its array")), "{d:?}");
 }
 
 #[test]
