@@ -208,7 +208,7 @@ struct Explorer<'a> {
     /// Witness states from which a violation state is reachable, with BFS distance.
     distance: HashMap<NodeIndex, u32>,
     /// Program locations from which an error call is reachable.
-    reach: ErrorReach,
+    reach: &'a ErrorReach,
     /// Lowered assumptions per (transition, scope function, offset).
     assumption_cache: HashMap<AssumptionKey, LoweredAssumption>,
     warnings: Vec<String>,
@@ -222,9 +222,20 @@ struct Explorer<'a> {
 
 /// Explores the product and returns the verdict.
 pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &ExploreOptions) -> Outcome {
+    explore_with(cfa, witness, anchors, opts, &ErrorReach::new(cfa))
+}
+
+/// [`explore`] with the program's error reachability computed once for all its runs.
+fn explore_with(
+    cfa: &Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    reach: &ErrorReach,
+) -> Outcome {
     // No run of the program calls an error function (or does anything that might hide one):
     // true, whatever the witness says.
-    if !ErrorReach::new(cfa).may_reach(cfa.start, std::iter::empty()) {
+    if !reach.may_reach(cfa.start, std::iter::empty()) {
         return Outcome {
             verdict: Verdict::Rejected,
             reason: "the program has no reachable call of an error function: no run violates the property, whatever \
@@ -240,7 +251,7 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &
     // violation: no run can pass them, unless the lines are off by a constant.
     if let Some(cut) = past_end_cut(cfa, witness) {
         if let Some(k) = unique_line_shift(cfa, witness) {
-            return explore_shifted(cfa, witness, anchors, opts, k, &cut);
+            return explore_shifted(cfa, witness, anchors, opts, reach, k, &cut);
         }
         return Outcome {
             verdict: Verdict::Rejected,
@@ -251,7 +262,7 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &
             unspecified_read: false,
         };
     }
-    let mut outcome = explore_once(cfa, witness, anchors, opts);
+    let mut outcome = explore_once(cfa, witness, anchors, opts, reach);
     if matches!(outcome.verdict, Verdict::Rejected) {
         let doubt = if outcome.unspecified_read {
             // Decision 37: C leaves these bytes unspecified and producers model them
@@ -266,7 +277,7 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &
             // Decision 38: the witness needs steps on lines without a statement. Written for a
             // text with a few lines more or less, it fits this one after a constant shift.
             if let Some(k) = unique_line_shift(cfa, witness) {
-                let mut shifted = explore_shifted(cfa, witness, anchors, opts, k, &unmatched);
+                let mut shifted = explore_shifted(cfa, witness, anchors, opts, reach, k, &unmatched);
                 shifted.states += outcome.states;
                 shifted.solver_calls += outcome.solver_calls;
                 if !matches!(shifted.verdict, Verdict::Rejected) {
@@ -296,7 +307,7 @@ pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &
         // no allowed path reaches the error, make sure that holds under the most permissive
         // reading too. If that reading reaches the error, the witness is ambiguous: unknown.
         let permissive = ExploreOptions { permissive: true, target: opts.target.clone(), ..*opts };
-        let second = explore_once(cfa, witness, anchors, &permissive);
+        let second = explore_once(cfa, witness, anchors, &permissive, reach);
         outcome.states += second.states;
         outcome.solver_calls += second.solver_calls;
         match second.verdict {
@@ -329,10 +340,11 @@ fn explore_shifted(
     witness: &WitnessAutomaton,
     anchors: &Anchors,
     opts: &ExploreOptions,
+    reach: &ErrorReach,
     k: i64,
     why: &str,
 ) -> Outcome {
-    let mut shifted = explore(cfa, &shift_lines(witness, k), anchors, opts);
+    let mut shifted = explore_with(cfa, &shift_lines(witness, k), anchors, opts, reach);
     shifted.warnings.insert(
         0,
         format!(
@@ -343,7 +355,13 @@ fn explore_shifted(
     shifted
 }
 
-fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &ExploreOptions) -> Outcome {
+fn explore_once(
+    cfa: &Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    reach: &ErrorReach,
+) -> Outcome {
     let mut ex = Explorer {
         cfa,
         witness,
@@ -360,7 +378,7 @@ fn explore_once(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: 
         use_offsets: false,
         offset_shift: 0,
         distance: violation_distance(witness),
-        reach: ErrorReach::new(cfa),
+        reach,
         assumption_cache: HashMap::new(),
         warnings: Vec::new(),
         warned: HashSet::new(),

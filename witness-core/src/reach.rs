@@ -90,11 +90,6 @@ impl ErrorReach {
         }
         false
     }
-
-    /// Can function `f` reach an error call once entered?
-    pub fn function(&self, cfa: &Cfa, f: FuncId) -> bool {
-        self.inside[cfa.function(f).entry.index()]
-    }
 }
 
 #[cfg(test)]
@@ -131,7 +126,8 @@ mod tests {
         let ret = at(&cfa, "return x");
         assert!(!r.may_reach(ret, std::iter::empty()));
         assert!(!r.may_reach(ret, std::iter::once(at(&cfa, "int b = 2"))));
-        assert!(r.function(&cfa, cfa.function_by_name("f").unwrap()));
+        let f = cfa.function_by_name("f").expect("f");
+        assert!(r.may_reach(cfa.function(f).entry, std::iter::empty()));
     }
 
     #[test]

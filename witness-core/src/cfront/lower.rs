@@ -529,12 +529,10 @@ impl<'a> Builder<'a> {
             }
             // Arrays of structs, unions or pointers live in memory as bytes too: every access is
             // a typed load or store at its byte offset.
-            Ty::Array(..) if matches!(ty.to_ctype(self.dm), CType::Unsupported(_)) && Self::bytes_array(ty) => {
-                match self.structs.layout(ty, self.dm) {
-                    Some((size, _)) if size > 0 => CType::Bytes { size, members: Vec::new() },
-                    _ => CType::Unsupported(ty.describe(self.dm)),
-                }
-            }
+            _ if Self::bytes_array(ty) => match self.structs.layout(ty, self.dm) {
+                Some((size, _)) if size > 0 => CType::Bytes { size, members: Vec::new() },
+                _ => CType::Unsupported(ty.describe(self.dm)),
+            },
             _ => ty.to_ctype(self.dm),
         };
         let pointee = match (ty, &cty) {
@@ -606,6 +604,9 @@ impl<'a> Builder<'a> {
 
     /// A fixed-size array (of any dimensions) whose elements are structs, unions or pointers.
     fn bytes_array(ty: &Ty) -> bool {
+        if !matches!(ty, Ty::Array(..)) {
+            return false;
+        }
         let mut t = ty;
         while let Ty::Array(inner, n) = t {
             if n.is_none() {
@@ -1022,15 +1023,9 @@ impl<'a> Builder<'a> {
             if p != sp_ || ty != sty {
                 return Err("struct copy between differently defined struct types (not supported)".into());
             }
-            writes.push(match ty.to_ctype(self.dm) {
-                CType::Int(t) => {
-                    Write::Int { lhs: Lvalue::Var { var: dvar, ty: t }, rhs: Expr::Var { var: svar, ty: t } }
-                }
-                CType::Float(fty) => {
-                    Write::Float { lhs: FLvalue::Var { var: dvar, fty }, rhs: FExpr::Var { var: svar, fty } }
-                }
-                CType::Ptr => Write::Ptr { lhs: PLvalue::Var(dvar), rhs: PExpr::Var { var: svar } },
-                CType::Array { .. } | CType::FloatArray { .. } => Write::Array { dst: dvar, src: svar },
+            writes.push(match (Self::scalar_ty(&ty, self.dm), ty.to_ctype(self.dm)) {
+                (Some(st), _) => write_var(dvar, leaf_value(svar, st)),
+                (None, CType::Array { .. } | CType::FloatArray { .. }) => Write::Array { dst: dvar, src: svar },
                 _ => return Err(format!("copy of a struct with member `{p}` of type {}", ty.describe(self.dm))),
             });
         }
@@ -1117,13 +1112,10 @@ impl<'a> Builder<'a> {
     fn leaves_from_memory(&self, dst: Vec<(String, VarId, Ty)>, src: &PExpr, ty: &Ty) -> R<Vec<Write>> {
         let mut writes = Vec::new();
         for (path, var, lty) in dst {
-            let ptr = Box::new(self.leaf_address(src, ty, &path)?);
-            writes.push(match lty.to_ctype(self.dm) {
-                CType::Int(t) => Write::Int { lhs: Lvalue::Var { var, ty: t }, rhs: Expr::Deref { ptr, ty: t } },
-                CType::Float(fty) => Write::Float { lhs: FLvalue::Var { var, fty }, rhs: FExpr::Deref { ptr, fty } },
-                CType::Ptr => Write::Ptr { lhs: PLvalue::Var(var), rhs: PExpr::Load { ptr } },
-                _ => return Err(format!("copy of member `{path}` of type {} from memory", lty.describe(self.dm))),
-            });
+            let Some(st) = Self::scalar_ty(&lty, self.dm) else {
+                return Err(format!("copy of member `{path}` of type {} from memory", lty.describe(self.dm)));
+            };
+            writes.push(write_var(var, load_value(self.leaf_address(src, ty, &path)?, st)));
         }
         Ok(writes)
     }
@@ -1133,13 +1125,10 @@ impl<'a> Builder<'a> {
     fn leaves_into_memory(&self, dst: &PExpr, ty: &Ty, src: Vec<(String, VarId, Ty)>) -> R<Vec<Write>> {
         let mut writes = Vec::new();
         for (path, var, lty) in src {
-            let ptr = self.leaf_address(dst, ty, &path)?;
-            writes.push(match lty.to_ctype(self.dm) {
-                CType::Int(t) => Write::Int { lhs: Lvalue::Deref { ptr, ty: t }, rhs: Expr::Var { var, ty: t } },
-                CType::Float(fty) => Write::Float { lhs: FLvalue::Deref { ptr, fty }, rhs: FExpr::Var { var, fty } },
-                CType::Ptr => Write::Ptr { lhs: PLvalue::Deref(ptr), rhs: PExpr::Var { var } },
-                _ => return Err(format!("copy of member `{path}` of type {} into memory", lty.describe(self.dm))),
-            });
+            let Some(st) = Self::scalar_ty(&lty, self.dm) else {
+                return Err(format!("copy of member `{path}` of type {} into memory", lty.describe(self.dm)));
+            };
+            writes.push(write_at(self.leaf_address(dst, ty, &path)?, leaf_value(var, st)));
         }
         Ok(writes)
     }
@@ -1822,11 +1811,7 @@ impl<'a> Builder<'a> {
 
     /// Lowers an initializer for a variable of type `ty`.
     fn initializer(&mut self, ty: &Ty, init: &Initializer) -> R<Init> {
-        if (matches!(ty, Ty::Struct(k) if k.starts_with("union ")))
-            || (matches!(ty, Ty::Array(..))
-                && matches!(ty.to_ctype(self.dm), CType::Unsupported(_))
-                && Self::bytes_array(ty))
-        {
+        if matches!(ty, Ty::Struct(k) if k.starts_with("union ")) || Self::bytes_array(ty) {
             let mut out = Vec::new();
             self.bytes_init(ty, init, 0, &mut out)?;
             return Ok(Init::Bytes(out));
@@ -3695,6 +3680,43 @@ fn collect_cases<'b>(s: &'b Node<Statement>, out: &mut Vec<&'b Node<LabeledState
         Statement::DoWhile(w) => collect_cases(&w.node.statement, out),
         Statement::For(f) => collect_cases(&f.node.statement, out),
         _ => {}
+    }
+}
+
+/// The value of a scalar variable of type `st`.
+fn leaf_value(var: VarId, st: ScalarTy) -> Rvalue {
+    match st {
+        ScalarTy::Int(ty) => Rvalue::Int(Expr::Var { var, ty }),
+        ScalarTy::Float(fty) => Rvalue::Float(FExpr::Var { var, fty }),
+        ScalarTy::Ptr => Rvalue::Ptr(PExpr::Var { var }),
+    }
+}
+
+/// The scalar of type `st` stored at `ptr`.
+fn load_value(ptr: PExpr, st: ScalarTy) -> Rvalue {
+    let ptr = Box::new(ptr);
+    match st {
+        ScalarTy::Int(ty) => Rvalue::Int(Expr::Deref { ptr, ty }),
+        ScalarTy::Float(fty) => Rvalue::Float(FExpr::Deref { ptr, fty }),
+        ScalarTy::Ptr => Rvalue::Ptr(PExpr::Load { ptr }),
+    }
+}
+
+/// The write of `rhs` into the variable `var` (of `rhs`'s type).
+fn write_var(var: VarId, rhs: Rvalue) -> Write {
+    match rhs {
+        Rvalue::Int(rhs) => Write::Int { lhs: Lvalue::Var { var, ty: rhs.ty() }, rhs },
+        Rvalue::Float(rhs) => Write::Float { lhs: FLvalue::Var { var, fty: rhs.fty() }, rhs },
+        Rvalue::Ptr(rhs) => Write::Ptr { lhs: PLvalue::Var(var), rhs },
+    }
+}
+
+/// The write of `rhs` at `ptr` (as `rhs`'s type).
+fn write_at(ptr: PExpr, rhs: Rvalue) -> Write {
+    match rhs {
+        Rvalue::Int(rhs) => Write::Int { lhs: Lvalue::Deref { ptr, ty: rhs.ty() }, rhs },
+        Rvalue::Float(rhs) => Write::Float { lhs: FLvalue::Deref { ptr, fty: rhs.fty() }, rhs },
+        Rvalue::Ptr(rhs) => Write::Ptr { lhs: PLvalue::Deref(ptr), rhs },
     }
 }
 

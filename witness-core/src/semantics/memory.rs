@@ -1044,11 +1044,13 @@ impl DataState {
             if i > MAX_BLOCK {
                 return Err(EvalError::Unsupported("a string longer than the largest modelled object".into()));
             }
+            let before = defined.len();
             let AnyValue::Int(v) = self.load(cfa, &byte_at(p, i, defined), ScalarTy::Int(IntTy::UCHAR), defined)?
             else {
                 return Err(EvalError::Unsupported("a string byte of another type".into()));
             };
-            if defined.iter().any(|d| matches!(d.holds, Truth::Known(false))) {
+            // Only this byte's checks: reading on past an access outside the object is pointless.
+            if defined[before..].iter().any(|d| matches!(d.holds, Truth::Known(false))) {
                 break;
             }
             let Some(b) = v.known() else {

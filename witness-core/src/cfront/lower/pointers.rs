@@ -540,11 +540,7 @@ impl<'a> Builder<'a> {
             let src = self.leaves_under(sv, &spath);
             for (path, lty) in &leaves {
                 let (_, var, _) = src.iter().find(|(p, _, _)| p == path).ok_or_else(unsupported)?;
-                out.push(match Self::scalar_ty(lty, self.dm).ok_or_else(unsupported)? {
-                    ScalarTy::Int(ty) => Rvalue::Int(Expr::Var { var: *var, ty }),
-                    ScalarTy::Float(fty) => Rvalue::Float(FExpr::Var { var: *var, fty }),
-                    ScalarTy::Ptr => Rvalue::Ptr(PExpr::Var { var: *var }),
-                });
+                out.push(leaf_value(*var, Self::scalar_ty(lty, self.dm).ok_or_else(unsupported)?));
             }
             return Ok(out);
         }
@@ -553,12 +549,8 @@ impl<'a> Builder<'a> {
             return Err(format!("call to `{name}` with a struct argument of another type"));
         }
         for (path, lty) in &leaves {
-            let ptr = Box::new(self.leaf_address(&p, t, path)?);
-            out.push(match Self::scalar_ty(lty, self.dm).ok_or_else(unsupported)? {
-                ScalarTy::Int(ty) => Rvalue::Int(Expr::Deref { ptr, ty }),
-                ScalarTy::Float(fty) => Rvalue::Float(FExpr::Deref { ptr, fty }),
-                ScalarTy::Ptr => Rvalue::Ptr(PExpr::Load { ptr }),
-            });
+            let st = Self::scalar_ty(lty, self.dm).ok_or_else(unsupported)?;
+            out.push(load_value(self.leaf_address(&p, t, path)?, st));
         }
         Ok(out)
     }
