@@ -197,27 +197,64 @@ fn member_path(e: &Node<Expression>) -> R<String> {
 /// meets it ends in unknown (neither dropping the conjunct nor reading it one way is safe).
 pub const AMBIGUOUS: &str = "ambiguous: ";
 
-/// A signed bit-field compared with a constant above its range that is a bit pattern of its
-/// width (`s.d == 9` for a signed 4-bit field holding -7): CPAchecker and CBMC witnesses print
-/// bit-fields' unsigned bit patterns, so the constant may mean the value or the pattern.
-fn bit_pattern_comparison(cfa: &Cfa, field: &Val, constant: &Val) -> Option<String> {
-    let (Val::I(f), Val::I(c)) = (field, constant) else { return None };
+/// A comparison of a signed bit-field with a constant above its range that is a bit pattern of
+/// its width (`s.d == 9` for the -7 in a signed 4-bit field): CPAchecker and CBMC witnesses print
+/// bit-fields' unsigned bit patterns (decision 31). The comparison is read as the union of both
+/// readings, the literal one and the pattern one, so that it can only add runs: where the literal
+/// reading is true for every value of the field (`!=`, `<`, ...), it is true; otherwise (`==`,
+/// `>`, ...) the constant is read as the pattern's signed value. `None`: not such a comparison.
+/// `Some(Err)`: such a comparison whose reading is unclear (a cast that changes the field's value,
+/// an unsigned constant): the run ends in unknown.
+fn bit_pattern_comparison(cfa: &Cfa, op: BinOp, l: &Val, r: &Val) -> Option<Result<Val, String>> {
+    if !matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+        return None;
+    }
+    let (field_left, field, constant) = match (bit_field(cfa, l), bit_field(cfa, r)) {
+        (Some(f), _) => (true, f, r),
+        (None, Some(f)) => (false, f, l),
+        (None, None) => return None,
+    };
+    let Val::I(c) = constant else { return None };
+    let (c_bits, c_ty) = types::fold(c)?;
+    let k = types::value_of(c_bits, c_ty);
+    let (ty, value_preserving, name) = field;
+    if !(k > ty.max_value() && k < (1i128 << ty.bits)) {
+        return None;
+    }
+    if !value_preserving || !c_ty.signed {
+        return Some(Err(format!(
+            "{AMBIGUOUS}`{name}` is a signed {}-bit bit-field; {k} is outside its range and may be its unsigned bit pattern",
+            ty.bits
+        )));
+    }
+    // The literal reading compares a value below `k` with `k`: its truth does not depend on the field.
+    let literal =
+        matches!((op, field_left), (BinOp::Ne, _) | (BinOp::Lt | BinOp::Le, true) | (BinOp::Gt | BinOp::Ge, false));
+    if literal {
+        return Some(Ok(Val::I(Expr::Const { bits: 1, ty: IntTy::INT })));
+    }
+    let pattern = k - (1i128 << ty.bits);
+    let pc = Val::I(Expr::Const { bits: (pattern as u64) & c_ty.mask(), ty: c_ty });
+    let (a, b) = if field_left { (l.clone(), pc) } else { (pc, r.clone()) };
+    Some(types::binary_any(op, a, b))
+}
+
+/// A signed bit-field variable under casts: its type, whether every cast keeps its value (a
+/// signed type at least as wide), and its name.
+fn bit_field(cfa: &Cfa, v: &Val) -> Option<(IntTy, bool, String)> {
+    let Val::I(f) = v else { return None };
     let mut f = f;
-    while let Expr::Cast { arg, .. } = f {
+    let mut casts = Vec::new();
+    while let Expr::Cast { arg, to } = f {
+        casts.push(*to);
         f = arg;
     }
     let Expr::Var { var, ty } = f else { return None };
     if !ty.signed || matches!(ty.bits, 8 | 16 | 32 | 64) {
         return None;
     }
-    let k = types::fold_i128(c)?;
-    (k > ty.max_value() && k < (1i128 << ty.bits)).then(|| {
-        format!(
-            "{AMBIGUOUS}`{}` is a signed {}-bit bit-field; {k} is outside its range and may be its unsigned bit pattern",
-            cfa.var(*var).name,
-            ty.bits
-        )
-    })
+    let preserving = casts.iter().all(|t| t.signed && !t.is_bool && t.bits >= ty.bits);
+    Some((*ty, preserving, cfa.var(*var).name.clone()))
 }
 
 struct Lowerer<'a> {
@@ -613,12 +650,8 @@ impl Lowerer<'_> {
                 if let Some(c) = nan_equality(op, &l, &r) {
                     return Ok(c);
                 }
-                if op.is_boolean() {
-                    if let Some(m) =
-                        bit_pattern_comparison(self.cfa, &l, &r).or_else(|| bit_pattern_comparison(self.cfa, &r, &l))
-                    {
-                        return Err(m);
-                    }
+                if let Some(read) = bit_pattern_comparison(self.cfa, op, &l, &r) {
+                    return read;
                 }
                 types::binary_any(op, l, r)
             }
