@@ -330,6 +330,36 @@ fn minimal_example_is_confirmed_in_human_output() {
 }
 
 #[test]
+fn global_declaration_steps_open_the_trace() {
+    // Decision 46: the trace shows the global declarations the witness passed, at file scope.
+    let dir = graphml_cases_dir().join("global-declarations-confirm");
+    let out = run(&[
+        "validate".as_ref(),
+        "--json".as_ref(),
+        "--data-model".as_ref(),
+        "ILP32".as_ref(),
+        "--property".as_ref(),
+        dir.join("unreach-call.prp").as_os_str(),
+        "--witness".as_ref(),
+        dir.join("witness.graphml").as_os_str(),
+        dir.join("program.c").as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let steps: Vec<(u64, String)> = json["trace"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .take(5)
+                .map(|s| (s["line"].as_u64().unwrap_or(0), s["function"].as_str().unwrap_or("").to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let scope = |l: u64| (l, "(file scope)".to_string());
+    assert_eq!(steps, vec![scope(3), scope(4), scope(6), scope(7), (8, "main".to_string())], "{}", describe(&out));
+}
+
+#[test]
 fn position_helper_recognises_line_col() {
     assert!(names_file_with_position("/x/y/witness.graphml:60:3: malformed XML", "witness.graphml"));
     assert!(!names_file_with_position("/x/y/witness.graphml: not a witness", "witness.graphml"));

@@ -731,6 +731,11 @@ pub enum EdgeOp {
     Blank,
     /// Program start: enters `main` (observable: `enterFunction=main`).
     ProgramStart,
+    /// A file-scope declaration of a variable (one edge per declarator, spanning the whole
+    /// declaration), on the chain from [`Cfa::start`] to the `ProgramStart` edge, in file order,
+    /// as in CPAchecker's and UAutomizer's CFAs. An observable step without effect: initial
+    /// values of static storage are [`Cfa::global_inits`], set before the program starts.
+    GlobalDeclaration,
     /// Declaration of a local; without initializer its value is nondeterministic (or zero for
     /// `static`, which the front end expresses as `Init::Zero`).
     Declare {
@@ -959,7 +964,8 @@ pub struct Cfa {
     pub vars: Vec<VarInfo>,
     /// Global declarations with initializers, in source order; executed before `main`.
     pub global_inits: Vec<(VarId, Init)>,
-    /// Program start location (before `main` is entered); its single edge is `ProgramStart`.
+    /// Program start location (before `main` is entered): a chain of `GlobalDeclaration`
+    /// edges, one per file-scope variable declarator in file order, then `ProgramStart`.
     pub start: NodeIndex,
     pub main: FuncId,
     pub data_model: DataModel,

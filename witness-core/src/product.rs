@@ -118,11 +118,15 @@ struct CallSite {
     lhs: Option<Target>,
 }
 
+/// What a trace shows as the function of a step at file scope (a global declaration).
+pub const FILE_SCOPE: &str = "(file scope)";
+
 /// A step of a path, kept as a persistent list for traces.
 struct TraceNode {
     parent: Option<Rc<TraceNode>>,
     span: Option<SourceSpan>,
-    function: FuncId,
+    /// `None` for a step at file scope (a global declaration).
+    function: Option<FuncId>,
     action: String,
     witness_node: NodeIndex,
     nondet: Option<Nondet>,
@@ -1121,7 +1125,8 @@ impl<'a> Explorer<'a> {
         }
         let mut result = None;
         match &edge.op {
-            EdgeOp::Blank => {}
+            // Static storage is initialised before the program starts (`global_inits`).
+            EdgeOp::Blank | EdgeOp::GlobalDeclaration => {}
             EdgeOp::ProgramStart => {
                 if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, cfa.main, &[]) {
                     unsupported!(w)
@@ -1472,7 +1477,7 @@ impl<'a> Explorer<'a> {
             s.trace = Some(Rc::new(TraceNode {
                 parent: s.trace.take(),
                 span: info.span,
-                function: info.scope_function,
+                function: (!Self::is_global_step(info)).then_some(info.scope_function),
                 action: action.clone(),
                 witness_node: node,
                 nondet: nondet.clone(),
@@ -1656,6 +1661,10 @@ impl<'a> Explorer<'a> {
         if g.anchor.is_some() {
             return self.anchor_matches(t, info);
         }
+        // Decision 46: a global declaration is seen only by a transition that names its place.
+        if Self::is_global_step(info) && g.lines.is_none() && !(self.use_offsets && g.offsets.is_some()) {
+            return false;
+        }
         if let Some(lines) = g.lines {
             match info.span {
                 Some(s) if lines.overlaps(s.start_line as u64, s.end_line as u64) => {}
@@ -1716,6 +1725,11 @@ impl<'a> Explorer<'a> {
         true
     }
 
+    /// Is the step a file-scope declaration (before `main` is entered)?
+    fn is_global_step(info: &StepInfo) -> bool {
+        matches!(info.kind, StepKind::Edge(CfaEdge { op: EdgeOp::GlobalDeclaration, .. }))
+    }
+
     /// Exact anchors (YAML waypoints): which step passes the waypoint's location.
     fn anchor_matches(&self, t: EdgeIndex, info: &StepInfo) -> bool {
         let Some(resolved) = self.anchors.get(&t) else { return false };
@@ -1768,6 +1782,8 @@ impl<'a> Explorer<'a> {
     ) -> Vec<Result<Truth, String>> {
         let cfa = self.cfa;
         let scope_function = match &a.scope {
+            // At file scope no function's locals exist: globals only (decision 46).
+            _ if Self::is_global_step(info) => None,
             Some(name) => match cfa.function_by_name(name) {
                 Some(f) => Some(f),
                 None => {
@@ -1880,7 +1896,7 @@ impl<'a> Explorer<'a> {
             .map(|n| TraceStep {
                 file: file.clone(),
                 line: n.span.map(|s| s.start_line).unwrap_or(0),
-                function: cfa.function(n.function).name.clone(),
+                function: n.function.map_or_else(|| FILE_SCOPE.to_string(), |f| cfa.function(f).name.clone()),
                 action: n.action.clone(),
                 witness_node: self.witness.graph[n.witness_node].id.clone(),
                 nondet: n.nondet.as_ref().map(|(f, v, fty)| {

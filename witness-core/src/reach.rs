@@ -149,6 +149,20 @@ mod tests {
     }
 
     #[test]
+    fn global_declaration_steps_lead_to_main() {
+        let cfa = build("void reach_error(void); int g = 1; int h;\nint main() { if (g) reach_error(); return h; }");
+        let r = ErrorReach::new(&cfa);
+        let globals: Vec<_> =
+            cfa.graph.edge_references().filter(|e| matches!(e.weight().op, EdgeOp::GlobalDeclaration)).collect();
+        assert_eq!(globals.len(), 2);
+        assert_eq!(globals[0].source(), cfa.start);
+        assert!(globals.iter().all(|e| r.may_reach(e.source(), std::iter::empty())));
+        assert!(globals.iter().all(|e| r.may_reach(e.target(), std::iter::empty())));
+        let safe = build("void reach_error(void); int g = 1;\nint main() { return g; }");
+        assert!(!ErrorReach::new(&safe).may_reach(safe.start, std::iter::empty()));
+    }
+
+    #[test]
     fn no_error_call_at_all() {
         let cfa = build("void reach_error(void); int main() { int a = 1; return a; }");
         assert!(!ErrorReach::new(&cfa).may_reach(cfa.start, std::iter::empty()));

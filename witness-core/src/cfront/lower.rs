@@ -247,6 +247,9 @@ pub struct Builder<'a> {
     /// without `extern`, or with an initializer). The others are defined outside the program.
     globals_declared: Vec<VarId>,
     globals_defined: HashSet<VarId>,
+    /// One observable step per file-scope variable declarator, in file order: the
+    /// declaration's span and text (`EdgeOp::GlobalDeclaration`).
+    global_steps: Vec<(SourceSpan, String)>,
 }
 
 fn ident_of_declarator(d: &Declarator) -> Option<&str> {
@@ -338,6 +341,7 @@ impl<'a> Builder<'a> {
             struct_vars: HashMap::new(),
             globals_declared: Vec::new(),
             globals_defined: HashSet::new(),
+            global_steps: Vec::new(),
         }
     }
 
@@ -1349,10 +1353,26 @@ impl<'a> Builder<'a> {
         for (id, fd) in bodies {
             self.function_body(id, fd);
         }
-        // Program start.
+        // Program start: the global declarations in file order, then `main` is entered.
         let m = self.cfa.function(main);
         let (entry, span) = (m.entry, m.span);
-        let start = self.cfa.start;
+        let mut start = self.cfa.start;
+        for (decl, text) in std::mem::take(&mut self.global_steps) {
+            let next = self.cfa.graph.add_node(CfaNode::default());
+            self.cfa.graph.add_edge(
+                start,
+                next,
+                CfaEdge {
+                    op: EdgeOp::GlobalDeclaration,
+                    span: Some(decl),
+                    function: main,
+                    text,
+                    decision: None,
+                    call_paren: None,
+                },
+            );
+            start = next;
+        }
         self.cfa.graph.add_edge(
             start,
             entry,
@@ -1565,6 +1585,14 @@ impl<'a> Builder<'a> {
                 }
             }
             if global || is_extern && self.scopes.len() > 1 {
+                // Decision 45: each file-scope variable declarator is a step (declarations
+                // that `gcc -E` brought in from headers have no span in the file: none).
+                if global {
+                    if let Some(span) = self.span_of(dsp) {
+                        let text = self.text(dsp);
+                        self.global_steps.push((span, text));
+                    }
+                }
                 self.global_var(&name, ty, idecl, dsp, is_extern);
                 continue;
             }

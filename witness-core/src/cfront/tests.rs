@@ -331,8 +331,13 @@ fn basic_edges_and_spans() {
     assert_eq!(find(&cfa, |e| matches!(e.op, EdgeOp::Error { kind: ErrorKind::ReachError, .. })).len(), 1);
     let rets = find(&cfa, |e| e.text == "}");
     assert!(rets.iter().all(|e| matches!(e.op, EdgeOp::Return { value: None, .. })));
-    // Program start: span of main's header, leads into main's entry.
-    let start = cfa.graph.edges(cfa.start).next().unwrap();
+    // Program start: the global declaration `int g = 3;` (line 4), then the span of main's
+    // header, leading into main's entry.
+    let global = cfa.graph.edges(cfa.start).next().unwrap();
+    assert!(matches!(global.weight().op, EdgeOp::GlobalDeclaration));
+    assert_eq!(global.weight().text, "int g = 3;");
+    assert_eq!(span(global.weight()).0, 4);
+    let start = cfa.graph.edges(petgraph::visit::EdgeRef::target(&global)).next().unwrap();
     assert!(matches!(start.weight().op, EdgeOp::ProgramStart));
     let (_, _, o1, o2) = span(start.weight());
     assert_eq!(&src[o1..=o2], "int main()");
@@ -1162,4 +1167,61 @@ fn assumptions_over_byte_objects() {
     assert!(one("(*p).x == 1").is_ok() && one("(p + 1)->y == 1").is_ok() && one("p[1].x == 0").is_ok());
     assert!(one("a[0].z == 1").unwrap_err().contains("member `z`"));
     assert!(one("a[0] == 1").is_err());
+}
+
+/// The steps from the program start to `main`'s entry: (op, first line, text).
+fn start_chain(cfa: &Cfa) -> Vec<(String, u32, String)> {
+    let mut out = Vec::new();
+    let mut at = cfa.start;
+    while at != cfa.function(cfa.main).entry {
+        let mut next = cfa.graph.edges(at);
+        let e = next.next().expect("the start chain continues");
+        assert!(next.next().is_none(), "the start chain does not branch");
+        let w = e.weight();
+        let op = if matches!(w.op, EdgeOp::GlobalDeclaration) { "global" } else { "start" };
+        out.push((op.to_string(), w.span.map_or(0, |s| s.start_line), w.text.clone()));
+        at = petgraph::visit::EdgeRef::target(&e);
+    }
+    out
+}
+
+#[test]
+fn global_declarations_are_steps_in_file_order() {
+    // Decision 45: one step per file-scope variable declarator (with or without initializer,
+    // `extern`, arrays, structs, unions, pointers), spanning its declaration; no step for
+    // prototypes, typedefs, tag-only declarations or static locals.
+    let src = "extern void reach_error(void);\n\
+               typedef int T;\n\
+               struct P { int a; };\n\
+               int x = 5, y;\n\
+               extern int e;\n\
+               int a[2] = {1,\n  2};\n\
+               struct P p;\n\
+               union U { int i; char c; } u = {3};\n\
+               int f(int);\n\
+               int *q = &x;\n\
+               int f(int k) { static int s = 1; return k + s; }\n\
+               int main(void) { return f(x); }\n";
+    let cfa = build(src);
+    let chain = start_chain(&cfa);
+    let lines: Vec<(&str, u32)> = chain.iter().map(|(op, l, _)| (op.as_str(), *l)).collect();
+    assert_eq!(
+        lines,
+        vec![
+            ("global", 4),
+            ("global", 4),
+            ("global", 5),
+            ("global", 6),
+            ("global", 8),
+            ("global", 9),
+            ("global", 11),
+            ("start", 13)
+        ]
+    );
+    assert_eq!(chain[0].2, "int x = 5, y;");
+    assert_eq!(chain[3].2, "int a[2] = {1, 2};");
+    let a = cfa.graph.edge_weights().find(|e| e.text == "int a[2] = {1, 2};").expect("the array's step");
+    assert_eq!(span(a).1, 7, "a declaration over two lines spans both");
+    // The initial values do not move: static storage is initialised before the first step.
+    assert!(cfa.global_inits.iter().any(|(v, i)| cfa.var(*v).name == "x" && matches!(i, Init::Scalar(_))));
 }
