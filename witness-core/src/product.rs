@@ -109,6 +109,9 @@ const MAX_MEM_BYTES: u64 = 1 << 16;
 /// Maximum call depth before a path is given up as unknown (unbounded recursion).
 const MAX_CALL_DEPTH: usize = 2000;
 
+/// Longest chain of GraphML transitions one step may pass in the default reading (decision 40).
+const MAX_SPLIT_CHAIN: usize = 4;
+
 /// A call in progress.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct CallSite {
@@ -1489,15 +1492,18 @@ impl<'a> Explorer<'a> {
             return;
         }
         // One step may pass several transitions: YAML segments whose waypoints are evaluated
-        // at the same point (an event of the step, then arrival at the next statement), and
-        // in the permissive reading any chain. `frontier` holds (state, node, chain length).
+        // at the same point (an event of the step, then arrival at the next statement); in
+        // GraphML, state assertions followed by the transition they precede in a producer's
+        // finer CFA (decision 40); in the permissive reading any chain. `frontier` holds
+        // (state, node, chain length, whether the run was already pushed as ending there).
         let exact = w.exact_locations;
-        let mut frontier = vec![(next, q, 0usize)];
-        while let Some((mut cur, node, depth)) = frontier.pop() {
+        let mut frontier = vec![(next, q, 0usize, false)];
+        while let Some((mut cur, node, depth, pushed)) = frontier.pop() {
+            let split = depth > 0 && !exact;
             let candidates: Vec<EdgeIndex> = w
                 .graph
                 .edges_directed(node, Direction::Outgoing)
-                .filter(|t| depth == 0 || self.opts.permissive || (exact && Self::is_arrival(t.weight())))
+                .filter(|t| depth == 0 || self.opts.permissive || split || (exact && Self::is_arrival(t.weight())))
                 .filter(|t| self.guard_matches(t.id(), info))
                 .map(|t| t.id())
                 .collect();
@@ -1507,10 +1513,12 @@ impl<'a> Explorer<'a> {
             }
             let follows: Vec<EdgeIndex> = candidates.into_iter().filter(|t| !w.graph[*t].avoid).collect();
             if follows.is_empty() {
-                push(cur, node, out);
+                if !pushed {
+                    push(cur, node, out);
+                }
                 continue;
             }
-            let mut stay = self.opts.permissive && depth > 0;
+            let mut stay = self.opts.permissive && depth > 0 && !pushed;
             let mut live = 0usize;
             // A transition into a sink whose guard pins the step by validated offsets is a
             // deliberate "not this way" of the witness; even the permissive reading keeps it.
@@ -1544,23 +1552,41 @@ impl<'a> Explorer<'a> {
                     }
                 }
                 live += 1;
-                let chain =
-                    (self.opts.permissive || exact) && depth < 16 && !w.graph[target].violation && target != node;
-                if chain {
+                let open = !w.graph[target].violation && target != node;
+                if (self.opts.permissive || exact) && depth < 16 && open {
                     if self.opts.permissive {
                         push(s.clone(), target, out);
                     }
-                    frontier.push((s, target, depth + 1));
+                    frontier.push((s, target, depth + 1, self.opts.permissive));
+                } else if !exact && depth < MAX_SPLIT_CHAIN && open && Self::is_state_assertion(tr) {
+                    // Decision 40: the run may end here, or the step may also pass the next
+                    // transition(s) of the producer's split step.
+                    push(s.clone(), target, out);
+                    frontier.push((s, target, depth + 1, true));
                 } else {
                     push(s, target, out);
                 }
             }
             // Permissive reading: a step whose every matching transition dies (sink, failed
             // assumption, no violation reachable) may be skipped, as if it were invisible.
-            if stay || (self.opts.permissive && live == 0 && !deliberate_sink) {
+            if stay || (self.opts.permissive && live == 0 && !deliberate_sink && !pushed) {
                 push(cur, node, out);
             }
         }
+    }
+
+    /// A GraphML transition that says nothing about the kind of step it matches (no branch,
+    /// no function entry or return, no loop head): only its lines and its assumption. In a
+    /// producer's finer CFA it may be a step of its own before the one the next transition
+    /// matches (decision 40).
+    fn is_state_assertion(t: &WitnessTransition) -> bool {
+        let g = &t.guard;
+        g.control.is_none()
+            && !g.enter_loop_head
+            && g.enter_function.is_none()
+            && g.return_from_function.is_none()
+            && t.decision.is_none()
+            && !t.avoid
     }
 
     /// A transition evaluated when control arrives at a statement (YAML `assumption`).
