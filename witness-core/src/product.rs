@@ -254,6 +254,20 @@ fn explore_with(
             unspecified_read: false,
         };
     }
+    // No violation node is reachable in the witness graph: no run can be in a violation state
+    // when the error is called (decision 8), whatever the program does.
+    if !witness.graph[witness.entry].violation && !violation_distance(witness).contains_key(&witness.entry) {
+        return Outcome {
+            verdict: Verdict::Rejected,
+            reason: "no violation node of the witness is reachable from its entry node: no run allowed by the \
+                     witness can be in a violation state when the error happens"
+                .into(),
+            states: 0,
+            solver_calls: 0,
+            warnings: Vec::new(),
+            unspecified_read: false,
+        };
+    }
     // Decision 38: transitions past the end of the program that cut every path to the
     // violation: no run can pass them, unless the lines are off by a constant.
     if let Some(cut) = past_end_cut(cfa, witness) {

@@ -357,14 +357,16 @@ struct RawData {
 }
 
 struct RawNode {
-    id: String,
+    /// `None`: a `<node>` without `id` (linter E1), which no edge can name.
+    id: Option<String>,
     data: Vec<RawData>,
     pos: usize,
 }
 
 struct RawEdge {
-    source: String,
-    target: String,
+    /// `None`: an `<edge>` without `source` or `target` (linter E3).
+    source: Option<String>,
+    target: Option<String>,
     data: Vec<RawData>,
     pos: usize,
 }
@@ -642,20 +644,14 @@ impl<'a> Parser<'a> {
             }
             (Frame::Graph, "node") => {
                 let attrs = self.attributes(e, at)?;
-                let Some(id) = get(&attrs, "id") else {
-                    return Err(self.malformed(at, "<node> without the required 'id' attribute"));
-                };
+                let id = get(&attrs, "id");
                 self.nodes.push(RawNode { id, data: Vec::new(), pos: at });
                 Frame::Node(self.nodes.len() - 1)
             }
             (Frame::Graph, "edge") => {
                 let attrs = self.attributes(e, at)?;
-                let Some(source) = get(&attrs, "source") else {
-                    return Err(self.malformed(at, "<edge> without the required 'source' attribute"));
-                };
-                let Some(target) = get(&attrs, "target") else {
-                    return Err(self.malformed(at, "<edge> without the required 'target' attribute"));
-                };
+                let source = get(&attrs, "source");
+                let target = get(&attrs, "target");
                 self.edges.push(RawEdge { source, target, data: Vec::new(), pos: at });
                 Frame::Edge(self.edges.len() - 1)
             }
@@ -837,14 +833,21 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
     let mut ids: HashMap<&str, (NodeIndex, usize)> = HashMap::new();
     let mut entries: Vec<NodeIndex> = Vec::new();
     let mut any_cycle_head = false;
+    // Structural defects (linter E1, E3): a node without id, an edge without an endpoint.
+    // They are an input error unless no reading of them can matter (`tolerate_defects`).
+    let mut defects: Vec<(usize, &str)> = Vec::new();
     for node in &nodes {
-        if let Some(&(_, first)) = ids.get(node.id.as_str()) {
+        let Some(node_id) = node.id.as_deref() else {
+            defects.push((node.pos, "<node> without the required 'id' attribute"));
+            continue;
+        };
+        if let Some(&(_, first)) = ids.get(node_id) {
             return Err(ctx.malformed(
                 node.pos,
-                format!("duplicate node id '{}' (first declared at {})", node.id, ctx.pos_str(first)),
+                format!("duplicate node id '{node_id}' (first declared at {})", ctx.pos_str(first)),
             ));
         }
-        let mut state = WitnessState { id: node.id.clone(), ..Default::default() };
+        let mut state = WitnessState { id: node_id.to_string(), ..Default::default() };
         let mut invariants: Vec<&str> = Vec::new();
         let items = resolve_items(&node.data, Domain::Node, &resolve, &declared_for, &defaults, &mut warnings);
         let mut seen: HashSet<Key> = HashSet::new();
@@ -852,7 +855,7 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
             if !it.default && !matches!(it.key, Key::Invariant | Key::IgnoredNode) && !seen.insert(it.key) {
                 warnings.push(format!(
                     "node '{}': key '{}' given more than once (again at {})",
-                    node.id,
+                    node_id,
                     key_label(it.key),
                     ctx.pos_str(it.pos)
                 ));
@@ -861,7 +864,7 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
                 parse_bool(it.value).unwrap_or_else(|| {
                     warnings.push(format!(
                         "node '{}' at {}: value '{}' of boolean key '{}' is neither true nor false; read as false",
-                        node.id,
+                        node_id,
                         ctx.pos_str(it.pos),
                         it.value,
                         key_label(it.key)
@@ -889,13 +892,21 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
         if is_entry {
             entries.push(ix);
         }
-        ids.insert(node.id.as_str(), (ix, node.pos));
+        ids.insert(node_id, (ix, node.pos));
     }
 
     // ---- edges
+    // Edges with a missing endpoint: (source, target), `None` for the missing one.
+    let mut dangling: Vec<(Option<NodeIndex>, Option<NodeIndex>)> = Vec::new();
     for edge in &edges {
+        let (Some(source), Some(target)) = (edge.source.as_deref(), edge.target.as_deref()) else {
+            defects.push((edge.pos, "<edge> without the required 'source' or 'target' attribute"));
+            let end = |id: Option<&str>| id.and_then(|id| ids.get(id).map(|&(ix, _)| ix));
+            dangling.push((end(edge.source.as_deref()), end(edge.target.as_deref())));
+            continue;
+        };
         let mut endpoints = [NodeIndex::end(); 2];
-        for (slot, id) in endpoints.iter_mut().zip([edge.source.as_str(), edge.target.as_str()]) {
+        for (slot, id) in endpoints.iter_mut().zip([source, target]) {
             *slot = match ids.get(id) {
                 Some(&(ix, _)) => ix,
                 None => {
@@ -931,6 +942,10 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
         }
     }
 
+    if !defects.is_empty() {
+        tolerate_defects(ctx, &graph, entry, &defects, &dangling, &mut warnings)?;
+    }
+
     // ---- witness type
     let type_text = witness_type_text.or(legacy_type);
     metadata.witness_type = match type_text {
@@ -958,6 +973,52 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
         format: FORMAT_NAME.to_string(),
         exact_locations: false,
     })
+}
+
+/// Structural defects (a node without id, an edge without an endpoint) leave the witness's
+/// meaning open. They are tolerated, with a warning each, only if whatever they mean no
+/// violation node is reachable from the entry: a node without id is unreachable (no edge can
+/// name it), an edge without a source may leave any node reached, and one without a target may
+/// enter any node (decision 41). Then no reading can confirm, and the product rejects the witness
+/// for that reason. Otherwise the first defect is an input error.
+fn tolerate_defects(
+    ctx: Ctx<'_>,
+    graph: &DiGraph<WitnessState, WitnessTransition>,
+    entry: NodeIndex,
+    defects: &[(usize, &str)],
+    dangling: &[(Option<NodeIndex>, Option<NodeIndex>)],
+    warnings: &mut Warnings,
+) -> Result<(), InputError> {
+    let mut reached = vec![false; graph.node_count()];
+    let mut stack = vec![entry];
+    let mut anywhere = false;
+    while let Some(n) = stack.pop() {
+        if std::mem::replace(&mut reached[n.index()], true) {
+            continue;
+        }
+        stack.extend(graph.neighbors_directed(n, petgraph::Direction::Outgoing));
+        for &(source, target) in dangling {
+            if source.is_none() || source == Some(n) {
+                match target {
+                    Some(t) => stack.push(t),
+                    None => anywhere = true,
+                }
+            }
+        }
+    }
+    let violation_reached = graph.node_indices().any(|n| graph[n].violation && (anywhere || reached[n.index()]));
+    let (first_pos, first_msg) = defects[0];
+    if violation_reached {
+        return Err(ctx.malformed(first_pos, first_msg));
+    }
+    for &(pos, msg) in defects {
+        warnings.push(format!(
+            "malformed witness at {}: {msg}; ignored, because whatever it means no violation node is reachable from \
+             the entry node",
+            ctx.pos_str(pos)
+        ));
+    }
+    Ok(())
 }
 
 /// Builds the transition of one edge from its resolved data items.
@@ -1430,6 +1491,31 @@ mod tests {
         // Unescaped ampersand (fixture).
         let err = read_graphml(Path::new("f"), &fixture("unescaped-ampersand.graphml")).unwrap_err();
         assert_eq!(pos_of(&err).0, 10, "{err}");
+    }
+
+    #[test]
+    fn structural_defects_tolerated_only_when_no_violation_is_reachable() {
+        let keys =
+            r#"<key id="entry" for="node" attr.name="entry"/><key id="violation" for="node" attr.name="violation"/>"#;
+        let entry = r#"<node id="A"><data key="entry">true</data></node>"#;
+        let violation = r#"<node id="V"><data key="violation">true</data></node>"#;
+        // The violation node has no incoming edge; a node without id and an edge without
+        // source cannot change that: read, with a warning each.
+        let body = format!(r#"{entry}{violation}<node/><node id="B"/><edge target="B"/><edge source="B" target="C"/>"#);
+        let w = read(&doc(keys, &body)).unwrap();
+        assert_eq!(w.warnings.iter().filter(|m| m.starts_with("malformed witness at")).count(), 2, "{:?}", w.warnings);
+        assert_eq!(w.graph.edge_count(), 1);
+        // An edge without target may enter the violation node: an input error at its position.
+        let body = format!("{entry}{violation}\n<edge source=\"A\"/>");
+        let err = read(&doc(keys, &body)).unwrap_err();
+        assert!(err.to_string().contains("without the required 'source' or 'target'"), "{err}");
+        assert_eq!(pos_of(&err).0, 6, "{err}");
+        // An edge without source may leave the entry towards a path into the violation node.
+        let body = format!(r#"{entry}{violation}<node id="B"/><edge target="B"/><edge source="B" target="V"/>"#);
+        assert!(matches!(read(&doc(keys, &body)), Err(InputError::Malformed { .. })));
+        // A node without id that is marked as the violation node cannot be entered.
+        let body = format!(r#"{entry}<node><data key="violation">true</data></node>"#);
+        assert!(read(&doc(keys, &body)).is_ok());
     }
 
     #[test]
