@@ -133,10 +133,13 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, warnings: &mut Vec<String>) -> Result<Re
                                 .unwrap_or(line_end)
                                 .min(line_end);
                             let is_stmt = cfa.statement_starts.iter().any(|(s, _)| *s == o);
-                            calls
-                                .iter()
-                                .filter(|c| c.start == o || (is_stmt && c.start >= o && c.start < stmt_end))
-                                .collect()
+                            // A call starting right there is the one meant (`f(g(x));` at `f`).
+                            let starting: Vec<&Call> = calls.iter().filter(|c| c.start == o).collect();
+                            if starting.is_empty() {
+                                calls.iter().filter(|c| is_stmt && c.start >= o && c.start < stmt_end).collect()
+                            } else {
+                                starting
+                            }
                         }
                         None => calls.iter().filter(|c| on_line(c.start) || on_line(c.paren)).collect(),
                     };
@@ -253,7 +256,7 @@ mod tests {
     use crate::cfa::DataModel;
     use crate::cfront::build_program;
 
-    const SRC: &str = "extern int __VERIFIER_nondet_int(void);\nint twice(int v) { return 2 * v; }\nvoid log_it(int v) { }\nint main() {\n  int y = twice(__VERIFIER_nondet_int());\n  log_it(y); y = twice(y) + twice(1);\n  return 0;\n}\n";
+    const SRC: &str = "extern int __VERIFIER_nondet_int(void);\nint twice(int v) { return 2 * v; }\nvoid log_it(int v) { }\nint main() {\n  int y = twice(__VERIFIER_nondet_int());\n  log_it(y); y = twice(y) + twice(1);\n  twice(twice(1));\n  return 0;\n}\n";
 
     fn at(kind: AnchorKind, line: u32, column: Option<u32>) -> Result<(usize, Vec<String>), String> {
         let cfa = build_program(Path::new("t.c"), SRC, DataModel::Lp64).map_err(|e| e.to_string())?.cfa;
@@ -311,6 +314,9 @@ mod tests {
         // Column 14: `y = twice(y) + twice(1);` holds two calls of `twice`.
         let e = at(AnchorKind::FunctionEnter, 6, Some(14)).unwrap_err();
         assert!(e.contains("6:18") && e.contains("6:29"), "{e}");
+        // Column 3 of line 7: `twice(twice(1));` starts there, so the outer call is meant.
+        let (p, _) = at(AnchorKind::FunctionReturn, 7, Some(3)).unwrap();
+        assert_eq!(p, off("twice(twice(1));", 0) + 14);
         // A column inside neither a call's start nor a statement start stays an error.
         assert!(at(AnchorKind::FunctionEnter, 6, Some(5)).is_err());
     }
