@@ -111,15 +111,75 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, warnings: &mut Vec<String>) -> Result<Re
             Ok(ResolvedAnchor::Branching { construct })
         }
         AnchorKind::FunctionEnter | AnchorKind::FunctionReturn => {
-            let parens: Vec<usize> = cfa
-                .graph
-                .edge_weights()
-                .filter(|e| {
-                    matches!(e.op, EdgeOp::Call { .. } | EdgeOp::NondetCall { .. } | EdgeOp::FloatNondetCall { .. })
-                })
-                .filter_map(|e| e.call_paren)
-                .collect();
-            let p = pick(parens).ok_or_else(nothing)?;
+            let calls = calls(cfa);
+            let p = match wanted {
+                // The format's anchor: the call's `)`.
+                Some(o) if calls.iter().any(|c| c.paren == o) => o,
+                // Approximate columns (gcc -E): the leftmost `)` on the line, as decision 19 says.
+                None if a.column.is_some() => {
+                    calls.iter().map(|c| c.paren).filter(|p| on_line(*p)).min().ok_or_else(nothing)?
+                }
+                // The start of a call or of its statement (ESBMC), or no column: one call of the
+                // line must fit the waypoint (decision 54).
+                _ => {
+                    let on_this_line: Vec<&Call> = match wanted {
+                        Some(o) => {
+                            let stmt_end = cfa
+                                .statement_starts
+                                .iter()
+                                .map(|(s, _)| *s)
+                                .filter(|s| *s > o)
+                                .min()
+                                .unwrap_or(line_end)
+                                .min(line_end);
+                            let is_stmt = cfa.statement_starts.iter().any(|(s, _)| *s == o);
+                            // A call starting right there is the one meant (`f(g(x));` at `f`).
+                            let starting: Vec<&Call> = calls.iter().filter(|c| c.start == o).collect();
+                            if starting.is_empty() {
+                                calls.iter().filter(|c| is_stmt && c.start >= o && c.start < stmt_end).collect()
+                            } else {
+                                starting
+                            }
+                        }
+                        None => calls.iter().filter(|c| on_line(c.start) || on_line(c.paren)).collect(),
+                    };
+                    let fitting: Vec<&Call> = on_this_line.iter().copied().filter(|c| c.fits(a.kind)).collect();
+                    let chosen = if fitting.is_empty() { on_this_line } else { fitting };
+                    let describe = |c: &Call| {
+                        let line = cfa.line_of_offset(c.start);
+                        let col = c.start - cfa.line_starts[line as usize - 1] + 1;
+                        format!("`{}(…)` at {line}:{col}", c.callee)
+                    };
+                    match chosen.as_slice() {
+                        [] => return Err(nothing()),
+                        [one] => {
+                            let line = cfa.line_of_offset(one.paren);
+                            let col = one.paren - cfa.line_starts[line as usize - 1] + 1;
+                            warnings.push(format!(
+                                "waypoint at {}: {} does not point at the `)` of a call; it is read as the call {} (its `)` is at {line}:{col})",
+                                a.origin,
+                                match a.column {
+                                    Some(c) => format!("column {c} of line {}", a.line),
+                                    None => format!("line {} without a column", a.line),
+                                },
+                                describe(one)
+                            ));
+                            one.paren
+                        }
+                        several => {
+                            let list: Vec<String> = several.iter().map(|c| describe(c)).collect();
+                            return Err(format!(
+                                "waypoint at {} ({}:{}): expected {}; the location could mean any of the calls {}, so the waypoint is ambiguous",
+                                a.origin,
+                                a.line,
+                                a.column.map(|c| c.to_string()).unwrap_or_else(|| "-".into()),
+                                kind_name(a.kind),
+                                list.join(", ")
+                            ));
+                        }
+                    }
+                }
+            };
             let parens = HashSet::from([p]);
             Ok(if a.kind == AnchorKind::FunctionEnter {
                 ResolvedAnchor::FunctionEnter { parens }
@@ -137,5 +197,127 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, warnings: &mut Vec<String>) -> Result<Re
             let o = pick(errors).ok_or_else(nothing)?;
             Ok(ResolvedAnchor::Target { offsets: HashSet::from([o]) })
         }
+    }
+}
+
+/// A call step of the program, as a `function_enter`/`function_return` waypoint sees it.
+struct Call {
+    start: usize,
+    paren: usize,
+    callee: String,
+    /// The callee has a body in the program (a `function_enter` can enter it).
+    defined: bool,
+    /// The callee returns a value (a `function_return` can constrain `\result`).
+    has_result: bool,
+}
+
+impl Call {
+    fn fits(&self, kind: AnchorKind) -> bool {
+        match kind {
+            AnchorKind::FunctionEnter => self.defined,
+            AnchorKind::FunctionReturn => self.has_result,
+            _ => true,
+        }
+    }
+}
+
+/// Every call step with a known `)` (one per call expression, sorted by `)`).
+fn calls(cfa: &Cfa) -> Vec<Call> {
+    let mut out: Vec<Call> = cfa
+        .graph
+        .edge_weights()
+        .filter_map(|e| {
+            let (callee, defined, has_result) = match &e.op {
+                EdgeOp::Call { callee, .. } => {
+                    let f = cfa.function(*callee);
+                    (f.name.clone(), true, f.return_ty.is_some() || f.return_unsupported.is_some())
+                }
+                EdgeOp::NondetCall { function, .. } => {
+                    let result = cfa.externs.iter().find(|x| &x.name == function).is_none_or(|x| x.return_ty.is_some());
+                    (function.clone(), false, result)
+                }
+                EdgeOp::FloatNondetCall { function, .. } => (function.clone(), false, true),
+                _ => return None,
+            };
+            let paren = e.call_paren?;
+            Some(Call { start: e.call_start.unwrap_or(paren), paren, callee, defined, has_result })
+        })
+        .collect();
+    out.sort_by_key(|c| c.paren);
+    out.dedup_by_key(|c| c.paren);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::cfa::DataModel;
+    use crate::cfront::build_program;
+
+    const SRC: &str = "extern int __VERIFIER_nondet_int(void);\nint twice(int v) { return 2 * v; }\nvoid log_it(int v) { }\nint main() {\n  int y = twice(__VERIFIER_nondet_int());\n  log_it(y); y = twice(y) + twice(1);\n  twice(twice(1));\n  return 0;\n}\n";
+
+    fn at(kind: AnchorKind, line: u32, column: Option<u32>) -> Result<(usize, Vec<String>), String> {
+        let cfa = build_program(Path::new("t.c"), SRC, DataModel::Lp64).map_err(|e| e.to_string())?.cfa;
+        let a = SourceAnchor { kind, line, column, file_name: None, origin: "w".into() };
+        let mut warnings = Vec::new();
+        match resolve(&cfa, &a, &mut warnings)? {
+            ResolvedAnchor::FunctionEnter { parens } | ResolvedAnchor::FunctionReturn { parens } => {
+                Ok((parens.into_iter().next().unwrap_or(0), warnings))
+            }
+            other => Err(format!("unexpected {other:?}")),
+        }
+    }
+
+    /// Offset of the `nth` occurrence of `needle` in `SRC`.
+    fn off(needle: &str, nth: usize) -> usize {
+        SRC.match_indices(needle).nth(nth).map(|(i, _)| i).unwrap_or(usize::MAX)
+    }
+
+    #[test]
+    fn call_paren_is_exact_and_silent() {
+        // Line 5: `  int y = twice(__VERIFIER_nondet_int());` — the nondet call's `)` is column 39.
+        let (p, w) = at(AnchorKind::FunctionReturn, 5, Some(39)).unwrap();
+        assert_eq!(p, off("());", 0) + 1);
+        assert!(w.is_empty(), "{w:?}");
+    }
+
+    #[test]
+    fn call_start_picks_the_call_starting_there_with_a_warning() {
+        // Column 11 is the `t` of `twice`: the outer call, whose `)` is the last one of the line.
+        let (p, w) = at(AnchorKind::FunctionReturn, 5, Some(11)).unwrap();
+        assert_eq!(p, off("());", 0) + 2);
+        assert!(w.iter().any(|m| m.contains("`twice(…)` at 5:11")), "{w:?}");
+        // Column 17 is the start of the nondet call.
+        let (p, _) = at(AnchorKind::FunctionReturn, 5, Some(17)).unwrap();
+        assert_eq!(p, off("());", 0) + 1);
+    }
+
+    #[test]
+    fn function_enter_without_column_fits_only_defined_functions() {
+        // Two calls on line 5, but only `twice` has a body to enter.
+        let (p, w) = at(AnchorKind::FunctionEnter, 5, None).unwrap();
+        assert_eq!(p, off("());", 0) + 2);
+        assert!(w.iter().any(|m| m.contains("twice")), "{w:?}");
+        // Both have a result: ambiguous for function_return, and the message lists both.
+        let e = at(AnchorKind::FunctionReturn, 5, None).unwrap_err();
+        assert!(e.contains("`twice(…)` at 5:11") && e.contains("`__VERIFIER_nondet_int(…)` at 5:17"), "{e}");
+    }
+
+    #[test]
+    fn statement_start_is_ambiguous_with_several_fitting_calls() {
+        // Line 6 column 3: the statement `log_it(y);` holds one call; log_it returns nothing, so
+        // for function_return no call fits and the one call of the statement is taken.
+        let (p, _) = at(AnchorKind::FunctionEnter, 6, Some(3)).unwrap();
+        assert_eq!(p, off("log_it(y)", 0) + 8);
+        // Column 14: `y = twice(y) + twice(1);` holds two calls of `twice`.
+        let e = at(AnchorKind::FunctionEnter, 6, Some(14)).unwrap_err();
+        assert!(e.contains("6:18") && e.contains("6:29"), "{e}");
+        // Column 3 of line 7: `twice(twice(1));` starts there, so the outer call is meant.
+        let (p, _) = at(AnchorKind::FunctionReturn, 7, Some(3)).unwrap();
+        assert_eq!(p, off("twice(twice(1));", 0) + 14);
+        // A column inside neither a call's start nor a statement start stays an error.
+        assert!(at(AnchorKind::FunctionEnter, 6, Some(5)).is_err());
     }
 }

@@ -921,6 +921,9 @@ pub struct CfaEdge {
     pub decision: Option<Decision>,
     /// `Call`/`NondetCall`: byte offset of the `)` closing the call's argument list.
     pub call_paren: Option<usize>,
+    /// `Call`/`NondetCall`: byte offset of the call expression's first character (the callee's
+    /// name), where ESBMC's `function_enter`/`function_return` locations point.
+    pub call_start: Option<usize>,
 }
 
 /// A CFA location.

@@ -26,6 +26,7 @@ use crate::cfa::{
     Target, Write,
 };
 use crate::cfront::{lower_assumption, AssumptionScope};
+use crate::offsets::OffsetPlan;
 use crate::reach::ErrorReach;
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
@@ -108,9 +109,6 @@ const MAX_MEM_BYTES: u64 = 1 << 16;
 
 /// Maximum call depth before a path is given up as unknown (unbounded recursion).
 const MAX_CALL_DEPTH: usize = 2000;
-
-/// Longest chain of GraphML transitions one step may pass in the default reading (decision 40).
-const MAX_SPLIT_CHAIN: usize = 4;
 
 /// A call in progress.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -209,9 +207,8 @@ struct Explorer<'a> {
     anchors: &'a Anchors,
     opts: &'a ExploreOptions,
     smt: Smt,
-    use_offsets: bool,
-    /// Bytes to subtract from witness offsets (see `recover_offset_shift`).
-    offset_shift: i64,
+    /// How witness offsets take part in matching (decisions 5 and 55).
+    offsets: OffsetPlan,
     /// Witness states from which a violation state is reachable, with BFS distance.
     distance: HashMap<NodeIndex, u32>,
     /// Program locations from which an error call is reachable.
@@ -228,13 +225,21 @@ struct Explorer<'a> {
 }
 
 /// Explores the product and returns the verdict.
-pub fn explore(cfa: &Cfa, witness: &WitnessAutomaton, anchors: &Anchors, opts: &ExploreOptions) -> Outcome {
-    explore_with(cfa, witness, anchors, opts, &ErrorReach::new(cfa))
+/// `source` is the program's text, from which `cfa` was built.
+pub fn explore(
+    cfa: &Cfa,
+    source: &str,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+) -> Outcome {
+    explore_with(cfa, source, witness, anchors, opts, &ErrorReach::new(cfa))
 }
 
 /// [`explore`] with the program's error reachability computed once for all its runs.
 fn explore_with(
     cfa: &Cfa,
+    source: &str,
     witness: &WitnessAutomaton,
     anchors: &Anchors,
     opts: &ExploreOptions,
@@ -272,7 +277,7 @@ fn explore_with(
     // violation: no run can pass them, unless the lines are off by a constant.
     if let Some(cut) = past_end_cut(cfa, witness) {
         if let Some(k) = unique_line_shift(cfa, witness) {
-            return explore_shifted(cfa, witness, anchors, opts, reach, k, &cut);
+            return explore_shifted(cfa, source, witness, anchors, opts, reach, k, &cut);
         }
         return Outcome {
             verdict: Verdict::Rejected,
@@ -283,7 +288,37 @@ fn explore_with(
             unspecified_read: false,
         };
     }
-    let mut outcome = explore_once(cfa, witness, anchors, opts, reach);
+    // Decision 55: offsets from an edited copy of the program, aligned line by line. The
+    // alignment is a guess, so only a confirmation may rest on it; otherwise the witness is
+    // validated as before, by lines only.
+    let mut aligned_note = None;
+    if !opts.permissive {
+        let ignored = matches!(crate::offsets::plan(cfa, witness, &mut Vec::new()), OffsetPlan::Ignored);
+        if let Some(map) = ignored.then(|| crate::offsets::align(cfa, source, witness)).flatten() {
+            let note = format!(
+                "no constant shift fits the witness's offsets (written for an edited copy of the program?); the \
+                 `control` offsets of {} transition(s) were aligned line by line with this file's branch conditions",
+                map.len()
+            );
+            let aligned = explore_once(cfa, witness, anchors, opts, reach, Some(&map));
+            if matches!(aligned.verdict, Verdict::Confirmed { .. }) {
+                let mut aligned = aligned;
+                aligned.warnings.insert(0, format!("{note}: confirmed with the aligned offsets"));
+                return aligned;
+            }
+            aligned_note = Some((
+                format!("{note}, but that reading does not confirm it ({}); validated by lines only", aligned.reason),
+                aligned.states,
+                aligned.solver_calls,
+            ));
+        }
+    }
+    let mut outcome = explore_once(cfa, witness, anchors, opts, reach, None);
+    if let Some((note, states, calls)) = aligned_note {
+        outcome.warnings.push(note);
+        outcome.states += states;
+        outcome.solver_calls += calls;
+    }
     if matches!(outcome.verdict, Verdict::Rejected) {
         let doubt = if outcome.unspecified_read {
             // Decision 37: C leaves these bytes unspecified and producers model them
@@ -298,7 +333,7 @@ fn explore_with(
             // Decision 38: the witness needs steps on lines without a statement. Written for a
             // text with a few lines more or less, it fits this one after a constant shift.
             if let Some(k) = unique_line_shift(cfa, witness) {
-                let mut shifted = explore_shifted(cfa, witness, anchors, opts, reach, k, &unmatched);
+                let mut shifted = explore_shifted(cfa, source, witness, anchors, opts, reach, k, &unmatched);
                 shifted.states += outcome.states;
                 shifted.solver_calls += outcome.solver_calls;
                 if !matches!(shifted.verdict, Verdict::Rejected) {
@@ -328,7 +363,7 @@ fn explore_with(
         // no allowed path reaches the error, make sure that holds under the most permissive
         // reading too. If that reading reaches the error, the witness is ambiguous: unknown.
         let permissive = ExploreOptions { permissive: true, target: opts.target.clone(), ..*opts };
-        let second = explore_once(cfa, witness, anchors, &permissive, reach);
+        let second = explore_once(cfa, witness, anchors, &permissive, reach, None);
         outcome.states += second.states;
         outcome.solver_calls += second.solver_calls;
         match second.verdict {
@@ -356,8 +391,10 @@ fn explore_with(
 }
 
 /// [`explore`] with every line of the witness shifted by `k` (decision 38), saying why.
+#[allow(clippy::too_many_arguments)]
 fn explore_shifted(
     cfa: &Cfa,
+    source: &str,
     witness: &WitnessAutomaton,
     anchors: &Anchors,
     opts: &ExploreOptions,
@@ -365,7 +402,7 @@ fn explore_shifted(
     k: i64,
     why: &str,
 ) -> Outcome {
-    let mut shifted = explore_with(cfa, &shift_lines(witness, k), anchors, opts, reach);
+    let mut shifted = explore_with(cfa, source, &shift_lines(witness, k), anchors, opts, reach);
     shifted.warnings.insert(
         0,
         format!(
@@ -376,12 +413,14 @@ fn explore_shifted(
     shifted
 }
 
+/// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets.
 fn explore_once(
     cfa: &Cfa,
     witness: &WitnessAutomaton,
     anchors: &Anchors,
     opts: &ExploreOptions,
     reach: &ErrorReach,
+    aligned: Option<&HashMap<EdgeIndex, Range>>,
 ) -> Outcome {
     let mut ex = Explorer {
         cfa,
@@ -396,8 +435,7 @@ fn explore_once(
                 .any(|v| matches!(v.ty, crate::cfa::CType::Float(_) | crate::cfa::CType::FloatArray { .. }));
             smt
         },
-        use_offsets: false,
-        offset_shift: 0,
+        offsets: OffsetPlan::LinesOnly,
         distance: violation_distance(witness),
         reach,
         assumption_cache: HashMap::new(),
@@ -409,7 +447,10 @@ fn explore_once(
     };
     // Offsets that were validated against this file make guards precise; the permissive
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
-    ex.use_offsets = ex.decide_offsets();
+    ex.offsets = match aligned {
+        Some(m) => OffsetPlan::Aligned(m.clone()),
+        None => crate::offsets::plan(cfa, witness, &mut ex.warnings),
+    };
     let verdict = ex.run();
     let reason = match &verdict {
         Verdict::Confirmed { trace, error_function } => {
@@ -581,86 +622,6 @@ impl<'a> Explorer<'a> {
         if !self.unknown.contains(&reason) {
             self.unknown.push(reason);
         }
-    }
-
-    /// Offsets are used only when the CFA's are exact and every witness offset is consistent
-    /// with its own line numbers in this file (CPAchecker `-preprocess` witnesses carry offsets
-    /// into another text).
-    fn decide_offsets(&mut self) -> bool {
-        let with_offsets: Vec<(String, Range, Option<Range>)> = self
-            .witness
-            .graph
-            .edge_references()
-            .filter_map(|e| e.weight().guard.offsets.map(|o| (e.weight().origin.clone(), o, e.weight().guard.lines)))
-            .collect();
-        if with_offsets.is_empty() {
-            return false;
-        }
-        if !self.cfa.offsets_exact {
-            self.warn(
-                "the program was preprocessed with gcc, so offsets are approximate; matching by lines only".into(),
-            );
-            return false;
-        }
-        if self.offsets_fit(&with_offsets, 0) {
-            return true;
-        }
-        if let Some(shift) = self.recover_offset_shift(&with_offsets) {
-            self.warn(format!(
-                "witness offsets are shifted by {shift} bytes against this file (a preprocessed copy?); matching with the shift"
-            ));
-            self.offset_shift = shift;
-            return true;
-        }
-        let (origin, off, lines) = &with_offsets[0];
-        self.warn(format!(
-            "witness offsets do not match this file (e.g. transition at {origin}: offset {} vs. line {:?}); matching by lines only",
-            off.start,
-            lines.map(|l| l.start)
-        ));
-        false
-    }
-
-    /// Every offset (minus `shift`) lies in the file and on its transition's own line range.
-    fn offsets_fit(&self, ts: &[(String, Range, Option<Range>)], shift: i64) -> bool {
-        ts.iter().all(|(_, off, lines)| {
-            let start = off.start as i64 - shift;
-            if start < 0 || start as usize >= self.cfa.source_len {
-                return false;
-            }
-            match lines {
-                Some(lines) => {
-                    let l = self.cfa.line_of_offset(start as usize) as u64;
-                    lines.start <= l && l <= lines.end
-                }
-                None => true,
-            }
-        })
-    }
-
-    /// CPAchecker `-preprocess` witnesses carry offsets into the preprocessed text, which differs
-    /// from the file by a constant prefix. Accept a shift only if, with it, every offset fits its
-    /// lines and at least three quarters of the transitions start exactly where a CFA edge
-    /// starts, and no other shift does as well.
-    fn recover_offset_shift(&self, ts: &[(String, Range, Option<Range>)]) -> Option<i64> {
-        let starts: HashSet<usize> =
-            self.cfa.graph.edge_weights().filter_map(|e| e.span.map(|s| s.start_offset)).collect();
-        let mut candidates: Vec<i64> =
-            ts.iter().flat_map(|(_, off, _)| starts.iter().map(move |s| off.start as i64 - *s as i64)).collect();
-        candidates.sort_unstable();
-        candidates.dedup();
-        let mut scored: Vec<(usize, i64)> = candidates
-            .into_iter()
-            .filter(|d| *d > 0 && self.offsets_fit(ts, *d))
-            .map(|d| {
-                let hits = ts.iter().filter(|(_, off, _)| starts.contains(&((off.start as i64 - d) as usize))).count();
-                (hits, d)
-            })
-            .collect();
-        scored.sort_unstable_by(|a, b| b.cmp(a));
-        let (best, d) = *scored.first()?;
-        let unique = scored.get(1).is_none_or(|(second, _)| *second < best);
-        (best * 4 >= ts.len() * 3 && best >= 2 && unique).then_some(d)
     }
 
     fn run(&mut self) -> Verdict {
@@ -1513,11 +1474,17 @@ impl<'a> Explorer<'a> {
         let exact = w.exact_locations;
         let mut frontier = vec![(next, q, 0usize, false)];
         while let Some((mut cur, node, depth, pushed)) = frontier.pop() {
-            let split = depth > 0 && !exact;
+            // Decision 40: after a state assertion, only a transition that names the step's kind.
+            let split = depth > 0 && !exact && !self.opts.permissive;
             let candidates: Vec<EdgeIndex> = w
                 .graph
                 .edges_directed(node, Direction::Outgoing)
-                .filter(|t| depth == 0 || self.opts.permissive || split || (exact && Self::is_arrival(t.weight())))
+                .filter(|t| {
+                    depth == 0
+                        || self.opts.permissive
+                        || (split && !Self::is_state_assertion(t.weight()))
+                        || (exact && Self::is_arrival(t.weight()))
+                })
                 .filter(|t| self.guard_matches(t.id(), info))
                 .map(|t| t.id())
                 .collect();
@@ -1550,7 +1517,7 @@ impl<'a> Explorer<'a> {
                         stay = true;
                     }
                 }
-                if w.graph[target].sink && self.use_offsets && tr.guard.offsets.is_some() {
+                if w.graph[target].sink && self.offsets.offsets_of(w, t).is_some() {
                     deliberate_sink = true;
                 }
                 if w.graph[target].sink || (!w.graph[target].violation && !self.distance.contains_key(&target)) {
@@ -1572,9 +1539,9 @@ impl<'a> Explorer<'a> {
                         push(s.clone(), target, out);
                     }
                     frontier.push((s, target, depth + 1, self.opts.permissive));
-                } else if !exact && depth < MAX_SPLIT_CHAIN && open && Self::is_state_assertion(tr) {
-                    // Decision 40: the run may end here, or the step may also pass the next
-                    // transition(s) of the producer's split step.
+                } else if !exact && depth == 0 && open && Self::is_state_assertion(tr) {
+                    // Decision 40: the run may end here, or the step may also pass the
+                    // transition after it, the other half of the producer's split step.
                     push(s.clone(), target, out);
                     frontier.push((s, target, depth + 1, true));
                 } else {
@@ -1590,12 +1557,13 @@ impl<'a> Explorer<'a> {
     }
 
     /// A GraphML transition that says nothing about the kind of step it matches (no branch,
-    /// no function entry or return, no loop head): only its lines and its assumption. In a
-    /// producer's finer CFA it may be a step of its own before the one the next transition
-    /// matches (decision 40).
+    /// no function entry or return, no loop head, no `\result` of a call): only its lines and
+    /// its assumption. In a producer's finer CFA it may be a step of its own before the one the
+    /// next transition matches (decision 40).
     fn is_state_assertion(t: &WitnessTransition) -> bool {
         let g = &t.guard;
-        g.control.is_none()
+        t.assumption.as_ref().is_none_or(|a| a.result_function.is_none())
+            && g.control.is_none()
             && !g.enter_loop_head
             && g.enter_function.is_none()
             && g.return_from_function.is_none()
@@ -1702,7 +1670,7 @@ impl<'a> Explorer<'a> {
             return self.anchor_matches(t, info);
         }
         // Decision 46: a global declaration is seen only by a transition that names its place.
-        if Self::is_global_step(info) && g.lines.is_none() && !(self.use_offsets && g.offsets.is_some()) {
+        if Self::is_global_step(info) && g.lines.is_none() && self.offsets.offsets_of(self.witness, t).is_none() {
             return false;
         }
         if let Some(lines) = g.lines {
@@ -1711,17 +1679,10 @@ impl<'a> Explorer<'a> {
                 _ => return false,
             }
         }
-        if self.use_offsets {
-            if let Some(off) = g.offsets {
-                match info.span {
-                    Some(s)
-                        if Range {
-                            start: (off.start as i64 - self.offset_shift).max(0) as u64,
-                            end: (off.end as i64 - self.offset_shift).max(0) as u64,
-                        }
-                        .overlaps(s.start_offset as u64, s.end_offset as u64) => {}
-                    _ => return false,
-                }
+        if let Some(off) = self.offsets.offsets_of(self.witness, t) {
+            match info.span {
+                Some(s) if off.overlaps(s.start_offset as u64, s.end_offset as u64) => {}
+                _ => return false,
             }
         }
         if let Some(c) = g.control {

@@ -188,7 +188,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
     };
     let anchors = crate::anchors::resolve_anchors(&program.cfa, &witness, &mut warnings)
         .map_err(|m| InputError::invalid(&opts.witness, m))?;
-    let outcome = product::explore(&program.cfa, &witness, &anchors, &explore_opts);
+    let outcome = product::explore(&program.cfa, &program.source, &witness, &anchors, &explore_opts);
     warnings.extend(outcome.warnings);
     let mut verdict = outcome.verdict;
     let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();

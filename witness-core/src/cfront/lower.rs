@@ -227,7 +227,8 @@ pub struct Builder<'a> {
     /// false target). An Assume edge into one of the targets decides that construct.
     decisions: Vec<(usize, NodeIndex, NodeIndex)>,
     /// `)` offset of the call the next edge performs.
-    pending_call_paren: Option<usize>,
+    /// `(start, `)` offset)` of the call the next edge performs.
+    pending_call: Option<(usize, usize)>,
     /// Explicit decision for the next edge (switch cases).
     pending_outcome: Option<Decision>,
     tmp_counter: u32,
@@ -328,7 +329,7 @@ impl<'a> Builder<'a> {
             cur: start,
             pure_mode: false,
             decisions: Vec::new(),
-            pending_call_paren: None,
+            pending_call: None,
             pending_outcome: None,
             tmp_counter: 0,
             stmt_sp: (0, 0),
@@ -393,8 +394,15 @@ impl<'a> Builder<'a> {
         let span = s.and_then(|s| self.span_of(s));
         let function = self.f.as_ref().map(|f| f.id).unwrap_or(FuncId(0));
         let decision = self.decision_for(to);
-        let call_paren = self.pending_call_paren.take();
-        self.cfa.graph.add_edge(from, to, CfaEdge { op, span, function, text, decision, call_paren });
+        let (call_start, call_paren) = self.pending_call.take().map_or((None, None), |(s, p)| (Some(s), Some(p)));
+        self.cfa.graph.add_edge(from, to, CfaEdge { op, span, function, text, decision, call_paren, call_start });
+    }
+
+    /// Records the call expression `s` for the next edge: its first character and its `)`.
+    fn note_call(&mut self, s: Span) {
+        let paren = self.orig_range((s.end.saturating_sub(1), s.end)).0;
+        let start = self.orig_range((s.start, s.start + 1)).0;
+        self.pending_call = Some((start, paren));
     }
 
     fn blank(&mut self, from: NodeIndex, to: NodeIndex) {
@@ -447,7 +455,7 @@ impl<'a> Builder<'a> {
     /// Adds an edge from `cur` to a new node and moves `cur` there.
     fn emit(&mut self, op: EdgeOp, s: Sp, text: String) -> R<()> {
         if self.pure_mode {
-            self.pending_call_paren = None;
+            self.pending_call = None;
             self.pending_outcome = None;
             return Err("expression with side effects where a constant or side-effect-free expression is needed".into());
         }
@@ -495,7 +503,7 @@ impl<'a> Builder<'a> {
         // Anchors recorded inside the rolled-back region would point at removed locations.
         self.cfa.statement_starts.truncate(s.statement_starts);
         self.cfa.branch_keywords.truncate(s.branch_keywords);
-        self.pending_call_paren = None;
+        self.pending_call = None;
         self.pending_outcome = None;
         self.cur = s.cur;
         if let Some(f) = &mut self.f {
@@ -1369,6 +1377,7 @@ impl<'a> Builder<'a> {
                     text,
                     decision: None,
                     call_paren: None,
+                    call_start: None,
                 },
             );
             start = next;
@@ -1383,6 +1392,7 @@ impl<'a> Builder<'a> {
                 text: "main()".into(),
                 decision: None,
                 call_paren: None,
+                call_start: None,
             },
         );
         Ok(())
@@ -3381,7 +3391,7 @@ impl<'a> Builder<'a> {
             return Err(format!("call to `{name}` where a side-effect-free expression is needed"));
         }
         let text = self.text(csp);
-        self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+        self.note_call(c.span);
         self.emit(EdgeOp::FloatNondetCall { function: name, var, fty }, csp, text)
     }
 
@@ -3582,7 +3592,7 @@ impl<'a> Builder<'a> {
                     return Err(format!("argument with side effects in a call to `{name}` (not supported)"));
                 }
             }
-            self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+            self.note_call(c.span);
             return match lhs {
                 Some(Target::Float(flv)) => self.int_call_into_float(flv, ty, csp, |lv| EdgeOp::NondetCall {
                     function: name,
@@ -3614,7 +3624,7 @@ impl<'a> Builder<'a> {
                 _ => {}
             }
             let vals = self.lower_args(&name, args, &ptys)?;
-            self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+            self.note_call(c.span);
             return self.emit(EdgeOp::Call { callee: id, args: vals, lhs }, csp, text);
         }
         if OUTPUT_FUNCS.contains(&name.as_str()) {
@@ -3623,7 +3633,7 @@ impl<'a> Builder<'a> {
                     return Err(format!("argument with side effects in a call to `{name}` (not supported)"));
                 }
             }
-            self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+            self.note_call(c.span);
             return match lhs {
                 Some(Target::Float(flv)) => self.int_call_into_float(flv, IntTy::INT, csp, |lv| EdgeOp::NondetCall {
                     function: name,

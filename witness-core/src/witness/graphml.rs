@@ -1800,8 +1800,10 @@ mod tests {
             "nit-11fptr-cbmc/11.func.ptrs.cbmc.c.graphml",
             "manifest 'disputed': not well-formed XML (unescaped '&my_int_func' in an assumption)",
         ),
-        ("faulty-witness-2.graphml", "linter example of a malformed witness: <node> without id, <edge> without source"),
     ];
+
+    /// Malformed witnesses whose defects cannot matter (decision 41): read, with a warning.
+    const TOLERATED_DEFECTS: &[&str] = &["faulty-witness-2.graphml"];
 
     fn collect_witnesses(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -1847,6 +1849,10 @@ mod tests {
             assert!(looks_like_graphml(&bytes), "{} not recognised as GraphML", f.display());
             match (read_graphml(f, &bytes), expected_failure) {
                 (Ok(w), None) => {
+                    if TOLERATED_DEFECTS.iter().any(|suffix| f.ends_with(suffix)) {
+                        let defects = w.warnings.iter().filter(|m| m.starts_with("malformed witness at")).count();
+                        assert!(defects >= 2, "{}: {:?}", f.display(), w.warnings);
+                    }
                     assert!(w.graph.node_count() > 0, "{}", f.display());
                     assert!(w.graph[w.entry].entry, "{}", f.display());
                     if !w.warnings.is_empty() {

@@ -392,7 +392,7 @@ impl<'a> Builder<'a> {
                     return Err("value of `free` used".into());
                 }
                 let (ptr, _) = self.ptr_expr(a)?;
-                self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+                self.note_call(c.span);
                 self.emit(EdgeOp::Free { ptr }, csp, text)
             })());
         }
@@ -408,7 +408,7 @@ impl<'a> Builder<'a> {
                 }
                 let ulong = IntTy::new(self.dm.long_bits(), false);
                 let n = if counted { Some(conv(self.rv(&args[nptrs])?, ulong)) } else { None };
-                self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+                self.note_call(c.span);
                 let op = EdgeOp::StrFn { function: base.to_string(), args: ptrs, n, lhs: lhs.clone() };
                 self.emit(op, csp, text)
             })());
@@ -436,7 +436,7 @@ impl<'a> Builder<'a> {
                         EdgeOp::MemBytes { function: name.to_string(), lhs, dst, src, n: size }
                     }
                 };
-                self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+                self.note_call(c.span);
                 self.emit(op, csp, text)
             })());
         }
@@ -456,7 +456,7 @@ impl<'a> Builder<'a> {
                 Some(Target::Ptr(p)) => Some(p.clone()),
                 Some(_) => return Err(format!("result of `{name}` stored into a non-pointer")),
             };
-            self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+            self.note_call(c.span);
             self.emit(EdgeOp::Alloc { function: name.to_string(), lhs, size, zeroed }, csp, text)
         })())
     }
@@ -492,7 +492,7 @@ impl<'a> Builder<'a> {
             return Err("value of a void function used".into());
         }
         let args = self.lower_args("the function pointer", &c.node.arguments, ptys)?;
-        self.pending_call_paren = Some(self.orig_range((c.span.end.saturating_sub(1), c.span.end)).0);
+        self.note_call(c.span);
         self.emit(EdgeOp::CallPtr { fptr, args, lhs }, csp, text)
     }
 
