@@ -14,6 +14,7 @@ pub mod product;
 pub mod property;
 pub mod reach;
 pub mod semantics;
+pub mod testvec;
 pub mod validate;
 pub mod verdict;
 pub mod witness;

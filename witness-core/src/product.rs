@@ -29,6 +29,7 @@ use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::reach::ErrorReach;
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
+use crate::testvec::TestVector;
 use crate::verdict::{NondetChoice, TraceStep, Verdict};
 use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, Range, WitnessAutomaton, WitnessTransition};
 
@@ -66,6 +67,9 @@ pub struct ExploreOptions {
     pub segments: SegmentReading,
     /// What possible undefined behaviour on an allowed path means.
     pub undefined: UndefinedBehaviour,
+    /// Test-vector run (decision 52): the witness automaton is not followed; the program's
+    /// nondet calls take these values in call order, and any error call confirms.
+    pub vector: Option<Rc<TestVector>>,
 }
 
 /// Policy for *possible* undefined behaviour (signed overflow, division by zero, out-of-bounds
@@ -101,6 +105,23 @@ pub struct Outcome {
     pub warnings: Vec<String>,
     /// Some explored step read union bytes that C leaves unspecified (decision 37).
     pub unspecified_read: bool,
+    /// The strict reading of the witness found no path to the error (the verdict may still be
+    /// unknown, when a doubt about that rejection remains): the witness's path is infeasible.
+    pub strict_rejected: bool,
+    /// Where the witness's path died, as far as it got (the failed assumption nearest to a
+    /// violation state).
+    pub infeasible: Option<InfeasibleStep>,
+}
+
+/// Where the witness's path ends: a transition the program's step cannot pass.
+#[derive(Debug, Clone)]
+pub struct InfeasibleStep {
+    /// Line of the step the transition matched.
+    pub line: u32,
+    /// Position of the transition in the witness file.
+    pub origin: String,
+    /// What fails, e.g. "assumption `y == 11` is false (y is 10 there)".
+    pub what: String,
 }
 
 /// Largest `memset`/`memcpy`/`memmove` modelled (bytes are stored one by one).
@@ -141,6 +162,8 @@ struct ProductState {
     /// Value returned by the function whose exit location `loc` is.
     returned: Option<AnyValue>,
     trace: Option<Rc<TraceNode>>,
+    /// Test-vector run: how many input values the path has taken.
+    vec_pos: usize,
 }
 
 type StateKey = (
@@ -152,6 +175,7 @@ type StateKey = (
     Rc<std::collections::BTreeMap<u32, crate::semantics::HeapBlock>>,
     Rc<Vec<Bool>>,
     Option<AnyValue>,
+    usize,
 );
 
 impl ProductState {
@@ -165,6 +189,7 @@ impl ProductState {
             self.data.heap.clone(),
             self.data.path.clone(),
             self.returned.clone(),
+            self.vec_pos,
         )
     }
 }
@@ -193,7 +218,8 @@ struct StepInfo<'a> {
     closure: std::cell::OnceCell<Vec<NodeIndex>>,
 }
 
-type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<ScalarTy>);
+/// (transition, scope function, offset, type of `\result`, test-vector entry).
+type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<ScalarTy>, Option<usize>);
 type LoweredAssumption = Rc<Vec<Result<crate::cfa::Expr, String>>>;
 
 struct Explorer<'a> {
@@ -218,6 +244,8 @@ struct Explorer<'a> {
     states: u64,
     /// Some executed step read union bytes that C leaves unspecified (decision 37).
     unspecified_read: bool,
+    /// The failed assumption nearest to a violation state (its source state's distance).
+    infeasible: Option<(u32, InfeasibleStep)>,
 }
 
 /// Explores the product and returns the verdict.
@@ -245,6 +273,8 @@ fn explore_with(
             solver_calls: 0,
             warnings: Vec::new(),
             unspecified_read: false,
+            strict_rejected: false,
+            infeasible: None,
         };
     }
     // Decision 38: transitions past the end of the program that cut every path to the
@@ -260,9 +290,12 @@ fn explore_with(
             solver_calls: 0,
             warnings: Vec::new(),
             unspecified_read: false,
+            strict_rejected: true,
+            infeasible: None,
         };
     }
     let mut outcome = explore_once(cfa, witness, anchors, opts, reach);
+    outcome.strict_rejected = matches!(outcome.verdict, Verdict::Rejected);
     if matches!(outcome.verdict, Verdict::Rejected) {
         let doubt = if outcome.unspecified_read {
             // Decision 37: C leaves these bytes unspecified and producers model them
@@ -281,6 +314,8 @@ fn explore_with(
                 shifted.states += outcome.states;
                 shifted.solver_calls += outcome.solver_calls;
                 if !matches!(shifted.verdict, Verdict::Rejected) {
+                    shifted.strict_rejected = true;
+                    shifted.infeasible = shifted.infeasible.or(outcome.infeasible);
                     return shifted;
                 }
                 // The shift is a guess: it may confirm (that needs a feasible violating path of
@@ -306,7 +341,8 @@ fn explore_with(
         // Witness producers build CFAs of other granularity than ours; before claiming that
         // no allowed path reaches the error, make sure that holds under the most permissive
         // reading too. If that reading reaches the error, the witness is ambiguous: unknown.
-        let permissive = ExploreOptions { permissive: true, target: opts.target.clone(), ..*opts };
+        let permissive =
+            ExploreOptions { permissive: true, target: opts.target.clone(), vector: opts.vector.clone(), ..*opts };
         let second = explore_once(cfa, witness, anchors, &permissive, reach);
         outcome.states += second.states;
         outcome.solver_calls += second.solver_calls;
@@ -385,6 +421,7 @@ fn explore_once(
         unknown: Vec::new(),
         states: 0,
         unspecified_read: false,
+        infeasible: None,
     };
     // Offsets that were validated against this file make guards precise; the permissive
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
@@ -407,7 +444,32 @@ fn explore_once(
         solver_calls: ex.smt.calls,
         warnings: ex.warnings,
         unspecified_read: ex.unspecified_read,
+        strict_rejected: false,
+        infeasible: ex.infeasible.map(|(_, i)| i),
     }
+}
+
+/// Runs the program on the witness's input values alone (decision 52): the witness automaton is
+/// not followed, the nondet calls take the vector's values in call order (a call without a
+/// value, or whose value belongs to another step, ends its path as unknown: nothing is
+/// guessed), possible undefined behaviour ends a path as unknown, and an error call of the
+/// property confirms. Confirmed: the values reach the error (the trace shows how); rejected:
+/// they do not; unknown: undecided.
+pub fn run_test_vector(
+    cfa: &Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    vector: Rc<TestVector>,
+) -> Outcome {
+    let opts = ExploreOptions {
+        permissive: false,
+        target: opts.target.clone(),
+        vector: Some(vector),
+        undefined: UndefinedBehaviour::Unknown,
+        ..*opts
+    };
+    explore_once(cfa, witness, anchors, &opts, &ErrorReach::new(cfa))
 }
 
 /// Transitions on some path from the entry to a violation state: the ones a confirming run
@@ -657,9 +719,10 @@ impl<'a> Explorer<'a> {
             data,
             returned: None,
             trace: None,
+            vec_pos: 0,
         };
         // `distance` holds every violation state (at 0) and every state that reaches one.
-        if !self.distance.contains_key(&self.witness.entry) {
+        if self.opts.vector.is_none() && !self.distance.contains_key(&self.witness.entry) {
             self.warn("no violation node is reachable from the witness's entry node".into());
             return Verdict::Rejected;
         }
@@ -824,7 +887,10 @@ impl<'a> Explorer<'a> {
             }
             match step {
                 Step::End => {}
-                Step::Next(next, result) => {
+                Step::Next(mut next, result) => {
+                    if self.opts.vector.is_some() && !self.take_input(&mut next, edge, target, result.as_ref()) {
+                        continue;
+                    }
                     // A blank edge with a source span is a `goto` statement: an edge of the
                     // producers' CFAs too (CPAchecker's "Goto: L", CBMC's GOTO), so observable.
                     if matches!(edge.op, EdgeOp::Blank) && edge.span.is_none() {
@@ -868,7 +934,7 @@ impl<'a> Explorer<'a> {
                     let mut after = Vec::new();
                     self.advance_witness(next, &info, edge.text.clone(), None, &mut after);
                     for s in after {
-                        if self.witness.graph[s.witness].violation {
+                        if self.opts.vector.is_some() || self.witness.graph[s.witness].violation {
                             return Some(self.confirm(&s, function));
                         }
                     }
@@ -917,6 +983,11 @@ impl<'a> Explorer<'a> {
             }
             Feasibility::Feasible => {
                 let line = self.line_of(span);
+                if self.opts.vector.is_some() {
+                    // A test-vector run must be exact: no execution of it may have undefined behaviour.
+                    self.give_up(format!("possible undefined behaviour ({}) at {line}", what.join(", ")));
+                    return false;
+                }
                 match self.opts.undefined {
                     UndefinedBehaviour::Unknown => {
                         self.give_up(format!("possible undefined behaviour ({}) at {line}", what.join(", ")));
@@ -1467,6 +1538,7 @@ impl<'a> Explorer<'a> {
     ) {
         let w = self.witness;
         let q = next.witness;
+        let vector_run = self.opts.vector.is_some();
         let push = |mut s: ProductState, node: NodeIndex, out: &mut Vec<ProductState>| {
             s.witness = node;
             s.trace = Some(Rc::new(TraceNode {
@@ -1479,8 +1551,8 @@ impl<'a> Explorer<'a> {
             }));
             out.push(s);
         };
-        if w.graph[q].violation {
-            push(next, q, out); // absorbing
+        if w.graph[q].violation || vector_run {
+            push(next, q, out); // absorbing; a test-vector run does not follow the automaton
             return;
         }
         // One step may pass several transitions: YAML segments whose waypoints are evaluated
@@ -1526,7 +1598,11 @@ impl<'a> Explorer<'a> {
                 if w.graph[target].sink && self.use_offsets && tr.guard.offsets.is_some() {
                     deliberate_sink = true;
                 }
-                if w.graph[target].sink || (!w.graph[target].violation && !self.distance.contains_key(&target)) {
+                if w.graph[target].sink {
+                    self.note_dead_end(t, info, "the program's step is one the witness sends to a sink node".into());
+                    continue; // this run can never confirm
+                }
+                if !w.graph[target].violation && !self.distance.contains_key(&target) {
                     continue; // this run can never confirm
                 }
                 if !self.decision_matches(tr, info) {
@@ -1605,29 +1681,10 @@ impl<'a> Explorer<'a> {
         true
     }
 
-    /// Locations reachable from `loc` through blank (unobservable) edges, `loc` included.
-    fn blank_closure(&self, loc: NodeIndex) -> Vec<NodeIndex> {
-        let mut seen = HashSet::new();
-        let mut todo = vec![loc];
-        let mut out = Vec::new();
-        while let Some(l) = todo.pop() {
-            if !seen.insert(l) {
-                continue;
-            }
-            out.push(l);
-            for e in self.cfa.graph.edges_directed(l, Direction::Outgoing) {
-                if matches!(e.weight().op, EdgeOp::Blank) {
-                    todo.push(e.target());
-                }
-            }
-        }
-        out
-    }
-
     /// Lenient stutter: does an observable edge right after `loc` (through blank edges) also
     /// match the guard?
     fn next_step_matches(&self, loc: NodeIndex, t: EdgeIndex) -> bool {
-        self.blank_closure(loc).into_iter().any(|l| {
+        self.cfa.blank_closure(loc).into_iter().any(|l| {
             self.cfa.graph.edges_directed(l, Direction::Outgoing).any(|e| {
                 let edge = e.weight();
                 let info = StepInfo {
@@ -1645,7 +1702,7 @@ impl<'a> Explorer<'a> {
 
     /// The blank closure of a step's target location, computed once per step.
     fn target_closure<'s>(&self, info: &'s StepInfo) -> &'s [NodeIndex] {
-        info.closure.get_or_init(|| self.blank_closure(info.target))
+        info.closure.get_or_init(|| self.cfa.blank_closure(info.target))
     }
 
     /// Source-code guard of a transition against one observable step (digest §5).
@@ -1763,6 +1820,7 @@ impl<'a> Explorer<'a> {
         &mut self,
         s: &mut ProductState,
         t: EdgeIndex,
+        entry: Option<usize>,
         a: &crate::witness::Assumption,
         info: &StepInfo,
     ) -> Vec<Result<Truth, String>> {
@@ -1784,7 +1842,7 @@ impl<'a> Explorer<'a> {
             _ => info.span.map(|s| s.start_offset),
         };
         let result_ty = info.result.as_ref().map(|v| v.ty());
-        let key = (t, scope_function, offset, result_ty);
+        let key = (t, scope_function, offset, result_ty, entry);
         let lowered = match self.assumption_cache.get(&key) {
             Some(l) => l.clone(),
             None => {
@@ -1820,7 +1878,7 @@ impl<'a> Explorer<'a> {
         info: &StepInfo,
     ) -> Option<Truth> {
         let mut all = Truth::Known(true);
-        for c in self.eval_assumption(s, t, a, info) {
+        for c in self.eval_assumption(s, t, None, a, info) {
             all = all.and(&c.ok()?);
         }
         Some(all)
@@ -1837,7 +1895,7 @@ impl<'a> Explorer<'a> {
         info: &StepInfo,
     ) -> bool {
         let origin = self.witness.graph[t].origin.clone();
-        for conj in self.eval_assumption(s, t, a, info) {
+        for (i, conj) in self.eval_assumption(s, t, None, a, info).into_iter().enumerate() {
             match conj {
                 Err(msg) if msg.starts_with(crate::cfront::AMBIGUOUS) => {
                     self.give_up(format!("assumption at {origin}: {msg}"));
@@ -1846,11 +1904,193 @@ impl<'a> Explorer<'a> {
                 Err(msg) => self.warn(format!("assumption at {origin} ignored in part: {msg}")),
                 Ok(truth) => {
                     if !self.assume(s, truth, info.span) {
+                        self.note_infeasible(s, t, i, a, info);
                         return false;
                     }
                 }
             }
         }
+        true
+    }
+
+    /// Remembers a false assumption if it is the nearest to a violation state so far.
+    fn note_infeasible(
+        &mut self,
+        s: &mut ProductState,
+        t: EdgeIndex,
+        conjunct: usize,
+        a: &crate::witness::Assumption,
+        info: &StepInfo,
+    ) {
+        if !self.nearer_dead_end(t) {
+            return;
+        }
+        let pieces: Vec<String> = a.expressions.iter().flat_map(|e| crate::cfront::split_assumption(e)).collect();
+        let Some(text) = pieces.get(conjunct).cloned() else { return };
+        let what = match self.operand_value(s, &text, a, info) {
+            Some(v) => format!("assumption `{text}` is false ({v})"),
+            None => format!("assumption `{text}` is false"),
+        };
+        self.note_dead_end(t, info, what);
+    }
+
+    /// Is transition `t` nearer to a violation state than the dead end noted so far?
+    fn nearer_dead_end(&self, t: EdgeIndex) -> bool {
+        let Some((from, _)) = self.witness.graph.edge_endpoints(t) else { return false };
+        let d = self.distance.get(&from).copied().unwrap_or(u32::MAX);
+        self.infeasible.as_ref().is_none_or(|(best, _)| *best > d)
+    }
+
+    /// Notes where the witness's path ends if it got nearer to a violation state than before.
+    fn note_dead_end(&mut self, t: EdgeIndex, info: &StepInfo, what: String) {
+        if self.opts.permissive || self.opts.vector.is_some() || !self.nearer_dead_end(t) {
+            return;
+        }
+        let Some((from, _)) = self.witness.graph.edge_endpoints(t) else { return };
+        let d = self.distance.get(&from).copied().unwrap_or(u32::MAX);
+        let step = InfeasibleStep {
+            line: info.span.map(|s| s.start_line).unwrap_or(0),
+            origin: self.witness.graph[t].origin.clone(),
+            what,
+        };
+        self.infeasible = Some((d, step));
+    }
+
+    /// `x is V`: the left operand of a comparison conjunct and its value in `s`, when known.
+    fn operand_value(
+        &mut self,
+        s: &mut ProductState,
+        text: &str,
+        a: &crate::witness::Assumption,
+        info: &StepInfo,
+    ) -> Option<String> {
+        let cfa = self.cfa;
+        let ops = ["==", "!=", "<=", ">=", "<", ">"];
+        let at = ops.iter().filter_map(|op| text.find(op)).min()?;
+        let lhs = text[..at].trim();
+        if lhs.is_empty() {
+            return None;
+        }
+        let function = match &a.scope {
+            Some(name) => cfa.function_by_name(name),
+            None => Some(info.scope_function),
+        };
+        let scope = AssumptionScope {
+            function,
+            offset: info.span.map(|s| s.start_offset),
+            result_ty: info.result.as_ref().map(|v| v.ty()),
+        };
+        let rendered = match crate::cfront::lower_assumption_value(cfa, lhs, &scope).ok()? {
+            Rvalue::Int(e) => {
+                let v = s.data.eval(cfa, &e, info.result.as_ref()).ok()?.value;
+                as_i128(v.known()? as u64, v.ty).to_string()
+            }
+            Rvalue::Float(f) => {
+                let mut defined = Vec::new();
+                let v = s.data.eval_float(cfa, &f, info.result.as_ref(), &mut defined).ok()?;
+                match v.val {
+                    FVal::Conc(bits) => crate::semantics::float::render(bits, v.fty),
+                    FVal::Sym(_) => return None,
+                }
+            }
+            Rvalue::Ptr(_) => return None,
+        };
+        Some(format!("{lhs} is {rendered} there"))
+    }
+
+    /// Test-vector run: the nondet call `edge` takes the vector's next value. False (with the
+    /// reason recorded) when the witness gives no value for it, the next value belongs to
+    /// another step, or the value is impossible for it: nothing is guessed.
+    fn take_input(
+        &mut self,
+        s: &mut ProductState,
+        edge: &CfaEdge,
+        target: NodeIndex,
+        result: Option<&AnyValue>,
+    ) -> bool {
+        let Some(vector) = self.opts.vector.clone() else { return true };
+        let cfa = self.cfa;
+        let raw = result;
+        let (function, var, result) = match (&edge.op, result) {
+            (EdgeOp::NondetCall { function, lhs, .. }, r) => {
+                let var = match lhs {
+                    Some(crate::cfa::Lvalue::Var { var, .. }) => Some(*var),
+                    _ => None,
+                };
+                (function, var, r.cloned())
+            }
+            (EdgeOp::FloatNondetCall { function, var, fty }, Some(AnyValue::Int(bits))) => {
+                (function, var.map(|(v, _)| v), Some(AnyValue::Float(FValue::from_bits(bits, *fty))))
+            }
+            _ => return true,
+        };
+        let line = self.line_of(edge.span);
+        let pos = s.vec_pos;
+        let Some(entry) = vector.entries.get(pos) else {
+            self.give_up(format!(
+                "the witness gives no value for input {} (the call of `{function}` at {line}), and none is guessed",
+                pos + 1
+            ));
+            return false;
+        };
+        let info = StepInfo {
+            kind: StepKind::Edge(edge),
+            span: edge.span,
+            scope_function: edge.function,
+            target,
+            result,
+            closure: Default::default(),
+        };
+        let var_fits = match &entry.variable {
+            Some(x) => var.is_some_and(|v| &cfa.var(v).name == x),
+            None => true,
+        };
+        if !var_fits || !self.guard_matches(entry.transition, &info) {
+            self.give_up(format!(
+                "the witness's input value {} (`{}` at {}) does not belong to the call of `{function}` at {line}, and no \
+                 value is guessed for that call",
+                pos + 1,
+                entry.text,
+                entry.origin
+            ));
+            return false;
+        }
+        let a = crate::witness::Assumption {
+            expressions: vec![entry.text.clone()],
+            scope: entry.scope.clone(),
+            result_function: None,
+        };
+        for conj in self.eval_assumption(s, entry.transition, Some(pos), &a, &info) {
+            let holds = match conj {
+                Ok(truth) => self.assume(s, truth, edge.span),
+                Err(msg) => {
+                    self.give_up(format!(
+                        "the witness's input value `{}` at {} cannot be used: {msg}",
+                        entry.text, entry.origin
+                    ));
+                    return false;
+                }
+            };
+            if !holds {
+                self.give_up(format!(
+                    "the witness's input value `{}` at {} is impossible for the call of `{function}` at {line}",
+                    entry.text, entry.origin
+                ));
+                return false;
+            }
+        }
+        // A float equality does not pin the bits syntactically (`x == 22.8` holds for one
+        // pattern, `x == 0.0` for two): pin the call's value when the path allows only one, so
+        // that the rest of the run is concrete.
+        if let Some(AnyValue::Int(raw)) = raw {
+            if let Val::Sym(t) = &raw.val {
+                if let Val::Conc(bits) = self.pin(s, raw.clone()).val {
+                    let eq = t.eq(z3::ast::BV::from_u64(bits, raw.ty.bits));
+                    self.add_constraint(s, eq);
+                }
+            }
+        }
+        s.vec_pos += 1;
         true
     }
 
