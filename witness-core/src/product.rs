@@ -1948,11 +1948,12 @@ impl<'a> Explorer<'a> {
         }
         let Some((from, _)) = self.witness.graph.edge_endpoints(t) else { return };
         let d = self.distance.get(&from).copied().unwrap_or(u32::MAX);
-        let step = InfeasibleStep {
-            line: info.span.map(|s| s.start_line).unwrap_or(0),
-            origin: self.witness.graph[t].origin.clone(),
-            what,
+        // A YAML waypoint names its own line (an `assumption` is evaluated on arrival there).
+        let line = match &self.witness.graph[t].guard.anchor {
+            Some(a) => a.line,
+            None => info.span.map(|s| s.start_line).unwrap_or(0),
         };
+        let step = InfeasibleStep { line, origin: self.witness.graph[t].origin.clone(), what };
         self.infeasible = Some((d, step));
     }
 
@@ -2047,8 +2048,8 @@ impl<'a> Explorer<'a> {
         };
         if !var_fits || !self.guard_matches(entry.transition, &info) {
             self.give_up(format!(
-                "the witness's input value {} (`{}` at {}) does not belong to the call of `{function}` at {line}, and no \
-                 value is guessed for that call",
+                "the witness gives no value for input {} (the call of `{function}` at {line}; its next value, `{}` at \
+                 {}, belongs to another step), and none is guessed",
                 pos + 1,
                 entry.text,
                 entry.origin
@@ -2079,15 +2080,21 @@ impl<'a> Explorer<'a> {
                 return false;
             }
         }
-        // A float equality does not pin the bits syntactically (`x == 22.8` holds for one
-        // pattern, `x == 0.0` for two): pin the call's value when the path allows only one, so
-        // that the rest of the run is concrete.
+        // The value must be one bit pattern: a float equality does not pin the bits
+        // syntactically (`x == 22.8` holds for one pattern, `x == 0.0` for two, `x == NAN` for
+        // many), and a run on a value the witness leaves open would be a guess.
         if let Some(AnyValue::Int(raw)) = raw {
             if let Val::Sym(t) = &raw.val {
-                if let Val::Conc(bits) = self.pin(s, raw.clone()).val {
-                    let eq = t.eq(z3::ast::BV::from_u64(bits, raw.ty.bits));
-                    self.add_constraint(s, eq);
-                }
+                let Val::Conc(bits) = self.pin(s, raw.clone()).val else {
+                    self.give_up(format!(
+                        "the witness's input value `{}` at {} leaves more than one value (bit pattern) for the call \
+                         of `{function}` at {line}, and none is guessed",
+                        entry.text, entry.origin
+                    ));
+                    return false;
+                };
+                let eq = t.eq(z3::ast::BV::from_u64(bits, raw.ty.bits));
+                self.add_constraint(s, eq);
             }
         }
         s.vec_pos += 1;

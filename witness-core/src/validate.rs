@@ -209,14 +209,14 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
     // Decision 52: a second check of every rejection (and of every unknown that followed one):
     // do the witness's input values alone reach the error?
     let mut test_vector = None;
-    if outcome.strict_rejected {
+    if outcome.strict_rejected && !matches!(verdict, Verdict::Confirmed { .. }) {
         let tv = test_vector_run(&program.cfa, &witness, &anchors, &explore_opts);
         states += tv.states;
         solver_calls += tv.solver_calls;
         if let (Some(line), Some((trace, error_function))) = (tv.check.line, tv.trace) {
             let sentence = match &outcome.infeasible {
                 Some(i) => format!(
-                    "the witness's path is infeasible at line {}: {} (transition at {}); its input values alone reach \
+                    "the witness's path is infeasible at line {}: {} (at {} in the witness); its input values alone reach \
                      the error at line {line}",
                     i.line, i.what, i.origin
                 ),
