@@ -1023,6 +1023,22 @@ impl<'a> Explorer<'a> {
         match t {
             Truth::Known(b) => b,
             Truth::Sym(c) => match self.smt.check(&state.data.path, &[&c]) {
+                Feasibility::Feasible if self.opts.vector.is_some() => {
+                    // A test-vector run must be exact: its inputs decide every branch. A
+                    // condition that can go both ways depends on something they leave open
+                    // (an uninitialised variable, a value not pinned): the run is not followed.
+                    match self.smt.check(&state.data.path, &[&c.not()]) {
+                        Feasibility::Infeasible => true,
+                        _ => {
+                            self.give_up(format!(
+                                "the test-vector run's condition at {} depends on a value the witness's inputs leave \
+                                 open (e.g. an uninitialised variable)",
+                                self.line_of(span)
+                            ));
+                            false
+                        }
+                    }
+                }
                 Feasibility::Feasible => {
                     self.add_constraint(state, c);
                     true
@@ -2063,7 +2079,19 @@ impl<'a> Explorer<'a> {
         };
         for conj in self.eval_assumption(s, entry.transition, Some(pos), &a, &info) {
             let holds = match conj {
-                Ok(truth) => self.assume(s, truth, edge.span),
+                // The input value itself narrows the call's fresh value: not a branch of the run.
+                Ok(Truth::Sym(c)) => match self.smt.check(&s.data.path, &[&c]) {
+                    Feasibility::Feasible => {
+                        self.add_constraint(s, c);
+                        true
+                    }
+                    Feasibility::Infeasible => false,
+                    Feasibility::Unknown => {
+                        self.give_up(format!("solver could not decide an input value at {line}"));
+                        return false;
+                    }
+                },
+                Ok(Truth::Known(b)) => b,
                 Err(msg) => {
                     self.give_up(format!(
                         "the witness's input value `{}` at {} cannot be used: {msg}",
