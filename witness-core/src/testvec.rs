@@ -150,7 +150,7 @@ fn entries_of(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors, t: EdgeIndex) 
             let nondet_result = match (&a.result_function, anchors.get(&t)) {
                 (Some(f), _) => f.starts_with("__VERIFIER_nondet_"),
                 (None, Some(ResolvedAnchor::FunctionReturn { parens })) => {
-                    nondet_edges(cfa).any(|(e, _)| cfa.edge(e).call_paren.is_some_and(|p| parens.contains(&p)))
+                    nondet_edges(cfa).any(|e| cfa.edge(e).call_paren.is_some_and(|p| parens.contains(&p)))
                 }
                 _ => false,
             };
@@ -159,39 +159,49 @@ fn entries_of(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors, t: EdgeIndex) 
             }
             continue;
         }
-        let assigns = |e: EdgeIndex, v: Option<VarId>| {
-            v.is_some_and(|v| cfa.var(v).name == lhs) && {
-                let edge = cfa.edge(e);
-                match (&tr.guard.anchor, anchors.get(&t)) {
-                    (Some(an), Some(ResolvedAnchor::Statement { nodes, .. })) if an.kind == AnchorKind::Statement => {
-                        cfa.graph
-                            .edge_endpoints(e)
-                            .is_some_and(|(_, to)| cfa.blank_closure(to).iter().any(|n| nodes.contains(n)))
-                    }
-                    (Some(_), _) => false,
-                    (None, _) => match (tr.guard.lines, edge.span) {
-                        (Some(lines), Some(s)) => lines.overlaps(s.start_line as u64, s.end_line as u64),
-                        _ => false,
-                    },
-                }
+        // `x == C` is an input value only if every step the transition can match is a call
+        // assigning `x = __VERIFIER_nondet_*()` (or a declaration): on a line that also holds
+        // other steps (`while ((x = f()) > 0)`), a producer may repeat the claim on a step that
+        // is not an input, and the values would then go to the wrong calls.
+        let can_match = |e: EdgeIndex| -> bool {
+            let edge = cfa.edge(e);
+            match (&tr.guard.anchor, anchors.get(&t)) {
+                (Some(an), Some(ResolvedAnchor::Statement { nodes, .. })) if an.kind == AnchorKind::Statement => cfa
+                    .graph
+                    .edge_endpoints(e)
+                    .is_some_and(|(_, to)| cfa.blank_closure(to).iter().any(|n| nodes.contains(n))),
+                (Some(_), _) => false,
+                (None, _) => match (tr.guard.lines, edge.span) {
+                    (Some(lines), Some(s)) => lines.overlaps(s.start_line as u64, s.end_line as u64),
+                    _ => false,
+                },
             }
         };
-        if nondet_edges(cfa).any(|(e, v)| assigns(e, v)) {
+        let assigns_lhs = |e: EdgeIndex| nondet_var(cfa, e).is_some_and(|v| v.is_some_and(|v| cfa.var(v).name == lhs));
+        let mut matched = cfa
+            .graph
+            .edge_references()
+            .filter(|e| !matches!(e.weight().op, EdgeOp::Blank | EdgeOp::Declare { .. }) && can_match(e.id()))
+            .peekable();
+        if matched.peek().is_some() && matched.all(|e| assigns_lhs(e.id())) {
             out.push(entry(Some(lhs)));
         }
     }
     out
 }
 
-/// The program's nondet call edges with the variable each assigns (if a plain variable).
-fn nondet_edges(cfa: &Cfa) -> impl Iterator<Item = (EdgeIndex, Option<VarId>)> + '_ {
-    cfa.graph.edge_references().filter_map(|e| match &e.weight().op {
-        EdgeOp::NondetCall { lhs, .. } => {
-            Some((e.id(), if let Some(Lvalue::Var { var, .. }) = lhs { Some(*var) } else { None }))
-        }
-        EdgeOp::FloatNondetCall { var, .. } => Some((e.id(), var.map(|(v, _)| v))),
+/// The program's nondet call edges.
+fn nondet_edges(cfa: &Cfa) -> impl Iterator<Item = EdgeIndex> + '_ {
+    cfa.graph.edge_indices().filter(|&e| nondet_var(cfa, e).is_some())
+}
+
+/// For a nondet call edge: the variable it assigns, if a plain variable; `None` for other edges.
+fn nondet_var(cfa: &Cfa, e: EdgeIndex) -> Option<Option<VarId>> {
+    match &cfa.edge(e).op {
+        EdgeOp::NondetCall { lhs, .. } => Some(if let Some(Lvalue::Var { var, .. }) = lhs { Some(*var) } else { None }),
+        EdgeOp::FloatNondetCall { var, .. } => Some(var.map(|(v, _)| v)),
         _ => None,
-    })
+    }
 }
 
 /// `lhs == C` (also `C == lhs`, the legacy `lhs = C`, outer parentheses) where `lhs` is
@@ -287,6 +297,75 @@ fn is_constant(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cfa::DataModel;
+    use std::path::Path;
+
+    /// The test vector of a GraphML witness whose chain of transitions is `edges`
+    /// (line, assumption, result function), the last one into the violation node.
+    fn vector_of(program: &str, edges: &[(u32, &str, Option<&str>)]) -> Result<TestVector, String> {
+        let p = crate::cfront::build_program(Path::new("t.c"), program, DataModel::Lp64).expect("program");
+        let mut g = String::from(
+            r#"<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+<key id="entry" attr.name="entry" for="node"/><key id="violation" attr.name="violation" for="node"/>
+<key id="startline" attr.name="startline" for="edge"/><key id="assumption" attr.name="assumption" for="edge"/>
+<key id="assumption.resultfunction" attr.name="assumption.resultfunction" for="edge"/>
+<graph edgedefault="directed"><data key="witness-type">violation_witness</data>
+<node id="N0"><data key="entry">true</data></node><node id="V"><data key="violation">true</data></node>"#,
+        );
+        for (i, (line, a, rf)) in edges.iter().enumerate() {
+            let to = if i + 1 == edges.len() { "V".to_string() } else { format!("N{}", i + 1) };
+            if i + 1 < edges.len() {
+                g.push_str(&format!("<node id=\"N{}\"/>", i + 1));
+            }
+            g.push_str(&format!("<edge source=\"N{i}\" target=\"{to}\"><data key=\"startline\">{line}</data>"));
+            if !a.is_empty() {
+                g.push_str(&format!("<data key=\"assumption\">{a}</data>"));
+            }
+            if let Some(f) = rf {
+                g.push_str(&format!("<data key=\"assumption.resultfunction\">{f}</data>"));
+            }
+            g.push_str("</edge>");
+        }
+        g.push_str("</graph></graphml>");
+        let w = crate::witness::graphml::read_graphml(Path::new("w.graphml"), g.as_bytes()).expect("witness");
+        extract(&p.cfa, &w, &Anchors::new())
+    }
+
+    const PROGRAM: &str =
+        "extern void reach_error(void);\nextern int __VERIFIER_nondet_int(void);\nint main(void) {\n  \
+                           int x;\n  x = __VERIFIER_nondet_int();\n  while ((x = __VERIFIER_nondet_int()) > 0) x--;\n  \
+                           if (x == -7) reach_error();\n  return 0;\n}\n";
+
+    #[test]
+    fn input_values_in_witness_path_order() {
+        let v = vector_of(
+            PROGRAM,
+            &[
+                (5, "x == 3", None),
+                (6, "\\result == -7", Some("__VERIFIER_nondet_int")),
+                (6, "x > 0", None),
+                (7, "", None),
+            ],
+        )
+        .expect("one vector");
+        assert_eq!(v.values(), vec!["3".to_string(), "-7".to_string()]);
+        assert_eq!(v.entries[0].variable.as_deref(), Some("x"));
+        assert_eq!(v.entries[1].variable, None);
+    }
+
+    #[test]
+    fn a_claim_on_a_line_with_other_steps_is_no_input_value() {
+        // Line 6 also holds the loop condition and `x--`: `x == 5` there may describe any of them.
+        let v = vector_of(PROGRAM, &[(6, "x == 5", None), (7, "", None)]).expect("one vector");
+        assert!(v.entries.is_empty(), "{v:?}");
+        // Not a nondet result: `\result` of another function, and a range.
+        let v = vector_of(
+            PROGRAM,
+            &[(5, "\\result == 5", Some("f")), (5, "\\result &lt; 5", Some("__VERIFIER_nondet_int")), (7, "", None)],
+        )
+        .expect("one vector");
+        assert!(v.entries.is_empty(), "{v:?}");
+    }
 
     #[test]
     fn equalities_with_constants() {
