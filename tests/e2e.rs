@@ -35,6 +35,8 @@ struct Case {
     /// For `error` cases (`error.txt`): the file the message must name, and whether it must
     /// carry a `:line:col` position right after the file name.
     error_file: Option<(String, bool)>,
+    /// Texts the JSON output must contain (`output.txt`, one per line).
+    output: Vec<String>,
 }
 
 fn read_to_string(p: &Path) -> Result<String, String> {
@@ -69,6 +71,12 @@ fn load_case(dir: &Path) -> Result<Case, String> {
     } else {
         Vec::new()
     };
+    let output_path = dir.join("output.txt");
+    let output = if output_path.is_file() {
+        read_to_string(&output_path)?.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect()
+    } else {
+        Vec::new()
+    };
     let error_path = dir.join("error.txt");
     let error_file = if error_path.is_file() {
         let text = read_to_string(&error_path)?;
@@ -81,7 +89,7 @@ fn load_case(dir: &Path) -> Result<Case, String> {
     } else {
         None
     };
-    Ok(Case { name, dir: dir.to_path_buf(), witness, expected, model, args, error_file })
+    Ok(Case { name, dir: dir.to_path_buf(), witness, expected, model, args, error_file, output })
 }
 
 /// The 1-based line of the single call of the property's error function in the program.
@@ -183,6 +191,11 @@ fn check_case(case: &Case) -> Vec<String> {
     if verdict != case.expected {
         problems.push(format!("expected verdict `{}`, got `{verdict}` (reason: {})", case.expected, json["reason"]));
         return problems;
+    }
+    for text in &case.output {
+        if !stdout.contains(text.as_str()) {
+            problems.push(format!("the JSON output does not contain `{text}`: {stdout}"));
+        }
     }
     if case.expected == "confirmed" {
         let trace = json["trace"].as_array();

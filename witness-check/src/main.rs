@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use witness_core::cfa::DataModel;
 use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
-use witness_core::validate::{validate, ValidateOptions};
+use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
 use witness_core::verdict::{Report, Verdict};
 use witness_core::InputError;
 
@@ -60,6 +60,16 @@ enum UndefinedArg {
     Unknown,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum SemanticsArg {
+    /// A witness is confirmed when a feasible path its automaton allows reaches the error.
+    Automaton,
+    /// Also confirmed: a witness whose path is infeasible but whose input values alone reach the
+    /// error (as execution-based validators count it), with a warning.
+    #[value(name = "test-vector")]
+    TestVector,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Validate a violation witness against a C program.
@@ -93,6 +103,11 @@ enum Command {
         /// behaviour does not count.
         #[arg(long = "undefined-behaviour", value_enum, default_value = "exclude")]
         undefined: UndefinedArg,
+        /// What confirms a witness. Every rejection is also checked by running the witness's
+        /// input values alone; `test-vector` counts a witness whose input values reach the
+        /// error as confirmed, even when the automaton reading rejects it.
+        #[arg(long = "witness-semantics", value_enum, default_value = "automaton")]
+        semantics: SemanticsArg,
         /// The C program.
         #[arg(value_name = "PROGRAM")]
         program: PathBuf,
@@ -100,14 +115,24 @@ enum Command {
 }
 
 enum Answer {
-    Done(Result<Report, InputError>),
+    Done(Box<Result<Report, InputError>>),
     Panicked(String),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Command::Validate { witness, property, data_model, timeout, json, stutter, segments, undefined, program } =
-        cli.command;
+    let Command::Validate {
+        witness,
+        property,
+        data_model,
+        timeout,
+        json,
+        stutter,
+        segments,
+        undefined,
+        semantics,
+        program,
+    } = cli.command;
     let opts = ValidateOptions {
         program,
         witness,
@@ -129,6 +154,10 @@ fn main() -> ExitCode {
             UndefinedArg::Exclude => UndefinedBehaviour::Exclude,
             UndefinedArg::Unknown => UndefinedBehaviour::Unknown,
         },
+        semantics: match semantics {
+            SemanticsArg::Automaton => WitnessSemantics::Automaton,
+            SemanticsArg::TestVector => WitnessSemantics::TestVector,
+        },
     };
     // The library never panics on input by design; a panic is a bug, reported as such. The
     // worker runs on a large stack (the C parser recurses deeply) and under a hard deadline.
@@ -137,7 +166,7 @@ fn main() -> ExitCode {
     let spawned = std::thread::Builder::new().stack_size(512 << 20).spawn(move || {
         let r = std::panic::catch_unwind(|| validate(&worker_opts));
         let answer = match r {
-            Ok(r) => Answer::Done(r),
+            Ok(r) => Answer::Done(Box::new(r)),
             Err(p) => Answer::Panicked(
                 p.downcast_ref::<String>()
                     .cloned()
@@ -154,14 +183,16 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|_| {}));
     let grace = Duration::from_millis(700);
     match rx.recv_timeout(opts.timeout + grace) {
-        Ok(Answer::Done(Ok(report))) => {
-            print_report(&report, json);
-            ExitCode::SUCCESS
-        }
-        Ok(Answer::Done(Err(e))) => {
-            print_error(&e.to_string(), json, "input");
-            ExitCode::from(3)
-        }
+        Ok(Answer::Done(r)) => match *r {
+            Ok(report) => {
+                print_report(&report, json);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                print_error(&e.to_string(), json, "input");
+                ExitCode::from(3)
+            }
+        },
         Ok(Answer::Panicked(msg)) => {
             print_error(&format!("internal error (please report): {msg}"), json, "internal");
             ExitCode::from(4)
@@ -207,6 +238,9 @@ fn print_report(r: &Report, json: bool) {
             v["trace"] = json!(trace);
             v["error_function"] = json!(error_function);
         }
+        if let Some(tv) = &r.test_vector {
+            v["test_vector"] = json!(tv);
+        }
         println!("{v}");
         return;
     }
@@ -225,6 +259,9 @@ fn print_report(r: &Report, json: bool) {
         "stats: {} ms, {} product states, {} solver calls; {} witness, reading: {}; data model {}",
         r.stats.wall_ms, r.stats.product_states, r.stats.solver_calls, r.witness_format, r.reading, r.data_model
     );
+    if let Some(tv) = &r.test_vector {
+        println!("test vector [{}]: {}", tv.values.join(", "), tv.detail);
+    }
     println!("{}", r.reason);
     println!("RESULT: {}", r.verdict.result_string());
 }

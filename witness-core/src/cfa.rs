@@ -1016,6 +1016,24 @@ impl Cfa {
             n as u64
         }
     }
+    /// Locations reachable from `loc` through blank (unobservable) edges, `loc` included.
+    pub fn blank_closure(&self, loc: NodeIndex) -> Vec<NodeIndex> {
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![loc];
+        let mut out = Vec::new();
+        while let Some(l) = todo.pop() {
+            if !seen.insert(l) {
+                continue;
+            }
+            out.push(l);
+            for e in self.graph.edges_directed(l, petgraph::Direction::Outgoing) {
+                if matches!(e.weight().op, EdgeOp::Blank) {
+                    todo.push(petgraph::visit::EdgeRef::target(&e));
+                }
+            }
+        }
+        out
+    }
     /// 1-based line of a byte offset.
     pub fn line_of_offset(&self, offset: usize) -> u32 {
         match self.line_starts.binary_search(&offset) {

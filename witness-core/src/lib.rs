@@ -15,6 +15,7 @@ pub mod product;
 pub mod property;
 pub mod reach;
 pub mod semantics;
+pub mod testvec;
 pub mod validate;
 pub mod verdict;
 pub mod witness;

@@ -30,6 +30,7 @@ use crate::offsets::OffsetPlan;
 use crate::reach::ErrorReach;
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
+use crate::testvec::TestVector;
 use crate::verdict::{NondetChoice, TraceStep, Verdict};
 use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, Range, WitnessAutomaton, WitnessTransition};
 
@@ -67,6 +68,9 @@ pub struct ExploreOptions {
     pub segments: SegmentReading,
     /// What possible undefined behaviour on an allowed path means.
     pub undefined: UndefinedBehaviour,
+    /// Test-vector run (decision 52): the witness automaton is not followed; the program's
+    /// nondet calls take these values in call order, and any error call confirms.
+    pub vector: Option<Rc<TestVector>>,
 }
 
 /// Policy for *possible* undefined behaviour (signed overflow, division by zero, out-of-bounds
@@ -102,6 +106,23 @@ pub struct Outcome {
     pub warnings: Vec<String>,
     /// Some explored step read union bytes that C leaves unspecified (decision 37).
     pub unspecified_read: bool,
+    /// The strict reading of the witness found no path to the error (the verdict may still be
+    /// unknown, when a doubt about that rejection remains): the witness's path is infeasible.
+    pub strict_rejected: bool,
+    /// Where the witness's path died, as far as it got (the failed assumption nearest to a
+    /// violation state).
+    pub infeasible: Option<InfeasibleStep>,
+}
+
+/// Where the witness's path ends: a transition the program's step cannot pass.
+#[derive(Debug, Clone)]
+pub struct InfeasibleStep {
+    /// Line of the step the transition matched.
+    pub line: u32,
+    /// Position of the transition in the witness file.
+    pub origin: String,
+    /// What fails, e.g. "assumption `y == 11` is false (y is 10 there)".
+    pub what: String,
 }
 
 /// Largest `memset`/`memcpy`/`memmove` modelled (bytes are stored one by one).
@@ -146,6 +167,8 @@ struct ProductState {
     /// Value returned by the function whose exit location `loc` is.
     returned: Option<AnyValue>,
     trace: Option<Rc<TraceNode>>,
+    /// Test-vector run: how many input values the path has taken.
+    vec_pos: usize,
 }
 
 type StateKey = (
@@ -157,6 +180,7 @@ type StateKey = (
     Rc<std::collections::BTreeMap<u32, crate::semantics::HeapBlock>>,
     Rc<Vec<Bool>>,
     Option<AnyValue>,
+    usize,
 );
 
 impl ProductState {
@@ -170,6 +194,7 @@ impl ProductState {
             self.data.heap.clone(),
             self.data.path.clone(),
             self.returned.clone(),
+            self.vec_pos,
         )
     }
 }
@@ -198,7 +223,8 @@ struct StepInfo<'a> {
     closure: std::cell::OnceCell<Vec<NodeIndex>>,
 }
 
-type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<ScalarTy>);
+/// (transition, scope function, offset, type of `\result`, test-vector entry).
+type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<ScalarTy>, Option<usize>);
 type LoweredAssumption = Rc<Vec<Result<crate::cfa::Expr, String>>>;
 
 struct Explorer<'a> {
@@ -222,6 +248,8 @@ struct Explorer<'a> {
     states: u64,
     /// Some executed step read union bytes that C leaves unspecified (decision 37).
     unspecified_read: bool,
+    /// The failed assumption nearest to a violation state (its source state's distance).
+    infeasible: Option<(u32, InfeasibleStep)>,
 }
 
 /// Explores the product and returns the verdict.
@@ -257,6 +285,8 @@ fn explore_with(
             solver_calls: 0,
             warnings: Vec::new(),
             unspecified_read: false,
+            strict_rejected: false,
+            infeasible: None,
         };
     }
     // No violation node is reachable in the witness graph: no run can be in a violation state
@@ -271,6 +301,8 @@ fn explore_with(
             solver_calls: 0,
             warnings: Vec::new(),
             unspecified_read: false,
+            strict_rejected: false,
+            infeasible: None,
         };
     }
     // Decision 38: transitions past the end of the program that cut every path to the
@@ -286,6 +318,8 @@ fn explore_with(
             solver_calls: 0,
             warnings: Vec::new(),
             unspecified_read: false,
+            strict_rejected: true,
+            infeasible: None,
         };
     }
     // Decision 55: offsets from an edited copy of the program, aligned line by line. The
@@ -314,6 +348,7 @@ fn explore_with(
         }
     }
     let mut outcome = explore_once(cfa, witness, anchors, opts, reach, None);
+    outcome.strict_rejected = matches!(outcome.verdict, Verdict::Rejected);
     if let Some((note, states, calls)) = aligned_note {
         outcome.warnings.push(note);
         outcome.states += states;
@@ -337,6 +372,8 @@ fn explore_with(
                 shifted.states += outcome.states;
                 shifted.solver_calls += outcome.solver_calls;
                 if !matches!(shifted.verdict, Verdict::Rejected) {
+                    shifted.strict_rejected = true;
+                    shifted.infeasible = shifted.infeasible.or(outcome.infeasible);
                     return shifted;
                 }
                 // The shift is a guess: it may confirm (that needs a feasible violating path of
@@ -362,7 +399,8 @@ fn explore_with(
         // Witness producers build CFAs of other granularity than ours; before claiming that
         // no allowed path reaches the error, make sure that holds under the most permissive
         // reading too. If that reading reaches the error, the witness is ambiguous: unknown.
-        let permissive = ExploreOptions { permissive: true, target: opts.target.clone(), ..*opts };
+        let permissive =
+            ExploreOptions { permissive: true, target: opts.target.clone(), vector: opts.vector.clone(), ..*opts };
         let second = explore_once(cfa, witness, anchors, &permissive, reach, None);
         outcome.states += second.states;
         outcome.solver_calls += second.solver_calls;
@@ -444,6 +482,7 @@ fn explore_once(
         unknown: Vec::new(),
         states: 0,
         unspecified_read: false,
+        infeasible: None,
     };
     // Offsets that were validated against this file make guards precise; the permissive
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
@@ -469,7 +508,32 @@ fn explore_once(
         solver_calls: ex.smt.calls,
         warnings: ex.warnings,
         unspecified_read: ex.unspecified_read,
+        strict_rejected: false,
+        infeasible: ex.infeasible.map(|(_, i)| i),
     }
+}
+
+/// Runs the program on the witness's input values alone (decision 52): the witness automaton is
+/// not followed, the nondet calls take the vector's values in call order (a call without a
+/// value, or whose value belongs to another step, ends its path as unknown: nothing is
+/// guessed), possible undefined behaviour ends a path as unknown, and an error call of the
+/// property confirms. Confirmed: the values reach the error (the trace shows how); rejected:
+/// they do not; unknown: undecided.
+pub fn run_test_vector(
+    cfa: &Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    vector: Rc<TestVector>,
+) -> Outcome {
+    let opts = ExploreOptions {
+        permissive: false,
+        target: opts.target.clone(),
+        vector: Some(vector),
+        undefined: UndefinedBehaviour::Unknown,
+        ..*opts
+    };
+    explore_once(cfa, witness, anchors, &opts, &ErrorReach::new(cfa), None)
 }
 
 /// Transitions on some path from the entry to a violation state: the ones a confirming run
@@ -639,9 +703,10 @@ impl<'a> Explorer<'a> {
             data,
             returned: None,
             trace: None,
+            vec_pos: 0,
         };
         // `distance` holds every violation state (at 0) and every state that reaches one.
-        if !self.distance.contains_key(&self.witness.entry) {
+        if self.opts.vector.is_none() && !self.distance.contains_key(&self.witness.entry) {
             self.warn("no violation node is reachable from the witness's entry node".into());
             return Verdict::Rejected;
         }
@@ -806,7 +871,10 @@ impl<'a> Explorer<'a> {
             }
             match step {
                 Step::End => {}
-                Step::Next(next, result) => {
+                Step::Next(mut next, result) => {
+                    if self.opts.vector.is_some() && !self.take_input(&mut next, edge, target, result.as_ref()) {
+                        continue;
+                    }
                     // A blank edge with a source span is a `goto` statement: an edge of the
                     // producers' CFAs too (CPAchecker's "Goto: L", CBMC's GOTO), so observable.
                     if matches!(edge.op, EdgeOp::Blank) && edge.span.is_none() {
@@ -850,7 +918,7 @@ impl<'a> Explorer<'a> {
                     let mut after = Vec::new();
                     self.advance_witness(next, &info, edge.text.clone(), None, &mut after);
                     for s in after {
-                        if self.witness.graph[s.witness].violation {
+                        if self.opts.vector.is_some() || self.witness.graph[s.witness].violation {
                             return Some(self.confirm(&s, function));
                         }
                     }
@@ -899,6 +967,11 @@ impl<'a> Explorer<'a> {
             }
             Feasibility::Feasible => {
                 let line = self.line_of(span);
+                if self.opts.vector.is_some() {
+                    // A test-vector run must be exact: no execution of it may have undefined behaviour.
+                    self.give_up(format!("possible undefined behaviour ({}) at {line}", what.join(", ")));
+                    return false;
+                }
                 match self.opts.undefined {
                     UndefinedBehaviour::Unknown => {
                         self.give_up(format!("possible undefined behaviour ({}) at {line}", what.join(", ")));
@@ -934,6 +1007,22 @@ impl<'a> Explorer<'a> {
         match t {
             Truth::Known(b) => b,
             Truth::Sym(c) => match self.smt.check(&state.data.path, &[&c]) {
+                Feasibility::Feasible if self.opts.vector.is_some() => {
+                    // A test-vector run must be exact: its inputs decide every branch. A
+                    // condition that can go both ways depends on something they leave open
+                    // (an uninitialised variable, a value not pinned): the run is not followed.
+                    match self.smt.check(&state.data.path, &[&c.not()]) {
+                        Feasibility::Infeasible => true,
+                        _ => {
+                            self.give_up(format!(
+                                "the test-vector run's condition at {} depends on a value the witness's inputs leave \
+                                 open (e.g. an uninitialised variable)",
+                                self.line_of(span)
+                            ));
+                            false
+                        }
+                    }
+                }
                 Feasibility::Feasible => {
                     self.add_constraint(state, c);
                     true
@@ -1450,6 +1539,7 @@ impl<'a> Explorer<'a> {
     ) {
         let w = self.witness;
         let q = next.witness;
+        let vector_run = self.opts.vector.is_some();
         let push = |mut s: ProductState, node: NodeIndex, out: &mut Vec<ProductState>| {
             s.witness = node;
             s.trace = Some(Rc::new(TraceNode {
@@ -1462,8 +1552,8 @@ impl<'a> Explorer<'a> {
             }));
             out.push(s);
         };
-        if w.graph[q].violation {
-            push(next, q, out); // absorbing
+        if w.graph[q].violation || vector_run {
+            push(next, q, out); // absorbing; a test-vector run does not follow the automaton
             return;
         }
         // One step may pass several transitions: YAML segments whose waypoints are evaluated
@@ -1520,7 +1610,11 @@ impl<'a> Explorer<'a> {
                 if w.graph[target].sink && self.offsets.offsets_of(w, t).is_some() {
                     deliberate_sink = true;
                 }
-                if w.graph[target].sink || (!w.graph[target].violation && !self.distance.contains_key(&target)) {
+                if w.graph[target].sink {
+                    self.note_dead_end(t, info, "the program's step is one the witness sends to a sink node".into());
+                    continue; // this run can never confirm
+                }
+                if !w.graph[target].violation && !self.distance.contains_key(&target) {
                     continue; // this run can never confirm
                 }
                 if !self.decision_matches(tr, info) {
@@ -1618,29 +1712,10 @@ impl<'a> Explorer<'a> {
         true
     }
 
-    /// Locations reachable from `loc` through blank (unobservable) edges, `loc` included.
-    fn blank_closure(&self, loc: NodeIndex) -> Vec<NodeIndex> {
-        let mut seen = HashSet::new();
-        let mut todo = vec![loc];
-        let mut out = Vec::new();
-        while let Some(l) = todo.pop() {
-            if !seen.insert(l) {
-                continue;
-            }
-            out.push(l);
-            for e in self.cfa.graph.edges_directed(l, Direction::Outgoing) {
-                if matches!(e.weight().op, EdgeOp::Blank) {
-                    todo.push(e.target());
-                }
-            }
-        }
-        out
-    }
-
     /// Lenient stutter: does an observable edge right after `loc` (through blank edges) also
     /// match the guard?
     fn next_step_matches(&self, loc: NodeIndex, t: EdgeIndex) -> bool {
-        self.blank_closure(loc).into_iter().any(|l| {
+        self.cfa.blank_closure(loc).into_iter().any(|l| {
             self.cfa.graph.edges_directed(l, Direction::Outgoing).any(|e| {
                 let edge = e.weight();
                 let info = StepInfo {
@@ -1658,7 +1733,7 @@ impl<'a> Explorer<'a> {
 
     /// The blank closure of a step's target location, computed once per step.
     fn target_closure<'s>(&self, info: &'s StepInfo) -> &'s [NodeIndex] {
-        info.closure.get_or_init(|| self.blank_closure(info.target))
+        info.closure.get_or_init(|| self.cfa.blank_closure(info.target))
     }
 
     /// Source-code guard of a transition against one observable step (digest §5).
@@ -1778,6 +1853,7 @@ impl<'a> Explorer<'a> {
         &mut self,
         s: &mut ProductState,
         t: EdgeIndex,
+        entry: Option<usize>,
         a: &crate::witness::Assumption,
         info: &StepInfo,
     ) -> Vec<Result<Truth, String>> {
@@ -1801,7 +1877,7 @@ impl<'a> Explorer<'a> {
             _ => info.span.map(|s| s.start_offset),
         };
         let result_ty = info.result.as_ref().map(|v| v.ty());
-        let key = (t, scope_function, offset, result_ty);
+        let key = (t, scope_function, offset, result_ty, entry);
         let lowered = match self.assumption_cache.get(&key) {
             Some(l) => l.clone(),
             None => {
@@ -1837,7 +1913,7 @@ impl<'a> Explorer<'a> {
         info: &StepInfo,
     ) -> Option<Truth> {
         let mut all = Truth::Known(true);
-        for c in self.eval_assumption(s, t, a, info) {
+        for c in self.eval_assumption(s, t, None, a, info) {
             all = all.and(&c.ok()?);
         }
         Some(all)
@@ -1854,7 +1930,7 @@ impl<'a> Explorer<'a> {
         info: &StepInfo,
     ) -> bool {
         let origin = self.witness.graph[t].origin.clone();
-        for conj in self.eval_assumption(s, t, a, info) {
+        for (i, conj) in self.eval_assumption(s, t, None, a, info).into_iter().enumerate() {
             match conj {
                 Err(msg) if msg.starts_with(crate::cfront::AMBIGUOUS) => {
                     self.give_up(format!("assumption at {origin}: {msg}"));
@@ -1863,11 +1939,212 @@ impl<'a> Explorer<'a> {
                 Err(msg) => self.warn(format!("assumption at {origin} ignored in part: {msg}")),
                 Ok(truth) => {
                     if !self.assume(s, truth, info.span) {
+                        self.note_infeasible(s, t, i, a, info);
                         return false;
                     }
                 }
             }
         }
+        true
+    }
+
+    /// Remembers a false assumption if it is the nearest to a violation state so far.
+    fn note_infeasible(
+        &mut self,
+        s: &mut ProductState,
+        t: EdgeIndex,
+        conjunct: usize,
+        a: &crate::witness::Assumption,
+        info: &StepInfo,
+    ) {
+        if self.opts.permissive || self.opts.vector.is_some() || !self.nearer_dead_end(t) {
+            return;
+        }
+        let pieces: Vec<String> = a.expressions.iter().flat_map(|e| crate::cfront::split_assumption(e)).collect();
+        let Some(text) = pieces.get(conjunct).cloned() else { return };
+        let what = match self.operand_value(s, &text, a, info) {
+            Some(v) => format!("assumption `{text}` is false ({v})"),
+            None => format!("assumption `{text}` is false"),
+        };
+        self.note_dead_end(t, info, what);
+    }
+
+    /// Is transition `t` nearer to a violation state than the dead end noted so far?
+    fn nearer_dead_end(&self, t: EdgeIndex) -> bool {
+        let Some((from, _)) = self.witness.graph.edge_endpoints(t) else { return false };
+        let d = self.distance.get(&from).copied().unwrap_or(u32::MAX);
+        self.infeasible.as_ref().is_none_or(|(best, _)| *best > d)
+    }
+
+    /// Notes where the witness's path ends if it got nearer to a violation state than before.
+    fn note_dead_end(&mut self, t: EdgeIndex, info: &StepInfo, what: String) {
+        if self.opts.permissive || self.opts.vector.is_some() || !self.nearer_dead_end(t) {
+            return;
+        }
+        let Some((from, _)) = self.witness.graph.edge_endpoints(t) else { return };
+        let d = self.distance.get(&from).copied().unwrap_or(u32::MAX);
+        // A YAML waypoint names its own line (an `assumption` is evaluated on arrival there).
+        let line = match &self.witness.graph[t].guard.anchor {
+            Some(a) => a.line,
+            None => info.span.map(|s| s.start_line).unwrap_or(0),
+        };
+        let step = InfeasibleStep { line, origin: self.witness.graph[t].origin.clone(), what };
+        self.infeasible = Some((d, step));
+    }
+
+    /// `x is V`: the left operand of a comparison conjunct and its value in `s`, when known.
+    fn operand_value(
+        &mut self,
+        s: &mut ProductState,
+        text: &str,
+        a: &crate::witness::Assumption,
+        info: &StepInfo,
+    ) -> Option<String> {
+        let cfa = self.cfa;
+        let ops = ["==", "!=", "<=", ">=", "<", ">"];
+        let at = ops.iter().filter_map(|op| text.find(op)).min()?;
+        let lhs = text[..at].trim();
+        if lhs.is_empty() {
+            return None;
+        }
+        let function = match &a.scope {
+            Some(name) => cfa.function_by_name(name),
+            None => Some(info.scope_function),
+        };
+        let scope = AssumptionScope {
+            function,
+            offset: info.span.map(|s| s.start_offset),
+            result_ty: info.result.as_ref().map(|v| v.ty()),
+        };
+        let rendered = match crate::cfront::lower_assumption_value(cfa, lhs, &scope).ok()? {
+            Rvalue::Int(e) => {
+                let v = s.data.eval(cfa, &e, info.result.as_ref()).ok()?.value;
+                as_i128(v.known()? as u64, v.ty).to_string()
+            }
+            Rvalue::Float(f) => {
+                let mut defined = Vec::new();
+                let v = s.data.eval_float(cfa, &f, info.result.as_ref(), &mut defined).ok()?;
+                match v.val {
+                    FVal::Conc(bits) => crate::semantics::float::render(bits, v.fty),
+                    FVal::Sym(_) => return None,
+                }
+            }
+            Rvalue::Ptr(_) => return None,
+        };
+        Some(format!("{lhs} is {rendered} there"))
+    }
+
+    /// Test-vector run: the nondet call `edge` takes the vector's next value. False (with the
+    /// reason recorded) when the witness gives no value for it, the next value belongs to
+    /// another step, or the value is impossible for it: nothing is guessed.
+    fn take_input(
+        &mut self,
+        s: &mut ProductState,
+        edge: &CfaEdge,
+        target: NodeIndex,
+        result: Option<&AnyValue>,
+    ) -> bool {
+        let Some(vector) = self.opts.vector.clone() else { return true };
+        let cfa = self.cfa;
+        let raw = result;
+        let (function, var, result) = match (&edge.op, result) {
+            (EdgeOp::NondetCall { function, lhs, .. }, r) => {
+                let var = match lhs {
+                    Some(crate::cfa::Lvalue::Var { var, .. }) => Some(*var),
+                    _ => None,
+                };
+                (function, var, r.cloned())
+            }
+            (EdgeOp::FloatNondetCall { function, var, fty }, Some(AnyValue::Int(bits))) => {
+                (function, var.map(|(v, _)| v), Some(AnyValue::Float(FValue::from_bits(bits, *fty))))
+            }
+            _ => return true,
+        };
+        let line = self.line_of(edge.span);
+        let pos = s.vec_pos;
+        let Some(entry) = vector.entries.get(pos) else {
+            self.give_up(format!(
+                "the witness gives no value for input {} (the call of `{function}` at {line}), and none is guessed",
+                pos + 1
+            ));
+            return false;
+        };
+        let info = StepInfo {
+            kind: StepKind::Edge(edge),
+            span: edge.span,
+            scope_function: edge.function,
+            target,
+            result,
+            closure: Default::default(),
+        };
+        let var_fits = match &entry.variable {
+            Some(x) => var.is_some_and(|v| &cfa.var(v).name == x),
+            None => true,
+        };
+        if !var_fits || !self.guard_matches(entry.transition, &info) {
+            self.give_up(format!(
+                "the witness gives no value for input {} (the call of `{function}` at {line}; its next value, `{}` at \
+                 {}, belongs to another step), and none is guessed",
+                pos + 1,
+                entry.text,
+                entry.origin
+            ));
+            return false;
+        }
+        let a = crate::witness::Assumption {
+            expressions: vec![entry.text.clone()],
+            scope: entry.scope.clone(),
+            result_function: None,
+        };
+        for conj in self.eval_assumption(s, entry.transition, Some(pos), &a, &info) {
+            let holds = match conj {
+                // The input value itself narrows the call's fresh value: not a branch of the run.
+                Ok(Truth::Sym(c)) => match self.smt.check(&s.data.path, &[&c]) {
+                    Feasibility::Feasible => {
+                        self.add_constraint(s, c);
+                        true
+                    }
+                    Feasibility::Infeasible => false,
+                    Feasibility::Unknown => {
+                        self.give_up(format!("solver could not decide an input value at {line}"));
+                        return false;
+                    }
+                },
+                Ok(Truth::Known(b)) => b,
+                Err(msg) => {
+                    self.give_up(format!(
+                        "the witness's input value `{}` at {} cannot be used: {msg}",
+                        entry.text, entry.origin
+                    ));
+                    return false;
+                }
+            };
+            if !holds {
+                self.give_up(format!(
+                    "the witness's input value `{}` at {} is impossible for the call of `{function}` at {line}",
+                    entry.text, entry.origin
+                ));
+                return false;
+            }
+        }
+        // The value must be one bit pattern: a float equality does not pin the bits
+        // syntactically (`x == 22.8` holds for one pattern, `x == 0.0` for two, `x == NAN` for
+        // many), and a run on a value the witness leaves open would be a guess.
+        if let Some(AnyValue::Int(raw)) = raw {
+            if let Val::Sym(t) = &raw.val {
+                let Val::Conc(bits) = self.pin(s, raw.clone()).val else {
+                    self.give_up(format!(
+                        "the witness's input value `{}` at {} leaves more than one value (bit pattern) for the call \
+                         of `{function}` at {line}, and none is guessed",
+                        entry.text, entry.origin
+                    ));
+                    return false;
+                };
+                let eq = t.eq(z3::ast::BV::from_u64(bits, raw.ty.bits));
+                self.add_constraint(s, eq);
+            }
+        }
+        s.vec_pos += 1;
         true
     }
 

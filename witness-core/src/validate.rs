@@ -14,7 +14,7 @@ use crate::cfront;
 use crate::error::InputError;
 use crate::product::{self, ErrorTarget, ExploreOptions, SegmentReading, StutterMode, UndefinedBehaviour};
 use crate::property::{self, PropertyKind};
-use crate::verdict::{Report, Stats, Verdict};
+use crate::verdict::{Report, Stats, TestVectorCheck, TraceStep, Verdict};
 use crate::witness::{graphml, yaml, WitnessAutomaton, WitnessType};
 
 /// What the user asked for.
@@ -31,6 +31,18 @@ pub struct ValidateOptions {
     pub segments: SegmentReading,
     /// What possible undefined behaviour on an allowed path means.
     pub undefined: UndefinedBehaviour,
+    /// Which witnesses count as confirmed (decision 53).
+    pub semantics: WitnessSemantics,
+}
+
+/// What a witness must show to be confirmed (decision 53).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WitnessSemantics {
+    /// The witness automaton: a feasible path it allows reaches the error (default).
+    Automaton,
+    /// Also confirmed: a witness whose path is infeasible but whose input values alone reach
+    /// the error, as execution-based validators (FShell-w2t, CPA-w2t, NITWIT) count it.
+    TestVector,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, InputError> {
@@ -185,12 +197,56 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         permissive: false,
         segments: opts.segments,
         undefined: opts.undefined,
+        vector: None,
     };
     let anchors = crate::anchors::resolve_anchors(&program.cfa, &witness, &mut warnings)
         .map_err(|m| InputError::invalid(&opts.witness, m))?;
     let outcome = product::explore(&program.cfa, &program.source, &witness, &anchors, &explore_opts);
     warnings.extend(outcome.warnings);
     let mut verdict = outcome.verdict;
+    let mut reason = outcome.reason;
+    let (mut states, mut solver_calls) = (outcome.states, outcome.solver_calls);
+    // Decision 52: a second check of every rejection (and of every unknown that followed one):
+    // do the witness's input values alone reach the error?
+    let mut test_vector = None;
+    if outcome.strict_rejected && !matches!(verdict, Verdict::Confirmed { .. }) {
+        let tv = test_vector_run(&program.cfa, &witness, &anchors, &explore_opts);
+        states += tv.states;
+        solver_calls += tv.solver_calls;
+        if let (Some(line), Some((trace, error_function))) = (tv.check.line, tv.trace) {
+            let sentence = match &outcome.infeasible {
+                Some(i) => format!(
+                    "the witness's path is infeasible at line {}: {} (at {} in the witness); its input values alone reach \
+                     the error at line {line}",
+                    i.line, i.what, i.origin
+                ),
+                None => format!(
+                    "no path the witness allows reaches the error, but its input values alone reach the error at line \
+                     {line}"
+                ),
+            };
+            match opts.semantics {
+                WitnessSemantics::Automaton => reason = format!("{reason}; {sentence}"),
+                WitnessSemantics::TestVector => {
+                    warnings.push(format!(
+                        "the automaton reading {} this witness ({reason}); it is confirmed only because \
+                         --witness-semantics test-vector counts a witness whose input values alone reach the error",
+                        if matches!(verdict, Verdict::Rejected) { "rejects" } else { "does not confirm" }
+                    ));
+                    if tv.unspecified_read {
+                        warnings.push(
+                            "the test-vector run reads union bytes that C leaves unspecified (C11 6.2.6.1p7); it \
+                             uses the bytes the machine keeps, as a compiled run does"
+                                .into(),
+                        );
+                    }
+                    reason = format!("witness confirmed under the test-vector semantics: {sentence}");
+                    verdict = Verdict::Confirmed { trace, error_function };
+                }
+            }
+        }
+        test_vector = Some(tv.check);
+    }
     let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     if let Verdict::Confirmed { trace, .. } = &mut verdict {
         for step in trace.iter_mut() {
@@ -199,17 +255,70 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
     }
     Ok(Report {
         verdict,
-        reason: outcome.reason,
-        stats: Stats {
-            wall_ms: started.elapsed().as_millis() as u64,
-            product_states: outcome.states,
-            solver_calls: outcome.solver_calls,
-        },
+        reason,
+        stats: Stats { wall_ms: started.elapsed().as_millis() as u64, product_states: states, solver_calls },
         warnings,
         witness_format: witness.format.clone(),
         reading: reading_name(&witness, opts),
         data_model: data_model.name().into(),
+        test_vector,
     })
+}
+
+/// What the test-vector run found.
+struct TestVectorRun {
+    check: TestVectorCheck,
+    /// The run's trace and error function when the values reach the error.
+    trace: Option<(Vec<TraceStep>, String)>,
+    states: u64,
+    solver_calls: u64,
+    unspecified_read: bool,
+}
+
+/// Reads the witness's test vector and runs the program on it (decision 52).
+fn test_vector_run(
+    cfa: &crate::cfa::Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &crate::anchors::Anchors,
+    opts: &ExploreOptions,
+) -> TestVectorRun {
+    let vector = match crate::testvec::extract(cfa, witness, anchors) {
+        Ok(v) => v,
+        Err(why) => {
+            return TestVectorRun {
+                check: TestVectorCheck { reaches_error: None, line: None, values: Vec::new(), detail: why },
+                trace: None,
+                states: 0,
+                solver_calls: 0,
+                unspecified_read: false,
+            }
+        }
+    };
+    let values = vector.values();
+    let run = product::run_test_vector(cfa, witness, anchors, opts, std::rc::Rc::new(vector));
+    let (reaches_error, line, trace, detail) = match run.verdict {
+        Verdict::Confirmed { trace, error_function } => {
+            let line = trace.last().map(|s| s.line).unwrap_or(0);
+            let detail = format!("the witness's input values alone reach {error_function}() at line {line}");
+            (Some(true), Some(line), Some((trace, error_function)), detail)
+        }
+        Verdict::Rejected => {
+            (Some(false), None, None, "the witness's input values alone do not reach the error".to_string())
+        }
+        Verdict::Unknown { reason } => (
+            None,
+            None,
+            None,
+            format!("whether the witness's input values alone reach the error is undecided: {reason}"),
+        ),
+    };
+    TestVectorRun {
+        check: TestVectorCheck { reaches_error, line, values, detail },
+        trace,
+        states: run.states,
+        solver_calls: run.solver_calls,
+        unspecified_read: run.unspecified_read,
+    }
 }
 
 /// Which reading of the witness was used, for the report.
@@ -247,6 +356,7 @@ fn unknown_report(
         witness_format: w.format.clone(),
         reading: reading_name(w, opts),
         data_model: dm.name().into(),
+        test_vector: None,
     }
 }
 

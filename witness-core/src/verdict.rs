@@ -82,4 +82,21 @@ pub struct Report {
     /// `segments greedy (first occurrence)|existential` (YAML).
     pub reading: String,
     pub data_model: String,
+    /// The test-vector check of a rejection (decision 52): set when the witness's path was
+    /// found infeasible.
+    pub test_vector: Option<TestVectorCheck>,
+}
+
+/// Whether the witness's input values alone reach the error (decision 52).
+#[derive(Debug, Clone, Serialize)]
+pub struct TestVectorCheck {
+    /// `true`: they reach it; `false`: they do not; `null`: undecided (see `detail`).
+    pub reaches_error: Option<bool>,
+    /// Line of the error call they reach.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The input values as the witness writes them, in the order the program takes them.
+    pub values: Vec<String>,
+    /// What the run found, or why it is undecided.
+    pub detail: String,
 }

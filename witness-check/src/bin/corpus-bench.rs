@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
-use witness_core::validate::{parse_data_model, validate, ValidateOptions};
+use witness_core::validate::{parse_data_model, validate, ValidateOptions, WitnessSemantics};
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
@@ -62,6 +62,7 @@ fn main() {
             stutter: StutterMode::Strict,
             segments: SegmentReading::Greedy,
             undefined: UndefinedBehaviour::Exclude,
+            semantics: WitnessSemantics::Automaton,
         };
         let mut times = Vec::new();
         let mut verdict = String::new();

@@ -109,6 +109,17 @@ pub fn lower_one(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<Expr> {
     Ok(l.val(&e)?.truth())
 }
 
+/// Lowers an expression to its value (integer or float), for messages.
+pub fn lower_value(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<crate::cfa::Rvalue> {
+    let t = piece.replace("\\result", RESULT);
+    let e = parse_expression(cfa, t.trim()).map_err(|m| format!("cannot parse `{piece}`: {m}"))?;
+    let mut l = Lowerer { cfa, scope };
+    Ok(match l.val(&e)? {
+        Val::I(e) => crate::cfa::Rvalue::Int(e),
+        Val::F(f) => crate::cfa::Rvalue::Float(f),
+    })
+}
+
 /// lang-c exposes only the translation-unit parser: wrap the expression in a function body,
 /// after typedefs that make the program's type names known.
 fn parse_expression(cfa: &Cfa, expr: &str) -> R<Box<Node<Expression>>> {

@@ -146,6 +146,17 @@ pub fn lower_assumption(cfa: &Cfa, text: &str, scope: &AssumptionScope) -> Vec<R
     })
 }
 
+/// The `;`-separated pieces of a witness assumption, in the order [`lower_assumption`] lowers them.
+pub fn split_assumption(text: &str) -> Vec<String> {
+    assumption::split(text)
+}
+
+/// Lowers a C expression of a witness (e.g. the left operand of an assumption conjunct) to its
+/// value: an integer or float expression; `Err` if it cannot be used.
+pub fn lower_assumption_value(cfa: &Cfa, text: &str, scope: &AssumptionScope) -> Result<crate::cfa::Rvalue, String> {
+    assumption::lower_value(cfa, text, scope)
+}
+
 /// Result type of a function by name (defined functions, declared externs, and the
 /// `__VERIFIER_nondet_*` table), for `\result`.
 pub fn function_result_type(cfa: &Cfa, name: &str) -> Option<ScalarTy> {

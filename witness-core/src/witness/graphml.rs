@@ -1795,12 +1795,10 @@ mod tests {
     // ---- real witnesses
 
     /// Files that must NOT be accepted, with the reason.
-    const EXPECTED_FAILURES: &[(&str, &str)] = &[
-        (
-            "nit-11fptr-cbmc/11.func.ptrs.cbmc.c.graphml",
-            "manifest 'disputed': not well-formed XML (unescaped '&my_int_func' in an assumption)",
-        ),
-    ];
+    const EXPECTED_FAILURES: &[(&str, &str)] = &[(
+        "nit-11fptr-cbmc/11.func.ptrs.cbmc.c.graphml",
+        "manifest 'disputed': not well-formed XML (unescaped '&my_int_func' in an assumption)",
+    )];
 
     /// Malformed witnesses whose defects cannot matter (decision 41): read, with a warning.
     const TOLERATED_DEFECTS: &[&str] = &["faulty-witness-2.graphml"];
