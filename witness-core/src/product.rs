@@ -891,6 +891,34 @@ impl<'a> Explorer<'a> {
     ) -> bool {
         let mut all = Truth::Known(true);
         let mut what = Vec::new();
+        let (gaps, defined): (Vec<_>, Vec<_>) = defined.into_iter().partition(|d| d.unmodelled);
+        for g in gaps {
+            // A modelling gap: where it may fail, the path is unknown whatever the policy; the
+            // path goes on where it holds.
+            match &g.holds {
+                Truth::Known(true) => {}
+                Truth::Known(false) => {
+                    self.give_up(format!("not modelled: {} at {}", g.what, self.line_of(span)));
+                    return false;
+                }
+                Truth::Sym(c) => {
+                    match self.smt.check(&state.data.path, &[&c.not()]) {
+                        Feasibility::Infeasible => continue,
+                        Feasibility::Feasible => {
+                            self.give_up(format!("not modelled: {} at {}", g.what, self.line_of(span)))
+                        }
+                        Feasibility::Unknown => self.give_up(format!(
+                            "solver could not decide whether {} at {}",
+                            g.what,
+                            self.line_of(span)
+                        )),
+                    }
+                    if !self.assume(state, g.holds.clone(), span) {
+                        return false;
+                    }
+                }
+            }
+        }
         for d in defined {
             match &d.holds {
                 Truth::Known(true) => {}

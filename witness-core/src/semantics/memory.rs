@@ -10,10 +10,12 @@
 //! pointer stored in them is kept as pointer fragments (it has no integer value), so reading
 //! them back as a pointer gives the pointer, and reading them as an integer is unsupported.
 //!
-//! Undefined behaviour (C11 6.5.3.2p4, 6.5.6p8, 6.5.8p5, 7.22.3.3): dereferencing null, a
-//! dangling pointer (its function returned, or its block was freed) or outside the object;
-//! forming a pointer outside `[0, size]`; ordering pointers into different objects; freeing
-//! anything but a live block's start. Uninitialised bytes are nondeterministic.
+//! Addresses are flat (decision 48): any offset may be formed (it wraps at the pointer width),
+//! and comparisons are of addresses; where their result depends on where objects lie, which is
+//! not modelled, the path is unknown. Undefined behaviour (C11 6.5.3.2p4, 7.22.3.3):
+//! dereferencing null, a dangling pointer (its function returned, or its block was freed) or
+//! outside the object; freeing anything but a live block's start. Uninitialised bytes are
+//! nondeterministic.
 
 use super::*;
 
@@ -41,6 +43,12 @@ fn remove_range(ranges: &ByteRanges, lo: u64, hi: u64) -> ByteRanges {
 
 /// Largest object whose bytes are expanded into an if-then-else chain for a symbolic offset.
 const MAX_SYMBOLIC_BYTES: u64 = 4096;
+
+/// How far outside its object a pointer may lie and still be ordered by its offset: the
+/// address of an object plus or minus this many bytes never wraps around the address space
+/// (x86 Linux keeps the first page, `mmap_min_addr` >= 4096, and in a 32-bit process the last
+/// 8 KiB unmapped; decision 48).
+const ADDRESS_SLACK: i128 = 4096;
 
 /// Largest heap block (bytes).
 const MAX_BLOCK: u64 = 1 << 20;
@@ -130,6 +138,12 @@ fn ub(what: String) -> Definedness {
     Definedness { unmodelled: false, holds: Truth::Known(false), what }
 }
 
+/// A result that is decided only where `holds`: elsewhere it depends on where objects lie in
+/// memory, which is not modelled (decision 48).
+fn layout(what: String, holds: Truth) -> Definedness {
+    Definedness { unmodelled: true, holds, what: format!("{what} (the result depends on the memory layout)") }
+}
+
 /// `lo <= off && off <= hi` for a `long long` offset.
 fn within(off: &Value, lo: i128, hi: i128) -> Truth {
     match off.known() {
@@ -144,6 +158,31 @@ fn within(off: &Value, lo: i128, hi: i128) -> Truth {
             Truth::Sym(Bool::and(&[&t.bvsge(&l), &t.bvsle(&h)]))
         }
     }
+}
+
+/// The offset `off` as the machine sees it: addresses wrap at the pointer width, so an offset
+/// is kept as the sign extension of its low `long` bits (decision 48). Within an object no
+/// address wraps, so accesses are exact, and so are orderings of offsets in
+/// `[-ADDRESS_SLACK, size + ADDRESS_SLACK]`.
+pub(super) fn wrap_offset(cfa: &Cfa, off: &Value) -> Value {
+    let bits = cfa.data_model.long_bits();
+    if bits >= 64 {
+        return value::cast(off, IntTy::LLONG);
+    }
+    value::cast(&value::cast(off, IntTy::new(bits, true)), IntTy::LLONG)
+}
+
+/// `a + b` of two offsets, wrapping as addresses do (no undefined behaviour, decision 48).
+pub(super) fn offset_add(cfa: &Cfa, a: &Value, b: &Value) -> Value {
+    let mut none = Vec::new();
+    let sum = value::binary(
+        BinOp::Add,
+        &value::cast(a, IntTy::ULLONG),
+        &value::cast(b, IntTy::ULLONG),
+        IntTy::ULLONG,
+        &mut none,
+    );
+    wrap_offset(cfa, &sum)
 }
 
 impl PtrVal {
@@ -232,40 +271,17 @@ impl DataState {
             PExpr::AddrOf { var, offset } => {
                 let obj = self.obj_of(cfa, *var)?;
                 let off = value::cast(&self.eval_into(cfa, offset, result, defined)?, IntTy::LLONG);
-                let size = self.obj_size(cfa, &obj)?.unwrap_or(0);
-                defined.push(Definedness {
-                    unmodelled: false,
-                    holds: within(&off, 0, size as i128),
-                    what: format!("address outside the object `{}` ({size} bytes)", cfa.var(*var).name),
-                });
-                Ok(PtrVal { obj, offset: off })
+                Ok(PtrVal { obj, offset: wrap_offset(cfa, &off) })
             }
             PExpr::Add { base, k } => {
                 let b = self.eval_ptr(cfa, base, result, defined)?;
                 let k = value::cast(&self.eval_into(cfa, k, result, defined)?, IntTy::LLONG);
-                let off = value::binary(BinOp::Add, &b.offset, &k, IntTy::LLONG, defined);
-                match &b.obj {
-                    Obj::Func(_) => {
-                        return Err(EvalError::Unsupported("arithmetic on a function pointer".into()));
-                    }
-                    Obj::Null => defined.push(Definedness {
-                        unmodelled: false,
-                        holds: k.equals(&llong(0)),
-                        what: "arithmetic on a null pointer".into(),
-                    }),
-                    obj => {
-                        let size = self.obj_size(cfa, obj)?.unwrap_or(0);
-                        defined.push(Definedness {
-                            unmodelled: false,
-                            holds: within(&off, 0, size as i128),
-                            what: format!(
-                                "pointer arithmetic leaves {} (C11 6.5.6p8, {size} bytes)",
-                                self.obj_name(cfa, obj)
-                            ),
-                        });
-                    }
+                if let Obj::Func(_) = b.obj {
+                    return Err(EvalError::Unsupported("arithmetic on a function pointer".into()));
                 }
-                Ok(PtrVal { obj: b.obj, offset: off })
+                // Address arithmetic (decision 48): any offset may be formed, only accesses
+                // are checked.
+                Ok(PtrVal { obj: b.obj, offset: offset_add(cfa, &b.offset, &k) })
             }
             PExpr::Load { ptr } => {
                 let at = self.eval_ptr(cfa, ptr, result, defined)?;
@@ -277,12 +293,13 @@ impl DataState {
         }
     }
 
-    /// Pointer difference `a - b` in elements of `size` bytes (C11 6.5.6p9): pointers into
-    /// different objects (or null, or functions), or a byte distance that is not a whole number
-    /// of elements, are undefined behaviour.
+    /// Pointer difference `a - b` in elements of `size` bytes (C11 6.5.6p9). Addresses are flat
+    /// (decision 48), but the distance between two objects depends on the memory layout, which
+    /// is not modelled; a byte distance that is not a whole number of elements is undefined
+    /// behaviour.
     pub fn ptr_diff(&self, a: &PtrVal, b: &PtrVal, size: u64, ty: IntTy, defined: &mut Vec<Definedness>) -> Value {
-        if a.obj != b.obj || matches!(a.obj, Obj::Null | Obj::Func(_)) {
-            defined.push(ub("difference of pointers to different objects (C11 6.5.6p9)".into()));
+        if a.obj != b.obj || matches!(a.obj, Obj::Func(_)) {
+            defined.push(layout("difference of pointers to different objects".into(), Truth::Known(false)));
             return Value::conc(0, ty);
         }
         let bytes = value::binary(BinOp::Sub, &a.offset, &b.offset, IntTy::LLONG, defined);
@@ -296,7 +313,29 @@ impl DataState {
         value::cast(&value::binary(BinOp::Div, &bytes, &k, IntTy::LLONG, defined), ty)
     }
 
-    /// Pointer comparison `lhs op rhs` (C11 6.5.8, 6.5.9).
+    /// Where a pointer into a data object or function certainly lies, for comparisons across
+    /// objects: `(inside, valid)`, whether its address is one of the object's bytes, and whether
+    /// it is in `[0, size]` (one past the end included). A pointer into a freed block or a
+    /// returned frame is never `inside` (its address may have been reused), but its address
+    /// is still not null.
+    fn extent(&self, cfa: &Cfa, p: &PtrVal) -> Result<(Truth, Truth), EvalError> {
+        let live = match &p.obj {
+            Obj::Var { frame, .. } => self.locate(*frame).is_some(),
+            Obj::Heap(id) => self.heap.get(id).is_some_and(|b| b.live),
+            Obj::Func(_) => return Ok((Truth::Known(true), Truth::Known(true))),
+            Obj::Null => return Ok((Truth::Known(false), Truth::Known(false))),
+        };
+        let size = self.obj_size(cfa, &p.obj)?.unwrap_or(0) as i128;
+        let inside = if live { within(&p.offset, 0, size - 1) } else { Truth::Known(false) };
+        Ok((inside, within(&p.offset, 0, size)))
+    }
+
+    /// Pointer comparison `lhs op rhs` (C11 6.5.8, 6.5.9) on flat addresses (decision 48): an
+    /// object's address is unknown, so a result that depends on the layout of memory is a
+    /// modelling gap (unknown), never a guess. Pointers into one object compare by offset;
+    /// distinct objects are unequal while both pointers are inside them (a null pointer: while
+    /// the other is in `[0, size]`); a null pointer is below every pointer in `[0, size]` of
+    /// an object; other orderings across objects are not decided.
     pub fn compare_ptr(
         &self,
         cfa: &Cfa,
@@ -305,43 +344,52 @@ impl DataState {
         b: &PtrVal,
         defined: &mut Vec<Definedness>,
     ) -> Result<Truth, EvalError> {
-        let same = a.obj == b.obj;
-        match op {
-            BinOp::Eq | BinOp::Ne => {
-                let eq = if same {
-                    a.offset.equals(&b.offset)
-                } else {
-                    // Distinct objects never compare equal, except a one-past-the-end pointer
-                    // that may happen to equal the start of the next object (unspecified).
-                    for p in [a, b] {
-                        if let Some(size) = self.obj_size(cfa, &p.obj)? {
-                            match within(&p.offset, 0, size as i128 - 1) {
-                                Truth::Known(true) => {}
-                                _ => {
-                                    return Err(EvalError::Unsupported(
-                                        "equality of a one-past-the-end pointer with a pointer to another object"
-                                            .into(),
-                                    ))
-                                }
-                            }
-                        }
-                    }
-                    Truth::Known(false)
-                };
-                Ok(if op == BinOp::Eq { eq } else { eq.not() })
-            }
-            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                if !same || matches!(a.obj, Obj::Null | Obj::Func(_)) {
-                    defined.push(ub("relational comparison of pointers to different objects (C11 6.5.8p5)".into()));
-                    return Ok(Truth::Known(false));
-                }
-                let mut d = Vec::new();
-                let v = value::binary(op, &a.offset, &b.offset, IntTy::LLONG, &mut d);
-                defined.extend(d);
-                Ok(v.truth())
-            }
-            _ => Err(EvalError::Unsupported(format!("pointer operation {op:?}"))),
+        let ordering = matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+        if !ordering && !matches!(op, BinOp::Eq | BinOp::Ne) {
+            return Err(EvalError::Unsupported(format!("pointer operation {op:?}")));
         }
+        let mut d = Vec::new();
+        if a.obj == b.obj {
+            if a.obj == Obj::Null {
+                // Absolute addresses: unsigned, of the pointer's width.
+                let t = IntTy::new(cfa.data_model.long_bits(), false);
+                return Ok(value::binary(op, &value::cast(&a.offset, t), &value::cast(&b.offset, t), t, &mut d).truth());
+            }
+            if ordering {
+                // base + offset does not wrap within `ADDRESS_SLACK` bytes of the object.
+                let size = self.obj_size(cfa, &a.obj)?.unwrap_or(0) as i128;
+                let (lo, hi) = (-ADDRESS_SLACK, size + ADDRESS_SLACK);
+                let exact = within(&a.offset, lo, hi).and(&within(&b.offset, lo, hi));
+                defined.push(layout(
+                    format!("ordering of pointers more than {ADDRESS_SLACK} bytes outside their object"),
+                    exact,
+                ));
+            }
+            return Ok(value::binary(op, &a.offset, &b.offset, IntTy::LLONG, &mut d).truth());
+        }
+        // Distinct objects: `a` below `b` when `a` is null and `b` valid.
+        let (lo, hi, swapped) = if a.obj == Obj::Null || b.obj != Obj::Null { (a, b, false) } else { (b, a, true) };
+        let (inside_hi, valid_hi) = self.extent(cfa, hi)?;
+        let decided = if lo.obj == Obj::Null {
+            lo.offset.equals(&llong(0)).and(&valid_hi)
+        } else if ordering {
+            Truth::Known(false)
+        } else {
+            self.extent(cfa, lo)?.0.and(&inside_hi)
+        };
+        let what = if ordering {
+            "ordering of pointers into different objects"
+        } else {
+            "equality of pointers into different objects, one of them outside its object"
+        };
+        defined.push(layout(what.into(), decided));
+        Ok(Truth::Known(match op {
+            BinOp::Eq => false,
+            BinOp::Ne => true,
+            // `lo` (null) < `hi`.
+            BinOp::Lt | BinOp::Le => !swapped,
+            _ => swapped,
+        }))
     }
 
     /// Checks that `width` bytes at `p` lie inside a live data object; returns where they are
@@ -383,12 +431,15 @@ impl DataState {
             },
         };
         let size = self.obj_size(cfa, &p.obj)?.unwrap_or(0);
+        let holds = within(&p.offset, 0, size as i128 - width as i128);
+        let outside = matches!(holds, Truth::Known(false));
         defined.push(Definedness {
             unmodelled: false,
-            holds: within(&p.offset, 0, size as i128 - width as i128),
+            holds,
             what: format!("access of {width} bytes outside {} ({size} bytes)", self.obj_name(cfa, &p.obj)),
         });
-        Ok(Some(t))
+        // Certainly outside: nothing to read or write (the path ends as undefined).
+        Ok((!outside).then_some(t))
     }
 
     /// The stores of an [`Init::Bytes`] into the (zeroed) object of `var`, in order.
@@ -940,7 +991,7 @@ impl DataState {
         defined: &mut Vec<Definedness>,
     ) -> Result<(), EvalError> {
         for i in 0..n {
-            self.store(cfa, &byte_at(dst, i, defined), &AnyValue::Int(c.clone()), defined)?;
+            self.store(cfa, &byte_at(cfa, dst, i), &AnyValue::Int(c.clone()), defined)?;
         }
         Ok(())
     }
@@ -970,10 +1021,10 @@ impl DataState {
         }
         let mut bytes = Vec::with_capacity(n as usize);
         for i in 0..n {
-            bytes.push(self.load(cfa, &byte_at(src, i, defined), ScalarTy::Int(IntTy::UCHAR), defined)?);
+            bytes.push(self.load(cfa, &byte_at(cfa, src, i), ScalarTy::Int(IntTy::UCHAR), defined)?);
         }
         for (i, b) in bytes.iter().enumerate() {
-            self.store(cfa, &byte_at(dst, i as u64, defined), b, defined)?;
+            self.store(cfa, &byte_at(cfa, dst, i as u64), b, defined)?;
         }
         Ok(())
     }
@@ -1045,8 +1096,7 @@ impl DataState {
                 return Err(EvalError::Unsupported("a string longer than the largest modelled object".into()));
             }
             let before = defined.len();
-            let AnyValue::Int(v) = self.load(cfa, &byte_at(p, i, defined), ScalarTy::Int(IntTy::UCHAR), defined)?
-            else {
+            let AnyValue::Int(v) = self.load(cfa, &byte_at(cfa, p, i), ScalarTy::Int(IntTy::UCHAR), defined)? else {
                 return Err(EvalError::Unsupported("a string byte of another type".into()));
             };
             // Only this byte's checks: reading on past an access outside the object is pointless.
@@ -1067,7 +1117,11 @@ impl DataState {
     /// `free(p)`.
     pub fn free(&mut self, cfa: &Cfa, p: &PtrVal, defined: &mut Vec<Definedness>) {
         match &p.obj {
-            Obj::Null => {}
+            Obj::Null => defined.push(Definedness {
+                unmodelled: false,
+                holds: p.offset.equals(&llong(0)),
+                what: "free of an address that was not allocated".into(),
+            }),
             Obj::Heap(id) if self.heap.get(id).is_some_and(|b| b.live) => {
                 defined.push(Definedness {
                     unmodelled: false,
@@ -1085,8 +1139,8 @@ impl DataState {
 }
 
 /// The pointer `i` bytes past `p`.
-fn byte_at(p: &PtrVal, i: u64, defined: &mut Vec<Definedness>) -> PtrVal {
-    PtrVal { obj: p.obj, offset: value::binary(BinOp::Add, &p.offset, &llong(i as i128), IntTy::LLONG, defined) }
+fn byte_at(cfa: &Cfa, p: &PtrVal, i: u64) -> PtrVal {
+    PtrVal { obj: p.obj, offset: offset_add(cfa, &p.offset, &llong(i as i128)) }
 }
 
 /// Where a load or store lands: a variable's slot (typed, or bytes for a union) or a heap block.
@@ -1173,6 +1227,44 @@ mod tests {
 
     fn int(v: u64) -> AnyValue {
         AnyValue::Int(Value::conc(v, IntTy::INT))
+    }
+
+    #[test]
+    fn offsets_wrap_at_the_pointer_width_without_undefined_behaviour() {
+        let (cfa, st, p) = heap_state(); // ILP32
+        let mut d = Vec::new();
+        let far = PtrVal { obj: p.obj, offset: offset_add(&cfa, &llong(i32::MAX as i128), &llong(1)) };
+        assert_eq!(far.offset.known(), Some(i32::MIN as i128));
+        let back = PtrVal { obj: p.obj, offset: offset_add(&cfa, &far.offset, &llong(-(i32::MIN as i128))) };
+        assert_eq!(back.offset.known(), Some(0));
+        let huge = offset_add(&cfa, &llong(i64::MAX as i128), &llong(i64::MAX as i128));
+        assert_eq!(huge.known(), Some(-2));
+        // Within one object, 4096 bytes past the end still orders by offset; further is a gap.
+        let near = at(&p, 8 + 4096);
+        assert!(matches!(st.compare_ptr(&cfa, BinOp::Lt, &p, &near, &mut d).unwrap(), Truth::Known(true)));
+        assert!(d.iter().all(|c| matches!(c.holds, Truth::Known(true))));
+        st.compare_ptr(&cfa, BinOp::Lt, &p, &at(&p, 8 + 4097), &mut d).unwrap();
+        assert!(d.iter().any(|c| c.unmodelled && matches!(c.holds, Truth::Known(false))));
+    }
+
+    #[test]
+    fn pointers_into_different_objects_compare_only_where_the_layout_does_not_matter() {
+        let (cfa, mut st, p) = heap_state();
+        let q = st.allocate("malloc", &Value::conc(4, IntTy::UINT), false).unwrap();
+        let decided = |st: &DataState, op, a: &PtrVal, b: &PtrVal| {
+            let mut d = Vec::new();
+            let t = st.compare_ptr(&cfa, op, a, b, &mut d).unwrap();
+            let ok = d.iter().all(|c| matches!(c.holds, Truth::Known(true)));
+            (ok, matches!(t, Truth::Known(true)))
+        };
+        assert_eq!(decided(&st, BinOp::Eq, &p, &q), (true, false));
+        // One past the end of one block may be the start of the other.
+        assert!(!decided(&st, BinOp::Eq, &at(&p, 8), &q).0);
+        assert!(!decided(&st, BinOp::Lt, &p, &q).0);
+        // Null is below every pointer in [0, size], also one past the end.
+        assert_eq!(decided(&st, BinOp::Lt, &PtrVal::null(), &at(&p, 8)), (true, true));
+        assert_eq!(decided(&st, BinOp::Ne, &at(&p, 8), &PtrVal::null()), (true, true));
+        assert!(!decided(&st, BinOp::Ne, &at(&p, 9), &PtrVal::null()).0);
     }
 
     #[test]
