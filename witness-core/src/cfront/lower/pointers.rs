@@ -279,6 +279,25 @@ impl<'a> Builder<'a> {
                 let place = self.place(e)?;
                 self.decay(place).ok_or_else(what)
             }
+            Expression::Call(c) => {
+                // A pointer result used in an expression (`return alloc(n);`, `f(g(x))`, `*h()`):
+                // the call stores it into a pointer temporary, as integer results do.
+                let t = match self.expr_ty(e) {
+                    Some(Ty::Pointer(t)) => *t,
+                    // An undeclared allocator returns `void *`.
+                    None if ALLOCATORS.iter().any(|(f, _, _)| self.call_name(c).is_ok_and(|n| n == *f)) => Ty::Void,
+                    _ => return Err(what()),
+                };
+                if self.pure_mode {
+                    return Err(format!("call `{text}` where a side-effect-free expression is needed"));
+                }
+                let f = self.f.as_ref().map(|f| f.id).ok_or("temporary outside a function")?;
+                self.tmp_counter += 1;
+                let name = format!("__tmp_{}", self.tmp_counter);
+                let tmp = self.new_var(&name, &Ty::Pointer(Box::new(t.clone())), VarScope::Local(f), (0, 0), true);
+                self.call(c, Some(Target::Ptr(PLvalue::Var(tmp))), self.stmt_sp)?;
+                Ok((PExpr::Var { var: tmp }, t))
+            }
             _ => Err(what()),
         }
     }
