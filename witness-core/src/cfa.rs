@@ -161,14 +161,14 @@ pub enum CType {
     /// A pointer variable (any pointee: the front end types pointer expressions); the value is
     /// an object (a variable instance, a heap block, a function, or null) and a byte offset.
     Ptr,
-    /// An object stored as bytes (a union, or an array of structs or pointers): every access
-    /// is a typed load or store through its address, so members overlap byte-exactly (type
-    /// punning).
+    /// An object stored as bytes (a union, an array of structs or pointers, or a struct whose
+    /// address is taken, decision 49): every access is a typed load or store through its
+    /// address, so members overlap byte-exactly (type punning).
     Bytes {
         size: u64,
         /// Sizes of the union's members, ascending (all start at byte 0): a store through one
-        /// leaves the bytes past it unspecified (C11 6.2.6.1p7, decision 37). Empty for an
-        /// array (a union always has a member).
+        /// leaves the bytes past it unspecified (C11 6.2.6.1p7, decision 37). A struct has the
+        /// one member `[size]` (it is an object, nothing is unspecified); empty for an array.
         members: Vec<u64>,
     },
     /// A type the semantics does not model yet (other pointers, struct, union, `long double`, VLA, …).

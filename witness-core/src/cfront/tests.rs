@@ -1156,3 +1156,27 @@ fn assumptions_over_byte_objects() {
     assert!(one("a[0].z == 1").unwrap_err().contains("member `z`"));
     assert!(one("a[0] == 1").is_err());
 }
+
+#[test]
+fn struct_whose_address_is_taken_is_stored_as_bytes_and_offsetof_follows_the_layout() {
+    let src = "struct L { struct L *next; }; struct I { char c; struct L link; int b : 3; };\n\
+               struct J { char c; long l[2]; struct L link; };\n\
+               struct L head = {&head}; struct L other; struct I bits;\n\
+               int main(void) { struct J j; struct L *p = &j.link; struct I *q = &bits;\n\
+               return __builtin_offsetof(struct J, link) + __builtin_offsetof(struct J, l[1]); }";
+    let cfa = build_dm(src, DataModel::Ilp32);
+    // `&head`, `&j.link` put them in memory; `other` is never addressed; `bits` has a bit-field.
+    assert!(matches!(cfa.var(var_named(&cfa, "head")).ty, CType::Bytes { size: 4, .. }));
+    assert!(matches!(cfa.var(var_named(&cfa, "j")).ty, CType::Bytes { size: 16, .. }));
+    assert!(!matches!(cfa.var(var_named(&cfa, "other")).ty, CType::Bytes { .. }));
+    assert!(!matches!(cfa.var(var_named(&cfa, "bits")).ty, CType::Bytes { .. }));
+    let ret: Vec<String> = edges(&cfa)
+        .iter()
+        .filter_map(|e| match &e.op {
+            EdgeOp::Return { value: Some(Rvalue::Int(v)), .. } => Some(pe(&cfa, v)),
+            _ => None,
+        })
+        .collect();
+    // ILP32: `l` at 4 (long is 4 bytes), `l[1]` at 8, `link` at 12.
+    assert!(ret.iter().any(|r| r.contains("12:") && r.contains("8:")), "{ret:?}");
+}

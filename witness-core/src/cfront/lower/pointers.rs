@@ -547,7 +547,7 @@ impl<'a> Builder<'a> {
 
     /// The scalar leaves of a struct argument, in the order of the parameter's leaves: from a
     /// flattened struct variable, or loaded from a struct in memory.
-    fn struct_arg(&mut self, name: &str, a: &Node<Expression>, t: &Ty) -> R<Vec<Rvalue>> {
+    pub(super) fn struct_arg(&mut self, name: &str, a: &Node<Expression>, t: &Ty) -> R<Vec<Rvalue>> {
         let unsupported = || format!("call to `{name}` with a struct argument of this kind (not supported yet)");
         let leaves = self.structs.leaves(t)?;
         let mut out = Vec::new();
