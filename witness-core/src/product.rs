@@ -1262,7 +1262,8 @@ impl<'a> Explorer<'a> {
             EdgeOp::Alloc { function, lhs, size, zeroed } => {
                 let n = eval!(size);
                 let n = self.pin(&next, n);
-                let p = match next.data.allocate(function, &n, *zeroed) {
+                let bound = self.size_bound(&next, &n);
+                let p = match next.data.allocate(function, &n, bound, *zeroed) {
                     Ok(p) => p,
                     Err(EvalError::Unsupported(w)) => unsupported!(w),
                 };
@@ -1274,8 +1275,9 @@ impl<'a> Explorer<'a> {
                 let old = peval!(ptr);
                 let n = eval!(size);
                 let n = self.pin(&next, n);
+                let bound = self.size_bound(&next, &n);
                 let mut defined = Vec::new();
-                let p = match next.data.reallocate(cfa, &old, &n, &mut defined) {
+                let p = match next.data.reallocate(cfa, &old, &n, bound, &mut defined) {
                     Ok(p) => p,
                     Err(EvalError::Unsupported(w)) => unsupported!(w),
                 };
@@ -1471,6 +1473,31 @@ impl<'a> Explorer<'a> {
     }
 
     /// `n` as a constant if the path pins it to one value (e.g. by a witness assumption).
+    /// The largest value a symbolic allocation size can have on this path, if it is at most
+    /// 4096 (decision 50: larger blocks with a symbolic size are not modelled); found by
+    /// bisection with the solver.
+    fn size_bound(&mut self, state: &ProductState, n: &Value) -> Option<u64> {
+        const LIMIT: u64 = 4096;
+        if !matches!(n.val, Val::Sym(_)) {
+            return None;
+        }
+        let unsigned = crate::semantics::value::cast(n, IntTy::ULLONG).term();
+        let above = |k: u64| unsigned.bvugt(z3::ast::BV::from_u64(k, 64));
+        if !matches!(self.smt.check(&state.data.path, &[&above(LIMIT)]), Feasibility::Infeasible) {
+            return Some(u64::MAX); // too large (or undecided): the allocation says so
+        }
+        let (mut lo, mut hi) = (0u64, LIMIT); // the maximum lies in [lo, hi]
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.smt.check(&state.data.path, &[&above(mid)]) {
+                Feasibility::Feasible => lo = mid + 1,
+                Feasibility::Infeasible => hi = mid,
+                Feasibility::Unknown => return Some(u64::MAX),
+            }
+        }
+        Some(hi)
+    }
+
     fn pin(&mut self, state: &ProductState, n: Value) -> Value {
         let Val::Sym(t) = &n.val else { return n };
         let unique = self.smt.model_values(&state.data.path, std::slice::from_ref(t)).and_then(|m| {

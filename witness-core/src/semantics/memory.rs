@@ -185,6 +185,19 @@ pub(super) fn offset_add(cfa: &Cfa, a: &Value, b: &Value) -> Value {
     wrap_offset(cfa, &sum)
 }
 
+/// `lo <= off && off <= size + d` for a `long long` offset and a size that may be symbolic
+/// (at most `MAX_BLOCK`, so `size + d` does not overflow for the `d` used here).
+fn within_v(off: &Value, lo: i128, size: &Value, d: i128) -> Truth {
+    match size.known() {
+        Some(n) => within(off, lo, n + d),
+        None => {
+            let t = off.term();
+            let hi = size.term().bvadd(BV::from_i64(d as i64, 64));
+            Truth::Sym(Bool::and(&[&t.bvsge(BV::from_i64(lo as i64, 64)), &t.bvsle(&hi)]))
+        }
+    }
+}
+
 impl PtrVal {
     pub fn null() -> PtrVal {
         PtrVal { obj: Obj::Null, offset: llong(0) }
@@ -246,6 +259,17 @@ impl DataState {
             Obj::Heap(id) => self.heap.get(id).map(|b| b.cells.len() as u64),
             Obj::Func(_) | Obj::Null => None,
         })
+    }
+
+    /// The size of a data object as a `long long` value: symbolic for a block allocated with
+    /// a size the path does not pin (decision 50), else the constant [`Self::obj_size`].
+    fn obj_size_value(&self, cfa: &Cfa, obj: &Obj) -> Result<Value, EvalError> {
+        if let Obj::Heap(id) = obj {
+            if let Some(v) = self.heap.get(id).and_then(|b| b.size.clone()) {
+                return Ok(v);
+            }
+        }
+        Ok(llong(self.obj_size(cfa, obj)?.unwrap_or(0) as i128))
     }
 
     /// Evaluates a pointer expression.
@@ -325,9 +349,9 @@ impl DataState {
             Obj::Func(_) => return Ok((Truth::Known(true), Truth::Known(true))),
             Obj::Null => return Ok((Truth::Known(false), Truth::Known(false))),
         };
-        let size = self.obj_size(cfa, &p.obj)?.unwrap_or(0) as i128;
-        let inside = if live { within(&p.offset, 0, size - 1) } else { Truth::Known(false) };
-        Ok((inside, within(&p.offset, 0, size)))
+        let size = self.obj_size_value(cfa, &p.obj)?;
+        let inside = if live { within_v(&p.offset, 0, &size, -1) } else { Truth::Known(false) };
+        Ok((inside, within_v(&p.offset, 0, &size, 0)))
     }
 
     /// Pointer comparison `lhs op rhs` (C11 6.5.8, 6.5.9) on flat addresses (decision 48): an
@@ -357,9 +381,13 @@ impl DataState {
             }
             if ordering {
                 // base + offset does not wrap within `ADDRESS_SLACK` bytes of the object.
-                let size = self.obj_size(cfa, &a.obj)?.unwrap_or(0) as i128;
-                let (lo, hi) = (-ADDRESS_SLACK, size + ADDRESS_SLACK);
-                let exact = within(&a.offset, lo, hi).and(&within(&b.offset, lo, hi));
+                let size = self.obj_size_value(cfa, &a.obj)?;
+                let exact = within_v(&a.offset, -ADDRESS_SLACK, &size, ADDRESS_SLACK).and(&within_v(
+                    &b.offset,
+                    -ADDRESS_SLACK,
+                    &size,
+                    ADDRESS_SLACK,
+                ));
                 defined.push(layout(
                     format!("ordering of pointers more than {ADDRESS_SLACK} bytes outside their object"),
                     exact,
@@ -430,13 +458,14 @@ impl DataState {
                 }
             },
         };
-        let size = self.obj_size(cfa, &p.obj)?.unwrap_or(0);
-        let holds = within(&p.offset, 0, size as i128 - width as i128);
+        let size = self.obj_size_value(cfa, &p.obj)?;
+        let holds = within_v(&p.offset, 0, &size, -(width as i128));
         let outside = matches!(holds, Truth::Known(false));
+        let bytes = size.known().map_or("a symbolic number of".to_string(), |n| n.to_string());
         defined.push(Definedness {
             unmodelled: false,
             holds,
-            what: format!("access of {width} bytes outside {} ({size} bytes)", self.obj_name(cfa, &p.obj)),
+            what: format!("access of {width} bytes outside {} ({bytes} bytes)", self.obj_name(cfa, &p.obj)),
         });
         // Certainly outside: nothing to read or write (the path ends as undefined).
         Ok((!outside).then_some(t))
@@ -932,10 +961,23 @@ impl DataState {
 
     // ------------------------------------------------------------------ heap
 
-    /// A fresh heap block of `size` bytes; returns the pointer to its start.
-    pub fn allocate(&mut self, function: &str, size: &Value, zeroed: bool) -> Result<PtrVal, EvalError> {
-        let Some(n) = size.known() else {
-            return Err(EvalError::Unsupported(format!("`{function}` of a symbolic size")));
+    /// A fresh heap block of `size` bytes; returns the pointer to its start. A symbolic size
+    /// needs `bound`, an upper bound the path guarantees (decision 50): the block has that
+    /// many cells, and every access checks the symbolic size.
+    pub fn allocate(
+        &mut self,
+        function: &str,
+        size: &Value,
+        bound: Option<u64>,
+        zeroed: bool,
+    ) -> Result<PtrVal, EvalError> {
+        let (n, sym) = match (size.known(), bound) {
+            (Some(n), _) => (n, None),
+            (None, Some(b)) if b <= MAX_SYMBOLIC_BYTES => (b as i128, Some(value::cast(size, IntTy::ULLONG))),
+            (None, Some(b)) => {
+                return Err(EvalError::Unsupported(format!("`{function}` of a symbolic size up to {b} bytes")))
+            }
+            (None, None) => return Err(EvalError::Unsupported(format!("`{function}` of a symbolic size"))),
         };
         if n < 0 || n as u64 > MAX_BLOCK {
             return Err(EvalError::Unsupported(format!("`{function}` of {n} bytes")));
@@ -943,8 +985,10 @@ impl DataState {
         let id = self.next_heap;
         self.next_heap += 1;
         let cells = if zeroed { vec![Some(Cell::Byte(Val::Conc(0))); n as usize] } else { vec![None; n as usize] };
+        // The size as a `long long` (it is at most `bound`, so the unsigned bits read the same).
+        let size = sym.map(|v| Value { val: v.val, ty: IntTy::LLONG });
         Rc::make_mut(&mut self.heap)
-            .insert(id, HeapBlock { cells: Rc::new(cells), live: true, function: function.to_string() });
+            .insert(id, HeapBlock { cells: Rc::new(cells), live: true, function: function.to_string(), size });
         Ok(PtrVal { obj: Obj::Heap(id), offset: llong(0) })
     }
 
@@ -955,13 +999,20 @@ impl DataState {
         cfa: &Cfa,
         p: &PtrVal,
         size: &Value,
+        bound: Option<u64>,
         defined: &mut Vec<Definedness>,
     ) -> Result<PtrVal, EvalError> {
         if p.obj == Obj::Null {
-            return self.allocate("realloc", size, false);
+            return self.allocate("realloc", size, bound, false);
         }
-        if size.known() == Some(0) {
-            return Err(EvalError::Unsupported("`realloc` to 0 bytes (implementation-defined)".into()));
+        match size.known() {
+            Some(0) => return Err(EvalError::Unsupported("`realloc` to 0 bytes (implementation-defined)".into())),
+            Some(_) => {}
+            None => defined.push(Definedness {
+                unmodelled: true,
+                holds: size.equals(&Value::conc(0, size.ty)).not(),
+                what: "`realloc` to 0 bytes (implementation-defined)".into(),
+            }),
         }
         let old = match &p.obj {
             Obj::Heap(id) => self.heap.get(id).filter(|b| b.live).map(|b| b.cells.clone()),
@@ -970,7 +1021,9 @@ impl DataState {
         // `free` checks the pointer: the start of a live block.
         self.free(cfa, p, defined);
         let Some(old) = old else { return Ok(PtrVal::null()) };
-        let fresh = self.allocate("realloc", size, false)?;
+        // Cells past the old block's (or the new block's) size were never written: copying them
+        // keeps them uninitialised.
+        let fresh = self.allocate("realloc", size, bound, false)?;
         if let Obj::Heap(id) = fresh.obj {
             if let Some(b) = Rc::make_mut(&mut self.heap).get_mut(&id) {
                 let cells = Rc::make_mut(&mut b.cells);
@@ -1199,6 +1252,7 @@ fn select_any(c: &Truth, a: &AnyValue, b: &AnyValue) -> Result<AnyValue, EvalErr
 mod tests {
     use super::*;
     use crate::cfa::DataModel;
+    use z3::ast::{Ast, BV};
 
     fn heap_state() -> (Cfa, DataState, PtrVal) {
         let cfa =
@@ -1206,7 +1260,7 @@ mod tests {
                 .map(|p| p.cfa)
                 .unwrap_or_else(|e| panic!("{e}"));
         let mut st = DataState::initial(&cfa).unwrap_or_else(|e| panic!("{e:?}"));
-        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), false).unwrap_or_else(|e| panic!("{e:?}"));
+        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), None, false).unwrap_or_else(|e| panic!("{e:?}"));
         (cfa, st, p)
     }
 
@@ -1250,7 +1304,7 @@ mod tests {
     #[test]
     fn pointers_into_different_objects_compare_only_where_the_layout_does_not_matter() {
         let (cfa, mut st, p) = heap_state();
-        let q = st.allocate("malloc", &Value::conc(4, IntTy::UINT), false).unwrap();
+        let q = st.allocate("malloc", &Value::conc(4, IntTy::UINT), None, false).unwrap();
         let decided = |st: &DataState, op, a: &PtrVal, b: &PtrVal| {
             let mut d = Vec::new();
             let t = st.compare_ptr(&cfa, op, a, b, &mut d).unwrap();
@@ -1265,6 +1319,24 @@ mod tests {
         assert_eq!(decided(&st, BinOp::Lt, &PtrVal::null(), &at(&p, 8)), (true, true));
         assert_eq!(decided(&st, BinOp::Ne, &at(&p, 8), &PtrVal::null()), (true, true));
         assert!(!decided(&st, BinOp::Ne, &at(&p, 9), &PtrVal::null()).0);
+    }
+
+    #[test]
+    fn a_block_of_symbolic_size_checks_accesses_against_that_size() {
+        let (cfa, mut st, _) = heap_state();
+        let n = Value::fresh("n", IntTy::UINT);
+        let p = st.allocate("malloc", &n, Some(8), false).unwrap();
+        let mut d = Vec::new();
+        st.store(&cfa, &at(&p, 4), &int(7), &mut d).unwrap();
+        let Some(Truth::Sym(c)) = d.last().map(|x| x.holds.clone()) else { panic!("{d:?}") };
+        let with = |k: u64| {
+            let s = [(&n.term(), &BV::from_u64(k, 32))];
+            c.substitute(&s).simplify().as_bool()
+        };
+        // 4 bytes at offset 4 fit a block of 8 bytes, not one of 7.
+        assert_eq!((with(8), with(7)), (Some(true), Some(false)));
+        assert!(st.allocate("malloc", &n, Some(4097), false).is_err());
+        assert!(st.allocate("malloc", &n, None, false).is_err());
     }
 
     #[test]
@@ -1330,7 +1402,7 @@ mod byte_tests {
                 .map(|p| p.cfa)
                 .unwrap_or_else(|e| panic!("{e}"));
         let mut st = DataState::initial(&cfa).unwrap_or_else(|e| panic!("{e:?}"));
-        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), false).unwrap_or_else(|e| panic!("{e:?}"));
+        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), None, false).unwrap_or_else(|e| panic!("{e:?}"));
         (cfa, st, p)
     }
 

@@ -106,6 +106,9 @@ pub struct HeapBlock {
     pub live: bool,
     /// The allocating function (for messages).
     pub function: String,
+    /// A symbolic size (`long long`) bounded by `cells.len()` (decision 50); `None`: the size is
+    /// `cells.len()`.
+    pub size: Option<Value>,
 }
 
 /// Why an evaluation could not produce a value.
@@ -1027,9 +1030,12 @@ impl DataState {
             Slot::Bytes(cells) => sub_cells(cells, &sub),
             Slot::PtrUninit | Slot::Opaque | Slot::External => {}
         };
-        if self.heap.values().any(|b| cells_symbolic(&b.cells)) {
+        if self.heap.values().any(|b| cells_symbolic(&b.cells) || b.size.is_some()) {
             for b in Rc::make_mut(&mut self.heap).values_mut() {
                 sub_cells(&mut b.cells, &sub);
+                if let Some(v) = &mut b.size {
+                    v.val = sub(&v.val);
+                }
             }
         }
         if self.globals.values().any(slot_is_symbolic) {
