@@ -233,6 +233,9 @@ pub enum PExpr {
     Func(FuncId),
     /// The pointer stored at `ptr` (`*pp`, `p->next`).
     Load { ptr: Box<PExpr> },
+    /// An integer converted to a pointer (decision 51): an object's address plus a constant
+    /// is that object's pointer; any other integer is an absolute address.
+    FromInt { value: Box<Expr> },
 }
 
 /// Where the bytes of [`EdgeOp::MemBytes`] come from.
@@ -437,6 +440,12 @@ pub enum Expr {
         size: u64,
         ty: IntTy,
     },
+    /// A pointer converted to the integer type `ty` (decision 51): its address, an opaque
+    /// symbol per object plus the offset.
+    PtrToInt {
+        ptr: Box<PExpr>,
+        ty: IntTy,
+    },
     /// Floating-point comparison; yields `int` 0 or 1. Both operands have the same type. Any
     /// comparison with a NaN operand is false, except `!=`, which is true (IEEE 754 / C11 F.3).
     FloatCmp {
@@ -597,7 +606,8 @@ impl Expr {
             | Expr::Ite { ty, .. }
             | Expr::WitnessResult { ty }
             | Expr::Deref { ty, .. }
-            | Expr::PtrDiff { ty, .. } => *ty,
+            | Expr::PtrDiff { ty, .. }
+            | Expr::PtrToInt { ty, .. } => *ty,
             Expr::Cast { to, .. } | Expr::FloatToInt { to, .. } => *to,
             Expr::FloatCmp { .. } | Expr::FloatClass { .. } | Expr::PtrCmp { .. } => IntTy::INT,
         }

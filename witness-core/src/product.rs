@@ -933,6 +933,16 @@ impl<'a> Explorer<'a> {
             }
         }
         let Truth::Sym(ok) = all else { return true };
+        if self.layout_dependent(state, &ok)
+            && self.smt.check(&state.data.path, &[&ok.not()]) != Feasibility::Infeasible
+        {
+            self.give_up(format!(
+                "not modelled: whether {} happens depends on where objects lie in memory at {}",
+                what.join(", "),
+                self.line_of(span)
+            ));
+            return false;
+        }
         match self.smt.check(&state.data.path, &[&ok.not()]) {
             Feasibility::Infeasible => true,
             Feasibility::Unknown => {
@@ -979,6 +989,21 @@ impl<'a> Explorer<'a> {
     fn assume(&mut self, state: &mut ProductState, t: Truth, span: Option<SourceSpan>) -> bool {
         match t {
             Truth::Known(b) => b,
+            Truth::Sym(c) if self.layout_dependent(state, &c) => {
+                // Decided only if it holds, or fails, for every layout the path allows.
+                if self.smt.check(&state.data.path, &[&c.not()]) == Feasibility::Infeasible {
+                    return true;
+                }
+                if self.smt.check(&state.data.path, &[&c]) == Feasibility::Infeasible {
+                    return false;
+                }
+                self.give_up(format!(
+                    "not modelled: a condition that depends on where objects lie in memory (an address \
+                     converted to an integer) at {}",
+                    self.line_of(span)
+                ));
+                false
+            }
             Truth::Sym(c) => match self.smt.check(&state.data.path, &[&c]) {
                 Feasibility::Feasible => {
                     self.add_constraint(state, c);
@@ -991,6 +1016,12 @@ impl<'a> Explorer<'a> {
                 }
             },
         }
+    }
+
+    /// Whether a condition involves the address of an object converted to an integer
+    /// (decision 51).
+    fn layout_dependent(&self, state: &ProductState, c: &Bool) -> bool {
+        !state.data.layout.is_empty() && crate::semantics::memory::mentions_layout(c)
     }
 
     /// Adds a constraint to the path; a constraint pinning a symbol to a constant is applied

@@ -3157,7 +3157,11 @@ impl<'a> Builder<'a> {
             Expression::Cast(c) => {
                 let ty = self.type_name(&c.node.type_name.node);
                 if matches!(ty, Ty::Int(_) | Ty::Float(_)) && self.is_ptr_expr(&c.node.expression) {
-                    return Err(format!("conversion of a pointer to a number in `{}` (not supported)", self.text(esp)));
+                    let Ty::Int(t) = ty else {
+                        return Err(format!("conversion of a pointer to a floating type in `{}`", self.text(esp)));
+                    };
+                    let (p, _) = self.ptr_expr(&c.node.expression)?;
+                    return Ok(Val::I(Expr::PtrToInt { ptr: Box::new(p), ty: t }));
                 }
                 match ty {
                     Ty::Int(t) => Ok(Val::I(self.rv_any(&c.node.expression)?.into_int(t))),

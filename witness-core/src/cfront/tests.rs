@@ -41,6 +41,7 @@ fn pe(cfa: &Cfa, e: &Expr) -> String {
         Expr::FloatCmp { op, lhs, rhs } => format!("({} {op:?} {})", pf(cfa, lhs), pf(cfa, rhs)),
         Expr::PtrCmp { op, lhs, rhs } => format!("({} {op:?} {})", pp(cfa, lhs), pp(cfa, rhs)),
         Expr::PtrDiff { lhs, rhs, size, .. } => format!("(({} - {}) / {size})", pp(cfa, lhs), pp(cfa, rhs)),
+        Expr::PtrToInt { ptr, ty: t } => format!("({}){}", ty(*t), pp(cfa, ptr)),
         Expr::FloatToInt { arg, to } => format!("({}){}", ty(*to), pf(cfa, arg)),
         Expr::FloatClass { class, arg } => format!("{class:?}({})", pf(cfa, arg)),
         Expr::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),
@@ -56,6 +57,7 @@ fn pp(cfa: &Cfa, p: &PExpr) -> String {
         PExpr::Null => "NULL".into(),
         PExpr::Func(f) => format!("&{}", cfa.function(*f).name),
         PExpr::Load { ptr } => format!("*{}", pp(cfa, ptr)),
+        PExpr::FromInt { value } => format!("(ptr){}", pe(cfa, value)),
     }
 }
 

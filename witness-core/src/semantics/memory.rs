@@ -50,6 +50,14 @@ const MAX_SYMBOLIC_BYTES: u64 = 4096;
 /// 8 KiB unmapped; decision 48).
 const ADDRESS_SLACK: i128 = 4096;
 
+/// Name prefix of the symbols that stand for objects' addresses (decision 51).
+pub const LAYOUT_PREFIX: &str = "__layout_address";
+
+/// Whether a term involves the address of an object (decision 51).
+pub fn mentions_layout(t: &(impl Ast + std::fmt::Display)) -> bool {
+    t.to_string().contains(LAYOUT_PREFIX)
+}
+
 /// Largest heap block (bytes).
 const MAX_BLOCK: u64 = 1 << 20;
 
@@ -307,6 +315,10 @@ impl DataState {
                 // are checked.
                 Ok(PtrVal { obj: b.obj, offset: offset_add(cfa, &b.offset, &k) })
             }
+            PExpr::FromInt { value } => {
+                let v = self.eval_into(cfa, value, result, defined)?;
+                self.int_to_ptr(cfa, &v)
+            }
             PExpr::Load { ptr } => {
                 let at = self.eval_ptr(cfa, ptr, result, defined)?;
                 match self.load(cfa, &at, ScalarTy::Ptr, defined)? {
@@ -315,6 +327,107 @@ impl DataState {
                 }
             }
         }
+    }
+
+    /// The address of `obj` as a pointer-width unsigned symbol (decision 51), created on first
+    /// use with what every layout guarantees: above the first page, aligned to 8 for a heap
+    /// block (malloc's minimum on both data models), the object and `ADDRESS_SLACK` bytes past
+    /// it below the top of user space, and apart from every other live object so converted.
+    fn layout_base(&mut self, cfa: &Cfa, obj: &Obj) -> Result<BV, EvalError> {
+        if let Some(b) = self.layout.get(obj) {
+            return Ok(b.clone());
+        }
+        let bits = cfa.data_model.long_bits();
+        let top: u64 = if bits == 32 { (1u64 << 32) - 8192 } else { 1u64 << 47 };
+        let base = BV::fresh_const(LAYOUT_PREFIX, bits);
+        let wide = |b: &BV| if bits == 64 { b.clone() } else { b.zero_ext(64 - bits) };
+        let size_of = |st: &Self, o: &Obj| -> Result<BV, EvalError> {
+            Ok(match o {
+                Obj::Func(_) => BV::from_u64(1, 64),
+                _ => st.obj_size_value(cfa, o)?.term(),
+            })
+        };
+        let k = |v: u64| BV::from_u64(v, 64);
+        let (b, size) = (wide(&base), size_of(self, obj)?);
+        let mut facts = vec![
+            b.bvuge(k(4096)),
+            size.bvule(k(MAX_BLOCK)),
+            b.bvadd(&size).bvadd(k(ADDRESS_SLACK as u64)).bvule(k(top)),
+        ];
+        // Alignment: malloc's minimum for a heap block; a scalar or scalar array's element
+        // size (at most 4 in ILP32, where i386 aligns `long long` and `double` to 4).
+        let align = match obj {
+            Obj::Heap(_) => 8,
+            Obj::Var { var, .. } => match elements(&cfa.var(*var).ty).and_then(|(e, _)| access_size(cfa, e)) {
+                Some(s) if bits == 32 => s.min(4),
+                Some(s) => s,
+                None => 1,
+            },
+            _ => 1,
+        };
+        if align > 1 {
+            facts.push(b.bvurem(k(align)).eq(k(0)));
+        }
+        let others: Vec<(Obj, BV)> = self.layout.iter().map(|(o, b)| (*o, b.clone())).collect();
+        for (o, ob) in others {
+            let live = match &o {
+                Obj::Var { frame, .. } => self.locate(*frame).is_some(),
+                Obj::Heap(id) => self.heap.get(id).is_some_and(|h| h.live),
+                _ => true,
+            };
+            if live {
+                let (ob, os) = (wide(&ob), size_of(self, &o)?);
+                facts.push(Bool::or(&[&b.bvadd(&size).bvule(&ob), &ob.bvadd(&os).bvule(&b)]));
+            }
+        }
+        for f in facts {
+            self.constrain(f);
+        }
+        Rc::make_mut(&mut self.layout).insert(*obj, base.clone());
+        Ok(base)
+    }
+
+    /// `(ty) p`: the address of `p`'s object plus its offset (decision 51); a null pointer's
+    /// address is its offset (0, or the integer it was made from).
+    pub fn ptr_to_int(&mut self, cfa: &Cfa, p: &PtrVal, ty: IntTy) -> Result<Value, EvalError> {
+        let bits = cfa.data_model.long_bits();
+        let uptr = IntTy::new(bits, false);
+        let off = value::cast(&p.offset, uptr);
+        let addr = match &p.obj {
+            Obj::Null => off,
+            obj => {
+                let base = self.layout_base(cfa, obj)?;
+                let mut none = Vec::new();
+                value::binary(BinOp::Add, &Value::sym(base, uptr), &off, uptr, &mut none)
+            }
+        };
+        Ok(value::cast(&addr, ty))
+    }
+
+    /// `(T *) v`: the pointer whose address `v` is, if `v` is the address of an object converted
+    /// before plus a constant; an integer that involves no object's address is an absolute
+    /// address (a null-object pointer with that offset: dereferencing it is undefined).
+    pub fn int_to_ptr(&mut self, cfa: &Cfa, v: &Value) -> Result<PtrVal, EvalError> {
+        let bits = cfa.data_model.long_bits();
+        // gcc: a narrower integer is extended by its signedness, a wider one truncated.
+        let addr = value::cast(&value::cast(v, IntTy::new(bits, v.ty.signed)), IntTy::new(bits, false));
+        let Val::Sym(t) = &addr.val else {
+            return Ok(PtrVal { obj: Obj::Null, offset: wrap_offset(cfa, &addr) });
+        };
+        if !mentions_layout(t) {
+            return Ok(PtrVal { obj: Obj::Null, offset: wrap_offset(cfa, &addr) });
+        }
+        for (obj, base) in self.layout.iter() {
+            // `v - base` free of addresses: `v` is `base` plus that offset, exactly.
+            let d = t.bvsub(base).simplify();
+            if !mentions_layout(&d) {
+                let off = Value { val: Value::sym(d, IntTy::new(bits, false)).val, ty: IntTy::new(bits, true) };
+                return Ok(PtrVal { obj: *obj, offset: wrap_offset(cfa, &off) });
+            }
+        }
+        Err(EvalError::Unsupported(
+            "an integer converted to a pointer that is not an object's address plus a constant".into(),
+        ))
     }
 
     /// Pointer difference `a - b` in elements of `size` bytes (C11 6.5.6p9). Addresses are flat

@@ -9,7 +9,7 @@
 
 pub mod bounds;
 pub mod float;
-mod memory;
+pub mod memory;
 pub mod solver;
 pub mod value;
 
@@ -145,6 +145,9 @@ pub struct DataState {
     /// Bytes of each union object that C leaves unspecified: those past the member of the
     /// last store through a member (C11 6.2.6.1p7), until stored again.
     pub unspecified: Rc<BTreeMap<Obj, ByteRanges>>,
+    /// The address of each object converted to an integer so far: an opaque symbol
+    /// (decision 51), constrained in the path only by what holds for every layout.
+    pub layout: Rc<BTreeMap<Obj, BV>>,
 }
 
 /// A value of any scalar type: call arguments, returned values, `\result`.
@@ -193,6 +196,7 @@ impl DataState {
             next_heap: 0,
             unspecified_read: false,
             unspecified: Rc::new(BTreeMap::new()),
+            layout: Rc::new(BTreeMap::new()),
         };
         // Globals without an entry in global_inits are zero (static storage).
         for (i, v) in cfa.vars.iter().enumerate() {
@@ -475,6 +479,10 @@ impl DataState {
                 let a = self.eval_ptr(cfa, lhs, result, defined)?;
                 let b = self.eval_ptr(cfa, rhs, result, defined)?;
                 Value::from_truth(&self.compare_ptr(cfa, *op, &a, &b, defined)?)
+            }
+            Expr::PtrToInt { ptr, ty } => {
+                let p = self.eval_ptr(cfa, ptr, result, defined)?;
+                self.ptr_to_int(cfa, &p, *ty)?
             }
             Expr::PtrDiff { lhs, rhs, size, ty } => {
                 let a = self.eval_ptr(cfa, lhs, result, defined)?;

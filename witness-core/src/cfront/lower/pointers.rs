@@ -219,7 +219,13 @@ impl<'a> Builder<'a> {
             Expression::Cast(c) => {
                 let t = self.type_name(&c.node.type_name.node);
                 let Ty::Pointer(to) = t else { return Err(what()) };
-                let (p, _) = self.ptr_expr(&c.node.expression)?;
+                let inner = &c.node.expression;
+                if !self.is_ptr_expr(inner) && matches!(self.expr_ty(inner), Some(Ty::Int(_))) {
+                    // An integer converted to a pointer (decision 51).
+                    let v = self.rv(inner)?;
+                    return Ok((PExpr::FromInt { value: Box::new(v) }, *to));
+                }
+                let (p, _) = self.ptr_expr(inner)?;
                 Ok((p, *to))
             }
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
