@@ -15,7 +15,8 @@
 //! not modelled, the path is unknown. Undefined behaviour (C11 6.5.3.2p4, 7.22.3.3):
 //! dereferencing null, a dangling pointer (its function returned, or its block was freed) or
 //! outside the object; freeing anything but a live block's start. Uninitialised bytes are
-//! nondeterministic.
+//! nondeterministic. A heap block may have a symbolic size bounded by its cells (decision 50);
+//! an object's address converted to an integer is an opaque symbol (decision 51).
 
 use super::*;
 
