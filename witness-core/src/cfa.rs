@@ -161,14 +161,14 @@ pub enum CType {
     /// A pointer variable (any pointee: the front end types pointer expressions); the value is
     /// an object (a variable instance, a heap block, a function, or null) and a byte offset.
     Ptr,
-    /// An object stored as bytes (a union, or an array of structs or pointers): every access
-    /// is a typed load or store through its address, so members overlap byte-exactly (type
-    /// punning).
+    /// An object stored as bytes (a union, an array of structs or pointers, or a struct whose
+    /// address is taken, decision 49): every access is a typed load or store through its
+    /// address, so members overlap byte-exactly (type punning).
     Bytes {
         size: u64,
         /// Sizes of the union's members, ascending (all start at byte 0): a store through one
-        /// leaves the bytes past it unspecified (C11 6.2.6.1p7, decision 37). Empty for an
-        /// array (a union always has a member).
+        /// leaves the bytes past it unspecified (C11 6.2.6.1p7, decision 37). A struct has the
+        /// one member `[size]` (it is an object, nothing is unspecified); empty for an array.
         members: Vec<u64>,
     },
     /// A type the semantics does not model yet (other pointers, struct, union, `long double`, VLA, …).
@@ -233,6 +233,9 @@ pub enum PExpr {
     Func(FuncId),
     /// The pointer stored at `ptr` (`*pp`, `p->next`).
     Load { ptr: Box<PExpr> },
+    /// An integer converted to a pointer (decision 51): an object's address plus a constant
+    /// is that object's pointer; any other integer is an absolute address.
+    FromInt { value: Box<Expr> },
 }
 
 /// Where the bytes of [`EdgeOp::MemBytes`] come from.
@@ -437,6 +440,12 @@ pub enum Expr {
         size: u64,
         ty: IntTy,
     },
+    /// A pointer converted to the integer type `ty` (decision 51): its address, an opaque
+    /// symbol per object plus the offset.
+    PtrToInt {
+        ptr: Box<PExpr>,
+        ty: IntTy,
+    },
     /// Floating-point comparison; yields `int` 0 or 1. Both operands have the same type. Any
     /// comparison with a NaN operand is false, except `!=`, which is true (IEEE 754 / C11 F.3).
     FloatCmp {
@@ -597,7 +606,8 @@ impl Expr {
             | Expr::Ite { ty, .. }
             | Expr::WitnessResult { ty }
             | Expr::Deref { ty, .. }
-            | Expr::PtrDiff { ty, .. } => *ty,
+            | Expr::PtrDiff { ty, .. }
+            | Expr::PtrToInt { ty, .. } => *ty,
             Expr::Cast { to, .. } | Expr::FloatToInt { to, .. } => *to,
             Expr::FloatCmp { .. } | Expr::FloatClass { .. } | Expr::PtrCmp { .. } => IntTy::INT,
         }

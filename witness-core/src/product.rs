@@ -941,6 +941,34 @@ impl<'a> Explorer<'a> {
     ) -> bool {
         let mut all = Truth::Known(true);
         let mut what = Vec::new();
+        let (gaps, defined): (Vec<_>, Vec<_>) = defined.into_iter().partition(|d| d.unmodelled);
+        for g in gaps {
+            // A modelling gap: where it may fail, the path is unknown whatever the policy; the
+            // path goes on where it holds.
+            match &g.holds {
+                Truth::Known(true) => {}
+                Truth::Known(false) => {
+                    self.give_up(format!("not modelled: {} at {}", g.what, self.line_of(span)));
+                    return false;
+                }
+                Truth::Sym(c) => {
+                    match self.smt.check(&state.data.path, &[&c.not()]) {
+                        Feasibility::Infeasible => continue,
+                        Feasibility::Feasible => {
+                            self.give_up(format!("not modelled: {} at {}", g.what, self.line_of(span)))
+                        }
+                        Feasibility::Unknown => self.give_up(format!(
+                            "solver could not decide whether {} at {}",
+                            g.what,
+                            self.line_of(span)
+                        )),
+                    }
+                    if !self.assume(state, g.holds.clone(), span) {
+                        return false;
+                    }
+                }
+            }
+        }
         for d in defined {
             match &d.holds {
                 Truth::Known(true) => {}
@@ -955,6 +983,16 @@ impl<'a> Explorer<'a> {
             }
         }
         let Truth::Sym(ok) = all else { return true };
+        if self.layout_dependent(state, &ok)
+            && self.smt.check(&state.data.path, &[&ok.not()]) != Feasibility::Infeasible
+        {
+            self.give_up(format!(
+                "not modelled: whether {} happens depends on where objects lie in memory at {}",
+                what.join(", "),
+                self.line_of(span)
+            ));
+            return false;
+        }
         match self.smt.check(&state.data.path, &[&ok.not()]) {
             Feasibility::Infeasible => true,
             Feasibility::Unknown => {
@@ -1006,6 +1044,21 @@ impl<'a> Explorer<'a> {
     fn assume(&mut self, state: &mut ProductState, t: Truth, span: Option<SourceSpan>) -> bool {
         match t {
             Truth::Known(b) => b,
+            Truth::Sym(c) if self.layout_dependent(state, &c) => {
+                // Decided only if it holds, or fails, for every layout the path allows.
+                if self.smt.check(&state.data.path, &[&c.not()]) == Feasibility::Infeasible {
+                    return true;
+                }
+                if self.smt.check(&state.data.path, &[&c]) == Feasibility::Infeasible {
+                    return false;
+                }
+                self.give_up(format!(
+                    "not modelled: a condition that depends on where objects lie in memory (an address \
+                     converted to an integer) at {}",
+                    self.line_of(span)
+                ));
+                false
+            }
             Truth::Sym(c) => match self.smt.check(&state.data.path, &[&c]) {
                 Feasibility::Feasible if self.opts.vector.is_some() => {
                     // A test-vector run must be exact: its inputs decide every branch. A
@@ -1034,6 +1087,12 @@ impl<'a> Explorer<'a> {
                 }
             },
         }
+    }
+
+    /// Whether a condition involves the address of an object converted to an integer
+    /// (decision 51).
+    fn layout_dependent(&self, state: &ProductState, c: &Bool) -> bool {
+        !state.data.layout.is_empty() && crate::semantics::memory::mentions_layout(c)
     }
 
     /// Adds a constraint to the path; a constraint pinning a symbol to a constant is applied
@@ -1306,7 +1365,8 @@ impl<'a> Explorer<'a> {
             EdgeOp::Alloc { function, lhs, size, zeroed } => {
                 let n = eval!(size);
                 let n = self.pin(&next, n);
-                let p = match next.data.allocate(function, &n, *zeroed) {
+                let bound = self.size_bound(&next, &n);
+                let p = match next.data.allocate(function, &n, bound, *zeroed) {
                     Ok(p) => p,
                     Err(EvalError::Unsupported(w)) => unsupported!(w),
                 };
@@ -1318,8 +1378,9 @@ impl<'a> Explorer<'a> {
                 let old = peval!(ptr);
                 let n = eval!(size);
                 let n = self.pin(&next, n);
+                let bound = self.size_bound(&next, &n);
                 let mut defined = Vec::new();
-                let p = match next.data.reallocate(cfa, &old, &n, &mut defined) {
+                let p = match next.data.reallocate(cfa, &old, &n, bound, &mut defined) {
                     Ok(p) => p,
                     Err(EvalError::Unsupported(w)) => unsupported!(w),
                 };
@@ -1515,6 +1576,31 @@ impl<'a> Explorer<'a> {
     }
 
     /// `n` as a constant if the path pins it to one value (e.g. by a witness assumption).
+    /// The largest value a symbolic allocation size can have on this path, if it is at most
+    /// 4096 (decision 50: larger blocks with a symbolic size are not modelled); found by
+    /// bisection with the solver.
+    fn size_bound(&mut self, state: &ProductState, n: &Value) -> Option<u64> {
+        const LIMIT: u64 = 4096;
+        if !matches!(n.val, Val::Sym(_)) {
+            return None;
+        }
+        let unsigned = crate::semantics::value::cast(n, IntTy::ULLONG).term();
+        let above = |k: u64| unsigned.bvugt(z3::ast::BV::from_u64(k, 64));
+        if !matches!(self.smt.check(&state.data.path, &[&above(LIMIT)]), Feasibility::Infeasible) {
+            return Some(u64::MAX); // too large (or undecided): the allocation says so
+        }
+        let (mut lo, mut hi) = (0u64, LIMIT); // the maximum lies in [lo, hi]
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.smt.check(&state.data.path, &[&above(mid)]) {
+                Feasibility::Feasible => lo = mid + 1,
+                Feasibility::Infeasible => hi = mid,
+                Feasibility::Unknown => return Some(u64::MAX),
+            }
+        }
+        Some(hi)
+    }
+
     fn pin(&mut self, state: &ProductState, n: Value) -> Value {
         let Val::Sym(t) = &n.val else { return n };
         let unique = self.smt.model_values(&state.data.path, std::slice::from_ref(t)).and_then(|m| {

@@ -239,6 +239,11 @@ pub struct Builder<'a> {
     strings: HashMap<Vec<u8>, VarId>,
     /// The hidden result variable of each function that returns a struct.
     result_vars: HashMap<FuncId, VarId>,
+    /// Names the program applies `&` to (`&s`, `&s.m.n`, by name, whatever the scope): a
+    /// struct variable of such a name lives in memory as bytes (decision 49).
+    addressed: HashSet<String>,
+    /// Set while the parameters of a function are created (struct parameters stay flattened).
+    in_params: bool,
     pending_params: Vec<Vec<(String, Sym)>>,
     /// Struct definitions (see `structs.rs`).
     structs: Registry,
@@ -337,6 +342,8 @@ impl<'a> Builder<'a> {
             global_init_index: HashMap::new(),
             strings: HashMap::new(),
             result_vars: HashMap::new(),
+            addressed: HashSet::new(),
+            in_params: false,
             pending_params: Vec::new(),
             structs: Registry::default(),
             struct_vars: HashMap::new(),
@@ -545,6 +552,15 @@ impl<'a> Builder<'a> {
                 Some((size, _)) if size > 0 => CType::Bytes { size, members: Vec::new() },
                 _ => CType::Unsupported(ty.describe(self.dm)),
             },
+            // So does a struct whose address is taken (decision 49).
+            Ty::Struct(_) if !temporary && !self.in_params && self.addressed.contains(name) => {
+                match self.structs.layout(ty, self.dm) {
+                    Some((size, _)) if size > 0 && !self.structs.has_bitfields(ty) => {
+                        CType::Bytes { size, members: vec![size] }
+                    }
+                    _ => ty.to_ctype(self.dm),
+                }
+            }
             _ => ty.to_ctype(self.dm),
         };
         let pointee = match (ty, &cty) {
@@ -774,7 +790,8 @@ impl<'a> Builder<'a> {
     /// Creates the leaf variables of a struct variable `v` named `name` (nothing for a type
     /// that is not a complete struct).
     fn flatten_struct_var(&mut self, v: VarId, name: &str, ty: &Ty, scope: VarScope, visible: (usize, usize)) {
-        if !matches!(ty, Ty::Struct(k) if k.starts_with("struct ")) {
+        if !matches!(ty, Ty::Struct(k) if k.starts_with("struct ")) || matches!(self.cfa.var(v).ty, CType::Bytes { .. })
+        {
             return;
         }
         let Ok(leaves) = self.structs.leaves(ty) else {
@@ -862,7 +879,14 @@ impl<'a> Builder<'a> {
         if let Expression::Call(_) = &src.node {
             return Err("struct returned by a function (struct return values are not supported yet)".into());
         }
-        let (sv, spath, sty) = match self.struct_path(src) {
+        let flat = self.struct_path(src).and_then(|x| {
+            if self.struct_vars.contains_key(&x.0) {
+                Ok(x)
+            } else {
+                Err("copy of a struct that could not be flattened (not supported yet)".to_string())
+            }
+        });
+        let (sv, spath, sty) = match flat {
             Ok(x) => x,
             Err(m) => match self.place(src) {
                 Ok(Either::Mem(p, sty)) if sty == dty && self.struct_vars.contains_key(&dv) => {
@@ -1332,6 +1356,9 @@ impl<'a> Builder<'a> {
     // ----------------------------------------------------------------- top level
 
     pub fn translation_unit(&mut self, tu: &'a TranslationUnit) -> R<()> {
+        let mut names = AddressedNames::default();
+        lang_c::visit::Visit::visit_translation_unit(&mut names, tu);
+        self.addressed = names.0;
         // Pass 1: file-scope declarations and function signatures.
         let mut bodies = Vec::new();
         for ed in &tu.0 {
@@ -1470,7 +1497,9 @@ impl<'a> Builder<'a> {
         let mut param_syms = Vec::new();
         for (i, t) in ptys.iter().enumerate() {
             let n = names.get(i).cloned().flatten().unwrap_or_else(|| format!("__param_{i}"));
+            self.in_params = true;
             let v = self.new_var(&n, t, VarScope::Local(id), visible, false);
+            self.in_params = false;
             // A struct parameter is flattened like a local; its scalar leaves are the function's
             // parameters, in order (calls pass the argument's leaves, see `lower_args`).
             self.flatten_struct_var(v, &n, t, VarScope::Local(id), visible);
@@ -1724,7 +1753,7 @@ impl<'a> Builder<'a> {
         let v = match existing {
             Some(v) => {
                 // A later complete type (e.g. array size) wins.
-                if idecl.node.initializer.is_some() {
+                if idecl.node.initializer.is_some() && !matches!(self.cfa.var(v).ty, CType::Bytes { .. }) {
                     self.cfa.vars[v.0 as usize].ty = ty.to_ctype(self.dm);
                     self.scopes[0].insert(name.to_string(), Sym::Var(v, ty.clone()));
                 }
@@ -1849,7 +1878,7 @@ impl<'a> Builder<'a> {
 
     /// Lowers an initializer for a variable of type `ty`.
     fn initializer(&mut self, ty: &Ty, init: &Initializer) -> R<Init> {
-        if matches!(ty, Ty::Struct(k) if k.starts_with("union ")) || Self::bytes_array(ty) {
+        if matches!(ty, Ty::Struct(_)) || Self::bytes_array(ty) {
             let mut out = Vec::new();
             self.bytes_init(ty, init, 0, &mut out)?;
             return Ok(Init::Bytes(out));
@@ -1925,6 +1954,20 @@ impl<'a> Builder<'a> {
                 self.bytes_fill(ty, items, &mut pos, base, out, true)?;
                 if pos < items.len() {
                     return Err("excess elements in an initializer".into());
+                }
+                Ok(())
+            }
+            // `struct S t = s;`: the source's scalar leaves at their offsets (all read before
+            // any is stored), from a flattened struct variable or a struct in memory.
+            Initializer::Expression(e)
+                if matches!(ty, Ty::Struct(k) if k.starts_with("struct "))
+                    && !matches!(e.node, Expression::Call(_)) =>
+            {
+                let leaves = self.structs.leaves(ty)?;
+                let values = self.struct_arg("the initializer", e, ty)?;
+                for ((path, _), v) in leaves.iter().zip(values) {
+                    let off = self.member_offset(ty, path).ok_or_else(|| format!("offset of member `{path}`"))?;
+                    out.push((base + off, v));
                 }
                 Ok(())
             }
@@ -3152,7 +3195,11 @@ impl<'a> Builder<'a> {
             Expression::Cast(c) => {
                 let ty = self.type_name(&c.node.type_name.node);
                 if matches!(ty, Ty::Int(_) | Ty::Float(_)) && self.is_ptr_expr(&c.node.expression) {
-                    return Err(format!("conversion of a pointer to a number in `{}` (not supported)", self.text(esp)));
+                    let Ty::Int(t) = ty else {
+                        return Err(format!("conversion of a pointer to a floating type in `{}`", self.text(esp)));
+                    };
+                    let (p, _) = self.ptr_expr(&c.node.expression)?;
+                    return Ok(Val::I(Expr::PtrToInt { ptr: Box::new(p), ty: t }));
                 }
                 match ty {
                     Ty::Int(t) => Ok(Val::I(self.rv_any(&c.node.expression)?.into_int(t))),
@@ -3286,7 +3333,11 @@ impl<'a> Builder<'a> {
             }
             Expression::CompoundLiteral(_) => Err("compound literal (not supported yet)".into()),
             Expression::GenericSelection(_) => Err("_Generic (not supported yet)".into()),
-            Expression::OffsetOf(_) => Err("offsetof (structs are not supported yet)".into()),
+            Expression::OffsetOf(o) => {
+                let ty = self.type_name(&o.node.type_name.node);
+                let n = self.offset_of(&ty, &o.node.designator.node)?;
+                Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
+            }
             Expression::VaArg(_) => Err("va_arg (not supported yet)".into()),
             Expression::Statement(st) => {
                 if self.pure_mode {
@@ -3452,6 +3503,30 @@ impl<'a> Builder<'a> {
                 self.text(sp(c.node.callee.span))
             )),
         }
+    }
+
+    /// `offsetof(ty, m.n[k])` in bytes, with gcc's layout (members after a bit-field are not
+    /// supported); indices must be constant.
+    fn offset_of(&mut self, ty: &Ty, d: &OffsetDesignator) -> R<u64> {
+        let what = format!("offsetof in {} (layout not known)", ty.describe(self.dm));
+        let unknown = || what.clone();
+        let (mut off, mut t) = self.structs.member(ty, &d.base.node.name, self.dm).ok_or_else(unknown)?;
+        for m in &d.members {
+            let (k, next) = match &m.node {
+                OffsetMember::Member(i) => self.structs.member(&t, &i.node.name, self.dm).ok_or_else(unknown)?,
+                OffsetMember::IndirectMember(_) => return Err("offsetof with `->` (not valid C)".into()),
+                OffsetMember::Index(e) => {
+                    let Ty::Array(elem, _) = &t else { return Err("offsetof index of a non-array".into()) };
+                    let i = self.const_eval(e).map_err(|_| "offsetof with a non-constant index (not supported)")?;
+                    let size = self.size_of(elem).ok_or_else(unknown)?;
+                    let k = u64::try_from(i).ok().and_then(|i| i.checked_mul(size)).ok_or("offsetof index")?;
+                    (k, (**elem).clone())
+                }
+            };
+            off = off.checked_add(k).ok_or("offsetof overflow")?;
+            t = next;
+        }
+        Ok(off)
     }
 
     fn call_result_type(&mut self, c: &Node<CallExpression>) -> R<ScalarTy> {
@@ -3771,4 +3846,32 @@ pub fn string_bytes(parts: &[String]) -> R<Vec<u8>> {
         }
     }
     Ok(out)
+}
+
+/// The names `&` is applied to: `&s`, `&s.m`, `&s.m[i].n`, `&(s)` all name `s`.
+#[derive(Default)]
+struct AddressedNames(HashSet<String>);
+
+impl<'ast> lang_c::visit::Visit<'ast> for AddressedNames {
+    fn visit_unary_operator_expression(&mut self, u: &'ast UnaryOperatorExpression, span: &'ast Span) {
+        if u.operator.node == UnaryOperator::Address {
+            let mut e = &u.operand.node;
+            loop {
+                match e {
+                    Expression::Member(m) if m.node.operator.node == MemberOperator::Direct => {
+                        e = &m.node.expression.node
+                    }
+                    Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                        e = &b.node.lhs.node
+                    }
+                    Expression::Identifier(i) => {
+                        self.0.insert(i.node.name.clone());
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        lang_c::visit::visit_unary_operator_expression(self, u, span);
+    }
 }

@@ -71,6 +71,21 @@ impl Registry {
         }
     }
 
+    /// Whether a struct or union type has a bit-field, also in nested members (bit-fields have
+    /// no byte address, so such a struct is never stored as bytes).
+    pub fn has_bitfields(&self, ty: &Ty) -> bool {
+        fn go(r: &Registry, ty: &Ty, depth: u32) -> bool {
+            match ty {
+                Ty::Struct(key) => r.defs.get(key).is_some_and(|fs| {
+                    fs.iter().any(|f| f.bit_width.is_some() || (depth < 32 && go(r, &f.ty, depth + 1)))
+                }),
+                Ty::Array(t, _) => go(r, t, depth + 1),
+                _ => false,
+            }
+        }
+        go(self, ty, 0)
+    }
+
     /// `(size, alignment)` of a type as gcc lays it out on x86 (bit-fields packed into units of
     /// their declared type, never straddling a unit boundary; a zero-width bit-field aligns the
     /// next field to its type's unit). `None` for types without a known layout.

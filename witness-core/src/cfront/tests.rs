@@ -41,6 +41,7 @@ fn pe(cfa: &Cfa, e: &Expr) -> String {
         Expr::FloatCmp { op, lhs, rhs } => format!("({} {op:?} {})", pf(cfa, lhs), pf(cfa, rhs)),
         Expr::PtrCmp { op, lhs, rhs } => format!("({} {op:?} {})", pp(cfa, lhs), pp(cfa, rhs)),
         Expr::PtrDiff { lhs, rhs, size, .. } => format!("(({} - {}) / {size})", pp(cfa, lhs), pp(cfa, rhs)),
+        Expr::PtrToInt { ptr, ty: t } => format!("({}){}", ty(*t), pp(cfa, ptr)),
         Expr::FloatToInt { arg, to } => format!("({}){}", ty(*to), pf(cfa, arg)),
         Expr::FloatClass { class, arg } => format!("{class:?}({})", pf(cfa, arg)),
         Expr::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),
@@ -56,6 +57,7 @@ fn pp(cfa: &Cfa, p: &PExpr) -> String {
         PExpr::Null => "NULL".into(),
         PExpr::Func(f) => format!("&{}", cfa.function(*f).name),
         PExpr::Load { ptr } => format!("*{}", pp(cfa, ptr)),
+        PExpr::FromInt { value } => format!("(ptr){}", pe(cfa, value)),
     }
 }
 
@@ -1224,4 +1226,28 @@ fn global_declarations_are_steps_in_file_order() {
     assert_eq!(span(a).1, 7, "a declaration over two lines spans both");
     // The initial values do not move: static storage is initialised before the first step.
     assert!(cfa.global_inits.iter().any(|(v, i)| cfa.var(*v).name == "x" && matches!(i, Init::Scalar(_))));
+}
+
+#[test]
+fn struct_whose_address_is_taken_is_stored_as_bytes_and_offsetof_follows_the_layout() {
+    let src = "struct L { struct L *next; }; struct I { char c; struct L link; int b : 3; };\n\
+               struct J { char c; long l[2]; struct L link; };\n\
+               struct L head = {&head}; struct L other; struct I bits;\n\
+               int main(void) { struct J j; struct L *p = &j.link; struct I *q = &bits;\n\
+               return __builtin_offsetof(struct J, link) + __builtin_offsetof(struct J, l[1]); }";
+    let cfa = build_dm(src, DataModel::Ilp32);
+    // `&head`, `&j.link` put them in memory; `other` is never addressed; `bits` has a bit-field.
+    assert!(matches!(cfa.var(var_named(&cfa, "head")).ty, CType::Bytes { size: 4, .. }));
+    assert!(matches!(cfa.var(var_named(&cfa, "j")).ty, CType::Bytes { size: 16, .. }));
+    assert!(!matches!(cfa.var(var_named(&cfa, "other")).ty, CType::Bytes { .. }));
+    assert!(!matches!(cfa.var(var_named(&cfa, "bits")).ty, CType::Bytes { .. }));
+    let ret: Vec<String> = edges(&cfa)
+        .iter()
+        .filter_map(|e| match &e.op {
+            EdgeOp::Return { value: Some(Rvalue::Int(v)), .. } => Some(pe(&cfa, v)),
+            _ => None,
+        })
+        .collect();
+    // ILP32: `l` at 4 (long is 4 bytes), `l[1]` at 8, `link` at 12.
+    assert!(ret.iter().any(|r| r.contains("12:") && r.contains("8:")), "{ret:?}");
 }

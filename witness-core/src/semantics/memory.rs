@@ -10,10 +10,13 @@
 //! pointer stored in them is kept as pointer fragments (it has no integer value), so reading
 //! them back as a pointer gives the pointer, and reading them as an integer is unsupported.
 //!
-//! Undefined behaviour (C11 6.5.3.2p4, 6.5.6p8, 6.5.8p5, 7.22.3.3): dereferencing null, a
-//! dangling pointer (its function returned, or its block was freed) or outside the object;
-//! forming a pointer outside `[0, size]`; ordering pointers into different objects; freeing
-//! anything but a live block's start. Uninitialised bytes are nondeterministic.
+//! Addresses are flat (decision 48): any offset may be formed (it wraps at the pointer width),
+//! and comparisons are of addresses; where their result depends on where objects lie, which is
+//! not modelled, the path is unknown. Undefined behaviour (C11 6.5.3.2p4, 7.22.3.3):
+//! dereferencing null, a dangling pointer (its function returned, or its block was freed) or
+//! outside the object; freeing anything but a live block's start. Uninitialised bytes are
+//! nondeterministic. A heap block may have a symbolic size bounded by its cells (decision 50);
+//! an object's address converted to an integer is an opaque symbol (decision 51).
 
 use super::*;
 
@@ -41,6 +44,20 @@ fn remove_range(ranges: &ByteRanges, lo: u64, hi: u64) -> ByteRanges {
 
 /// Largest object whose bytes are expanded into an if-then-else chain for a symbolic offset.
 const MAX_SYMBOLIC_BYTES: u64 = 4096;
+
+/// How far outside its object a pointer may lie and still be ordered by its offset: the
+/// address of an object plus or minus this many bytes never wraps around the address space
+/// (x86 Linux keeps the first page, `mmap_min_addr` >= 4096, and in a 32-bit process the last
+/// 8 KiB unmapped; decision 48).
+const ADDRESS_SLACK: i128 = 4096;
+
+/// Name prefix of the symbols that stand for objects' addresses (decision 51).
+pub const LAYOUT_PREFIX: &str = "__layout_address";
+
+/// Whether a term involves the address of an object (decision 51).
+pub fn mentions_layout(t: &(impl Ast + std::fmt::Display)) -> bool {
+    t.to_string().contains(LAYOUT_PREFIX)
+}
 
 /// Largest heap block (bytes).
 const MAX_BLOCK: u64 = 1 << 20;
@@ -130,6 +147,12 @@ fn ub(what: String) -> Definedness {
     Definedness { unmodelled: false, holds: Truth::Known(false), what }
 }
 
+/// A result that is decided only where `holds`: elsewhere it depends on where objects lie in
+/// memory, which is not modelled (decision 48).
+fn layout(what: String, holds: Truth) -> Definedness {
+    Definedness { unmodelled: true, holds, what: format!("{what} (the result depends on the memory layout)") }
+}
+
 /// `lo <= off && off <= hi` for a `long long` offset.
 fn within(off: &Value, lo: i128, hi: i128) -> Truth {
     match off.known() {
@@ -142,6 +165,44 @@ fn within(off: &Value, lo: i128, hi: i128) -> Truth {
             let l = BV::from_i64(lo as i64, 64);
             let h = BV::from_i64(hi as i64, 64);
             Truth::Sym(Bool::and(&[&t.bvsge(&l), &t.bvsle(&h)]))
+        }
+    }
+}
+
+/// The offset `off` as the machine sees it: addresses wrap at the pointer width, so an offset
+/// is kept as the sign extension of its low `long` bits (decision 48). Within an object no
+/// address wraps, so accesses are exact, and so are orderings of offsets in
+/// `[-ADDRESS_SLACK, size + ADDRESS_SLACK]`.
+pub(super) fn wrap_offset(cfa: &Cfa, off: &Value) -> Value {
+    let bits = cfa.data_model.long_bits();
+    if bits >= 64 {
+        return value::cast(off, IntTy::LLONG);
+    }
+    value::cast(&value::cast(off, IntTy::new(bits, true)), IntTy::LLONG)
+}
+
+/// `a + b` of two offsets, wrapping as addresses do (no undefined behaviour, decision 48).
+pub(super) fn offset_add(cfa: &Cfa, a: &Value, b: &Value) -> Value {
+    let mut none = Vec::new();
+    let sum = value::binary(
+        BinOp::Add,
+        &value::cast(a, IntTy::ULLONG),
+        &value::cast(b, IntTy::ULLONG),
+        IntTy::ULLONG,
+        &mut none,
+    );
+    wrap_offset(cfa, &sum)
+}
+
+/// `lo <= off && off <= size + d` for a `long long` offset and a size that may be symbolic
+/// (at most `MAX_BLOCK`, so `size + d` does not overflow for the `d` used here).
+fn within_v(off: &Value, lo: i128, size: &Value, d: i128) -> Truth {
+    match size.known() {
+        Some(n) => within(off, lo, n + d),
+        None => {
+            let t = off.term();
+            let hi = size.term().bvadd(BV::from_i64(d as i64, 64));
+            Truth::Sym(Bool::and(&[&t.bvsge(BV::from_i64(lo as i64, 64)), &t.bvsle(&hi)]))
         }
     }
 }
@@ -209,6 +270,17 @@ impl DataState {
         })
     }
 
+    /// The size of a data object as a `long long` value: symbolic for a block allocated with
+    /// a size the path does not pin (decision 50), else the constant [`Self::obj_size`].
+    fn obj_size_value(&self, cfa: &Cfa, obj: &Obj) -> Result<Value, EvalError> {
+        if let Obj::Heap(id) = obj {
+            if let Some(v) = self.heap.get(id).and_then(|b| b.size.clone()) {
+                return Ok(v);
+            }
+        }
+        Ok(llong(self.obj_size(cfa, obj)?.unwrap_or(0) as i128))
+    }
+
     /// Evaluates a pointer expression.
     pub fn eval_ptr(
         &mut self,
@@ -232,40 +304,21 @@ impl DataState {
             PExpr::AddrOf { var, offset } => {
                 let obj = self.obj_of(cfa, *var)?;
                 let off = value::cast(&self.eval_into(cfa, offset, result, defined)?, IntTy::LLONG);
-                let size = self.obj_size(cfa, &obj)?.unwrap_or(0);
-                defined.push(Definedness {
-                    unmodelled: false,
-                    holds: within(&off, 0, size as i128),
-                    what: format!("address outside the object `{}` ({size} bytes)", cfa.var(*var).name),
-                });
-                Ok(PtrVal { obj, offset: off })
+                Ok(PtrVal { obj, offset: wrap_offset(cfa, &off) })
             }
             PExpr::Add { base, k } => {
                 let b = self.eval_ptr(cfa, base, result, defined)?;
                 let k = value::cast(&self.eval_into(cfa, k, result, defined)?, IntTy::LLONG);
-                let off = value::binary(BinOp::Add, &b.offset, &k, IntTy::LLONG, defined);
-                match &b.obj {
-                    Obj::Func(_) => {
-                        return Err(EvalError::Unsupported("arithmetic on a function pointer".into()));
-                    }
-                    Obj::Null => defined.push(Definedness {
-                        unmodelled: false,
-                        holds: k.equals(&llong(0)),
-                        what: "arithmetic on a null pointer".into(),
-                    }),
-                    obj => {
-                        let size = self.obj_size(cfa, obj)?.unwrap_or(0);
-                        defined.push(Definedness {
-                            unmodelled: false,
-                            holds: within(&off, 0, size as i128),
-                            what: format!(
-                                "pointer arithmetic leaves {} (C11 6.5.6p8, {size} bytes)",
-                                self.obj_name(cfa, obj)
-                            ),
-                        });
-                    }
+                if let Obj::Func(_) = b.obj {
+                    return Err(EvalError::Unsupported("arithmetic on a function pointer".into()));
                 }
-                Ok(PtrVal { obj: b.obj, offset: off })
+                // Address arithmetic (decision 48): any offset may be formed, only accesses
+                // are checked.
+                Ok(PtrVal { obj: b.obj, offset: offset_add(cfa, &b.offset, &k) })
+            }
+            PExpr::FromInt { value } => {
+                let v = self.eval_into(cfa, value, result, defined)?;
+                self.int_to_ptr(cfa, &v)
             }
             PExpr::Load { ptr } => {
                 let at = self.eval_ptr(cfa, ptr, result, defined)?;
@@ -277,12 +330,114 @@ impl DataState {
         }
     }
 
-    /// Pointer difference `a - b` in elements of `size` bytes (C11 6.5.6p9): pointers into
-    /// different objects (or null, or functions), or a byte distance that is not a whole number
-    /// of elements, are undefined behaviour.
+    /// The address of `obj` as a pointer-width unsigned symbol (decision 51), created on first
+    /// use with what every layout guarantees: above the first page, aligned to 8 for a heap
+    /// block (malloc's minimum on both data models), the object and `ADDRESS_SLACK` bytes past
+    /// it below the top of user space, and apart from every other live object so converted.
+    fn layout_base(&mut self, cfa: &Cfa, obj: &Obj) -> Result<BV, EvalError> {
+        if let Some(b) = self.layout.get(obj) {
+            return Ok(b.clone());
+        }
+        let bits = cfa.data_model.long_bits();
+        let top: u64 = if bits == 32 { (1u64 << 32) - 8192 } else { 1u64 << 47 };
+        let base = BV::fresh_const(LAYOUT_PREFIX, bits);
+        let wide = |b: &BV| if bits == 64 { b.clone() } else { b.zero_ext(64 - bits) };
+        let size_of = |st: &Self, o: &Obj| -> Result<BV, EvalError> {
+            Ok(match o {
+                Obj::Func(_) => BV::from_u64(1, 64),
+                _ => st.obj_size_value(cfa, o)?.term(),
+            })
+        };
+        let k = |v: u64| BV::from_u64(v, 64);
+        let (b, size) = (wide(&base), size_of(self, obj)?);
+        let mut facts = vec![
+            b.bvuge(k(4096)),
+            size.bvule(k(MAX_BLOCK)),
+            b.bvadd(&size).bvadd(k(ADDRESS_SLACK as u64)).bvule(k(top)),
+        ];
+        // Alignment: malloc's minimum for a heap block; a scalar or scalar array's element
+        // size (at most 4 in ILP32, where i386 aligns `long long` and `double` to 4).
+        let align = match obj {
+            Obj::Heap(_) => 8,
+            Obj::Var { var, .. } => match elements(&cfa.var(*var).ty).and_then(|(e, _)| access_size(cfa, e)) {
+                Some(s) if bits == 32 => s.min(4),
+                Some(s) => s,
+                None => 1,
+            },
+            _ => 1,
+        };
+        if align > 1 {
+            facts.push(b.bvurem(k(align)).eq(k(0)));
+        }
+        let others: Vec<(Obj, BV)> = self.layout.iter().map(|(o, b)| (*o, b.clone())).collect();
+        for (o, ob) in others {
+            let live = match &o {
+                Obj::Var { frame, .. } => self.locate(*frame).is_some(),
+                Obj::Heap(id) => self.heap.get(id).is_some_and(|h| h.live),
+                _ => true,
+            };
+            if live {
+                let (ob, os) = (wide(&ob), size_of(self, &o)?);
+                facts.push(Bool::or(&[&b.bvadd(&size).bvule(&ob), &ob.bvadd(&os).bvule(&b)]));
+            }
+        }
+        for f in facts {
+            self.constrain(f);
+        }
+        Rc::make_mut(&mut self.layout).insert(*obj, base.clone());
+        Ok(base)
+    }
+
+    /// `(ty) p`: the address of `p`'s object plus its offset (decision 51); a null pointer's
+    /// address is its offset (0, or the integer it was made from).
+    pub fn ptr_to_int(&mut self, cfa: &Cfa, p: &PtrVal, ty: IntTy) -> Result<Value, EvalError> {
+        let bits = cfa.data_model.long_bits();
+        let uptr = IntTy::new(bits, false);
+        let off = value::cast(&p.offset, uptr);
+        let addr = match &p.obj {
+            Obj::Null => off,
+            obj => {
+                let base = self.layout_base(cfa, obj)?;
+                let mut none = Vec::new();
+                value::binary(BinOp::Add, &Value::sym(base, uptr), &off, uptr, &mut none)
+            }
+        };
+        Ok(value::cast(&addr, ty))
+    }
+
+    /// `(T *) v`: the pointer whose address `v` is, if `v` is the address of an object converted
+    /// before plus a constant; an integer that involves no object's address is an absolute
+    /// address (a null-object pointer with that offset: dereferencing it is undefined).
+    pub fn int_to_ptr(&mut self, cfa: &Cfa, v: &Value) -> Result<PtrVal, EvalError> {
+        let bits = cfa.data_model.long_bits();
+        // gcc: a narrower integer is extended by its signedness, a wider one truncated.
+        let addr = value::cast(&value::cast(v, IntTy::new(bits, v.ty.signed)), IntTy::new(bits, false));
+        let Val::Sym(t) = &addr.val else {
+            return Ok(PtrVal { obj: Obj::Null, offset: wrap_offset(cfa, &addr) });
+        };
+        if !mentions_layout(t) {
+            return Ok(PtrVal { obj: Obj::Null, offset: wrap_offset(cfa, &addr) });
+        }
+        for (obj, base) in self.layout.iter() {
+            // `v - base` free of addresses: `v` is `base` plus that offset, exactly.
+            let d = t.bvsub(base).simplify();
+            if !mentions_layout(&d) {
+                let off = Value { val: Value::sym(d, IntTy::new(bits, false)).val, ty: IntTy::new(bits, true) };
+                return Ok(PtrVal { obj: *obj, offset: wrap_offset(cfa, &off) });
+            }
+        }
+        Err(EvalError::Unsupported(
+            "an integer converted to a pointer that is not an object's address plus a constant".into(),
+        ))
+    }
+
+    /// Pointer difference `a - b` in elements of `size` bytes (C11 6.5.6p9). Addresses are flat
+    /// (decision 48), but the distance between two objects depends on the memory layout, which
+    /// is not modelled; a byte distance that is not a whole number of elements is undefined
+    /// behaviour.
     pub fn ptr_diff(&self, a: &PtrVal, b: &PtrVal, size: u64, ty: IntTy, defined: &mut Vec<Definedness>) -> Value {
-        if a.obj != b.obj || matches!(a.obj, Obj::Null | Obj::Func(_)) {
-            defined.push(ub("difference of pointers to different objects (C11 6.5.6p9)".into()));
+        if a.obj != b.obj || matches!(a.obj, Obj::Func(_)) {
+            defined.push(layout("difference of pointers to different objects".into(), Truth::Known(false)));
             return Value::conc(0, ty);
         }
         let bytes = value::binary(BinOp::Sub, &a.offset, &b.offset, IntTy::LLONG, defined);
@@ -296,7 +451,29 @@ impl DataState {
         value::cast(&value::binary(BinOp::Div, &bytes, &k, IntTy::LLONG, defined), ty)
     }
 
-    /// Pointer comparison `lhs op rhs` (C11 6.5.8, 6.5.9).
+    /// Where a pointer into a data object or function certainly lies, for comparisons across
+    /// objects: `(inside, valid)`, whether its address is one of the object's bytes, and whether
+    /// it is in `[0, size]` (one past the end included). A pointer into a freed block or a
+    /// returned frame is never `inside` (its address may have been reused), but its address
+    /// is still not null.
+    fn extent(&self, cfa: &Cfa, p: &PtrVal) -> Result<(Truth, Truth), EvalError> {
+        let live = match &p.obj {
+            Obj::Var { frame, .. } => self.locate(*frame).is_some(),
+            Obj::Heap(id) => self.heap.get(id).is_some_and(|b| b.live),
+            Obj::Func(_) => return Ok((Truth::Known(true), Truth::Known(true))),
+            Obj::Null => return Ok((Truth::Known(false), Truth::Known(false))),
+        };
+        let size = self.obj_size_value(cfa, &p.obj)?;
+        let inside = if live { within_v(&p.offset, 0, &size, -1) } else { Truth::Known(false) };
+        Ok((inside, within_v(&p.offset, 0, &size, 0)))
+    }
+
+    /// Pointer comparison `lhs op rhs` (C11 6.5.8, 6.5.9) on flat addresses (decision 48): an
+    /// object's address is unknown, so a result that depends on the layout of memory is a
+    /// modelling gap (unknown), never a guess. Pointers into one object compare by offset;
+    /// distinct objects are unequal while both pointers are inside them (a null pointer: while
+    /// the other is in `[0, size]`); a null pointer is below every pointer in `[0, size]` of
+    /// an object; other orderings across objects are not decided.
     pub fn compare_ptr(
         &self,
         cfa: &Cfa,
@@ -305,43 +482,56 @@ impl DataState {
         b: &PtrVal,
         defined: &mut Vec<Definedness>,
     ) -> Result<Truth, EvalError> {
-        let same = a.obj == b.obj;
-        match op {
-            BinOp::Eq | BinOp::Ne => {
-                let eq = if same {
-                    a.offset.equals(&b.offset)
-                } else {
-                    // Distinct objects never compare equal, except a one-past-the-end pointer
-                    // that may happen to equal the start of the next object (unspecified).
-                    for p in [a, b] {
-                        if let Some(size) = self.obj_size(cfa, &p.obj)? {
-                            match within(&p.offset, 0, size as i128 - 1) {
-                                Truth::Known(true) => {}
-                                _ => {
-                                    return Err(EvalError::Unsupported(
-                                        "equality of a one-past-the-end pointer with a pointer to another object"
-                                            .into(),
-                                    ))
-                                }
-                            }
-                        }
-                    }
-                    Truth::Known(false)
-                };
-                Ok(if op == BinOp::Eq { eq } else { eq.not() })
-            }
-            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                if !same || matches!(a.obj, Obj::Null | Obj::Func(_)) {
-                    defined.push(ub("relational comparison of pointers to different objects (C11 6.5.8p5)".into()));
-                    return Ok(Truth::Known(false));
-                }
-                let mut d = Vec::new();
-                let v = value::binary(op, &a.offset, &b.offset, IntTy::LLONG, &mut d);
-                defined.extend(d);
-                Ok(v.truth())
-            }
-            _ => Err(EvalError::Unsupported(format!("pointer operation {op:?}"))),
+        let ordering = matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+        if !ordering && !matches!(op, BinOp::Eq | BinOp::Ne) {
+            return Err(EvalError::Unsupported(format!("pointer operation {op:?}")));
         }
+        let mut d = Vec::new();
+        if a.obj == b.obj {
+            if a.obj == Obj::Null {
+                // Absolute addresses: unsigned, of the pointer's width.
+                let t = IntTy::new(cfa.data_model.long_bits(), false);
+                return Ok(value::binary(op, &value::cast(&a.offset, t), &value::cast(&b.offset, t), t, &mut d).truth());
+            }
+            if ordering {
+                // base + offset does not wrap within `ADDRESS_SLACK` bytes of the object.
+                let size = self.obj_size_value(cfa, &a.obj)?;
+                let exact = within_v(&a.offset, -ADDRESS_SLACK, &size, ADDRESS_SLACK).and(&within_v(
+                    &b.offset,
+                    -ADDRESS_SLACK,
+                    &size,
+                    ADDRESS_SLACK,
+                ));
+                defined.push(layout(
+                    format!("ordering of pointers more than {ADDRESS_SLACK} bytes outside their object"),
+                    exact,
+                ));
+            }
+            return Ok(value::binary(op, &a.offset, &b.offset, IntTy::LLONG, &mut d).truth());
+        }
+        // Distinct objects: `a` below `b` when `a` is null and `b` valid.
+        let (lo, hi, swapped) = if a.obj == Obj::Null || b.obj != Obj::Null { (a, b, false) } else { (b, a, true) };
+        let (inside_hi, valid_hi) = self.extent(cfa, hi)?;
+        let decided = if lo.obj == Obj::Null {
+            lo.offset.equals(&llong(0)).and(&valid_hi)
+        } else if ordering {
+            Truth::Known(false)
+        } else {
+            self.extent(cfa, lo)?.0.and(&inside_hi)
+        };
+        let what = if ordering {
+            "ordering of pointers into different objects"
+        } else {
+            "equality of pointers into different objects, one of them outside its object"
+        };
+        defined.push(layout(what.into(), decided));
+        Ok(Truth::Known(match op {
+            BinOp::Eq => false,
+            BinOp::Ne => true,
+            // `lo` (null) < `hi`.
+            BinOp::Lt | BinOp::Le => !swapped,
+            _ => swapped,
+        }))
     }
 
     /// Checks that `width` bytes at `p` lie inside a live data object; returns where they are
@@ -382,13 +572,17 @@ impl DataState {
                 }
             },
         };
-        let size = self.obj_size(cfa, &p.obj)?.unwrap_or(0);
+        let size = self.obj_size_value(cfa, &p.obj)?;
+        let holds = within_v(&p.offset, 0, &size, -(width as i128));
+        let outside = matches!(holds, Truth::Known(false));
+        let bytes = size.known().map_or("a symbolic number of".to_string(), |n| n.to_string());
         defined.push(Definedness {
             unmodelled: false,
-            holds: within(&p.offset, 0, size as i128 - width as i128),
-            what: format!("access of {width} bytes outside {} ({size} bytes)", self.obj_name(cfa, &p.obj)),
+            holds,
+            what: format!("access of {width} bytes outside {} ({bytes} bytes)", self.obj_name(cfa, &p.obj)),
         });
-        Ok(Some(t))
+        // Certainly outside: nothing to read or write (the path ends as undefined).
+        Ok((!outside).then_some(t))
     }
 
     /// The stores of an [`Init::Bytes`] into the (zeroed) object of `var`, in order.
@@ -881,10 +1075,23 @@ impl DataState {
 
     // ------------------------------------------------------------------ heap
 
-    /// A fresh heap block of `size` bytes; returns the pointer to its start.
-    pub fn allocate(&mut self, function: &str, size: &Value, zeroed: bool) -> Result<PtrVal, EvalError> {
-        let Some(n) = size.known() else {
-            return Err(EvalError::Unsupported(format!("`{function}` of a symbolic size")));
+    /// A fresh heap block of `size` bytes; returns the pointer to its start. A symbolic size
+    /// needs `bound`, an upper bound the path guarantees (decision 50): the block has that
+    /// many cells, and every access checks the symbolic size.
+    pub fn allocate(
+        &mut self,
+        function: &str,
+        size: &Value,
+        bound: Option<u64>,
+        zeroed: bool,
+    ) -> Result<PtrVal, EvalError> {
+        let (n, sym) = match (size.known(), bound) {
+            (Some(n), _) => (n, None),
+            (None, Some(b)) if b <= MAX_SYMBOLIC_BYTES => (b as i128, Some(value::cast(size, IntTy::ULLONG))),
+            (None, Some(b)) => {
+                return Err(EvalError::Unsupported(format!("`{function}` of a symbolic size up to {b} bytes")))
+            }
+            (None, None) => return Err(EvalError::Unsupported(format!("`{function}` of a symbolic size"))),
         };
         if n < 0 || n as u64 > MAX_BLOCK {
             return Err(EvalError::Unsupported(format!("`{function}` of {n} bytes")));
@@ -892,8 +1099,10 @@ impl DataState {
         let id = self.next_heap;
         self.next_heap += 1;
         let cells = if zeroed { vec![Some(Cell::Byte(Val::Conc(0))); n as usize] } else { vec![None; n as usize] };
+        // The size as a `long long` (it is at most `bound`, so the unsigned bits read the same).
+        let size = sym.map(|v| Value { val: v.val, ty: IntTy::LLONG });
         Rc::make_mut(&mut self.heap)
-            .insert(id, HeapBlock { cells: Rc::new(cells), live: true, function: function.to_string() });
+            .insert(id, HeapBlock { cells: Rc::new(cells), live: true, function: function.to_string(), size });
         Ok(PtrVal { obj: Obj::Heap(id), offset: llong(0) })
     }
 
@@ -904,13 +1113,20 @@ impl DataState {
         cfa: &Cfa,
         p: &PtrVal,
         size: &Value,
+        bound: Option<u64>,
         defined: &mut Vec<Definedness>,
     ) -> Result<PtrVal, EvalError> {
         if p.obj == Obj::Null {
-            return self.allocate("realloc", size, false);
+            return self.allocate("realloc", size, bound, false);
         }
-        if size.known() == Some(0) {
-            return Err(EvalError::Unsupported("`realloc` to 0 bytes (implementation-defined)".into()));
+        match size.known() {
+            Some(0) => return Err(EvalError::Unsupported("`realloc` to 0 bytes (implementation-defined)".into())),
+            Some(_) => {}
+            None => defined.push(Definedness {
+                unmodelled: true,
+                holds: size.equals(&Value::conc(0, size.ty)).not(),
+                what: "`realloc` to 0 bytes (implementation-defined)".into(),
+            }),
         }
         let old = match &p.obj {
             Obj::Heap(id) => self.heap.get(id).filter(|b| b.live).map(|b| b.cells.clone()),
@@ -919,7 +1135,9 @@ impl DataState {
         // `free` checks the pointer: the start of a live block.
         self.free(cfa, p, defined);
         let Some(old) = old else { return Ok(PtrVal::null()) };
-        let fresh = self.allocate("realloc", size, false)?;
+        // Cells past the old block's (or the new block's) size were never written: copying them
+        // keeps them uninitialised.
+        let fresh = self.allocate("realloc", size, bound, false)?;
         if let Obj::Heap(id) = fresh.obj {
             if let Some(b) = Rc::make_mut(&mut self.heap).get_mut(&id) {
                 let cells = Rc::make_mut(&mut b.cells);
@@ -940,7 +1158,7 @@ impl DataState {
         defined: &mut Vec<Definedness>,
     ) -> Result<(), EvalError> {
         for i in 0..n {
-            self.store(cfa, &byte_at(dst, i, defined), &AnyValue::Int(c.clone()), defined)?;
+            self.store(cfa, &byte_at(cfa, dst, i), &AnyValue::Int(c.clone()), defined)?;
         }
         Ok(())
     }
@@ -970,10 +1188,10 @@ impl DataState {
         }
         let mut bytes = Vec::with_capacity(n as usize);
         for i in 0..n {
-            bytes.push(self.load(cfa, &byte_at(src, i, defined), ScalarTy::Int(IntTy::UCHAR), defined)?);
+            bytes.push(self.load(cfa, &byte_at(cfa, src, i), ScalarTy::Int(IntTy::UCHAR), defined)?);
         }
         for (i, b) in bytes.iter().enumerate() {
-            self.store(cfa, &byte_at(dst, i as u64, defined), b, defined)?;
+            self.store(cfa, &byte_at(cfa, dst, i as u64), b, defined)?;
         }
         Ok(())
     }
@@ -1045,8 +1263,7 @@ impl DataState {
                 return Err(EvalError::Unsupported("a string longer than the largest modelled object".into()));
             }
             let before = defined.len();
-            let AnyValue::Int(v) = self.load(cfa, &byte_at(p, i, defined), ScalarTy::Int(IntTy::UCHAR), defined)?
-            else {
+            let AnyValue::Int(v) = self.load(cfa, &byte_at(cfa, p, i), ScalarTy::Int(IntTy::UCHAR), defined)? else {
                 return Err(EvalError::Unsupported("a string byte of another type".into()));
             };
             // Only this byte's checks: reading on past an access outside the object is pointless.
@@ -1067,7 +1284,11 @@ impl DataState {
     /// `free(p)`.
     pub fn free(&mut self, cfa: &Cfa, p: &PtrVal, defined: &mut Vec<Definedness>) {
         match &p.obj {
-            Obj::Null => {}
+            Obj::Null => defined.push(Definedness {
+                unmodelled: false,
+                holds: p.offset.equals(&llong(0)),
+                what: "free of an address that was not allocated".into(),
+            }),
             Obj::Heap(id) if self.heap.get(id).is_some_and(|b| b.live) => {
                 defined.push(Definedness {
                     unmodelled: false,
@@ -1085,8 +1306,8 @@ impl DataState {
 }
 
 /// The pointer `i` bytes past `p`.
-fn byte_at(p: &PtrVal, i: u64, defined: &mut Vec<Definedness>) -> PtrVal {
-    PtrVal { obj: p.obj, offset: value::binary(BinOp::Add, &p.offset, &llong(i as i128), IntTy::LLONG, defined) }
+fn byte_at(cfa: &Cfa, p: &PtrVal, i: u64) -> PtrVal {
+    PtrVal { obj: p.obj, offset: offset_add(cfa, &p.offset, &llong(i as i128)) }
 }
 
 /// Where a load or store lands: a variable's slot (typed, or bytes for a union) or a heap block.
@@ -1145,6 +1366,7 @@ fn select_any(c: &Truth, a: &AnyValue, b: &AnyValue) -> Result<AnyValue, EvalErr
 mod tests {
     use super::*;
     use crate::cfa::DataModel;
+    use z3::ast::{Ast, BV};
 
     fn heap_state() -> (Cfa, DataState, PtrVal) {
         let cfa =
@@ -1152,7 +1374,7 @@ mod tests {
                 .map(|p| p.cfa)
                 .unwrap_or_else(|e| panic!("{e}"));
         let mut st = DataState::initial(&cfa).unwrap_or_else(|e| panic!("{e:?}"));
-        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), false).unwrap_or_else(|e| panic!("{e:?}"));
+        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), None, false).unwrap_or_else(|e| panic!("{e:?}"));
         (cfa, st, p)
     }
 
@@ -1173,6 +1395,62 @@ mod tests {
 
     fn int(v: u64) -> AnyValue {
         AnyValue::Int(Value::conc(v, IntTy::INT))
+    }
+
+    #[test]
+    fn offsets_wrap_at_the_pointer_width_without_undefined_behaviour() {
+        let (cfa, st, p) = heap_state(); // ILP32
+        let mut d = Vec::new();
+        let far = PtrVal { obj: p.obj, offset: offset_add(&cfa, &llong(i32::MAX as i128), &llong(1)) };
+        assert_eq!(far.offset.known(), Some(i32::MIN as i128));
+        let back = PtrVal { obj: p.obj, offset: offset_add(&cfa, &far.offset, &llong(-(i32::MIN as i128))) };
+        assert_eq!(back.offset.known(), Some(0));
+        let huge = offset_add(&cfa, &llong(i64::MAX as i128), &llong(i64::MAX as i128));
+        assert_eq!(huge.known(), Some(-2));
+        // Within one object, 4096 bytes past the end still orders by offset; further is a gap.
+        let near = at(&p, 8 + 4096);
+        assert!(matches!(st.compare_ptr(&cfa, BinOp::Lt, &p, &near, &mut d).unwrap(), Truth::Known(true)));
+        assert!(d.iter().all(|c| matches!(c.holds, Truth::Known(true))));
+        st.compare_ptr(&cfa, BinOp::Lt, &p, &at(&p, 8 + 4097), &mut d).unwrap();
+        assert!(d.iter().any(|c| c.unmodelled && matches!(c.holds, Truth::Known(false))));
+    }
+
+    #[test]
+    fn pointers_into_different_objects_compare_only_where_the_layout_does_not_matter() {
+        let (cfa, mut st, p) = heap_state();
+        let q = st.allocate("malloc", &Value::conc(4, IntTy::UINT), None, false).unwrap();
+        let decided = |st: &DataState, op, a: &PtrVal, b: &PtrVal| {
+            let mut d = Vec::new();
+            let t = st.compare_ptr(&cfa, op, a, b, &mut d).unwrap();
+            let ok = d.iter().all(|c| matches!(c.holds, Truth::Known(true)));
+            (ok, matches!(t, Truth::Known(true)))
+        };
+        assert_eq!(decided(&st, BinOp::Eq, &p, &q), (true, false));
+        // One past the end of one block may be the start of the other.
+        assert!(!decided(&st, BinOp::Eq, &at(&p, 8), &q).0);
+        assert!(!decided(&st, BinOp::Lt, &p, &q).0);
+        // Null is below every pointer in [0, size], also one past the end.
+        assert_eq!(decided(&st, BinOp::Lt, &PtrVal::null(), &at(&p, 8)), (true, true));
+        assert_eq!(decided(&st, BinOp::Ne, &at(&p, 8), &PtrVal::null()), (true, true));
+        assert!(!decided(&st, BinOp::Ne, &at(&p, 9), &PtrVal::null()).0);
+    }
+
+    #[test]
+    fn a_block_of_symbolic_size_checks_accesses_against_that_size() {
+        let (cfa, mut st, _) = heap_state();
+        let n = Value::fresh("n", IntTy::UINT);
+        let p = st.allocate("malloc", &n, Some(8), false).unwrap();
+        let mut d = Vec::new();
+        st.store(&cfa, &at(&p, 4), &int(7), &mut d).unwrap();
+        let Some(Truth::Sym(c)) = d.last().map(|x| x.holds.clone()) else { panic!("{d:?}") };
+        let with = |k: u64| {
+            let s = [(&n.term(), &BV::from_u64(k, 32))];
+            c.substitute(&s).simplify().as_bool()
+        };
+        // 4 bytes at offset 4 fit a block of 8 bytes, not one of 7.
+        assert_eq!((with(8), with(7)), (Some(true), Some(false)));
+        assert!(st.allocate("malloc", &n, Some(4097), false).is_err());
+        assert!(st.allocate("malloc", &n, None, false).is_err());
     }
 
     #[test]
@@ -1238,7 +1516,7 @@ mod byte_tests {
                 .map(|p| p.cfa)
                 .unwrap_or_else(|e| panic!("{e}"));
         let mut st = DataState::initial(&cfa).unwrap_or_else(|e| panic!("{e:?}"));
-        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), false).unwrap_or_else(|e| panic!("{e:?}"));
+        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), None, false).unwrap_or_else(|e| panic!("{e:?}"));
         (cfa, st, p)
     }
 

@@ -9,7 +9,7 @@
 
 pub mod bounds;
 pub mod float;
-mod memory;
+pub mod memory;
 pub mod solver;
 pub mod value;
 
@@ -106,6 +106,9 @@ pub struct HeapBlock {
     pub live: bool,
     /// The allocating function (for messages).
     pub function: String,
+    /// A symbolic size (`long long`) bounded by `cells.len()` (decision 50); `None`: the size is
+    /// `cells.len()`.
+    pub size: Option<Value>,
 }
 
 /// Why an evaluation could not produce a value.
@@ -142,6 +145,9 @@ pub struct DataState {
     /// Bytes of each union object that C leaves unspecified: those past the member of the
     /// last store through a member (C11 6.2.6.1p7), until stored again.
     pub unspecified: Rc<BTreeMap<Obj, ByteRanges>>,
+    /// The address of each object converted to an integer so far: an opaque symbol
+    /// (decision 51), constrained in the path only by what holds for every layout.
+    pub layout: Rc<BTreeMap<Obj, BV>>,
 }
 
 /// A value of any scalar type: call arguments, returned values, `\result`.
@@ -190,6 +196,7 @@ impl DataState {
             next_heap: 0,
             unspecified_read: false,
             unspecified: Rc::new(BTreeMap::new()),
+            layout: Rc::new(BTreeMap::new()),
         };
         // Globals without an entry in global_inits are zero (static storage).
         for (i, v) in cfa.vars.iter().enumerate() {
@@ -472,6 +479,10 @@ impl DataState {
                 let a = self.eval_ptr(cfa, lhs, result, defined)?;
                 let b = self.eval_ptr(cfa, rhs, result, defined)?;
                 Value::from_truth(&self.compare_ptr(cfa, *op, &a, &b, defined)?)
+            }
+            Expr::PtrToInt { ptr, ty } => {
+                let p = self.eval_ptr(cfa, ptr, result, defined)?;
+                self.ptr_to_int(cfa, &p, *ty)?
             }
             Expr::PtrDiff { lhs, rhs, size, ty } => {
                 let a = self.eval_ptr(cfa, lhs, result, defined)?;
@@ -1027,9 +1038,12 @@ impl DataState {
             Slot::Bytes(cells) => sub_cells(cells, &sub),
             Slot::PtrUninit | Slot::Opaque | Slot::External => {}
         };
-        if self.heap.values().any(|b| cells_symbolic(&b.cells)) {
+        if self.heap.values().any(|b| cells_symbolic(&b.cells) || b.size.is_some()) {
             for b in Rc::make_mut(&mut self.heap).values_mut() {
                 sub_cells(&mut b.cells, &sub);
+                if let Some(v) = &mut b.size {
+                    v.val = sub(&v.val);
+                }
             }
         }
         if self.globals.values().any(slot_is_symbolic) {

@@ -219,7 +219,13 @@ impl<'a> Builder<'a> {
             Expression::Cast(c) => {
                 let t = self.type_name(&c.node.type_name.node);
                 let Ty::Pointer(to) = t else { return Err(what()) };
-                let (p, _) = self.ptr_expr(&c.node.expression)?;
+                let inner = &c.node.expression;
+                if !self.is_ptr_expr(inner) && matches!(self.expr_ty(inner), Some(Ty::Int(_))) {
+                    // An integer converted to a pointer (decision 51).
+                    let v = self.rv(inner)?;
+                    return Ok((PExpr::FromInt { value: Box::new(v) }, *to));
+                }
+                let (p, _) = self.ptr_expr(inner)?;
                 Ok((p, *to))
             }
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
@@ -278,6 +284,25 @@ impl<'a> Builder<'a> {
             Expression::UnaryOperator(_) | Expression::Member(_) | Expression::BinaryOperator(_) => {
                 let place = self.place(e)?;
                 self.decay(place).ok_or_else(what)
+            }
+            Expression::Call(c) => {
+                // A pointer result used in an expression (`return alloc(n);`, `f(g(x))`, `*h()`):
+                // the call stores it into a pointer temporary, as integer results do.
+                let t = match self.expr_ty(e) {
+                    Some(Ty::Pointer(t)) => *t,
+                    // An undeclared allocator returns `void *`.
+                    None if ALLOCATORS.iter().any(|(f, _, _)| self.call_name(c).is_ok_and(|n| n == *f)) => Ty::Void,
+                    _ => return Err(what()),
+                };
+                if self.pure_mode {
+                    return Err(format!("call `{text}` where a side-effect-free expression is needed"));
+                }
+                let f = self.f.as_ref().map(|f| f.id).ok_or("temporary outside a function")?;
+                self.tmp_counter += 1;
+                let name = format!("__tmp_{}", self.tmp_counter);
+                let tmp = self.new_var(&name, &Ty::Pointer(Box::new(t.clone())), VarScope::Local(f), (0, 0), true);
+                self.call(c, Some(Target::Ptr(PLvalue::Var(tmp))), self.stmt_sp)?;
+                Ok((PExpr::Var { var: tmp }, t))
             }
             _ => Err(what()),
         }
@@ -528,7 +553,7 @@ impl<'a> Builder<'a> {
 
     /// The scalar leaves of a struct argument, in the order of the parameter's leaves: from a
     /// flattened struct variable, or loaded from a struct in memory.
-    fn struct_arg(&mut self, name: &str, a: &Node<Expression>, t: &Ty) -> R<Vec<Rvalue>> {
+    pub(super) fn struct_arg(&mut self, name: &str, a: &Node<Expression>, t: &Ty) -> R<Vec<Rvalue>> {
         let unsupported = || format!("call to `{name}` with a struct argument of this kind (not supported yet)");
         let leaves = self.structs.leaves(t)?;
         let mut out = Vec::new();
