@@ -1,24 +1,39 @@
-//! Corpus test: runs the binary on every GraphML and YAML row of `../shared/corpus/manifest.tsv` and fails
-//! on any wrong confirmation or wrong rejection. Prints the confirm rate. Skipped (with a message)
-//! when the shared corpus is not present, e.g. on a machine that has only this repository.
+//! Corpus test: runs the binary on every row of every manifest in `../shared` (`corpus`,
+//! `corpus-scale`, `corpus-properties`, `corpus-termination`), in every witness format, and fails
+//! on any wrong verdict: a confirmation of a `reject` case, a rejection of a `confirm` case, or a
+//! confirmation whose result differs from the manifest's `expected_result` (a witness for one
+//! property never confirms another). Prints the rates per manifest and format. `disputed` rows
+//! are not scored. Skipped (with a message) where the shared data is absent, e.g. on a machine
+//! that has only this repository. `WITNESS_CORPUS` names a single corpus directory instead;
+//! `WITNESS_CORPUS_TIMEOUT` sets the per-case budget in seconds (default 15).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("WITNESS_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"))
+/// The manifests' directories under the shared data.
+const SETS: [&str; 4] = ["corpus", "corpus-scale", "corpus-properties", "corpus-termination"];
+
+fn corpus_dirs() -> Vec<PathBuf> {
+    if let Some(one) = std::env::var_os("WITNESS_CORPUS") {
+        return vec![PathBuf::from(one)];
+    }
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+    SETS.iter().map(|s| shared.join(s)).collect()
 }
 
 struct Row {
+    set: String,
+    dir: PathBuf,
     id: String,
     program: String,
     witness: String,
     property: String,
     data_model: String,
     expected: String,
+    /// `expected_result` (e.g. `false(valid-deref)`), where the manifest has the column.
+    expected_result: String,
     format: String,
 }
 
@@ -26,35 +41,43 @@ fn rows(dir: &Path) -> Vec<Row> {
     let text = std::fs::read_to_string(dir.join("manifest.tsv")).expect("manifest.tsv readable");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).expect("column");
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let need = |name: &str| col(name).unwrap_or_else(|| panic!("{}: column {name}", dir.display()));
     let (id, program, witness, property, dm, expected, format) = (
-        col("id"),
-        col("program"),
-        col("witness"),
-        col("property"),
-        col("data_model"),
-        col("expected"),
-        col("witness_format"),
+        need("id"),
+        need("program"),
+        need("witness"),
+        need("property"),
+        need("data_model"),
+        need("expected"),
+        need("witness_format"),
     );
+    let expected_result = col("expected_result");
+    let set = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     lines
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
+            let get = |i: usize| f.get(i).copied().unwrap_or("").to_string();
             Row {
-                id: f[id].into(),
-                program: f[program].into(),
-                witness: f[witness].into(),
-                property: f[property].into(),
-                data_model: f[dm].into(),
-                expected: f[expected].into(),
-                format: f[format].into(),
+                set: set.clone(),
+                dir: dir.to_path_buf(),
+                id: get(id),
+                program: get(program),
+                witness: get(witness),
+                property: get(property),
+                data_model: get(dm),
+                expected: get(expected),
+                expected_result: expected_result.map(get).unwrap_or_default().trim().to_lowercase(),
+                format: get(format),
             }
         })
         .collect()
 }
 
-fn run(dir: &Path, r: &Row, timeout: u32) -> (String, String) {
-    let case = dir.join(&r.id);
+/// (verdict, result string, reason) of one run.
+fn run(r: &Row, timeout: u32) -> (String, String, String) {
+    let case = r.dir.join(&r.id);
     let out = Command::new(env!("CARGO_BIN_EXE_witness-check"))
         .args(["validate", "--json", "--timeout", &timeout.to_string(), "--data-model", &r.data_model])
         .arg("--witness")
@@ -68,30 +91,33 @@ fn run(dir: &Path, r: &Row, timeout: u32) -> (String, String) {
     match serde_json::from_str::<serde_json::Value>(stdout.trim()) {
         Ok(v) => (
             v["verdict"].as_str().unwrap_or("error").to_string(),
+            v["result"].as_str().unwrap_or("").to_lowercase(),
             v["reason"].as_str().unwrap_or("").chars().take(140).collect(),
         ),
-        Err(_) => ("error".into(), format!("exit {:?}: {}", out.status.code(), String::from_utf8_lossy(&out.stderr))),
+        Err(_) => (
+            "error".into(),
+            String::new(),
+            format!("exit {:?}: {}", out.status.code(), String::from_utf8_lossy(&out.stderr)),
+        ),
     }
 }
 
 #[test]
 fn corpus_has_no_wrong_verdicts() {
-    let dir = corpus_dir();
-    if !dir.join("manifest.tsv").exists() {
-        eprintln!("corpus not found at {} (set WITNESS_CORPUS); skipping", dir.display());
+    let dirs: Vec<PathBuf> = corpus_dirs().into_iter().filter(|d| d.join("manifest.tsv").exists()).collect();
+    if dirs.is_empty() {
+        eprintln!("no shared corpus found next to the repository (set WITNESS_CORPUS); skipping");
         return;
     }
-    let cases: Vec<Row> = rows(&dir)
-        .into_iter()
-        .filter(|r| r.format.starts_with("graphml") && (r.expected == "confirm" || r.expected == "reject"))
-        .collect();
+    let cases: Vec<Row> =
+        dirs.iter().flat_map(|d| rows(d)).filter(|r| r.expected == "confirm" || r.expected == "reject").collect();
     let timeout: u32 = std::env::var("WITNESS_CORPUS_TIMEOUT").ok().and_then(|t| t.parse().ok()).unwrap_or(15);
     let results = Arc::new(Mutex::new(Vec::new()));
     let cases = Arc::new(cases);
     let next = Arc::new(Mutex::new(0usize));
     let workers: Vec<_> = (0..2)
         .map(|_| {
-            let (cases, results, next, dir) = (cases.clone(), results.clone(), next.clone(), dir.clone());
+            let (cases, results, next) = (cases.clone(), results.clone(), next.clone());
             std::thread::spawn(move || loop {
                 let i = {
                     let mut n = next.lock().unwrap();
@@ -99,8 +125,8 @@ fn corpus_has_no_wrong_verdicts() {
                     *n - 1
                 };
                 let Some(r) = cases.get(i) else { break };
-                let (verdict, reason) = run(&dir, r, timeout);
-                results.lock().unwrap().push((r.id.clone(), r.expected.clone(), verdict, reason));
+                let (verdict, result, reason) = run(r, timeout);
+                results.lock().unwrap().push((i, verdict, result, reason));
             })
         })
         .collect();
@@ -109,43 +135,34 @@ fn corpus_has_no_wrong_verdicts() {
     }
     let mut results = results.lock().unwrap().clone();
     results.sort();
-    let formats: std::collections::HashMap<String, String> =
-        cases.iter().map(|r| (r.id.clone(), r.format.split('-').next().unwrap_or("").to_string())).collect();
     let mut wrong = Vec::new();
-    let mut per_format: std::collections::BTreeMap<String, [u32; 4]> = Default::default();
-    for (id, expected, verdict, _) in &results {
-        let f = per_format.entry(formats.get(id).cloned().unwrap_or_default()).or_default();
-        if expected == "confirm" {
-            f[0] += 1;
-            f[1] += (verdict == "confirmed") as u32;
-        } else {
-            f[2] += 1;
-            f[3] += (verdict == "rejected") as u32;
-        }
-    }
-    for (format, [ct, c, rt, r]) in &per_format {
-        println!("{format}: confirmed {c}/{ct}, rejected {r}/{rt}");
-    }
-    let (mut confirm_total, mut confirmed, mut reject_total, mut rejected) = (0, 0, 0, 0);
-    for (id, expected, verdict, reason) in &results {
-        println!("{id:40} expected {expected:8} got {verdict:10} {reason}");
-        if expected == "confirm" {
-            confirm_total += 1;
-            confirmed += (verdict == "confirmed") as u32;
+    // (set, format) -> [confirm cases, confirmed, reject cases, rejected]
+    let mut tally: BTreeMap<(String, String), [u32; 4]> = BTreeMap::new();
+    for (i, verdict, result, reason) in &results {
+        let r = &cases[*i];
+        let format = r.format.split('-').next().unwrap_or("").to_string();
+        let t = tally.entry((r.set.clone(), format)).or_default();
+        println!("{:20} {:40} expected {:8} got {verdict:10} {result:24} {reason}", r.set, r.id, r.expected);
+        let confirmed = verdict == "confirmed";
+        if r.expected == "confirm" {
+            t[0] += 1;
+            t[1] += confirmed as u32;
             if verdict == "rejected" {
-                wrong.push(format!("{id}: WRONG REJECTION ({reason})"));
+                wrong.push(format!("{}/{}: WRONG REJECTION ({reason})", r.set, r.id));
             }
         } else {
-            reject_total += 1;
-            rejected += (verdict == "rejected") as u32;
-            if verdict == "confirmed" {
-                wrong.push(format!("{id}: WRONG CONFIRMATION ({reason})"));
+            t[2] += 1;
+            t[3] += (verdict == "rejected") as u32;
+            if confirmed {
+                wrong.push(format!("{}/{}: WRONG CONFIRMATION ({reason})", r.set, r.id));
             }
         }
+        if confirmed && !r.expected_result.is_empty() && *result != r.expected_result {
+            wrong.push(format!("{}/{}: CONFIRMED {result}, expected {} ({reason})", r.set, r.id, r.expected_result));
+        }
     }
-    println!(
-        "corpus: confirmed {confirmed}/{confirm_total} ({:.0} %), rejected {rejected}/{reject_total}",
-        100.0 * confirmed as f64 / confirm_total.max(1) as f64
-    );
+    for ((set, format), [ct, c, rt, rj]) in &tally {
+        println!("{set} {format}: confirmed {c}/{ct}, rejected {rj}/{rt}");
+    }
     assert!(wrong.is_empty(), "wrong verdicts:\n{}", wrong.join("\n"));
 }
