@@ -42,15 +42,19 @@ impl OffsetPlan {
 /// offsets and lines.
 type WithOffsets = (EdgeIndex, String, Range, Option<Range>);
 
-/// Decides how offsets are used; `warnings` receives what the user should know.
-pub fn plan(cfa: &Cfa, w: &WitnessAutomaton, warnings: &mut Vec<String>) -> OffsetPlan {
-    let ts: Vec<WithOffsets> = w
-        .graph
+/// The witness's transitions that carry offsets.
+fn with_offsets(w: &WitnessAutomaton) -> Vec<WithOffsets> {
+    w.graph
         .edge_references()
         .filter_map(|e| {
             e.weight().guard.offsets.map(|o| (e.id(), e.weight().origin.clone(), o, e.weight().guard.lines))
         })
-        .collect();
+        .collect()
+}
+
+/// Decides how offsets are used; `warnings` receives what the user should know.
+pub fn plan(cfa: &Cfa, w: &WitnessAutomaton, warnings: &mut Vec<String>) -> OffsetPlan {
+    let ts = with_offsets(w);
     if ts.is_empty() {
         return OffsetPlan::LinesOnly;
     }
@@ -127,13 +131,7 @@ fn recover_offset_shift(cfa: &Cfa, ts: &[WithOffsets]) -> Option<i64> {
 /// without them). Lines where that fails, and transitions without `control` or spanning several
 /// lines, keep no offsets. `None` if no line aligned.
 pub fn align(cfa: &Cfa, source: &str, w: &WitnessAutomaton) -> Option<HashMap<EdgeIndex, Range>> {
-    let ts: Vec<WithOffsets> = w
-        .graph
-        .edge_references()
-        .filter_map(|e| {
-            e.weight().guard.offsets.map(|o| (e.id(), e.weight().origin.clone(), o, e.weight().guard.lines))
-        })
-        .collect();
+    let ts = with_offsets(w);
     let text = source.as_bytes();
     // This file's branch conditions per line: distinct (start, end) offsets, sorted.
     let mut ours: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
