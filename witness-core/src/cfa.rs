@@ -786,6 +786,13 @@ pub enum EdgeOp {
         lhs: Option<Lvalue>,
         ty: IntTy,
     },
+    /// Inline assembly with output operands (decision 58): each place gets a fresh value of its
+    /// type that is only *approximately* known (any value), so a confirmation through this
+    /// step must hold for every value. `what` names the statement for reasons.
+    Havoc {
+        lhs: Vec<Lvalue>,
+        what: String,
+    },
     /// `__VERIFIER_nondet_float()` / `_double()`: a nondeterministic value of `fty` (any bit
     /// pattern: NaNs, infinities, signed zeros, subnormals), stored into the float variable
     /// `var` (converted to its type `var_fty` when they differ). A call step like `NondetCall`.

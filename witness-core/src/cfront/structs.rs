@@ -29,6 +29,9 @@ pub struct Field {
 #[derive(Debug, Default)]
 pub struct Registry {
     pub defs: HashMap<String, Vec<Field>>,
+    /// Set when the program has a `packed`/`aligned` attribute (decision 57): struct and union
+    /// layouts are then not known (gcc's layout would change in a way not modelled).
+    pub layout_taint: Option<String>,
 }
 
 /// A leaf of a flattened struct: its access path relative to the struct (`.a`, `.in.x`) and type.
@@ -80,6 +83,9 @@ impl Registry {
 
     fn layout_depth(&self, ty: &Ty, dm: DataModel, depth: u32) -> Option<(u64, u64)> {
         if depth > 32 {
+            return None;
+        }
+        if matches!(ty, Ty::Struct(_)) && self.layout_taint.is_some() {
             return None;
         }
         match ty {
@@ -171,6 +177,9 @@ impl Registry {
     /// member, an incomplete type, a bit-field, or a layout that is not known).
     pub fn member(&self, ty: &Ty, name: &str, dm: DataModel) -> Option<(u64, Ty)> {
         let Ty::Struct(key) = ty else { return None };
+        if self.layout_taint.is_some() {
+            return None;
+        }
         let fields = self.defs.get(key)?;
         let union = key.starts_with("union ");
         let mut off: u64 = 0;

@@ -142,6 +142,18 @@ pub struct DataState {
     /// Bytes of each union object that C leaves unspecified: those past the member of the
     /// last store through a member (C11 6.2.6.1p7), until stored again.
     pub unspecified: Rc<BTreeMap<Obj, ByteRanges>>,
+    /// Symbols for values known only approximately (inline-asm outputs, decision 58; libm
+    /// results, decision 59), each with the set of values it may take (also in `path`) and
+    /// what produced it: a confirmation must hold for every value in those sets.
+    pub approx: Rc<Vec<Approx>>,
+}
+
+/// A value known only to lie in a set (see [`DataState::approx`]).
+#[derive(Debug, Clone)]
+pub struct Approx {
+    pub sym: BV,
+    pub domain: Bool,
+    pub what: String,
 }
 
 /// A value of any scalar type: call arguments, returned values, `\result`.
@@ -190,6 +202,7 @@ impl DataState {
             next_heap: 0,
             unspecified_read: false,
             unspecified: Rc::new(BTreeMap::new()),
+            approx: Rc::new(Vec::new()),
         };
         // Globals without an entry in global_inits are zero (static storage).
         for (i, v) in cfa.vars.iter().enumerate() {
@@ -232,6 +245,16 @@ impl DataState {
         let v = Value { val: Val::Sym(BV::new_const(name, ty.bits)), ty };
         if let Some(c) = v.range_constraint() {
             Rc::make_mut(&mut self.path).push(c);
+        }
+        v
+    }
+
+    /// A fresh value of `ty` known only approximately: any value of the type (decision 58).
+    pub fn havoc(&mut self, ty: IntTy, what: &str) -> Value {
+        let v = self.nondet("havoc", ty);
+        if let Val::Sym(sym) = &v.val {
+            let domain = v.range_constraint().unwrap_or_else(|| Bool::from_bool(true));
+            Rc::make_mut(&mut self.approx).push(Approx { sym: sym.clone(), domain, what: what.to_string() });
         }
         v
     }
