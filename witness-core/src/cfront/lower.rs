@@ -492,6 +492,19 @@ impl<'a> Builder<'a> {
         }
         let mut seen = Modes(0);
         seen.visit_translation_unit(tu);
+        if self.src.pragma_pack.is_some() {
+            let m = "`#pragma pack` changes gcc's struct layout, which is not modelled: sizes, member offsets and \
+                     struct objects in memory are unknown"
+                .to_string();
+            self.warnings.push(m.clone());
+            self.structs.layout_taint = Some(m);
+        }
+        if !self.src.int128_at.is_empty() {
+            self.warnings.push(format!(
+                "{} uses of `__int128`: 128-bit integers are not modelled (paths that use them are unknown)",
+                self.src.int128_at.len()
+            ));
+        }
         let found = gnu::scan_attributes(&self.src.text);
         let mut modes = 0;
         for a in &found {
