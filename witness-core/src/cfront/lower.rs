@@ -12,8 +12,8 @@ use super::structs::{Field, Registry};
 use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
-    FClass, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Lvalue, Rvalue, ScalarTy, SourceSpan,
-    Target, UnOp, VarId, VarInfo, VarScope, Write,
+    FClass, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Lvalue, Rvalue, ScalarTy,
+    SourceSpan, Target, UnOp, VarId, VarInfo, VarScope, Write,
 };
 use crate::cfa::{MemSource, PExpr, PLvalue, Pointee};
 
@@ -125,6 +125,15 @@ fn math_function(name: &str) -> Option<(FMath, FloatTy)> {
         _ => return None,
     };
     Some((f, fty))
+}
+
+/// Libm functions evaluated on constant arguments (decision 59): name → (function, type).
+fn libm_function(name: &str) -> Option<(Libm, FloatTy)> {
+    let name = name.strip_prefix("__builtin_").unwrap_or(name);
+    if let Some(f) = Libm::from_name(name) {
+        return Some((f, FloatTy::F64));
+    }
+    Libm::from_name(name.strip_suffix('f')?).map(|f| (f, FloatTy::F32))
 }
 
 /// Classification macros and the functions glibc's `<math.h>` expands them to.
@@ -3554,6 +3563,16 @@ impl<'a> Builder<'a> {
             };
             let a = self.rv_any(a)?.into_float(fty);
             return Ok(Some(Val::F(FExpr::Math { func, args: vec![a] })));
+        }
+        if let Some((func, fty)) = libm_function(name) {
+            if args.len() != func.arity() {
+                return Err(format!("`{name}` needs {} argument(s)", func.arity()));
+            }
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(self.rv_any(a)?.into_float(fty));
+            }
+            return Ok(Some(Val::F(FExpr::Libm { func, args: vals, fty })));
         }
         if let Some((class, fty)) = class_function(name) {
             let [a] = &args[..] else {

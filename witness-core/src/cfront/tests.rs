@@ -72,6 +72,9 @@ fn pf(cfa: &Cfa, e: &FExpr) -> String {
         FExpr::Math { func, args } => {
             format!("{func:?}({})", args.iter().map(|a| pf(cfa, a)).collect::<Vec<_>>().join(", "))
         }
+        FExpr::Libm { func, args, .. } => {
+            format!("{}({})", func.name(), args.iter().map(|a| pf(cfa, a)).collect::<Vec<_>>().join(", "))
+        }
         FExpr::Elem { var, index, len, .. } => format!("{}[{}]/{len}", cfa.var(*var).name, pe(cfa, index)),
         FExpr::WitnessResult { fty } => format!("\\result:{}", fty.name()),
         FExpr::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),
@@ -764,18 +767,20 @@ fn float_comparisons_conditions_and_nondet() {
 #[test]
 fn float_math_functions_and_builtins() {
     let cfa = build(
-        "double fabs(double); double sqrt(double); double sin(double);\n\
+        "double fabs(double); double sqrt(double); double cbrt(double);\n\
          int main() { double a = 2.0; double b = fabs(a) + sqrt(a); float n = __builtin_nanf(\"\"); \
-         float inf = __builtin_inff(); int k = __builtin_isnan(n) + __isinff(inf); double s = sin(a); return 0; }",
+         float inf = __builtin_inff(); int k = __builtin_isnan(n) + __isinff(inf); double s = cbrt(a); \
+         float t = sinf(n) + fmodf(n, 2); return 0; }",
     );
     let o = ops(&cfa);
     assert!(o.contains(&"decl b = (Fabs(a) Add Sqrt(a)):double".to_string()), "{o:?}");
     assert!(o.contains(&"decl n = NAN:float".to_string()), "{o:?}");
     assert!(o.contains(&"decl inf = INFINITY:float".to_string()), "{o:?}");
     assert!(o.contains(&"decl k = (IsNan(n) Add IsInf(inf)):int32".to_string()), "{o:?}");
+    assert!(o.contains(&"decl t = (sin(n) Add fmod(n, 2.0:float)):float".to_string()), "{o:?}");
     // Math functions that are not modelled are unsupported steps naming the function.
     assert!(
-        edges(&cfa).iter().any(|e| matches!(&e.op, EdgeOp::Unsupported { what } if what.contains("`sin`"))),
+        edges(&cfa).iter().any(|e| matches!(&e.op, EdgeOp::Unsupported { what } if what.contains("`cbrt`"))),
         "{o:?}"
     );
 }
