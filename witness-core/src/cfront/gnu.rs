@@ -189,6 +189,40 @@ pub fn scan_attributes(text: &str) -> Vec<FoundAttr> {
     out
 }
 
+/// For an attribute between `struct`/`union` and a tag (`struct __attribute__((packed)) S {`,
+/// a place where lang-c drops it): the struct's key (`struct S`). `offset` is the attribute
+/// name's offset.
+pub fn tag_after_attribute(text: &str, offset: usize) -> Option<String> {
+    let kw = text.get(..offset)?.rfind("__attribute")?;
+    let before = text[..kw].trim_end();
+    let kind = ["struct", "union"].into_iter().find(|k| {
+        before.ends_with(k)
+            && !before[..before.len() - k.len()].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+    })?;
+    let open = kw + text[kw..].find('(')?;
+    let mut depth = 0;
+    let mut close = None;
+    for (i, c) in text[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + i + 1);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let rest = text[close?..].trim_start();
+    let tag: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    if tag.is_empty() || tag.starts_with(|c: char| c.is_ascii_digit()) || tag.starts_with("__attribute") {
+        return None;
+    }
+    Some(format!("{kind} {tag}"))
+}
+
 /// Width in bits of a `mode` attribute's machine mode for integers (`QI`, `HI`, `SI`, `DI`,
 /// `word`, `pointer`, with or without `__` decoration); `None` for other modes (`TI`, float
 /// and vector modes), which are not modelled.
@@ -224,6 +258,17 @@ mod tests {
         assert_eq!(names, ["packed", "aligned", "__unused__", "__format__", "section"]);
         let a = &scan_attributes(t)[0];
         assert_eq!(&t[a.offset..a.offset + a.len], "packed");
+    }
+
+    #[test]
+    fn finds_the_tag_after_an_attribute() {
+        let t = "struct __attribute__((packed)) S { int a; }; union __attribute__((aligned(8))) U {}; \
+                 struct __attribute__((packed)) { int b; } x; mystruct __attribute__((packed)) T;";
+        let at = |n: usize| scan_attributes(t)[n].offset;
+        assert_eq!(tag_after_attribute(t, at(0)).as_deref(), Some("struct S"));
+        assert_eq!(tag_after_attribute(t, at(1)).as_deref(), Some("union U"));
+        assert_eq!(tag_after_attribute(t, at(2)), None);
+        assert_eq!(tag_after_attribute(t, at(3)), None);
     }
 
     #[test]

@@ -492,15 +492,61 @@ impl<'a> Builder<'a> {
     /// other makes every path unknown, naming it.
     fn attributes(&mut self, tu: &TranslationUnit) {
         use lang_c::visit::Visit;
-        struct Modes(usize);
-        impl<'ast> Visit<'ast> for Modes {
+        /// Mode attributes on declarators; struct definitions (key, span); spans of
+        /// declarations that are not typedefs.
+        #[derive(Default)]
+        struct Seen {
+            modes: usize,
+            structs: Vec<(String, Sp)>,
+            plain_decls: Vec<Sp>,
+        }
+        impl<'ast> Visit<'ast> for Seen {
             fn visit_declarator(&mut self, d: &'ast Declarator, span: &'ast Span) {
-                self.0 += d.extensions.iter().filter(|x| mode_attr(&x.node).is_some()).count();
+                self.modes += d.extensions.iter().filter(|x| mode_attr(&x.node).is_some()).count();
                 lang_c::visit::visit_declarator(self, d, span);
             }
+            fn visit_struct_type(&mut self, st: &'ast StructType, span: &'ast Span) {
+                if st.declarations.is_some() {
+                    let kind = match st.kind.node {
+                        StructKind::Struct => "struct",
+                        StructKind::Union => "union",
+                    };
+                    let key = match &st.identifier {
+                        Some(i) => format!("{kind} {}", i.node.name),
+                        None => format!("{kind} <anonymous@{}>", span.start),
+                    };
+                    self.structs.push((key, sp(*span)));
+                }
+                lang_c::visit::visit_struct_type(self, st, span);
+            }
+            fn visit_declaration(&mut self, d: &'ast Declaration, span: &'ast Span) {
+                let typedef = d.specifiers.iter().any(|s| {
+                    matches!(&s.node, DeclarationSpecifier::StorageClass(c) if c.node == StorageClassSpecifier::Typedef)
+                });
+                if !typedef {
+                    self.plain_decls.push(sp(*span));
+                }
+                lang_c::visit::visit_declaration(self, d, span);
+            }
         }
-        let mut seen = Modes(0);
+        let mut seen = Seen::default();
         seen.visit_translation_unit(tu);
+        let text = &self.src.text;
+        // A struct definition's attributes: inside it, or right after its closing brace.
+        let struct_range = |(k, (a, b)): &(String, Sp)| {
+            let mut end = *b;
+            while let Some(rest) = text.get(end..) {
+                let t = rest.trim_start();
+                if !t.starts_with("__attribute") {
+                    break;
+                }
+                let skip = rest.len() - t.len();
+                let Some(close) = t.find("))") else { break };
+                end += skip + close + 2;
+            }
+            (k.clone(), *a, end)
+        };
+        let structs: Vec<(String, usize, usize)> = seen.structs.iter().map(struct_range).collect();
         if self.src.pragma_pack.is_some() {
             let m = "`#pragma pack` changes gcc's struct layout, which is not modelled: sizes, member offsets and \
                      struct objects in memory are unknown"
@@ -521,19 +567,32 @@ impl<'a> Builder<'a> {
             match gnu::classify(&a.name) {
                 AttrKind::Ignore => {}
                 AttrKind::Layout => {
-                    if self.structs.layout_taint.is_none() {
-                        let m = format!(
-                            "`__attribute__(({}))` changes gcc's struct layout, which is not modelled: \
-                             sizes, member offsets and struct objects in memory are unknown",
-                            a.name
-                        );
+                    let m = format!(
+                        "`__attribute__(({}))` changes gcc's layout, which is not modelled: sizes, member offsets \
+                         and objects in memory of the struct types it applies to are unknown",
+                        a.name
+                    );
+                    let inner = structs
+                        .iter()
+                        .filter(|(_, x, y)| *x <= a.offset && a.offset < *y)
+                        .min_by_key(|(_, x, y)| y - x)
+                        .map(|(k, _, _)| k.clone())
+                        .or_else(|| gnu::tag_after_attribute(text, a.offset));
+                    if let Some(key) = inner {
+                        // Decision 57: that struct's layout (and that of every type containing it).
+                        self.structs.tainted.entry(key.clone()).or_insert(m);
+                    } else if seen.plain_decls.iter().any(|(x, y)| *x <= a.offset && a.offset < *y) {
+                        // On a variable or function: addresses are abstract in the memory
+                        // model, so its alignment has no visible effect.
+                    } else if self.structs.layout_taint.is_none() {
+                        // E.g. on a typedef, whose type may be a member somewhere: every layout.
                         self.warnings.push(m.clone());
                         self.structs.layout_taint = Some(m);
                     }
                 }
                 AttrKind::Mode => {
                     modes += 1;
-                    if modes > seen.0 {
+                    if modes > seen.modes {
                         self.global_failures
                             .push((s, "`__attribute__((mode(...)))` in a position that is not modelled".into()));
                     }
@@ -557,8 +616,11 @@ impl<'a> Builder<'a> {
 
     /// Why a struct's layout is not known, if an attribute is the reason.
     fn layout_note(&self, ty: &Ty) -> String {
-        match (&self.structs.layout_taint, ty) {
-            (Some(m), Ty::Struct(_)) => format!(": {m}"),
+        match ty {
+            Ty::Struct(k) => match self.structs.layout_taint.as_ref().or(self.structs.tainted.get(k)) {
+                Some(m) => format!(": {m}"),
+                None => String::new(),
+            },
             _ => String::new(),
         }
     }

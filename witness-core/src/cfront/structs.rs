@@ -32,6 +32,9 @@ pub struct Registry {
     /// Set when the program has a `packed`/`aligned` attribute (decision 57): struct and union
     /// layouts are then not known (gcc's layout would change in a way not modelled).
     pub layout_taint: Option<String>,
+    /// Struct and union types whose own definition carries such an attribute (decision 57):
+    /// their layout, and that of every type containing them, is not known.
+    pub tainted: HashMap<String, String>,
 }
 
 /// A leaf of a flattened struct: its access path relative to the struct (`.a`, `.in.x`) and type.
@@ -85,8 +88,10 @@ impl Registry {
         if depth > 32 {
             return None;
         }
-        if matches!(ty, Ty::Struct(_)) && self.layout_taint.is_some() {
-            return None;
+        if let Ty::Struct(key) = ty {
+            if self.layout_taint.is_some() || self.tainted.contains_key(key) {
+                return None;
+            }
         }
         match ty {
             Ty::Struct(key) if key.starts_with("struct ") => {
@@ -177,7 +182,7 @@ impl Registry {
     /// member, an incomplete type, a bit-field, or a layout that is not known).
     pub fn member(&self, ty: &Ty, name: &str, dm: DataModel) -> Option<(u64, Ty)> {
         let Ty::Struct(key) = ty else { return None };
-        if self.layout_taint.is_some() {
+        if self.layout_taint.is_some() || self.tainted.contains_key(key) {
             return None;
         }
         let fields = self.defs.get(key)?;
