@@ -108,6 +108,27 @@ pub fn classify(name: &str) -> AttrKind {
         "fd_arg_write",
         "null_terminated_string_arg",
         "transaction_safe",
+        "force_align_arg_pointer",
+        "indirect_branch",
+        "function_return",
+        "no_caller_saved_registers",
+        "ms_abi",
+        "sysv_abi",
+        "zero_call_used_regs",
+        "nocf_check",
+        "patchable_function_entry",
+        "target_clones",
+        "warn_if_not_aligned",
+        "naked",
+        "noderef",
+        "nodiscard",
+        "maybe_unused",
+        // A declaration that names another symbol: the declared name has no body in the
+        // program, so a call of it is already an unsupported call of an undefined function
+        // (LDV drivers: `int init_module(void) __attribute__((alias("drv_init")))`).
+        "alias",
+        "weakref",
+        "ifunc",
     ];
     let n = bare_name(name);
     if IGNORE.contains(&n) {
@@ -186,6 +207,18 @@ pub fn scan_attributes(text: &str) -> Vec<FoundAttr> {
         }
         i = j.max(i);
     }
+    // C11 `_Alignas(...)`: an alignment like `aligned` (decision 57).
+    let mut k = 0;
+    while let Some(p) = text[k..].find("_Alignas") {
+        let s = k + p;
+        k = s + "_Alignas".len();
+        let before_ok = s == 0 || !is_id(b[s - 1]);
+        let after_ok = k >= b.len() || !is_id(b[k]);
+        if before_ok && after_ok {
+            out.push(FoundAttr { offset: s, len: k - s, name: "aligned".into() });
+        }
+    }
+    out.sort_by_key(|a| a.offset);
     out
 }
 
@@ -215,7 +248,9 @@ pub fn tag_after_attribute(text: &str, offset: usize) -> Option<String> {
             _ => {}
         }
     }
-    let rest = text[close?..].trim_start();
+    // The attribute group found must be the one holding `offset` (not an earlier one).
+    let close = close.filter(|c| *c > offset)?;
+    let rest = text[close..].trim_start();
     let tag: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
     if tag.is_empty() || tag.starts_with(|c: char| c.is_ascii_digit()) || tag.starts_with("__attribute") {
         return None;
@@ -256,6 +291,10 @@ mod tests {
                  int my__attribute__x;";
         let names: Vec<String> = scan_attributes(t).iter().map(|a| a.name.clone()).collect();
         assert_eq!(names, ["packed", "aligned", "__unused__", "__format__", "section"]);
+        let t2 = "struct S { _Alignas(8) char c; int my_Alignas; };";
+        let a = scan_attributes(t2);
+        assert_eq!(a.len(), 1);
+        assert_eq!((a[0].offset, a[0].name.as_str()), (11, "aligned"));
         let a = &scan_attributes(t)[0];
         assert_eq!(&t[a.offset..a.offset + a.len], "packed");
     }
@@ -269,6 +308,8 @@ mod tests {
         assert_eq!(tag_after_attribute(t, at(1)).as_deref(), Some("union U"));
         assert_eq!(tag_after_attribute(t, at(2)), None);
         assert_eq!(tag_after_attribute(t, at(3)), None);
+        let t2 = "struct __attribute__((packed)) S { int a; }; int _Alignas(8) v;";
+        assert_eq!(tag_after_attribute(t2, t2.find("_Alignas").unwrap()), None);
     }
 
     #[test]
@@ -278,6 +319,8 @@ mod tests {
         assert_eq!(classify("aligned"), AttrKind::Layout);
         assert_eq!(classify("__mode__"), AttrKind::Mode);
         assert_eq!(classify("cleanup"), AttrKind::Unmodelled);
+        assert_eq!(classify("__constructor__"), AttrKind::Unmodelled);
+        assert_eq!(classify("__alias__"), AttrKind::Ignore);
         assert_eq!(classify("vector_size"), AttrKind::Unmodelled);
         assert_eq!(classify("something_new"), AttrKind::Unmodelled);
     }
