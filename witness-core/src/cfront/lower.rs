@@ -641,8 +641,10 @@ impl<'a> Builder<'a> {
         match self.pure(|b| b.rv_any(e)) {
             Ok(Val::I(x)) => Ty::Int(x.ty()),
             Ok(Val::F(f)) => Ty::Float(f.fty().name()),
+            // A struct member, or a call (not evaluated): the declared type.
             Err(_) => match self.expr_ty(e) {
                 Some(t @ Ty::Struct(_)) if matches!(e.node, Expression::Member(_)) => t,
+                Some(t @ (Ty::Int(_) | Ty::Float(_) | Ty::Struct(_))) if matches!(e.node, Expression::Call(_)) => t,
                 _ => Ty::Other(format!("typeof({})", self.text(sp(e.span)))),
             },
         }

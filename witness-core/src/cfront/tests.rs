@@ -1161,3 +1161,50 @@ fn assumptions_over_byte_objects() {
     assert!(one("a[0].z == 1").unwrap_err().contains("member `z`"));
     assert!(one("a[0] == 1").is_err());
 }
+
+#[test]
+fn gnu_typeof_offsetof_expect_mode_asm() {
+    let cfa = build(
+        "struct h { char c; int i; short k; };\ntypedef int s8 __attribute__((__mode__(__QI__)));\nlong f(void);\n\
+         int main() { int x = 1; typeof(x) a = 2; __typeof__(f()) b = 3; s8 c = 200; \
+         unsigned long o = __builtin_offsetof(struct h, k); long e = __builtin_expect(x == 1, 0); int y; \
+         __asm__ volatile(\"\" ::: \"memory\"); __asm__(\"mov %1, %0\" : \"=r\"(y) : \"r\"(x)); return 0; }",
+    );
+    let o = ops(&cfa);
+    for want in [
+        "decl a = 2:int32",
+        "decl b = 3:int64",
+        "decl c = -56:int8",
+        "decl o = 8:uint64",
+        "e := (int64)(x Eq 1:int32):int32",
+    ] {
+        assert!(o.contains(&want.to_string()), "{want} not in {o:#?}");
+    }
+    // The barrier is a no-op; the asm with an output is one havoc of `y`.
+    let havocs: Vec<_> = edges(&cfa)
+        .iter()
+        .filter_map(|e| match &e.op {
+            EdgeOp::Havoc { lhs, .. } => Some(lhs.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(havocs, vec![1], "{o:#?}");
+    assert!(!edges(&cfa).iter().any(|e| matches!(e.op, EdgeOp::Unsupported { .. })), "{o:#?}");
+}
+
+#[test]
+fn gnu_unmodelled_attributes_and_asm_are_unsupported() {
+    let cfa = build(
+        "void g(int *p) {}
+int main() { int x __attribute__((cleanup(g))) = 1; int y;          __asm__ volatile(\"mfence\" ::: \"memory\"); return x; }",
+    );
+    let what: Vec<String> = edges(&cfa)
+        .iter()
+        .filter_map(|e| match &e.op {
+            EdgeOp::Unsupported { what } => Some(what.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(what.iter().any(|w| w.contains("cleanup")), "{what:?}");
+    assert!(what.iter().any(|w| w.contains("memory")), "{what:?}");
+}
