@@ -513,6 +513,83 @@ pub enum FMath {
     Round,
 }
 
+/// `<math.h>` functions evaluated by the platform's libm on constant arguments (decision 59):
+/// `Fmod` is exact; the others are known only within [`Libm::ULPS`] units in the last place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Libm {
+    Fmod,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Sinh,
+    Cosh,
+    Tanh,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Pow,
+    Hypot,
+}
+
+impl Libm {
+    /// Margin of an inexact result, in units in the last place of the result's type: glibc
+    /// documents errors of at most 2 ulp on x86-64 for these functions (libm-test-ulps), so two
+    /// faithful-within-2-ulp implementations differ by at most 4.
+    pub const ULPS: u32 = 4;
+
+    /// The function of a C name (without the `f` suffix of the `float` variant).
+    pub fn from_name(name: &str) -> Option<Libm> {
+        use Libm::*;
+        Some(match name {
+            "fmod" => Fmod,
+            "sin" => Sin,
+            "cos" => Cos,
+            "tan" => Tan,
+            "asin" => Asin,
+            "acos" => Acos,
+            "atan" => Atan,
+            "atan2" => Atan2,
+            "sinh" => Sinh,
+            "cosh" => Cosh,
+            "tanh" => Tanh,
+            "exp" => Exp,
+            "exp2" => Exp2,
+            "expm1" => Expm1,
+            "log" => Log,
+            "log2" => Log2,
+            "log10" => Log10,
+            "log1p" => Log1p,
+            "pow" => Pow,
+            "hypot" => Hypot,
+            _ => return None,
+        })
+    }
+
+    pub fn arity(self) -> usize {
+        match self {
+            Libm::Fmod | Libm::Atan2 | Libm::Pow | Libm::Hypot => 2,
+            _ => 1,
+        }
+    }
+
+    /// The result is exact (IEEE `fmod` is always representable).
+    pub fn exact(self) -> bool {
+        self == Libm::Fmod
+    }
+
+    pub fn name(self) -> String {
+        format!("{self:?}").to_lowercase()
+    }
+}
+
 /// A side-effect-free, fully typed floating-point expression (every operand already converted
 /// to the operation's type, as [`Expr`] does for integers).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -556,6 +633,12 @@ pub enum FExpr {
         func: FMath,
         args: Vec<FExpr>,
     },
+    /// A libm function (decision 59); all arguments have the result's type `fty`.
+    Libm {
+        func: Libm,
+        args: Vec<FExpr>,
+        fty: FloatTy,
+    },
     /// Element of a floating-point array (as [`Expr::Elem`]: flattened index, out of bounds
     /// is undefined behaviour).
     Elem {
@@ -584,6 +667,7 @@ impl FExpr {
             | FExpr::FromInt { fty, .. }
             | FExpr::Elem { fty, .. }
             | FExpr::WitnessResult { fty }
+            | FExpr::Libm { fty, .. }
             | FExpr::Deref { fty, .. } => *fty,
             FExpr::Neg { arg } => arg.fty(),
             FExpr::Binary { lhs, .. } => lhs.fty(),
@@ -800,6 +884,13 @@ pub enum EdgeOp {
         function: String,
         lhs: Option<Lvalue>,
         ty: IntTy,
+    },
+    /// Inline assembly with output operands (decision 58): each place gets a fresh value of its
+    /// type that is only *approximately* known (any value), so a confirmation through this
+    /// step must hold for every value. `what` names the statement for reasons.
+    Havoc {
+        lhs: Vec<Lvalue>,
+        what: String,
     },
     /// `__VERIFIER_nondet_float()` / `_double()`: a nondeterministic value of `fty` (any bit
     /// pattern: NaNs, infinities, signed zeros, subnormals), stored into the float variable

@@ -919,6 +919,9 @@ impl<'a> Explorer<'a> {
                     self.advance_witness(next, &info, edge.text.clone(), None, &mut after);
                     for s in after {
                         if self.opts.vector.is_some() || self.witness.graph[s.witness].violation {
+                            if !self.approx_settled(&s) {
+                                continue;
+                            }
                             return Some(self.confirm(&s, function));
                         }
                     }
@@ -1304,6 +1307,14 @@ impl<'a> Explorer<'a> {
                     unsupported!(w)
                 }
                 next.loc = cfa.function(*callee).entry;
+            }
+            EdgeOp::Havoc { lhs, what } => {
+                let what = format!("{what} at {}", self.line_of(span));
+                for lv in lhs {
+                    let v = next.data.havoc(lv.ty(), &what);
+                    settle!(next.data.assign(cfa, lv, &v, None));
+                }
+                self.warn(format!("{what}: its outputs get any value (the assembly is not modelled)"));
             }
             EdgeOp::NondetCall { function, lhs, ty } => {
                 let v = next.data.nondet(function, *ty);
@@ -2232,6 +2243,30 @@ impl<'a> Explorer<'a> {
         }
         s.vec_pos += 1;
         true
+    }
+
+    /// Decisions 58/59: a violating path through values known only approximately (inline-asm
+    /// outputs, libm results) confirms only if it holds for every value they may take (the
+    /// other inputs fixed to one model); otherwise the path ends in unknown, naming them.
+    fn approx_settled(&mut self, s: &ProductState) -> bool {
+        if s.data.approx.is_empty() {
+            return true;
+        }
+        let approx: Vec<_> = s.data.approx.iter().map(|a| (a.sym.clone(), a.domain.clone())).collect();
+        match self.smt.holds_for_all(&s.data.path, &approx) {
+            Some(true) => true,
+            r => {
+                let mut what: Vec<&str> = s.data.approx.iter().map(|a| a.what.as_str()).collect();
+                what.dedup();
+                let why = if r.is_none() { "the solver could not decide whether" } else { "not" };
+                self.give_up(format!(
+                    "the error is reached only for some of the values that {} may produce, and {why} every value \
+                     leads there: which value the real program gets is not modelled exactly",
+                    what.join(", ")
+                ));
+                false
+            }
+        }
     }
 
     /// Builds the confirmed verdict with a trace (nondeterministic values from a model).

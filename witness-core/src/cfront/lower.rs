@@ -6,13 +6,14 @@ use lang_c::ast::*;
 use lang_c::span::{Node, Span};
 use petgraph::graph::{DiGraph, NodeIndex};
 
+use super::gnu::{self, AttrKind};
 use super::preprocess::Prepared;
 use super::structs::{Field, Registry};
 use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
-    FClass, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Lvalue, Rvalue, ScalarTy, SourceSpan,
-    Target, UnOp, VarId, VarInfo, VarScope, Write,
+    FClass, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Lvalue, Rvalue, ScalarTy,
+    SourceSpan, Target, UnOp, VarId, VarInfo, VarScope, Write,
 };
 use crate::cfa::{MemSource, PExpr, PLvalue, Pointee};
 
@@ -126,6 +127,15 @@ fn math_function(name: &str) -> Option<(FMath, FloatTy)> {
     Some((f, fty))
 }
 
+/// Libm functions evaluated on constant arguments (decision 59): name → (function, type).
+fn libm_function(name: &str) -> Option<(Libm, FloatTy)> {
+    let name = name.strip_prefix("__builtin_").unwrap_or(name);
+    if let Some(f) = Libm::from_name(name) {
+        return Some((f, FloatTy::F64));
+    }
+    Libm::from_name(name.strip_suffix('f')?).map(|f| (f, FloatTy::F32))
+}
+
 /// Classification macros and the functions glibc's `<math.h>` expands them to.
 fn class_function(name: &str) -> Option<(FClass, Option<FloatTy>)> {
     Some(match name {
@@ -194,6 +204,18 @@ fn is_math_name(name: &str) -> bool {
     ];
     let base = name.strip_suffix('f').filter(|b| NAMES.contains(b)).unwrap_or(name);
     NAMES.contains(&base) || NAMES.contains(&name.strip_suffix('l').unwrap_or(name))
+}
+
+/// The name of a `mode` attribute's argument (`__attribute__((__mode__(__DI__)))` → `__DI__`).
+fn mode_attr(x: &Extension) -> Option<String> {
+    let Extension::Attribute(a) = x else { return None };
+    if gnu::bare_name(&a.name.node) != "mode" {
+        return None;
+    }
+    match a.arguments.first().map(|e| &e.node) {
+        Some(Expression::Identifier(i)) => Some(i.node.name.clone()),
+        _ => Some(String::new()),
+    }
 }
 
 /// `NAN`, `INFINITY`, `HUGE_VAL` as `gcc -E` expands them: `__builtin_nan("")`, `__builtin_inff()`…
@@ -481,6 +503,279 @@ impl<'a> Builder<'a> {
         self.cur = n;
     }
 
+    // ----------------------------------------------------------------- GNU C (gnu.rs)
+
+    /// Decision 57: every attribute in the text is looked at. Those without effect are
+    /// ignored; `packed`/`aligned` make struct layouts unknown; `mode` is applied where
+    /// declarators are lowered (any the AST does not show there makes every path unknown); any
+    /// other makes every path unknown, naming it.
+    fn attributes(&mut self, tu: &TranslationUnit) {
+        use lang_c::visit::Visit;
+        /// Mode attributes on declarators; struct definitions (key, span); spans of
+        /// declarations that are not typedefs.
+        #[derive(Default)]
+        struct Seen {
+            modes: usize,
+            structs: Vec<(String, Sp)>,
+            plain_decls: Vec<Sp>,
+        }
+        impl<'ast> Visit<'ast> for Seen {
+            fn visit_declarator(&mut self, d: &'ast Declarator, span: &'ast Span) {
+                self.modes += d.extensions.iter().filter(|x| mode_attr(&x.node).is_some()).count();
+                lang_c::visit::visit_declarator(self, d, span);
+            }
+            fn visit_struct_type(&mut self, st: &'ast StructType, span: &'ast Span) {
+                if st.declarations.is_some() {
+                    let kind = match st.kind.node {
+                        StructKind::Struct => "struct",
+                        StructKind::Union => "union",
+                    };
+                    let key = match &st.identifier {
+                        Some(i) => format!("{kind} {}", i.node.name),
+                        None => format!("{kind} <anonymous@{}>", span.start),
+                    };
+                    self.structs.push((key, sp(*span)));
+                }
+                lang_c::visit::visit_struct_type(self, st, span);
+            }
+            fn visit_declaration(&mut self, d: &'ast Declaration, span: &'ast Span) {
+                let typedef = d.specifiers.iter().any(|s| {
+                    matches!(&s.node, DeclarationSpecifier::StorageClass(c) if c.node == StorageClassSpecifier::Typedef)
+                });
+                if !typedef {
+                    self.plain_decls.push(sp(*span));
+                }
+                lang_c::visit::visit_declaration(self, d, span);
+            }
+        }
+        let mut seen = Seen::default();
+        seen.visit_translation_unit(tu);
+        let text = &self.src.text;
+        // A struct definition's attributes: inside it, or right after its closing brace.
+        let struct_range = |(k, (a, b)): &(String, Sp)| {
+            let mut end = *b;
+            while let Some(rest) = text.get(end..) {
+                let t = rest.trim_start();
+                if !t.starts_with("__attribute") {
+                    break;
+                }
+                let skip = rest.len() - t.len();
+                let Some(close) = t.find("))") else { break };
+                end += skip + close + 2;
+            }
+            (k.clone(), *a, end)
+        };
+        let structs: Vec<(String, usize, usize)> = seen.structs.iter().map(struct_range).collect();
+        if self.src.pragma_pack.is_some() {
+            let m = "`#pragma pack` changes gcc's struct layout, which is not modelled: sizes, member offsets and \
+                     struct objects in memory are unknown"
+                .to_string();
+            self.warnings.push(m.clone());
+            self.structs.layout_taint = Some(m);
+        }
+        if !self.src.int128_at.is_empty() {
+            self.warnings.push(format!(
+                "{} uses of `__int128`: 128-bit integers are not modelled (paths that use them are unknown)",
+                self.src.int128_at.len()
+            ));
+        }
+        let found = gnu::scan_attributes(&self.src.text);
+        let mut modes = 0;
+        for a in &found {
+            let s = (a.offset, a.offset + a.len);
+            match gnu::classify(&a.name) {
+                AttrKind::Ignore => {}
+                AttrKind::Layout => {
+                    let m = format!(
+                        "`__attribute__(({}))` changes gcc's layout, which is not modelled: sizes, member offsets \
+                         and objects in memory of the struct types it applies to are unknown",
+                        a.name
+                    );
+                    let inner = structs
+                        .iter()
+                        .filter(|(_, x, y)| *x <= a.offset && a.offset < *y)
+                        .min_by_key(|(_, x, y)| y - x)
+                        .map(|(k, _, _)| k.clone())
+                        .or_else(|| gnu::tag_after_attribute(text, a.offset));
+                    if let Some(key) = inner {
+                        // Decision 57: that struct's layout (and that of every type containing it).
+                        self.structs.tainted.entry(key.clone()).or_insert(m);
+                    } else if seen.plain_decls.iter().any(|(x, y)| *x <= a.offset && a.offset < *y) {
+                        // On a variable or function: addresses are abstract in the memory
+                        // model, so its alignment has no visible effect.
+                    } else if self.structs.layout_taint.is_none() {
+                        // E.g. on a typedef, whose type may be a member somewhere: every layout.
+                        self.warnings.push(m.clone());
+                        self.structs.layout_taint = Some(m);
+                    }
+                }
+                AttrKind::Mode => {
+                    modes += 1;
+                    if modes > seen.modes {
+                        self.global_failures
+                            .push((s, "`__attribute__((mode(...)))` in a position that is not modelled".into()));
+                    }
+                }
+                AttrKind::Unmodelled => self
+                    .global_failures
+                    .push((s, format!("`__attribute__(({}))` (its effect is not modelled)", a.name))),
+            }
+        }
+    }
+
+    /// A declarator's `mode` attribute applied to its base type (an integer of that machine
+    /// mode's width, same signedness).
+    fn apply_mode(&mut self, base: Ty, d: &Declarator) -> Ty {
+        let Some(mode) = d.extensions.iter().find_map(|x| mode_attr(&x.node)) else { return base };
+        match (&base, gnu::mode_bits(&mode, self.dm.long_bits())) {
+            (Ty::Int(t), Some(bits)) if d.derived.is_empty() && !t.is_bool => Ty::Int(IntTy::new(bits, t.signed)),
+            _ => Ty::Other(format!("`mode({mode})` attribute (not modelled)")),
+        }
+    }
+
+    /// Why a struct's layout is not known, if an attribute is the reason.
+    fn layout_note(&self, ty: &Ty) -> String {
+        match ty {
+            Ty::Struct(k) => match self.structs.layout_taint.as_ref().or(self.structs.tainted.get(k)) {
+                Some(m) => format!(": {m}"),
+                None => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+
+    /// `typeof(e)` / `__typeof__(e)`: the declared type of a variable, the type of a pointer
+    /// expression, else the type of the expression's value (not evaluated).
+    fn typeof_expr(&mut self, e: &Node<Expression>) -> Ty {
+        if let Expression::Identifier(i) = &e.node {
+            if let Some(Sym::Var(_, t)) = self.lookup(&i.node.name) {
+                return t.clone();
+            }
+        }
+        if self.is_ptr_expr(e) {
+            if let Some(t) = self.expr_ty(e) {
+                return t;
+            }
+        }
+        match self.pure(|b| b.rv_any(e)) {
+            Ok(Val::I(x)) => Ty::Int(x.ty()),
+            Ok(Val::F(f)) => Ty::Float(f.fty().name()),
+            // A struct member, or a call (not evaluated): the declared type.
+            Err(_) => match self.expr_ty(e) {
+                Some(t @ Ty::Struct(_)) if matches!(e.node, Expression::Member(_)) => t,
+                Some(t @ (Ty::Int(_) | Ty::Float(_) | Ty::Struct(_))) if matches!(e.node, Expression::Call(_)) => t,
+                _ => Ty::Other(format!("typeof({})", self.text(sp(e.span)))),
+            },
+        }
+    }
+
+    /// `offsetof(T, m.n[k])` with gcc's layout.
+    fn offset_of(&mut self, o: &Node<OffsetOfExpression>) -> R<u64> {
+        let mut ty = self.type_name(&o.node.type_name.node);
+        let d = &o.node.designator.node;
+        let mut off = 0u64;
+        let why = || {
+            "offsetof of a member whose offset is not known (bit-fields before it, or a layout changed by an attribute)"
+                .to_string()
+        };
+        let (o1, t1) = self.structs.member(&ty, &d.base.node.name, self.dm).ok_or_else(why)?;
+        off += o1;
+        ty = t1;
+        for m in &d.members {
+            match &m.node {
+                OffsetMember::Member(id) => {
+                    let (o2, t2) = self.structs.member(&ty, &id.node.name, self.dm).ok_or_else(why)?;
+                    off += o2;
+                    ty = t2;
+                }
+                OffsetMember::Index(e) => {
+                    let Ty::Array(elem, _) = &ty else { return Err("offsetof: index into a non-array".into()) };
+                    let elem = (**elem).clone();
+                    let k = self.const_eval(e)?;
+                    let size = self.size_of(&elem).ok_or_else(why)?;
+                    let k = u64::try_from(k).map_err(|_| "offsetof with a negative index".to_string())?;
+                    off = k.checked_mul(size).and_then(|x| x.checked_add(off)).ok_or("offsetof overflows")?;
+                    ty = elem;
+                }
+                OffsetMember::IndirectMember(_) => return Err("offsetof with `->` (not valid C)".into()),
+            }
+        }
+        Ok(off)
+    }
+
+    /// `__builtin_expect(e, c)` (and `__builtin_expect_with_probability`): the value of `e` as a
+    /// `long`; `c` (a constant hint) is evaluated for its side effects only.
+    fn expect_builtin(&mut self, c: &Node<CallExpression>) -> R<Option<Val>> {
+        let Expression::Identifier(i) = &c.node.callee.node else { return Ok(None) };
+        let name = i.node.name.as_str();
+        if !matches!(name, "__builtin_expect" | "__builtin_expect_with_probability") || self.func_ids.contains_key(name)
+        {
+            return Ok(None);
+        }
+        let args = &c.node.arguments;
+        if args.len() != if name == "__builtin_expect" { 2 } else { 3 } {
+            return Err(format!("`{name}` with {} arguments", args.len()));
+        }
+        if args[1..].iter().any(|a| has_side_effects(&a.node)) {
+            return Err(format!("`{name}` with a hint that has side effects (not supported)"));
+        }
+        let v = if self.is_ptr_expr(&args[0]) {
+            return Err(format!("`{name}` of a pointer (a pointer converted to a number is not supported)"));
+        } else {
+            self.rv_any(&args[0])?
+        };
+        Ok(Some(Val::I(v.into_int(IntTy::new(self.dm.long_bits(), true)))))
+    }
+
+    /// Decision 58: inline assembly. Without outputs, a no-op (unless it may write memory);
+    /// the output operands get fresh values in one `EdgeOp::Havoc` step, which the product
+    /// treats as approximate (a confirmation must hold for every value).
+    fn asm(&mut self, a: &Node<AsmStatement>, ssp: Sp) -> R<()> {
+        let text = self.text(ssp);
+        let line_note = "inline assembly";
+        let ext = match &a.node {
+            AsmStatement::GnuBasic(t) => {
+                let tmpl = string_bytes(&t.node)?;
+                if tmpl.iter().all(|b| b.is_ascii_whitespace()) {
+                    return Ok(());
+                }
+                return Err(format!(
+                    "{line_note} `{text}` (basic asm with instructions may have any effect; not modelled)"
+                ));
+            }
+            AsmStatement::GnuExtended(x) => x,
+        };
+        let tmpl = String::from_utf8_lossy(&string_bytes(&ext.template.node)?).into_owned();
+        let mut clobbers = Vec::new();
+        for c in &ext.clobbers {
+            clobbers.push(String::from_utf8_lossy(&string_bytes(&c.node)?).into_owned());
+        }
+        if gnu::asm_writes_memory(&tmpl, &clobbers) {
+            return Err(format!("{line_note} `{text}` with a \"memory\" clobber may write any memory (not modelled)"));
+        }
+        for o in ext.outputs.iter().chain(&ext.inputs) {
+            if has_side_effects(&o.node.variable_name.node) {
+                return Err(format!("{line_note} `{text}` with an operand that has side effects (not supported)"));
+            }
+        }
+        if ext.outputs.is_empty() {
+            return Ok(());
+        }
+        let mut lhs = Vec::new();
+        for o in &ext.outputs {
+            let e = &o.node.variable_name;
+            if self.is_ptr_expr(e) || self.float_lvalue(e)?.is_some() {
+                return Err(format!("{line_note} `{text}` with an output that is not an integer (not modelled)"));
+            }
+            lhs.push(self.lv(e)?);
+        }
+        self.emit(EdgeOp::Havoc { lhs, what: format!("{line_note} `{text}`") }, ssp, text.clone())?;
+        self.warnings.push(format!(
+            "inline assembly `{text}`: its outputs are havocked (any value); a confirmation must hold for every value"
+        ));
+        Ok(())
+    }
+
     fn snap(&self) -> Snap {
         Snap {
             nodes: self.cfa.graph.node_count(),
@@ -697,7 +992,10 @@ impl<'a> Builder<'a> {
                     Some(Sym::Typedef(t)) => t.clone(),
                     _ => Ty::Other(format!("unknown type `{}`", id.node.name)),
                 },
-                TypeSpecifier::TypeOf(_) => Ty::Other("typeof".into()),
+                TypeSpecifier::TypeOf(t) => match &t.node {
+                    TypeOf::Type(tn) => self.type_name(&tn.node),
+                    TypeOf::Expression(e) => self.typeof_expr(e),
+                },
                 TypeSpecifier::Atomic(_) => Ty::Other("_Atomic type".into()),
                 TypeSpecifier::TS18661Float(_) => Ty::Float("_FloatN"),
                 _ => Ty::Other("unknown type".into()),
@@ -1259,7 +1557,7 @@ impl<'a> Builder<'a> {
 
     /// Applies a declarator to a base type; returns (name, type).
     fn declarator_type(&mut self, base: Ty, d: &Declarator) -> (Option<String>, Ty) {
-        let mut ty = base;
+        let mut ty = self.apply_mode(base, d);
         let mut suffixes = Vec::new();
         for dd in &d.derived {
             match &dd.node {
@@ -1359,6 +1657,7 @@ impl<'a> Builder<'a> {
         let mut names = AddressedNames::default();
         lang_c::visit::Visit::visit_translation_unit(&mut names, tu);
         self.addressed = names.0;
+        self.attributes(tu);
         // Pass 1: file-scope declarations and function signatures.
         let mut bodies = Vec::new();
         for ed in &tu.0 {
@@ -2481,7 +2780,13 @@ impl<'a> Builder<'a> {
                 }
                 self.cur = self.new_node();
             }
-            Statement::Asm(_) => self.emit_unsupported(ssp, "inline assembly (not supported)".into()),
+            Statement::Asm(a) => {
+                let snap = self.snap();
+                if let Err(m) = self.asm(a, ssp) {
+                    self.rollback(&snap);
+                    self.emit_unsupported(ssp, m);
+                }
+            }
         }
     }
 
@@ -3118,6 +3423,9 @@ impl<'a> Builder<'a> {
                 Err("string literal outside a char array initializer (not supported yet)".into())
             }
             Expression::Call(c) => {
+                if let Some(v) = self.expect_builtin(c)? {
+                    return Ok(v);
+                }
                 if let Some(v) = self.float_builtin(c)? {
                     return Ok(v);
                 }
@@ -3142,9 +3450,9 @@ impl<'a> Builder<'a> {
             }
             Expression::SizeOfTy(t) => {
                 let ty = self.type_name(&t.node.0.node);
-                let n = self
-                    .size_of(&ty)
-                    .ok_or_else(|| format!("sizeof of type {} (not supported yet)", ty.describe(self.dm)))?;
+                let n = self.size_of(&ty).ok_or_else(|| {
+                    format!("sizeof of type {} (not supported yet){}", ty.describe(self.dm), self.layout_note(&ty))
+                })?;
                 Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
             }
             Expression::SizeOfVal(v) => {
@@ -3334,9 +3642,7 @@ impl<'a> Builder<'a> {
             Expression::CompoundLiteral(_) => Err("compound literal (not supported yet)".into()),
             Expression::GenericSelection(_) => Err("_Generic (not supported yet)".into()),
             Expression::OffsetOf(o) => {
-                let ty = self.type_name(&o.node.type_name.node);
-                let n = self.offset_of(&ty, &o.node.designator.node)?;
-                Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
+                self.offset_of(o).map(|n| Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
             }
             Expression::VaArg(_) => Err("va_arg (not supported yet)".into()),
             Expression::Statement(st) => {
@@ -3406,6 +3712,16 @@ impl<'a> Builder<'a> {
             };
             let a = self.rv_any(a)?.into_float(fty);
             return Ok(Some(Val::F(FExpr::Math { func, args: vec![a] })));
+        }
+        if let Some((func, fty)) = libm_function(name) {
+            if args.len() != func.arity() {
+                return Err(format!("`{name}` needs {} argument(s)", func.arity()));
+            }
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(self.rv_any(a)?.into_float(fty));
+            }
+            return Ok(Some(Val::F(FExpr::Libm { func, args: vals, fty })));
         }
         if let Some((class, fty)) = class_function(name) {
             let [a] = &args[..] else {
@@ -3477,9 +3793,9 @@ impl<'a> Builder<'a> {
         if let Expression::Identifier(i) = &e.node {
             if let Some(Sym::Var(_, ty)) = self.lookup(&i.node.name) {
                 let ty = ty.clone();
-                return self
-                    .size_of(&ty)
-                    .ok_or_else(|| format!("sizeof of type {} (not supported yet)", ty.describe(self.dm)));
+                return self.size_of(&ty).ok_or_else(|| {
+                    format!("sizeof of type {} (not supported yet){}", ty.describe(self.dm), self.layout_note(&ty))
+                });
             }
         }
         if let Expression::StringLiteral(s) = &e.node {
@@ -3503,30 +3819,6 @@ impl<'a> Builder<'a> {
                 self.text(sp(c.node.callee.span))
             )),
         }
-    }
-
-    /// `offsetof(ty, m.n[k])` in bytes, with gcc's layout (members after a bit-field are not
-    /// supported); indices must be constant.
-    fn offset_of(&mut self, ty: &Ty, d: &OffsetDesignator) -> R<u64> {
-        let what = format!("offsetof in {} (layout not known)", ty.describe(self.dm));
-        let unknown = || what.clone();
-        let (mut off, mut t) = self.structs.member(ty, &d.base.node.name, self.dm).ok_or_else(unknown)?;
-        for m in &d.members {
-            let (k, next) = match &m.node {
-                OffsetMember::Member(i) => self.structs.member(&t, &i.node.name, self.dm).ok_or_else(unknown)?,
-                OffsetMember::IndirectMember(_) => return Err("offsetof with `->` (not valid C)".into()),
-                OffsetMember::Index(e) => {
-                    let Ty::Array(elem, _) = &t else { return Err("offsetof index of a non-array".into()) };
-                    let i = self.const_eval(e).map_err(|_| "offsetof with a non-constant index (not supported)")?;
-                    let size = self.size_of(elem).ok_or_else(unknown)?;
-                    let k = u64::try_from(i).ok().and_then(|i| i.checked_mul(size)).ok_or("offsetof index")?;
-                    (k, (**elem).clone())
-                }
-            };
-            off = off.checked_add(k).ok_or("offsetof overflow")?;
-            t = next;
-        }
-        Ok(off)
     }
 
     fn call_result_type(&mut self, c: &Node<CallExpression>) -> R<ScalarTy> {
@@ -3596,6 +3888,15 @@ impl<'a> Builder<'a> {
         }
         let args = &c.node.arguments;
         let text = self.text(csp);
+        if let Some(v) = self.expect_builtin(c)? {
+            let op = match lhs {
+                None => return Ok(()),
+                Some(Target::Int(lv)) => EdgeOp::Assign { rhs: v.into_int(lv.ty()), lhs: lv },
+                Some(Target::Float(flv)) => EdgeOp::FloatAssign { rhs: v.into_float(flv.fty()), lhs: flv },
+                Some(_) => return Err(format!("result of `{name}` stored into a pointer or struct")),
+            };
+            return self.emit(op, csp, text);
+        }
         match name.as_str() {
             "reach_error" | "__VERIFIER_error" => {
                 let kind = if name == "reach_error" { ErrorKind::ReachError } else { ErrorKind::VerifierError };

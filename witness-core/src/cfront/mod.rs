@@ -12,6 +12,7 @@ use crate::cfa::{Cfa, DataModel, Expr, FuncId, ScalarTy};
 use crate::error::InputError;
 
 mod assumption;
+mod gnu;
 pub use assumption::AMBIGUOUS;
 mod lower;
 mod preprocess;

@@ -23,6 +23,11 @@ pub struct Prepared {
     orig_line_starts: Vec<usize>,
     orig_len: usize,
     pub warnings: Vec<String>,
+    /// Offset of the first `#pragma pack` (blanked for lang-c; it changes struct layouts).
+    pub pragma_pack: Option<usize>,
+    /// Offsets of the `__int128` / `__int128_t` / `__uint128_t` tokens rewritten to `_Complex`
+    /// (see [`rewrite_int128`]).
+    pub int128_at: Vec<usize>,
 }
 
 pub fn line_starts(text: &str) -> Vec<usize> {
@@ -187,16 +192,21 @@ pub fn has_directives(blanked: &str) -> bool {
     })
 }
 
-/// Replaces `#pragma`/`#ident` lines (which lang-c cannot parse) by spaces.
-fn blank_pragmas(text: &mut String) {
+/// Replaces `#pragma`/`#ident` lines (which lang-c cannot parse) by spaces. Returns the offset
+/// of the first `#pragma pack`, which changes struct layouts (decision 57).
+fn blank_pragmas(text: &mut String) -> Option<usize> {
     if !text.contains("#pragma") && !text.contains("#ident") && !text.contains("# pragma") {
-        return;
+        return None;
     }
+    let mut pack = None;
     let mut out = String::with_capacity(text.len());
     for l in text.split_inclusive('\n') {
         let t = l.trim_start();
         let is_pragma = t.strip_prefix('#').map(|r| {
             let r = r.trim_start();
+            if pack.is_none() && r.strip_prefix("pragma").is_some_and(|p| p.trim_start().starts_with("pack")) {
+                pack = Some(out.len());
+            }
             r.starts_with("pragma") || r.starts_with("ident")
         });
         if is_pragma == Some(true) {
@@ -214,6 +224,51 @@ fn blank_pragmas(text: &mut String) {
         }
     }
     *text = out;
+    pack
+}
+
+/// GNU's 128-bit integer types, which lang-c does not parse: each token `__int128`,
+/// `__int128_t`, `__uint128_t` outside literals is overwritten by `_Complex` and spaces (same
+/// length, so every offset stays exact). `_Complex` is a type lang-c parses and the front end
+/// does not model, so a use of either is an unsupported step naming both. Returns the offsets.
+pub fn rewrite_int128(text: &mut String) -> Vec<usize> {
+    if !text.contains("int128") {
+        return Vec::new();
+    }
+    let mut b = std::mem::take(text).into_bytes();
+    let mut at = Vec::new();
+    let n = b.len();
+    let is_id = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    while i < n {
+        match b[i] {
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < n && b[i] != q && b[i] != b'\n' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            c if is_id(c) => {
+                let s = i;
+                while i < n && is_id(b[i]) {
+                    i += 1;
+                }
+                if matches!(&b[s..i], b"__int128" | b"__int128_t" | b"__uint128_t") {
+                    b[s..s + 8].copy_from_slice(b"_Complex");
+                    b[s + 8..i].fill(b' ');
+                    at.push(s);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII bytes.
+    *text = String::from_utf8(b).unwrap_or_default();
+    at
 }
 
 /// Prepares `text` for parsing.
@@ -222,7 +277,8 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
     let orig_line_starts = line_starts(text);
     if !has_directives(&blanked) {
         let mut t = blanked;
-        blank_pragmas(&mut t);
+        let pragma_pack = blank_pragmas(&mut t);
+        let int128_at = rewrite_int128(&mut t);
         return Ok(Prepared {
             text_line_starts: Vec::new(),
             line_map: Vec::new(),
@@ -231,6 +287,8 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
             orig_line_starts,
             orig_len: text.len(),
             warnings: Vec::new(),
+            pragma_pack,
+            int128_at,
         });
     }
     let mut warnings = Vec::new();
@@ -246,7 +304,8 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
         Err(e) => return Err(gcc_error(path, e)),
     };
     let mut out = out;
-    blank_pragmas(&mut out);
+    let pragma_pack = blank_pragmas(&mut out);
+    let int128_at = rewrite_int128(&mut out);
     let text_line_starts = line_starts(&out);
     let line_map = build_line_map(&out);
     Ok(Prepared {
@@ -257,6 +316,8 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
         orig_line_starts,
         orig_len: text.len(),
         warnings,
+        pragma_pack,
+        int128_at,
     })
 }
 
@@ -375,5 +436,27 @@ mod tests {
     fn markers() {
         assert_eq!(parse_marker("# 12 \"<stdin>\" 2"), Some((12, "<stdin>")));
         assert_eq!(parse_marker("#pragma x"), None);
+    }
+}
+
+#[cfg(test)]
+mod int128_tests {
+    use super::*;
+
+    #[test]
+    fn int128_tokens_are_rewritten_in_place() {
+        let mut t = "unsigned __int128 a; __uint128_t b; char *s = \"__int128\"; int my__int128;".to_string();
+        let before = t.len();
+        let at = rewrite_int128(&mut t);
+        assert_eq!(t.len(), before);
+        assert_eq!(at, vec![9, 21]);
+        assert_eq!(t, "unsigned _Complex a; _Complex    b; char *s = \"__int128\"; int my__int128;");
+    }
+
+    #[test]
+    fn pragma_pack_is_found() {
+        let mut t = "int a;\n#pragma once\n #  pragma pack(1)\nint b;\n".to_string();
+        assert_eq!(blank_pragmas(&mut t), Some(20));
+        assert!(!t.contains("pragma"));
     }
 }

@@ -29,6 +29,12 @@ pub struct Field {
 #[derive(Debug, Default)]
 pub struct Registry {
     pub defs: HashMap<String, Vec<Field>>,
+    /// Set when the program has a `packed`/`aligned` attribute (decision 57): struct and union
+    /// layouts are then not known (gcc's layout would change in a way not modelled).
+    pub layout_taint: Option<String>,
+    /// Struct and union types whose own definition carries such an attribute (decision 57):
+    /// their layout, and that of every type containing them, is not known.
+    pub tainted: HashMap<String, String>,
 }
 
 /// A leaf of a flattened struct: its access path relative to the struct (`.a`, `.in.x`) and type.
@@ -96,6 +102,11 @@ impl Registry {
     fn layout_depth(&self, ty: &Ty, dm: DataModel, depth: u32) -> Option<(u64, u64)> {
         if depth > 32 {
             return None;
+        }
+        if let Ty::Struct(key) = ty {
+            if self.layout_taint.is_some() || self.tainted.contains_key(key) {
+                return None;
+            }
         }
         match ty {
             Ty::Struct(key) if key.starts_with("struct ") => {
@@ -186,6 +197,9 @@ impl Registry {
     /// member, an incomplete type, a bit-field, or a layout that is not known).
     pub fn member(&self, ty: &Ty, name: &str, dm: DataModel) -> Option<(u64, Ty)> {
         let Ty::Struct(key) = ty else { return None };
+        if self.layout_taint.is_some() || self.tainted.contains_key(key) {
+            return None;
+        }
         let fields = self.defs.get(key)?;
         let union = key.starts_with("union ");
         let mut off: u64 = 0;

@@ -74,6 +74,9 @@ fn pf(cfa: &Cfa, e: &FExpr) -> String {
         FExpr::Math { func, args } => {
             format!("{func:?}({})", args.iter().map(|a| pf(cfa, a)).collect::<Vec<_>>().join(", "))
         }
+        FExpr::Libm { func, args, .. } => {
+            format!("{}({})", func.name(), args.iter().map(|a| pf(cfa, a)).collect::<Vec<_>>().join(", "))
+        }
         FExpr::Elem { var, index, len, .. } => format!("{}[{}]/{len}", cfa.var(*var).name, pe(cfa, index)),
         FExpr::WitnessResult { fty } => format!("\\result:{}", fty.name()),
         FExpr::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),
@@ -771,18 +774,20 @@ fn float_comparisons_conditions_and_nondet() {
 #[test]
 fn float_math_functions_and_builtins() {
     let cfa = build(
-        "double fabs(double); double sqrt(double); double sin(double);\n\
+        "double fabs(double); double sqrt(double); double cbrt(double);\n\
          int main() { double a = 2.0; double b = fabs(a) + sqrt(a); float n = __builtin_nanf(\"\"); \
-         float inf = __builtin_inff(); int k = __builtin_isnan(n) + __isinff(inf); double s = sin(a); return 0; }",
+         float inf = __builtin_inff(); int k = __builtin_isnan(n) + __isinff(inf); double s = cbrt(a); \
+         float t = sinf(n) + fmodf(n, 2); return 0; }",
     );
     let o = ops(&cfa);
     assert!(o.contains(&"decl b = (Fabs(a) Add Sqrt(a)):double".to_string()), "{o:?}");
     assert!(o.contains(&"decl n = NAN:float".to_string()), "{o:?}");
     assert!(o.contains(&"decl inf = INFINITY:float".to_string()), "{o:?}");
     assert!(o.contains(&"decl k = (IsNan(n) Add IsInf(inf)):int32".to_string()), "{o:?}");
+    assert!(o.contains(&"decl t = (sin(n) Add fmod(n, 2.0:float)):float".to_string()), "{o:?}");
     // Math functions that are not modelled are unsupported steps naming the function.
     assert!(
-        edges(&cfa).iter().any(|e| matches!(&e.op, EdgeOp::Unsupported { what } if what.contains("`sin`"))),
+        edges(&cfa).iter().any(|e| matches!(&e.op, EdgeOp::Unsupported { what } if what.contains("`cbrt`"))),
         "{o:?}"
     );
 }
@@ -1250,4 +1255,51 @@ fn struct_whose_address_is_taken_is_stored_as_bytes_and_offsetof_follows_the_lay
         .collect();
     // ILP32: `l` at 4 (long is 4 bytes), `l[1]` at 8, `link` at 12.
     assert!(ret.iter().any(|r| r.contains("12:") && r.contains("8:")), "{ret:?}");
+}
+
+#[test]
+fn gnu_typeof_offsetof_expect_mode_asm() {
+    let cfa = build(
+        "struct h { char c; int i; short k; };\ntypedef int s8 __attribute__((__mode__(__QI__)));\nlong f(void);\n\
+         int main() { int x = 1; typeof(x) a = 2; __typeof__(f()) b = 3; s8 c = 200; \
+         unsigned long o = __builtin_offsetof(struct h, k); long e = __builtin_expect(x == 1, 0); int y; \
+         __asm__ volatile(\"\" ::: \"memory\"); __asm__(\"mov %1, %0\" : \"=r\"(y) : \"r\"(x)); return 0; }",
+    );
+    let o = ops(&cfa);
+    for want in [
+        "decl a = 2:int32",
+        "decl b = 3:int64",
+        "decl c = -56:int8",
+        "decl o = 8:uint64",
+        "e := (int64)(x Eq 1:int32):int32",
+    ] {
+        assert!(o.contains(&want.to_string()), "{want} not in {o:#?}");
+    }
+    // The barrier is a no-op; the asm with an output is one havoc of `y`.
+    let havocs: Vec<_> = edges(&cfa)
+        .iter()
+        .filter_map(|e| match &e.op {
+            EdgeOp::Havoc { lhs, .. } => Some(lhs.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(havocs, vec![1], "{o:#?}");
+    assert!(!edges(&cfa).iter().any(|e| matches!(e.op, EdgeOp::Unsupported { .. })), "{o:#?}");
+}
+
+#[test]
+fn gnu_unmodelled_attributes_and_asm_are_unsupported() {
+    let cfa = build(
+        "void g(int *p) {}
+int main() { int x __attribute__((cleanup(g))) = 1; int y;          __asm__ volatile(\"mfence\" ::: \"memory\"); return x; }",
+    );
+    let what: Vec<String> = edges(&cfa)
+        .iter()
+        .filter_map(|e| match &e.op {
+            EdgeOp::Unsupported { what } => Some(what.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(what.iter().any(|w| w.contains("cleanup")), "{what:?}");
+    assert!(what.iter().any(|w| w.contains("memory")), "{what:?}");
 }

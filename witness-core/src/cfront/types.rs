@@ -194,7 +194,7 @@ impl SpecCounter {
     }
     pub fn resolve(&self, dm: DataModel) -> Ty {
         if self.complex {
-            return Ty::Float("_Complex");
+            return Ty::Float("`_Complex` or `__int128` (not modelled)");
         }
         if self.float {
             return Ty::Float("float");

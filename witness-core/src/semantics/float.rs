@@ -15,7 +15,7 @@ use z3::{Context, Sort};
 use z3_sys::Z3_ast;
 
 use super::value::{Definedness, Truth, Val, Value};
-use crate::cfa::{FBinOp, FClass, FCmp, FMath, FloatTy, IntTy};
+use crate::cfa::{FBinOp, FClass, FCmp, FMath, FloatTy, IntTy, Libm};
 
 /// The value of a floating-point expression.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -212,6 +212,167 @@ pub fn conc_math(func: FMath, fty: FloatTy, x: u64) -> u64 {
         FMath::Trunc => conc_unop(fty, x, f32::trunc, f64::trunc),
         FMath::Round => conc_unop(fty, x, f32::round, f64::round),
     }
+}
+
+/// A libm function on constant arguments, computed by the platform's libm (Rust's `f64::sin`
+/// and friends call it; on Linux that is glibc, as for the programs). `Fmod` is exact.
+pub fn conc_libm(func: Libm, fty: FloatTy, args: &[u64]) -> u64 {
+    fn go<F: num_like::Fl>(func: Libm, a: &[F]) -> F {
+        let x = a[0];
+        let y = a.get(1).copied().unwrap_or(x);
+        match func {
+            Libm::Fmod => x.fmod(y),
+            Libm::Sin => x.sin(),
+            Libm::Cos => x.cos(),
+            Libm::Tan => x.tan(),
+            Libm::Asin => x.asin(),
+            Libm::Acos => x.acos(),
+            Libm::Atan => x.atan(),
+            Libm::Atan2 => x.atan2(y),
+            Libm::Sinh => x.sinh(),
+            Libm::Cosh => x.cosh(),
+            Libm::Tanh => x.tanh(),
+            Libm::Exp => x.exp(),
+            Libm::Exp2 => x.exp2(),
+            Libm::Expm1 => x.exp_m1(),
+            Libm::Log => x.ln(),
+            Libm::Log2 => x.log2(),
+            Libm::Log10 => x.log10(),
+            Libm::Log1p => x.ln_1p(),
+            Libm::Pow => x.powf(y),
+            Libm::Hypot => x.hypot(y),
+        }
+    }
+    match fty {
+        FloatTy::F32 => {
+            let a: Vec<f32> = args.iter().map(|b| f32::from_bits(*b as u32)).collect();
+            go(func, &a).to_bits() as u64
+        }
+        FloatTy::F64 => {
+            let a: Vec<f64> = args.iter().map(|b| f64::from_bits(*b)).collect();
+            go(func, &a).to_bits()
+        }
+    }
+}
+
+/// The neighbour of `x` toward +infinity (`up`) or -infinity in `fty` (NaN and the infinity in
+/// that direction stay; both zeros step to the smallest subnormal).
+pub fn ulp_step(x: u64, fty: FloatTy, up: bool) -> u64 {
+    let (e, sb) = fty.ebits_sbits();
+    let frac = sb - 1;
+    let sign = 1u64 << (e + frac);
+    let exp_mask = ((1u64 << e) - 1) << frac; // the bits of +infinity
+    let mag = x & !sign;
+    if mag > exp_mask {
+        return x; // NaN
+    }
+    let neg = x & sign != 0;
+    if mag == 0 {
+        return if up { 1 } else { sign | 1 };
+    }
+    if mag == exp_mask && neg != up {
+        return x; // +inf upward, -inf downward
+    }
+    // Away from zero when the direction matches the sign, else toward zero.
+    if neg != up {
+        x + 1
+    } else {
+        x - 1
+    }
+}
+
+mod num_like {
+    /// The operations of `f32` and `f64` that [`super::conc_libm`] needs.
+    pub trait Fl: Copy {
+        fn fmod(self, y: Self) -> Self;
+        fn sin(self) -> Self;
+        fn cos(self) -> Self;
+        fn tan(self) -> Self;
+        fn asin(self) -> Self;
+        fn acos(self) -> Self;
+        fn atan(self) -> Self;
+        fn atan2(self, y: Self) -> Self;
+        fn sinh(self) -> Self;
+        fn cosh(self) -> Self;
+        fn tanh(self) -> Self;
+        fn exp(self) -> Self;
+        fn exp2(self) -> Self;
+        fn exp_m1(self) -> Self;
+        fn ln(self) -> Self;
+        fn log2(self) -> Self;
+        fn log10(self) -> Self;
+        fn ln_1p(self) -> Self;
+        fn powf(self, y: Self) -> Self;
+        fn hypot(self, y: Self) -> Self;
+    }
+    macro_rules! imp {
+        ($t:ty) => {
+            impl Fl for $t {
+                fn fmod(self, y: Self) -> Self {
+                    self % y
+                }
+                fn sin(self) -> Self {
+                    <$t>::sin(self)
+                }
+                fn cos(self) -> Self {
+                    <$t>::cos(self)
+                }
+                fn tan(self) -> Self {
+                    <$t>::tan(self)
+                }
+                fn asin(self) -> Self {
+                    <$t>::asin(self)
+                }
+                fn acos(self) -> Self {
+                    <$t>::acos(self)
+                }
+                fn atan(self) -> Self {
+                    <$t>::atan(self)
+                }
+                fn atan2(self, y: Self) -> Self {
+                    <$t>::atan2(self, y)
+                }
+                fn sinh(self) -> Self {
+                    <$t>::sinh(self)
+                }
+                fn cosh(self) -> Self {
+                    <$t>::cosh(self)
+                }
+                fn tanh(self) -> Self {
+                    <$t>::tanh(self)
+                }
+                fn exp(self) -> Self {
+                    <$t>::exp(self)
+                }
+                fn exp2(self) -> Self {
+                    <$t>::exp2(self)
+                }
+                fn exp_m1(self) -> Self {
+                    <$t>::exp_m1(self)
+                }
+                fn ln(self) -> Self {
+                    <$t>::ln(self)
+                }
+                fn log2(self) -> Self {
+                    <$t>::log2(self)
+                }
+                fn log10(self) -> Self {
+                    <$t>::log10(self)
+                }
+                fn ln_1p(self) -> Self {
+                    <$t>::ln_1p(self)
+                }
+                fn powf(self, y: Self) -> Self {
+                    <$t>::powf(self, y)
+                }
+                fn hypot(self, y: Self) -> Self {
+                    <$t>::hypot(self, y)
+                }
+            }
+        };
+    }
+    imp!(f32);
+    imp!(f64);
 }
 
 /// Symbolic counterpart of [`conc_math`].

@@ -334,3 +334,37 @@ fn float_parameters_and_result_conversions() {
         AnyValue::Float(FValue::conc(0.1f64.to_bits(), FloatTy::F64)).convert(ScalarTy::Float(FloatTy::F32), &mut d);
     assert_eq!(r, AnyValue::Float(FValue::conc(0.1f32.to_bits() as u64, FloatTy::F32)));
 }
+
+#[test]
+fn ulp_steps_cross_zero_and_stop_at_infinity() {
+    use crate::semantics::float::ulp_step;
+    let f = FloatTy::F64;
+    assert_eq!(ulp_step(1.0f64.to_bits(), f, true), f64::from_bits(1.0f64.to_bits() + 1).to_bits());
+    assert_eq!(ulp_step(1.0f64.to_bits(), f, false), 1.0f64.to_bits() - 1);
+    assert_eq!(ulp_step((-1.0f64).to_bits(), f, true), (-1.0f64).to_bits() - 1);
+    assert_eq!(ulp_step(0, f, false), (-f64::from_bits(1)).to_bits());
+    assert_eq!(ulp_step((-0.0f64).to_bits(), f, true), 1);
+    assert_eq!(ulp_step(f64::MAX.to_bits(), f, true), f64::INFINITY.to_bits());
+    assert_eq!(ulp_step(f64::INFINITY.to_bits(), f, true), f64::INFINITY.to_bits());
+    assert_eq!(ulp_step(f64::INFINITY.to_bits(), f, false), f64::MAX.to_bits());
+    let g = FloatTy::F32;
+    assert_eq!(ulp_step(1.0f32.to_bits() as u64, g, true), (1.0f32.to_bits() + 1) as u64);
+    assert_eq!(ulp_step(f32::NAN.to_bits() as u64, g, true), f32::NAN.to_bits() as u64);
+}
+
+#[test]
+fn libm_fmod_is_exact_and_transcendentals_are_close() {
+    use crate::cfa::Libm;
+    use crate::semantics::float::conc_libm;
+    let d = |v: f64| v.to_bits();
+    assert_eq!(f64::from_bits(conc_libm(Libm::Fmod, FloatTy::F64, &[d(3.1), d(1.0)])), 0.10000000000000009);
+    assert_eq!(f64::from_bits(conc_libm(Libm::Fmod, FloatTy::F64, &[d(-7.0), d(2.0)])), -1.0);
+    assert!(f64::from_bits(conc_libm(Libm::Fmod, FloatTy::F64, &[d(1.0), d(0.0)])).is_nan());
+    let s = f64::from_bits(conc_libm(Libm::Sin, FloatTy::F64, &[d(1.0)]));
+    assert!((s - 0.8414709848078965).abs() < 1e-15);
+    let p =
+        f32::from_bits(conc_libm(Libm::Pow, FloatTy::F32, &[2.0f32.to_bits() as u64, 10.0f32.to_bits() as u64]) as u32);
+    assert_eq!(p, 1024.0);
+    assert_eq!(Libm::from_name("atan2").map(|f| f.arity()), Some(2));
+    assert_eq!(Libm::from_name("cbrt"), None);
+}

@@ -19,8 +19,8 @@ use std::rc::Rc;
 use z3::ast::{Ast, Bool, BV};
 
 use crate::cfa::{
-    BinOp, CType, Cfa, Expr, FExpr, FLvalue, FloatTy, FuncId, Init, IntTy, Lvalue, PExpr, PLvalue, ScalarTy, VarId,
-    VarScope,
+    BinOp, CType, Cfa, Expr, FExpr, FLvalue, FloatTy, FuncId, Init, IntTy, Libm, Lvalue, PExpr, PLvalue, ScalarTy,
+    VarId, VarScope,
 };
 pub use float::{FVal, FValue};
 pub use solver::{Feasibility, Smt};
@@ -148,6 +148,21 @@ pub struct DataState {
     /// The address of each object converted to an integer so far: an opaque symbol
     /// (decision 51), constrained in the path only by what holds for every layout.
     pub layout: Rc<BTreeMap<Obj, BV>>,
+    /// Symbols for values known only approximately (inline-asm outputs, decision 58; libm
+    /// results, decision 59), each with the set of values it may take (also in `path`) and
+    /// what produced it: a confirmation must hold for every value in those sets.
+    pub approx: Rc<Vec<Approx>>,
+}
+
+/// A value known only to lie in a set (see [`DataState::approx`]).
+#[derive(Debug, Clone)]
+pub struct Approx {
+    pub sym: BV,
+    pub domain: Bool,
+    pub what: String,
+    /// For a libm result: the call (function, type, argument bits), so that the same call
+    /// gives the same value again on this path (libm functions are deterministic).
+    pub call: Option<(Libm, FloatTy, Vec<u64>)>,
 }
 
 /// A value of any scalar type: call arguments, returned values, `\result`.
@@ -197,6 +212,7 @@ impl DataState {
             unspecified_read: false,
             unspecified: Rc::new(BTreeMap::new()),
             layout: Rc::new(BTreeMap::new()),
+            approx: Rc::new(Vec::new()),
         };
         // Globals without an entry in global_inits are zero (static storage).
         for (i, v) in cfa.vars.iter().enumerate() {
@@ -240,6 +256,59 @@ impl DataState {
         if let Some(c) = v.range_constraint() {
             Rc::make_mut(&mut self.path).push(c);
         }
+        v
+    }
+
+    /// A fresh value of `ty` known only approximately: any value of the type (decision 58).
+    pub fn havoc(&mut self, ty: IntTy, what: &str) -> Value {
+        let v = self.nondet("havoc", ty);
+        if let Val::Sym(sym) = &v.val {
+            let domain = v.range_constraint().unwrap_or_else(|| Bool::from_bool(true));
+            Rc::make_mut(&mut self.approx).push(Approx {
+                sym: sym.clone(),
+                domain,
+                what: what.to_string(),
+                call: None,
+            });
+        }
+        v
+    }
+
+    /// Decision 59: a libm function of constant arguments. `fmod` is exact; the others are the
+    /// platform libm's result give or take [`Libm::ULPS`] ulps: a fresh symbol in that interval,
+    /// registered as approximate (the same call on this path gives the same symbol). A NaN
+    /// result is exact (C11 Annex F's special cases, which glibc follows).
+    pub fn libm_value(&mut self, func: Libm, fty: FloatTy, args: &[u64]) -> FValue {
+        let r = float::conc_libm(func, fty, args);
+        let nan = float::to_f64(r, fty).is_nan();
+        if func.exact() || nan {
+            return FValue::conc(r, fty);
+        }
+        let call = Some((func, fty, args.to_vec()));
+        if let Some(a) = self.approx.iter().find(|a| a.call == call) {
+            return FValue::from_bits(&Value { val: Val::Sym(a.sym.clone()), ty: IntTy::new(fty.bits(), false) }, fty);
+        }
+        let (mut lo, mut hi) = (r, r);
+        for _ in 0..Libm::ULPS {
+            lo = float::ulp_step(lo, fty, false);
+            hi = float::ulp_step(hi, fty, true);
+        }
+        let bits = self.nondet(&func.name(), IntTy::new(fty.bits(), false));
+        let v = FValue::from_bits(&bits, fty);
+        let Val::Sym(sym) = bits.val else { return FValue::conc(r, fty) };
+        let t = v.term();
+        let domain = Bool::and(&[float::conc_term(lo, fty).le(&t), t.le(float::conc_term(hi, fty))]);
+        self.constrain(domain.clone());
+        let shown: Vec<String> = args.iter().map(|a| float::render(*a, fty)).collect();
+        let what = format!(
+            "`{}{}({})` (libm result known within {} ulps of {})",
+            func.name(),
+            if fty == FloatTy::F32 { "f" } else { "" },
+            shown.join(", "),
+            Libm::ULPS,
+            float::render(r, fty)
+        );
+        Rc::make_mut(&mut self.approx).push(Approx { sym, domain, what, call });
         v
     }
 
@@ -559,6 +628,22 @@ impl DataState {
                 [a] => float::math(*func, &self.eval_float(cfa, a, result, defined)?),
                 _ => return Err(EvalError::Unsupported(format!("{func:?} with {} arguments", args.len()))),
             },
+            FExpr::Libm { func, args, fty } => {
+                let mut bits = Vec::new();
+                for a in args {
+                    match self.eval_float(cfa, a, result, defined)?.val {
+                        FVal::Conc(b) => bits.push(b),
+                        FVal::Sym(_) => {
+                            return Err(EvalError::Unsupported(format!(
+                                "`{}` of a value that is not known exactly (libm functions are evaluated on \
+                                 constant arguments only)",
+                                func.name()
+                            )))
+                        }
+                    }
+                }
+                self.libm_value(*func, *fty, &bits)
+            }
             FExpr::Elem { var, index, len, fty } => {
                 let idx = self.eval_into(cfa, index, result, defined)?;
                 let v = self.read_felem(cfa, *var, &idx, *len, defined)?;

@@ -3,7 +3,9 @@
 
 use std::time::Instant;
 
-use z3::ast::{Bool, BV};
+use std::collections::HashSet;
+
+use z3::ast::{Ast, Bool, Dynamic, BV};
 use z3::{Params, SatResult, Solver};
 
 /// Answer of a feasibility query.
@@ -106,5 +108,47 @@ impl Smt {
         }
         let model = self.active().get_model()?;
         terms.iter().map(|t| model.eval(t, true).and_then(|v| v.as_u64())).collect()
+    }
+
+    /// Decisions 58/59: with every other symbol fixed to one model of `path`, does `path` hold
+    /// for **every** value of the approximate symbols in their domains? `Some(true)`: yes (the
+    /// path is real whatever those values are); `Some(false)`: no; `None`: the solver gave up.
+    pub fn holds_for_all(&mut self, path: &[Bool], approx: &[(BV, Bool)]) -> Option<bool> {
+        if !self.prepare(path, &[]) {
+            return None;
+        }
+        self.calls += 1;
+        if self.run(path, &[]) != SatResult::Sat {
+            return None;
+        }
+        let model = self.active().get_model()?;
+        let approx_syms: HashSet<Dynamic> = approx.iter().map(|(s, _)| Dynamic::from_ast(s)).collect();
+        let mut consts = Vec::new();
+        let mut seen = HashSet::new();
+        let mut todo: Vec<Dynamic> = path.iter().map(|c| Dynamic::from_ast(c)).collect();
+        while let Some(t) = todo.pop() {
+            if !seen.insert(t.clone()) || !t.is_app() {
+                continue;
+            }
+            if t.is_const() {
+                if t.decl().kind() == z3::DeclKind::UNINTERPRETED && !approx_syms.contains(&t) {
+                    consts.push(t);
+                }
+                continue;
+            }
+            todo.extend(t.children());
+        }
+        let mut values = Vec::new();
+        for c in &consts {
+            values.push(model.eval(c, true)?);
+        }
+        let pairs: Vec<(&Dynamic, &Dynamic)> = consts.iter().zip(values.iter()).collect();
+        let all = Bool::and(path).substitute(&pairs);
+        let domain = Bool::and(&approx.iter().map(|(_, d)| d.clone()).collect::<Vec<_>>());
+        match self.check(&[], &[&domain, &all.not()]) {
+            Feasibility::Infeasible => Some(true),
+            Feasibility::Feasible => Some(false),
+            Feasibility::Unknown => None,
+        }
     }
 }
