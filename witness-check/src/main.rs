@@ -208,10 +208,26 @@ fn main() -> ExitCode {
                 println!("{reason}");
                 println!("RESULT: unknown");
             }
-            // Leave without waiting for the worker.
-            std::process::exit(0);
+            // Leave without waiting for the worker, and without running exit handlers: the
+            // worker may still be inside Z3, and `exit` finalises Z3's global memory manager
+            // under it (heap corruption, `malloc(): invalid size`, SIGABRT after the answer
+            // was printed).
+            leave_now(0)
         }
     }
+}
+
+/// Ends the process at once (`_exit`): no atexit handlers or static destructors run, so a
+/// worker thread still using Z3 cannot corrupt the heap on the way out.
+fn leave_now(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    extern "C" {
+        fn _exit(code: i32) -> !;
+    }
+    // SAFETY: `_exit` (POSIX) takes any status and never returns; the output is flushed above.
+    unsafe { _exit(code) }
 }
 
 fn print_error(msg: &str, json: bool, kind: &str) {

@@ -1373,13 +1373,38 @@ impl<'a> Explorer<'a> {
                 let v = peval!(rhs);
                 settle!(next.data.assign_ptr(cfa, lhs, &v));
             }
-            EdgeOp::Alloc { function, lhs, size, zeroed } => {
-                let n = eval!(size);
-                let n = self.pin(&next, n);
-                let bound = self.size_bound(&next, &n);
-                let p = match next.data.allocate(function, &n, bound, *zeroed) {
-                    Ok(p) => p,
-                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+            EdgeOp::Alloc { function, lhs, size, zeroed, overflow } => {
+                let mut null_result = false;
+                if let Some(o) = overflow {
+                    let o = eval!(o);
+                    match self.pin(&next, o).truth() {
+                        // `calloc(n, m)` with n·m past `SIZE_MAX` returns a null pointer.
+                        Truth::Known(true) => null_result = true,
+                        Truth::Known(false) => {}
+                        holds @ Truth::Sym(_) => {
+                            // The null result of an overflowing request would be another
+                            // execution; not modelled: unknown where the request may overflow.
+                            let gap = Definedness {
+                                holds: holds.not(),
+                                what: format!("`{function}` of a number of bytes that may overflow `size_t`"),
+                                unmodelled: true,
+                            };
+                            if !self.settle_definedness(&mut next, vec![gap], span) {
+                                return Step::End;
+                            }
+                        }
+                    }
+                }
+                let p = if null_result {
+                    crate::semantics::PtrVal::null()
+                } else {
+                    let n = eval!(size);
+                    let n = self.pin(&next, n);
+                    let bound = self.size_bound(&next, &n);
+                    match next.data.allocate(function, &n, bound, *zeroed) {
+                        Ok(p) => p,
+                        Err(EvalError::Unsupported(w)) => unsupported!(w),
+                    }
                 };
                 if let Some(lhs) = lhs {
                     settle!(next.data.assign_ptr(cfa, lhs, &p));

@@ -1540,7 +1540,13 @@ impl<'a> Builder<'a> {
             let size = types::binary(BinOp::Mul, n, Expr::Const { bits: esize, ty: ulong });
             let text = self.text(dsp);
             self.emit(
-                EdgeOp::Alloc { function: "alloca".into(), lhs: Some(PLvalue::Var(v)), size, zeroed: false },
+                EdgeOp::Alloc {
+                    function: "alloca".into(),
+                    lhs: Some(PLvalue::Var(v)),
+                    size,
+                    zeroed: false,
+                    overflow: None,
+                },
                 dsp,
                 text,
             )

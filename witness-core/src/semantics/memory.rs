@@ -402,6 +402,9 @@ impl DataState {
                 value::binary(BinOp::Add, &Value::sym(base, uptr), &off, uptr, &mut none)
             }
         };
+        // gcc: a pointer converted to a wider integer type is sign-extended (ILP32
+        // `(long long)p` of an address at or above 2^31 is negative), a narrower one truncated.
+        let addr = if ty.bits > bits { value::cast(&addr, IntTy::new(bits, true)) } else { addr };
         Ok(value::cast(&addr, ty))
     }
 

@@ -155,7 +155,10 @@ impl Value {
                 if a == b {
                     a.clone()
                 } else {
-                    Value::sym(c.ite(&a.term(), &b.term()), a.ty)
+                    // Not `Value::sym`: the condition is symbolic, so the if-then-else cannot fold
+                    // to a constant, and simplifying it at every cell of a symbolic-offset load
+                    // made such loads quadratic (seconds inside `Z3_simplify`, past the deadline).
+                    Value { val: Val::Sym(c.ite(&a.term(), &b.term())), ty: a.ty }
                 }
             }
         }

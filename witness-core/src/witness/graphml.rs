@@ -836,9 +836,14 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
     // Structural defects (linter E1, E3): a node without id, an edge without an endpoint.
     // They are an input error unless no reading of them can matter (`tolerate_defects`).
     let mut defects: Vec<(usize, &str)> = Vec::new();
+    // Whether a node without id is a violation node: an edge without target may enter it.
+    let mut idless_violation = false;
     for node in &nodes {
         let Some(node_id) = node.id.as_deref() else {
             defects.push((node.pos, "<node> without the required 'id' attribute"));
+            let mut scratch = Warnings::default();
+            let items = resolve_items(&node.data, Domain::Node, &resolve, &declared_for, &defaults, &mut scratch);
+            idless_violation |= items.iter().any(|it| it.key == Key::Violation && parse_bool(it.value) == Some(true));
             continue;
         };
         if let Some(&(_, first)) = ids.get(node_id) {
@@ -943,7 +948,7 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
     }
 
     if !defects.is_empty() {
-        tolerate_defects(ctx, &graph, entry, &defects, &dangling, &mut warnings)?;
+        tolerate_defects(ctx, &graph, entry, &defects, &dangling, idless_violation, &mut warnings)?;
     }
 
     // ---- witness type
@@ -987,6 +992,7 @@ fn tolerate_defects(
     entry: NodeIndex,
     defects: &[(usize, &str)],
     dangling: &[(Option<NodeIndex>, Option<NodeIndex>)],
+    idless_violation: bool,
     warnings: &mut Warnings,
 ) -> Result<(), InputError> {
     let mut reached = vec![false; graph.node_count()];
@@ -1006,7 +1012,10 @@ fn tolerate_defects(
             }
         }
     }
-    let violation_reached = graph.node_indices().any(|n| graph[n].violation && (anywhere || reached[n.index()]));
+    // An edge without target may enter any node, also one without id (the two defects may be
+    // one missing name), so a violation node without id counts then.
+    let violation_reached = (anywhere && idless_violation)
+        || graph.node_indices().any(|n| graph[n].violation && (anywhere || reached[n.index()]));
     let (first_pos, first_msg) = defects[0];
     if violation_reached {
         return Err(ctx.malformed(first_pos, first_msg));

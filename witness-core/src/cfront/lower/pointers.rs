@@ -472,8 +472,16 @@ impl<'a> Builder<'a> {
             }
             let ulong = IntTy::new(self.dm.long_bits(), false);
             let mut size = conv(self.rv(&args[0])?, ulong);
+            let mut overflow = None;
             if n == 2 {
                 let m = conv(self.rv(&args[1])?, ulong);
+                // n·m overflows `size_t` iff m != 0 and n > SIZE_MAX / m (the divisor is never 0).
+                let konst = |bits: u64| Expr::Const { bits: bits & ulong.mask(), ty: ulong };
+                let zero = types::binary(BinOp::Eq, m.clone(), konst(0));
+                let divisor =
+                    Expr::Ite { cond: Box::new(zero), then: Box::new(konst(1)), els: Box::new(m.clone()), ty: ulong };
+                let limit = types::binary(BinOp::Div, konst(u64::MAX), divisor);
+                overflow = Some(types::binary(BinOp::Gt, size.clone(), limit));
                 size = types::binary(BinOp::Mul, size, m);
             }
             let lhs = match lhs {
@@ -482,7 +490,7 @@ impl<'a> Builder<'a> {
                 Some(_) => return Err(format!("result of `{name}` stored into a non-pointer")),
             };
             self.note_call(c.span);
-            self.emit(EdgeOp::Alloc { function: name.to_string(), lhs, size, zeroed }, csp, text)
+            self.emit(EdgeOp::Alloc { function: name.to_string(), lhs, size, zeroed, overflow }, csp, text)
         })())
     }
 
