@@ -986,9 +986,8 @@ impl<'a> Explorer<'a> {
             }
         }
         let Truth::Sym(ok) = all else { return true };
-        if self.layout_dependent(state, &ok)
-            && self.smt.check(&state.data.path, &[&ok.not()]) != Feasibility::Infeasible
-        {
+        let may_fail = self.smt.check(&state.data.path, &[&ok.not()]);
+        if may_fail != Feasibility::Infeasible && self.layout_dependent(state, &ok) {
             self.give_up(format!(
                 "not modelled: whether {} happens depends on where objects lie in memory at {}",
                 what.join(", "),
@@ -996,7 +995,7 @@ impl<'a> Explorer<'a> {
             ));
             return false;
         }
-        match self.smt.check(&state.data.path, &[&ok.not()]) {
+        match may_fail {
             Feasibility::Infeasible => true,
             Feasibility::Unknown => {
                 self.give_up(format!(

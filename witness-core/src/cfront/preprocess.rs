@@ -124,17 +124,7 @@ pub fn blank_comments(text: &str) -> String {
     }
     while i < n {
         match b[i] {
-            b'"' | b'\'' => {
-                let q = b[i];
-                i += 1;
-                while i < n && b[i] != q && b[i] != b'\n' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
-            }
+            b'"' | b'\'' => i = skip_literal(&b, i),
             b'/' if i + 1 < n && b[i + 1] == b'/' => {
                 while i < n && b[i] != b'\n' {
                     if b[i] == b'\\' && i + 1 < n && b[i + 1] == b'\n' {
@@ -242,16 +232,7 @@ pub fn rewrite_int128(text: &mut String) -> Vec<usize> {
     let mut i = 0;
     while i < n {
         match b[i] {
-            q @ (b'"' | b'\'') => {
-                i += 1;
-                while i < n && b[i] != q && b[i] != b'\n' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
-            }
+            b'"' | b'\'' => i = skip_literal(&b, i),
             c if is_id(c) => {
                 let s = i;
                 while i < n && is_id(b[i]) {
@@ -412,6 +393,20 @@ fn parse_marker(l: &str) -> Option<(u32, &str)> {
     let r = r[end..].trim_start().strip_prefix('"')?;
     let close = r.find('"')?;
     Some((n, &r[..close]))
+}
+
+/// The index just past the string or character literal that starts (with its quote) at `i`; a
+/// literal ends at its closing quote or, unterminated, at the end of its line.
+fn skip_literal(b: &[u8], mut i: usize) -> usize {
+    let (q, n) = (b[i], b.len());
+    i += 1;
+    while i < n && b[i] != q && b[i] != b'\n' {
+        if b[i] == b'\\' {
+            i += 1;
+        }
+        i += 1;
+    }
+    i + 1
 }
 
 #[cfg(test)]

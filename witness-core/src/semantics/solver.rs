@@ -97,8 +97,8 @@ impl Smt {
         }
     }
 
-    /// A model of `path`, evaluated on `terms` (None where the solver failed).
-    pub fn model_values(&mut self, path: &[Bool], terms: &[BV]) -> Option<Vec<u64>> {
+    /// A model of `path` (None where it is unsatisfiable or the solver failed).
+    fn model(&mut self, path: &[Bool]) -> Option<z3::Model> {
         if !self.prepare(path, &[]) {
             return None;
         }
@@ -106,7 +106,12 @@ impl Smt {
         if self.run(path, &[]) != SatResult::Sat {
             return None;
         }
-        let model = self.active().get_model()?;
+        self.active().get_model()
+    }
+
+    /// A model of `path`, evaluated on `terms` (None where the solver failed).
+    pub fn model_values(&mut self, path: &[Bool], terms: &[BV]) -> Option<Vec<u64>> {
+        let model = self.model(path)?;
         terms.iter().map(|t| model.eval(t, true).and_then(|v| v.as_u64())).collect()
     }
 
@@ -114,14 +119,7 @@ impl Smt {
     /// for **every** value of the approximate symbols in their domains? `Some(true)`: yes (the
     /// path is real whatever those values are); `Some(false)`: no; `None`: the solver gave up.
     pub fn holds_for_all(&mut self, path: &[Bool], approx: &[(BV, Bool)]) -> Option<bool> {
-        if !self.prepare(path, &[]) {
-            return None;
-        }
-        self.calls += 1;
-        if self.run(path, &[]) != SatResult::Sat {
-            return None;
-        }
-        let model = self.active().get_model()?;
+        let model = self.model(path)?;
         let approx_syms: HashSet<Dynamic> = approx.iter().map(|(s, _)| Dynamic::from_ast(s)).collect();
         let mut consts = Vec::new();
         let mut seen = HashSet::new();
