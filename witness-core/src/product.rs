@@ -71,6 +71,10 @@ pub struct ExploreOptions {
     /// Test-vector run (decision 52): the witness automaton is not followed; the program's
     /// nondet calls take these values in call order, and any error call confirms.
     pub vector: Option<Rc<TestVector>>,
+    /// Guessing run (decision 67): the automaton is followed as usual, but each nondet value
+    /// is a concrete guess (the witness's value for that call where it gives one, else 0), so
+    /// the run needs no solver; used only to confirm, before the exploration proper.
+    pub guess: Option<Rc<TestVector>>,
 }
 
 /// Policy for *possible* undefined behaviour (signed overflow, division by zero, out-of-bounds
@@ -127,6 +131,13 @@ pub struct InfeasibleStep {
 
 /// Largest `memset`/`memcpy`/`memmove` modelled (bytes are stored one by one).
 const MAX_MEM_BYTES: u64 = 1 << 16;
+
+/// How many test-vector entries past its position a guessing run looks at for a call's value
+/// (the witness may give no value for some calls).
+const GUESS_LOOKAHEAD: usize = 8;
+
+/// Most product states a guessing run explores before the exploration proper takes over.
+const GUESS_MAX_STATES: u64 = 20_000;
 
 /// Maximum call depth before a path is given up as unknown (unbounded recursion).
 const MAX_CALL_DEPTH: usize = 2000;
@@ -347,6 +358,9 @@ fn explore_with(
             ));
         }
     }
+    if let Some(confirmed) = guessing_run(cfa, witness, anchors, opts, reach) {
+        return confirmed;
+    }
     let mut outcome = explore_once(cfa, witness, anchors, opts, reach, None);
     outcome.strict_rejected = matches!(outcome.verdict, Verdict::Rejected);
     if let Some((note, states, calls)) = aligned_note {
@@ -399,8 +413,13 @@ fn explore_with(
         // Witness producers build CFAs of other granularity than ours; before claiming that
         // no allowed path reaches the error, make sure that holds under the most permissive
         // reading too. If that reading reaches the error, the witness is ambiguous: unknown.
-        let permissive =
-            ExploreOptions { permissive: true, target: opts.target.clone(), vector: opts.vector.clone(), ..*opts };
+        let permissive = ExploreOptions {
+            permissive: true,
+            target: opts.target.clone(),
+            vector: opts.vector.clone(),
+            guess: None,
+            ..*opts
+        };
         let second = explore_once(cfa, witness, anchors, &permissive, reach, None);
         outcome.states += second.states;
         outcome.solver_calls += second.solver_calls;
@@ -426,6 +445,35 @@ fn explore_with(
         }
     }
     outcome
+}
+
+/// Decision 67: before the exploration proper, the same exploration with concrete guesses for
+/// the nondet values (the witness's values where it gives them, else 0), bounded in states and
+/// time. Each guess is one of the values the call may return, so a path it finds to the error
+/// is a feasible path the witness allows: the confirmation stands. Anything else it finds
+/// (no path, unknown) says nothing, and `None` lets the exploration proper decide. Most
+/// confirmations need no solver this way, and so no Z3 context (milliseconds per process).
+fn guessing_run(
+    cfa: &Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    reach: &ErrorReach,
+) -> Option<Outcome> {
+    if opts.permissive || opts.vector.is_some() {
+        return None;
+    }
+    let vector = crate::testvec::extract(cfa, witness, anchors).unwrap_or_default();
+    let now = Instant::now();
+    let guess_opts = ExploreOptions {
+        deadline: opts.deadline.min(now + opts.deadline.saturating_duration_since(now) / 4),
+        target: opts.target.clone(),
+        vector: None,
+        guess: Some(Rc::new(vector)),
+        ..*opts
+    };
+    let outcome = explore_once(cfa, witness, anchors, &guess_opts, reach, None);
+    matches!(outcome.verdict, Verdict::Confirmed { .. }).then_some(outcome)
 }
 
 /// [`explore`] with every line of the witness shifted by `k` (decision 38), saying why.
@@ -530,6 +578,7 @@ pub fn run_test_vector(
         permissive: false,
         target: opts.target.clone(),
         vector: Some(vector),
+        guess: None,
         undefined: UndefinedBehaviour::Unknown,
         ..*opts
     };
@@ -705,6 +754,8 @@ impl<'a> Explorer<'a> {
             trace: None,
             vec_pos: 0,
         };
+        let mut init = init;
+        init.data.guessing = self.opts.guess.is_some();
         // `distance` holds every violation state (at 0) and every state that reaches one.
         if self.opts.vector.is_none() && !self.distance.contains_key(&self.witness.entry) {
             self.warn("no violation node is reachable from the witness's entry node".into());
@@ -729,6 +780,9 @@ impl<'a> Explorer<'a> {
                 continue;
             }
             self.states += 1;
+            if self.opts.guess.is_some() && self.states > GUESS_MAX_STATES {
+                return Verdict::Unknown { reason: format!("guessing run stopped after {GUESS_MAX_STATES} states") };
+            }
             let mut succs = Vec::new();
             if let Some(v) = self.expand(state, &mut succs) {
                 return v;
@@ -1277,7 +1331,14 @@ impl<'a> Explorer<'a> {
                 settle!(next.data.assign_flv(cfa, lhs, &v, None));
             }
             EdgeOp::FloatNondetCall { function, var, fty } => {
-                let (v, bits) = next.data.nondet_float(function, *fty);
+                let (v, bits) = match self.guess_input(&mut next, edge, target) {
+                    Some(text) => {
+                        let b = crate::testvec::float_bits(&text, *fty).unwrap_or(0);
+                        let bits = Value::conc(b, IntTy::new(fty.bits(), false));
+                        (FValue::from_bits(&bits, *fty), bits)
+                    }
+                    None => next.data.nondet_float(function, *fty),
+                };
                 if let Some((var, _)) = var {
                     settle!(next.data.assign_float(cfa, *var, &v).map(|()| Vec::new()));
                 }
@@ -1316,7 +1377,10 @@ impl<'a> Explorer<'a> {
                 self.warn(format!("{what}: its outputs get any value (the assembly is not modelled)"));
             }
             EdgeOp::NondetCall { function, lhs, ty } => {
-                let v = next.data.nondet(function, *ty);
+                let v = match self.guess_input(&mut next, edge, target) {
+                    Some(text) => Value::from_i128(crate::testvec::integer_value(&text).unwrap_or(0), *ty),
+                    None => next.data.nondet(function, *ty),
+                };
                 if let Some(lhs) = lhs {
                     settle!(next.data.assign(cfa, lhs, &v, None));
                 }
@@ -1489,7 +1553,7 @@ impl<'a> Explorer<'a> {
                         let v = if order == std::cmp::Ordering::Equal {
                             Value::conc(0, IntTy::INT)
                         } else {
-                            let r = next.data.nondet(function, IntTy::INT);
+                            let r = next.data.symbol(function, IntTy::INT);
                             let zero = z3::ast::BV::from_u64(0, 32);
                             let sign = if order == std::cmp::Ordering::Less {
                                 r.term().bvslt(&zero)
@@ -2153,6 +2217,37 @@ impl<'a> Explorer<'a> {
             Rvalue::Ptr(_) => return None,
         };
         Some(format!("{lhs} is {rendered} there"))
+    }
+
+    /// Guessing run (decision 67): the value the witness gives for the nondet call `edge` (the
+    /// first of the next few test-vector entries whose transition matches the step and whose
+    /// variable is the call's), advancing the run's position past it. `None` outside a guessing
+    /// run and when the witness gives none (the value is then 0: see [`DataState::nondet`]).
+    fn guess_input(&self, s: &mut ProductState, edge: &CfaEdge, target: NodeIndex) -> Option<String> {
+        let guess = self.opts.guess.as_ref()?;
+        let var = match &edge.op {
+            EdgeOp::NondetCall { lhs: Some(crate::cfa::Lvalue::Var { var, .. }), .. } => Some(*var),
+            EdgeOp::FloatNondetCall { var, .. } => var.map(|(v, _)| v),
+            _ => None,
+        };
+        let info = StepInfo {
+            kind: StepKind::Edge(edge),
+            span: edge.span,
+            scope_function: edge.function,
+            target,
+            result: None,
+            closure: Default::default(),
+        };
+        let (i, entry) =
+            guess.entries.iter().enumerate().skip(s.vec_pos).take(GUESS_LOOKAHEAD).find(|(_, entry)| {
+                let var_fits = match &entry.variable {
+                    Some(x) => var.is_some_and(|v| &self.cfa.var(v).name == x),
+                    None => true,
+                };
+                var_fits && self.guard_matches(entry.transition, &info)
+            })?;
+        s.vec_pos = i + 1;
+        Some(entry.value.clone())
     }
 
     /// Test-vector run: the nondet call `edge` takes the vector's next value. False (with the

@@ -294,6 +294,66 @@ fn is_constant(s: &str) -> bool {
         && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'))
 }
 
+/// Sign and magnitude of a constant as [`is_constant`] accepts it (parentheses and signs
+/// stripped): `(true, "151")` for `(-151)`.
+fn sign_and_magnitude(text: &str) -> (bool, &str) {
+    let mut s = strip_parens(text.trim());
+    let mut negative = false;
+    loop {
+        let t = s.trim_start();
+        if let Some(rest) = t.strip_prefix('-') {
+            negative = !negative;
+            s = strip_parens(rest.trim_start());
+        } else if let Some(rest) = t.strip_prefix('+') {
+            s = strip_parens(rest.trim_start());
+        } else {
+            return (negative, t.trim_end());
+        }
+    }
+}
+
+/// The value of an integer constant as written in a witness (`-151`, `7U`, `0x1fL`, `017`),
+/// before conversion to the receiving type. `None` for anything else (floats, out of range).
+pub fn integer_value(text: &str) -> Option<i128> {
+    let (negative, s) = sign_and_magnitude(text);
+    let digits = s.trim_end_matches(['u', 'U', 'l', 'L']);
+    let magnitude = if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        u128::from_str_radix(hex, 16).ok()?
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        u128::from_str_radix(&digits[1..], 8).ok()?
+    } else {
+        digits.parse::<u128>().ok()?
+    };
+    let v = i128::try_from(magnitude).ok()?;
+    Some(if negative { -v } else { v })
+}
+
+/// The IEEE bit pattern of a decimal floating constant as written in a witness (`22.5`, `-1e-5`,
+/// `2.5f`, `INFINITY`) in `fty`, rounded to nearest. `None` for what Rust's parser does not read
+/// (hexadecimal floats, `NAN`: a NaN has many patterns).
+pub fn float_bits(text: &str, fty: crate::cfa::FloatTy) -> Option<u64> {
+    let (negative, s) = sign_and_magnitude(text);
+    let v: f64 = match s {
+        "INFINITY" | "HUGE_VAL" => f64::INFINITY,
+        _ if s.starts_with("0x") || s.starts_with("0X") => return None,
+        _ => s.trim_end_matches(['f', 'F', 'l', 'L']).parse().ok()?,
+    };
+    let v = if negative { -v } else { v };
+    if v.is_nan() {
+        return None;
+    }
+    Some(match fty {
+        // Decimal to binary32 directly (not through binary64: double rounding).
+        crate::cfa::FloatTy::F32 => {
+            let f: f32 = format!("{}{}", if negative { "-" } else { "" }, s.trim_end_matches(['f', 'F', 'l', 'L']))
+                .parse()
+                .unwrap_or(v as f32);
+            f.to_bits() as u64
+        }
+        _ => v.to_bits(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,6 +425,28 @@ mod tests {
         )
         .expect("one vector");
         assert!(v.entries.is_empty(), "{v:?}");
+    }
+
+    #[test]
+    fn constants_as_values() {
+        assert_eq!(integer_value("-151"), Some(-151));
+        assert_eq!(integer_value("(-151)"), Some(-151));
+        assert_eq!(integer_value("7U"), Some(7));
+        assert_eq!(integer_value("0x1fL"), Some(31));
+        assert_eq!(integer_value("017"), Some(15));
+        assert_eq!(integer_value("0"), Some(0));
+        assert_eq!(integer_value("4294967295UL"), Some(4294967295));
+        assert_eq!(integer_value("- (3)"), Some(-3));
+        assert_eq!(integer_value("2.5"), None);
+        assert_eq!(integer_value("1e5"), None);
+        use crate::cfa::FloatTy;
+        assert_eq!(float_bits("2.5", FloatTy::F64), Some(2.5f64.to_bits()));
+        assert_eq!(float_bits("-1e-5", FloatTy::F64), Some((-1e-5f64).to_bits()));
+        assert_eq!(float_bits("(0.1f)", FloatTy::F32), Some(0.1f32.to_bits() as u64));
+        assert_eq!(float_bits("-0.0", FloatTy::F32), Some((-0.0f32).to_bits() as u64));
+        assert_eq!(float_bits("INFINITY", FloatTy::F64), Some(f64::INFINITY.to_bits()));
+        assert_eq!(float_bits("NAN", FloatTy::F64), None);
+        assert_eq!(float_bits("0x1p-3", FloatTy::F64), None);
     }
 
     #[test]

@@ -198,6 +198,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         segments: opts.segments,
         undefined: opts.undefined,
         vector: None,
+        guess: None,
     };
     let anchors = crate::anchors::resolve_anchors(&program.cfa, &witness, &mut warnings)
         .map_err(|m| InputError::invalid(&opts.witness, m))?;

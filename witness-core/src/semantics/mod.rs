@@ -152,6 +152,10 @@ pub struct DataState {
     /// results, decision 59), each with the set of values it may take (also in `path`) and
     /// what produced it: a confirmation must hold for every value in those sets.
     pub approx: Rc<Vec<Approx>>,
+    /// Guessing run (decision 67): a nondeterministic value is 0 instead of a fresh symbol
+    /// (one of the values it may take, so every path of the run is a path of the program).
+    /// Values known only approximately stay symbolic: a confirmation must hold for all of them.
+    pub guessing: bool,
 }
 
 /// A value known only to lie in a set (see [`DataState::approx`]).
@@ -213,6 +217,7 @@ impl DataState {
             unspecified: Rc::new(BTreeMap::new()),
             layout: Rc::new(BTreeMap::new()),
             approx: Rc::new(Vec::new()),
+            guessing: false,
         };
         // Globals without an entry in global_inits are zero (static storage).
         for (i, v) in cfa.vars.iter().enumerate() {
@@ -249,8 +254,18 @@ impl DataState {
         format!("{hint}!{}", self.fresh)
     }
 
-    /// A fresh nondeterministic value of `ty` (its range constraint joins the path condition).
+    /// A nondeterministic value of `ty`: a fresh symbol (its range constraint joins the path
+    /// condition), or 0 in a guessing run.
     pub fn nondet(&mut self, hint: &str, ty: IntTy) -> Value {
+        if self.guessing {
+            return Value::conc(0, ty);
+        }
+        self.symbol(hint, ty)
+    }
+
+    /// A fresh symbol of `ty`, also in a guessing run (its range constraint joins the path
+    /// condition).
+    pub fn symbol(&mut self, hint: &str, ty: IntTy) -> Value {
         let name = self.fresh_name(hint);
         let v = Value { val: Val::Sym(BV::new_const(name, ty.bits)), ty };
         if let Some(c) = v.range_constraint() {
@@ -261,7 +276,7 @@ impl DataState {
 
     /// A fresh value of `ty` known only approximately: any value of the type (decision 58).
     pub fn havoc(&mut self, ty: IntTy, what: &str) -> Value {
-        let v = self.nondet("havoc", ty);
+        let v = self.symbol("havoc", ty);
         if let Val::Sym(sym) = &v.val {
             let domain = v.range_constraint().unwrap_or_else(|| Bool::from_bool(true));
             Rc::make_mut(&mut self.approx).push(Approx {
@@ -293,7 +308,7 @@ impl DataState {
             lo = float::ulp_step(lo, fty, false);
             hi = float::ulp_step(hi, fty, true);
         }
-        let bits = self.nondet(&func.name(), IntTy::new(fty.bits(), false));
+        let bits = self.symbol(&func.name(), IntTy::new(fty.bits(), false));
         let v = FValue::from_bits(&bits, fty);
         let Val::Sym(sym) = bits.val else { return FValue::conc(r, fty) };
         let t = v.term();

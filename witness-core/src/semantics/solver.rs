@@ -20,7 +20,9 @@ pub enum Feasibility {
 /// Z3 solvers plus bookkeeping.
 pub struct Smt {
     /// QF_BV solver (bit-blasting tactics): faster than the general one on the integer queries.
-    solver: Solver,
+    /// Created on first use: creating Z3's context costs milliseconds, and a run whose values
+    /// stay concrete never needs it.
+    solver: Option<Solver>,
     /// QF_FPBV solver, for programs with floating-point values (created on first use).
     fp_solver: Option<Solver>,
     /// Use `fp_solver` for every query (the program has floating-point values).
@@ -32,15 +34,14 @@ pub struct Smt {
 
 impl Smt {
     pub fn new(deadline: Instant) -> Smt {
-        let solver = Solver::new_for_logic("QF_BV").unwrap_or_default();
-        Smt { solver, fp_solver: None, floats: false, deadline, calls: 0 }
+        Smt { solver: None, fp_solver: None, floats: false, deadline, calls: 0 }
     }
 
     fn active(&mut self) -> &Solver {
         if self.floats {
             self.fp_solver.get_or_insert_with(|| Solver::new_for_logic("QF_FPBV").unwrap_or_default())
         } else {
-            &self.solver
+            self.solver.get_or_insert_with(|| Solver::new_for_logic("QF_BV").unwrap_or_default())
         }
     }
 
