@@ -15,6 +15,10 @@ example: setup
 test: setup
 	cargo test --workspace
 
-# Prints median and p90 validation time per corpus case.
+# Prints median and p90 validation time per corpus case, then the scaling series (10k-1M lines:
+# wall time and peak memory, NITWIT's too when NITWIT_DIR is set) and the memory of a witness
+# that matches nothing, run for the whole budget (scripts/bench-scale).
 bench: setup
 	cargo run --release -q -p witness-check --bin corpus-bench -- ../shared/corpus/manifest.tsv
+	cargo build --release -q -p witness-check
+	./scripts/bench-scale

@@ -14,6 +14,7 @@ pub mod offsets;
 pub mod product;
 pub mod property;
 pub mod reach;
+pub mod resources;
 pub mod semantics;
 pub mod testvec;
 pub mod validate;

@@ -75,6 +75,8 @@ pub struct ExploreOptions {
     /// is a concrete guess (the witness's value for that call where it gives one, else 0), so
     /// the run needs no solver; used only to confirm, before the exploration proper.
     pub guess: Option<Rc<TestVector>>,
+    /// Resident size in bytes at which the exploration stops with `unknown` (decision 68).
+    pub memory_limit: Option<u64>,
 }
 
 /// Policy for *possible* undefined behaviour (signed overflow, division by zero, out-of-bounds
@@ -136,6 +138,9 @@ const MAX_MEM_BYTES: u64 = 1 << 16;
 /// (the witness may give no value for some calls).
 const GUESS_LOOKAHEAD: usize = 8;
 
+/// How often (in product states) the exploration samples its resident size.
+const MEMORY_CHECK_EVERY: u64 = 1024;
+
 /// Most product states a guessing run explores before the exploration proper takes over.
 const GUESS_MAX_STATES: u64 = 20_000;
 
@@ -160,9 +165,19 @@ struct TraceNode {
     span: Option<SourceSpan>,
     /// `None` for a step at file scope (a global declaration).
     function: Option<FuncId>,
-    action: String,
+    action: Action,
     witness_node: NodeIndex,
     nondet: Option<Nondet>,
+}
+
+/// What a trace step did, rendered only for a confirmation's trace (a string per product
+/// state would be most of the product's memory).
+#[derive(Clone, Copy)]
+enum Action {
+    /// The CFA edge's statement text.
+    Edge(EdgeIndex),
+    /// Leaving the function back to its caller.
+    Return(FuncId),
 }
 
 /// A nondeterministic value chosen by a step: the function, the value (for floats: the
@@ -172,7 +187,8 @@ type Nondet = (String, Value, Option<FloatTy>);
 #[derive(Clone)]
 struct ProductState {
     loc: NodeIndex,
-    stack: Vec<CallSite>,
+    /// Shared until a call or return changes it (the visited set keeps one per state).
+    stack: Rc<Vec<CallSite>>,
     witness: NodeIndex,
     data: DataState,
     /// Value returned by the function whose exit location `loc` is.
@@ -185,11 +201,11 @@ struct ProductState {
 type StateKey = (
     NodeIndex,
     NodeIndex,
-    Vec<CallSite>,
-    Vec<crate::semantics::Frame>,
+    Rc<Vec<CallSite>>,
+    Rc<Vec<crate::semantics::Frame>>,
     Rc<std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>>,
     Rc<std::collections::BTreeMap<u32, crate::semantics::HeapBlock>>,
-    Rc<Vec<Bool>>,
+    crate::semantics::PathCond,
     Option<AnyValue>,
     usize,
 );
@@ -747,7 +763,7 @@ impl<'a> Explorer<'a> {
         };
         let init = ProductState {
             loc: cfa.start,
-            stack: Vec::new(),
+            stack: Rc::new(Vec::new()),
             witness: self.witness.entry,
             data,
             returned: None,
@@ -766,7 +782,9 @@ impl<'a> Explorer<'a> {
 
     fn run_from(&mut self, init: ProductState) -> Verdict {
         let mut stack = vec![init];
-        let mut visited: HashSet<StateKey> = HashSet::new();
+        // Boxed keys: the table holds a pointer per state, so its growth (which briefly holds
+        // the old and the new table) costs little next to the keys themselves.
+        let mut visited: HashSet<Box<StateKey>> = HashSet::new();
         while let Some(state) = stack.pop() {
             if Instant::now() >= self.opts.deadline {
                 return self.out_of_time();
@@ -776,10 +794,17 @@ impl<'a> Explorer<'a> {
             if !self.reach.may_reach(state.loc, state.stack.iter().map(|c| c.return_loc)) {
                 continue;
             }
-            if !visited.insert(state.key()) {
+            if !visited.insert(Box::new(state.key())) {
                 continue;
             }
             self.states += 1;
+            if self.states.is_multiple_of(MEMORY_CHECK_EVERY) {
+                if let Some(limit) = self.opts.memory_limit {
+                    if crate::resources::resident_bytes().is_some_and(|r| r > limit) {
+                        return self.out_of_memory(limit);
+                    }
+                }
+            }
             if self.opts.guess.is_some() && self.states > GUESS_MAX_STATES {
                 return Verdict::Unknown { reason: format!("guessing run stopped after {GUESS_MAX_STATES} states") };
             }
@@ -804,6 +829,17 @@ impl<'a> Explorer<'a> {
                 reason.push_str(&format!(" (and {} other reason{})", n - 1, if n > 2 { "s" } else { "" }));
             }
             Verdict::Unknown { reason }
+        }
+    }
+
+    fn out_of_memory(&self, limit: u64) -> Verdict {
+        Verdict::Unknown {
+            reason: format!(
+                "memory limit of {} MiB reached after {} product states (see --memory-limit){}",
+                limit >> 20,
+                self.states,
+                self.unknown.first().map(|u| format!("; also: {u}")).unwrap_or_default()
+            ),
         }
     }
 
@@ -835,8 +871,8 @@ impl<'a> Explorer<'a> {
                 return None; // main returned: the program ends without violation
             };
             let mut next = state.clone();
-            next.stack.pop();
-            next.data.frames.pop();
+            Rc::make_mut(&mut next.stack).pop();
+            next.data.frames_mut().pop();
             next.loc = site.return_loc;
             let returned = next.returned.take();
             if let Some(Target::Struct(writes)) = &site.lhs {
@@ -898,8 +934,7 @@ impl<'a> Explorer<'a> {
                 result: returned,
                 closure: Default::default(),
             };
-            let action = format!("return from {}", cfa.function(site.callee).name);
-            self.advance_witness(next, &info, action, None, out);
+            self.advance_witness(next, &info, Action::Return(site.callee), None, out);
             return None;
         }
         let edges: Vec<EdgeIndex> = cfa.graph.edges_directed(state.loc, Direction::Outgoing).map(|e| e.id()).collect();
@@ -957,7 +992,7 @@ impl<'a> Explorer<'a> {
                         result,
                         closure: Default::default(),
                     };
-                    self.advance_witness(next, &info, edge.text.clone(), nondet, out);
+                    self.advance_witness(next, &info, Action::Edge(e), nondet, out);
                 }
                 Step::Violation(next, function) => {
                     // The error call is itself a step the witness may match (into the violation node).
@@ -970,7 +1005,7 @@ impl<'a> Explorer<'a> {
                         closure: Default::default(),
                     };
                     let mut after = Vec::new();
-                    self.advance_witness(next, &info, edge.text.clone(), None, &mut after);
+                    self.advance_witness(next, &info, Action::Edge(e), None, &mut after);
                     for s in after {
                         if self.opts.vector.is_some() || self.witness.graph[s.witness].violation {
                             if !self.approx_settled(&s) {
@@ -1009,7 +1044,7 @@ impl<'a> Explorer<'a> {
                     return false;
                 }
                 Truth::Sym(c) => {
-                    match self.smt.check(&state.data.path, &[&c.not()]) {
+                    match self.smt.check(&state.data.path.conjuncts(), &[&c.not()]) {
                         Feasibility::Infeasible => continue,
                         Feasibility::Feasible => {
                             self.give_up(format!("not modelled: {} at {}", g.what, self.line_of(span)))
@@ -1040,7 +1075,7 @@ impl<'a> Explorer<'a> {
             }
         }
         let Truth::Sym(ok) = all else { return true };
-        let may_fail = self.smt.check(&state.data.path, &[&ok.not()]);
+        let may_fail = self.smt.check(&state.data.path.conjuncts(), &[&ok.not()]);
         if may_fail != Feasibility::Infeasible && self.layout_dependent(state, &ok) {
             self.give_up(format!(
                 "not modelled: whether {} happens depends on where objects lie in memory at {}",
@@ -1077,7 +1112,7 @@ impl<'a> Explorer<'a> {
                         what.join(", ")
                     )),
                 }
-                match self.smt.check(&state.data.path, &[&ok]) {
+                match self.smt.check(&state.data.path.conjuncts(), &[&ok]) {
                     Feasibility::Feasible => {
                         state.data.constrain(ok);
                         true
@@ -1102,10 +1137,10 @@ impl<'a> Explorer<'a> {
             Truth::Known(b) => b,
             Truth::Sym(c) if self.layout_dependent(state, &c) => {
                 // Decided only if it holds, or fails, for every layout the path allows.
-                if self.smt.check(&state.data.path, &[&c.not()]) == Feasibility::Infeasible {
+                if self.smt.check(&state.data.path.conjuncts(), &[&c.not()]) == Feasibility::Infeasible {
                     return true;
                 }
-                if self.smt.check(&state.data.path, &[&c]) == Feasibility::Infeasible {
+                if self.smt.check(&state.data.path.conjuncts(), &[&c]) == Feasibility::Infeasible {
                     return false;
                 }
                 self.give_up(format!(
@@ -1115,12 +1150,12 @@ impl<'a> Explorer<'a> {
                 ));
                 false
             }
-            Truth::Sym(c) => match self.smt.check(&state.data.path, &[&c]) {
+            Truth::Sym(c) => match self.smt.check(&state.data.path.conjuncts(), &[&c]) {
                 Feasibility::Feasible if self.opts.vector.is_some() => {
                     // A test-vector run must be exact: its inputs decide every branch. A
                     // condition that can go both ways depends on something they leave open
                     // (an uninitialised variable, a value not pinned): the run is not followed.
-                    match self.smt.check(&state.data.path, &[&c.not()]) {
+                    match self.smt.check(&state.data.path.conjuncts(), &[&c.not()]) {
                         Feasibility::Infeasible => true,
                         _ => {
                             self.give_up(format!(
@@ -1362,7 +1397,12 @@ impl<'a> Explorer<'a> {
                         Rvalue::Ptr(p) => AnyValue::Ptr(peval!(p)),
                     });
                 }
-                next.stack.push(CallSite { callee: *callee, call_edge: e, return_loc: target, lhs: lhs.clone() });
+                Rc::make_mut(&mut next.stack).push(CallSite {
+                    callee: *callee,
+                    call_edge: e,
+                    return_loc: target,
+                    lhs: lhs.clone(),
+                });
                 if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, *callee, &vals) {
                     unsupported!(w)
                 }
@@ -1685,13 +1725,13 @@ impl<'a> Explorer<'a> {
         }
         let unsigned = crate::semantics::value::cast(n, IntTy::ULLONG).term();
         let above = |k: u64| unsigned.bvugt(z3::ast::BV::from_u64(k, 64));
-        if !matches!(self.smt.check(&state.data.path, &[&above(LIMIT)]), Feasibility::Infeasible) {
+        if !matches!(self.smt.check(&state.data.path.conjuncts(), &[&above(LIMIT)]), Feasibility::Infeasible) {
             return Some(u64::MAX); // too large (or undecided): the allocation says so
         }
         let (mut lo, mut hi) = (0u64, LIMIT); // the maximum lies in [lo, hi]
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.smt.check(&state.data.path, &[&above(mid)]) {
+            match self.smt.check(&state.data.path.conjuncts(), &[&above(mid)]) {
                 Feasibility::Feasible => lo = mid + 1,
                 Feasibility::Infeasible => hi = mid,
                 Feasibility::Unknown => return Some(u64::MAX),
@@ -1702,10 +1742,10 @@ impl<'a> Explorer<'a> {
 
     fn pin(&mut self, state: &ProductState, n: Value) -> Value {
         let Val::Sym(t) = &n.val else { return n };
-        let unique = self.smt.model_values(&state.data.path, std::slice::from_ref(t)).and_then(|m| {
+        let unique = self.smt.model_values(&state.data.path.conjuncts(), std::slice::from_ref(t)).and_then(|m| {
             let v = *m.first()?;
             let other = t.eq(z3::ast::BV::from_u64(v, n.ty.bits)).not();
-            matches!(self.smt.check(&state.data.path, &[&other]), Feasibility::Infeasible).then_some(v)
+            matches!(self.smt.check(&state.data.path.conjuncts(), &[&other]), Feasibility::Infeasible).then_some(v)
         });
         match unique {
             Some(v) => Value::conc(v, n.ty),
@@ -1718,7 +1758,7 @@ impl<'a> Explorer<'a> {
         &mut self,
         next: ProductState,
         info: &StepInfo,
-        action: String,
+        action: Action,
         nondet: Option<Nondet>,
         out: &mut Vec<ProductState>,
     ) {
@@ -1731,7 +1771,7 @@ impl<'a> Explorer<'a> {
                 parent: s.trace.take(),
                 span: info.span,
                 function: (!Self::is_global_step(info)).then_some(info.scope_function),
-                action: action.clone(),
+                action,
                 witness_node: node,
                 nondet: nondet.clone(),
             }));
@@ -2315,7 +2355,7 @@ impl<'a> Explorer<'a> {
         for conj in self.eval_assumption(s, entry.transition, Some(pos), &a, &info) {
             let holds = match conj {
                 // The input value itself narrows the call's fresh value: not a branch of the run.
-                Ok(Truth::Sym(c)) => match self.smt.check(&s.data.path, &[&c]) {
+                Ok(Truth::Sym(c)) => match self.smt.check(&s.data.path.conjuncts(), &[&c]) {
                     Feasibility::Feasible => {
                         self.add_constraint(s, c);
                         true
@@ -2372,7 +2412,7 @@ impl<'a> Explorer<'a> {
             return true;
         }
         let approx: Vec<_> = s.data.approx.iter().map(|a| (a.sym.clone(), a.domain.clone())).collect();
-        match self.smt.holds_for_all(&s.data.path, &approx) {
+        match self.smt.holds_for_all(&s.data.path.conjuncts(), &approx) {
             Some(true) => true,
             r => {
                 let mut what: Vec<&str> = s.data.approx.iter().map(|a| a.what.as_str()).collect();
@@ -2406,7 +2446,8 @@ impl<'a> Explorer<'a> {
                 Val::Conc(_) => None,
             })
             .collect();
-        let model = if terms.is_empty() { Some(Vec::new()) } else { self.smt.model_values(&s.data.path, &terms) };
+        let model =
+            if terms.is_empty() { Some(Vec::new()) } else { self.smt.model_values(&s.data.path.conjuncts(), &terms) };
         let mut model_iter = model.unwrap_or_default().into_iter();
         let file = String::new();
         let trace = nodes
@@ -2415,7 +2456,10 @@ impl<'a> Explorer<'a> {
                 file: file.clone(),
                 line: n.span.map(|s| s.start_line).unwrap_or(0),
                 function: n.function.map_or_else(|| FILE_SCOPE.to_string(), |f| cfa.function(f).name.clone()),
-                action: n.action.clone(),
+                action: match n.action {
+                    Action::Edge(e) => cfa.edge(e).text.clone(),
+                    Action::Return(f) => format!("return from {}", cfa.function(f).name),
+                },
                 witness_node: self.witness.graph[n.witness_node].id.clone(),
                 nondet: n.nondet.as_ref().map(|(f, v, fty)| {
                     let bits = match &v.val {

@@ -33,6 +33,8 @@ pub struct ValidateOptions {
     pub undefined: UndefinedBehaviour,
     /// Which witnesses count as confirmed (decision 53).
     pub semantics: WitnessSemantics,
+    /// Resident size in bytes at which exploration stops with `unknown` (decision 68).
+    pub memory_limit: Option<u64>,
 }
 
 /// What a witness must show to be confirmed (decision 53).
@@ -199,6 +201,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         undefined: opts.undefined,
         vector: None,
         guess: None,
+        memory_limit: opts.memory_limit,
     };
     let anchors = crate::anchors::resolve_anchors(&program.cfa, &witness, &mut warnings)
         .map_err(|m| InputError::invalid(&opts.witness, m))?;

@@ -63,6 +63,7 @@ fn main() {
             segments: SegmentReading::Greedy,
             undefined: UndefinedBehaviour::Exclude,
             semantics: WitnessSemantics::Automaton,
+            memory_limit: witness_core::resources::default_memory_limit(),
         };
         let mut times = Vec::new();
         let mut verdict = String::new();

@@ -283,7 +283,7 @@ fn float_array_initializer_and_symbolic_index() {
         let Truth::Sym(inb) = d[0].holds.clone() else { panic!("symbolic bounds") };
         let mut smt = super::Smt::new(Instant::now() + Duration::from_secs(10));
         smt.floats = true;
-        assert_eq!(smt.check(&st2.path, &[&eq, &inb]), super::Feasibility::Feasible);
+        assert_eq!(smt.check(&st2.path.conjuncts(), &[&eq, &inb]), super::Feasibility::Feasible);
         let m = smt.model_values(&[eq.clone(), inb.clone()], &[ix.term()]).unwrap();
         assert_eq!(m[0], 2);
         // A symbolic write then a read at the same index gives the written value.
@@ -296,7 +296,7 @@ fn float_array_initializer_and_symbolic_index() {
         };
         let mut smt = super::Smt::new(Instant::now() + Duration::from_secs(10));
         smt.floats = true;
-        smt.check(&st2.path, &[&ne, &inb])
+        smt.check(&st2.path.conjuncts(), &[&ne, &inb])
     };
     assert_eq!(r, super::Feasibility::Infeasible);
 }

@@ -224,7 +224,7 @@ impl DataState {
     fn slot_at_mut(&mut self, loc: Loc, var: VarId) -> Option<&mut Slot> {
         match loc {
             Loc::Global => Rc::make_mut(&mut self.globals).get_mut(&var),
-            Loc::Frame(k) => self.frames.get_mut(k)?.locals.get_mut(&var),
+            Loc::Frame(k) => self.frames_mut().get_mut(k)?.locals_mut().get_mut(&var),
         }
     }
 
@@ -849,9 +849,9 @@ impl DataState {
             Loc::Global => f(self),
             Loc::Frame(k) => {
                 // Hide the frames above `k` while `f` runs; they are restored unchanged.
-                let above = self.frames.split_off(k + 1);
+                let above = self.frames_mut().split_off(k + 1);
                 let r = f(self);
-                self.frames.extend(above);
+                self.frames_mut().extend(above);
                 r
             }
         }
@@ -1056,9 +1056,9 @@ impl DataState {
                 match self.slot_mut(cfa, *var) {
                     Some(slot @ (Slot::Ptr(_) | Slot::PtrUninit)) => *slot = Slot::Ptr(v.clone()),
                     // `T *p = f();` is one edge that declares and assigns a local.
-                    None if local && cfa.var(*var).ty == CType::Ptr => match self.frames.last_mut() {
+                    None if local && cfa.var(*var).ty == CType::Ptr => match self.frames_mut().last_mut() {
                         Some(f) => {
-                            f.locals.insert(*var, Slot::Ptr(v.clone()));
+                            f.locals_mut().insert(*var, Slot::Ptr(v.clone()));
                         }
                         None => return Err(EvalError::Unsupported("assignment outside a function".into())),
                     },

@@ -58,10 +58,100 @@ pub enum Slot {
 /// Variables of one activation of a function.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Frame {
-    pub locals: BTreeMap<VarId, Slot>,
+    /// Shared between the states of a path until one of them writes (copy on write): the
+    /// product's visited set keeps every state's frames, so a copy per state would dominate
+    /// its memory.
+    pub locals: Rc<BTreeMap<VarId, Slot>>,
     /// Unique (per path) identity of this activation: pointers to its locals name it, so a
     /// pointer into a frame that has returned is recognised as dangling.
     pub id: u64,
+}
+
+/// The conjuncts of a path condition: a persistent list, newest first, whose tail every state
+/// of the path shares (adding a conjunct to a shared vector copied it: quadratic memory on long
+/// paths, most of the product's memory on a witness that never advances).
+#[derive(Clone, Default)]
+pub struct PathCond(Option<Rc<PathNode>>);
+
+struct PathNode {
+    conjunct: Bool,
+    /// Number of conjuncts up to and including this one.
+    len: usize,
+    parent: Option<Rc<PathNode>>,
+}
+
+impl Drop for PathNode {
+    // Iterative: the default recursive drop of a long list would overflow the stack.
+    fn drop(&mut self) {
+        let mut next = self.parent.take();
+        while let Some(node) = next {
+            match Rc::try_unwrap(node) {
+                Ok(mut n) => next = n.parent.take(),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+impl PathCond {
+    pub fn push(&mut self, conjunct: Bool) {
+        let parent = self.0.take();
+        let len = parent.as_ref().map_or(0, |p| p.len) + 1;
+        self.0 = Some(Rc::new(PathNode { conjunct, len, parent }));
+    }
+    pub fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |n| n.len)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+    /// Newest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Bool> {
+        let mut cur = self.0.as_deref();
+        std::iter::from_fn(move || {
+            let n = cur?;
+            cur = n.parent.as_deref();
+            Some(&n.conjunct)
+        })
+    }
+    /// The conjuncts, oldest first (for the solver).
+    pub fn conjuncts(&self) -> Vec<Bool> {
+        let mut v: Vec<Bool> = self.iter().cloned().collect();
+        v.reverse();
+        v
+    }
+}
+
+impl PartialEq for PathCond {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) if Rc::ptr_eq(a, b) => true,
+            _ => self.len() == other.len() && self.iter().eq(other.iter()),
+        }
+    }
+}
+impl Eq for PathCond {}
+
+impl std::hash::Hash for PathCond {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.len().hash(state);
+        for c in self.iter() {
+            c.hash(state);
+        }
+    }
+}
+
+impl std::fmt::Debug for PathCond {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.conjuncts().iter()).finish()
+    }
+}
+
+impl Frame {
+    /// The locals for writing (copied first if another state shares them).
+    pub fn locals_mut(&mut self) -> &mut BTreeMap<VarId, Slot> {
+        Rc::make_mut(&mut self.locals)
+    }
 }
 
 /// What a pointer points into.
@@ -128,9 +218,10 @@ pub struct Evaluated {
 #[derive(Debug, Clone)]
 pub struct DataState {
     pub globals: Rc<BTreeMap<VarId, Slot>>,
-    pub frames: Vec<Frame>,
+    /// Shared between states until a call, return or write to a local changes it.
+    pub frames: Rc<Vec<Frame>>,
     /// Conjuncts of the path condition (each satisfiable together, checked by the product).
-    pub path: Rc<Vec<Bool>>,
+    pub path: PathCond,
     /// Counter for naming fresh symbols.
     pub fresh: u32,
     /// Identity of the next frame (larger than every frame id in the state).
@@ -207,8 +298,8 @@ impl DataState {
     pub fn initial(cfa: &Cfa) -> Result<DataState, EvalError> {
         let mut st = DataState {
             globals: Rc::new(BTreeMap::new()),
-            frames: Vec::new(),
-            path: Rc::new(Vec::new()),
+            frames: Rc::new(Vec::new()),
+            path: PathCond::default(),
             fresh: 0,
             next_frame: 0,
             heap: Rc::new(BTreeMap::new()),
@@ -235,10 +326,16 @@ impl DataState {
         Ok(st)
     }
 
+    /// The frames for writing (the vector is copied first if another state shares it; the
+    /// frames' locals stay shared until written).
+    pub fn frames_mut(&mut self) -> &mut Vec<Frame> {
+        Rc::make_mut(&mut self.frames)
+    }
+
     fn slot_mut(&mut self, cfa: &Cfa, var: VarId) -> Option<&mut Slot> {
         match cfa.var(var).scope {
             VarScope::Global => Rc::make_mut(&mut self.globals).get_mut(&var),
-            VarScope::Local(_) => self.frames.last_mut()?.locals.get_mut(&var),
+            VarScope::Local(_) => self.frames_mut().last_mut()?.locals_mut().get_mut(&var),
         }
     }
 
@@ -269,7 +366,7 @@ impl DataState {
         let name = self.fresh_name(hint);
         let v = Value { val: Val::Sym(BV::new_const(name, ty.bits)), ty };
         if let Some(c) = v.range_constraint() {
-            Rc::make_mut(&mut self.path).push(c);
+            self.path.push(c);
         }
         v
     }
@@ -429,10 +526,10 @@ impl DataState {
             }
             VarScope::Local(_) => {
                 let frame = self
-                    .frames
+                    .frames_mut()
                     .last_mut()
                     .ok_or_else(|| EvalError::Unsupported("local declared outside a function".into()))?;
-                frame.locals.insert(var, slot);
+                frame.locals_mut().insert(var, slot);
             }
         }
         if let Some(Init::Bytes(items)) = init {
@@ -690,9 +787,9 @@ impl DataState {
         let v = float::cast(v, fty);
         match self.slot_mut(cfa, var) {
             Some(slot @ Slot::Float(_)) => *slot = Slot::Float(v),
-            None if matches!(cfa.var(var).scope, VarScope::Local(_)) => match self.frames.last_mut() {
+            None if matches!(cfa.var(var).scope, VarScope::Local(_)) => match self.frames_mut().last_mut() {
                 Some(f) => {
-                    f.locals.insert(var, Slot::Float(v));
+                    f.locals_mut().insert(var, Slot::Float(v));
                 }
                 None => return Err(EvalError::Unsupported("assignment outside a function".into())),
             },
@@ -923,9 +1020,9 @@ impl DataState {
                     None if matches!(cfa.var(*var).scope, VarScope::Local(_))
                         && matches!(cfa.var(*var).ty, CType::Int(_)) =>
                     {
-                        match self.frames.last_mut() {
+                        match self.frames_mut().last_mut() {
                             Some(f) => {
-                                f.locals.insert(*var, Slot::Scalar(v));
+                                f.locals_mut().insert(*var, Slot::Scalar(v));
                             }
                             None => return Err(EvalError::Unsupported("assignment outside a function".into())),
                         }
@@ -1029,9 +1126,9 @@ impl DataState {
         }
         match self.slot_mut(cfa, var) {
             Some(s) => *s = slot.clone(),
-            None => match (cfa.var(var).scope.clone(), self.frames.last_mut()) {
+            None => match (cfa.var(var).scope.clone(), self.frames_mut().last_mut()) {
                 (VarScope::Local(_), Some(f)) => {
-                    f.locals.insert(var, slot.clone());
+                    f.locals_mut().insert(var, slot.clone());
                 }
                 _ => return Err(EvalError::Unsupported(format!("assignment to `{}`", cfa.var(var).name))),
             },
@@ -1060,7 +1157,7 @@ impl DataState {
     pub fn push_frame(&mut self, cfa: &Cfa, func: FuncId, args: &[AnyValue]) -> Result<(), EvalError> {
         let id = self.next_frame;
         self.next_frame += 1;
-        self.frames.push(Frame { locals: BTreeMap::new(), id });
+        self.frames_mut().push(Frame { locals: Rc::new(BTreeMap::new()), id });
         let params = cfa.function(func).params.clone();
         if params.len() != args.len() {
             return Err(EvalError::Unsupported(format!(
@@ -1083,8 +1180,8 @@ impl DataState {
                 }
                 (other, _) => return Err(EvalError::Unsupported(format!("parameter of type {other:?}"))),
             };
-            if let Some(f) = self.frames.last_mut() {
-                f.locals.insert(*p, slot);
+            if let Some(f) = self.frames_mut().last_mut() {
+                f.locals_mut().insert(*p, slot);
             }
         }
         Ok(())
@@ -1092,7 +1189,7 @@ impl DataState {
 
     /// Adds a conjunct to the path condition.
     pub fn constrain(&mut self, c: Bool) {
-        Rc::make_mut(&mut self.path).push(c);
+        self.path.push(c);
     }
 
     /// When the path learns `term == bits` for a fresh symbol `term`, replace the symbol by the
@@ -1151,9 +1248,14 @@ impl DataState {
                 sub_slot(s);
             }
         }
-        for f in &mut self.frames {
-            for s in f.locals.values_mut() {
-                sub_slot(s);
+        if !self.frames.iter().any(|f| f.locals.values().any(slot_is_symbolic)) {
+            return;
+        }
+        for f in self.frames_mut() {
+            if f.locals.values().any(slot_is_symbolic) {
+                for s in f.locals_mut().values_mut() {
+                    sub_slot(s);
+                }
             }
         }
         // The path keeps `from == to` (and everything else it said about `from`): terms built

@@ -1,0 +1,87 @@
+//! The process's own memory: its resident size, and the default memory limit (the cgroup's
+//! limit, else a fraction of physical memory). Reads `/proc` and `/sys/fs/cgroup` only; where
+//! they are missing (not Linux), the answers are `None` and no limit applies.
+
+/// Resident set size of this process in bytes (`/proc/self/statm`).
+pub fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * page_size())
+}
+
+fn page_size() -> u64 {
+    extern "C" {
+        fn sysconf(name: i32) -> i64;
+    }
+    const SC_PAGESIZE: i32 = 30; // Linux (glibc and musl)
+                                 // SAFETY: sysconf has no preconditions; it returns -1 for an unknown name.
+    let p = unsafe { sysconf(SC_PAGESIZE) };
+    if p > 0 {
+        p as u64
+    } else {
+        4096
+    }
+}
+
+/// Share of the limit the process may use before it stops (decision 68): the resident size is
+/// sampled, not bounded, so some headroom keeps the kernel's out-of-memory killer away.
+const SHARE_OF_CGROUP: f64 = 0.85;
+/// Share of physical memory used without a cgroup limit.
+const SHARE_OF_RAM: f64 = 0.5;
+
+/// The default memory limit in bytes: 85 % of the cgroup's limit (v2 `memory.max`, v1
+/// `memory.limit_in_bytes`), else half of physical memory; `None` if neither is known.
+pub fn default_memory_limit() -> Option<u64> {
+    if let Some(l) = cgroup_limit() {
+        return Some((l as f64 * SHARE_OF_CGROUP) as u64);
+    }
+    physical_memory().map(|m| (m as f64 * SHARE_OF_RAM) as u64)
+}
+
+fn cgroup_limit() -> Option<u64> {
+    // cgroup v2: the process's own group, from /proc/self/cgroup ("0::/path").
+    let own = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|c| c.lines().find_map(|l| l.strip_prefix("0::").map(|p| p.trim().to_string())));
+    let mut candidates = Vec::new();
+    if let Some(p) = own {
+        candidates.push(format!("/sys/fs/cgroup{}/memory.max", p.trim_end_matches('/')));
+    }
+    candidates.push("/sys/fs/cgroup/memory.max".into());
+    candidates.push("/sys/fs/cgroup/memory/memory.limit_in_bytes".into());
+    candidates.iter().find_map(|f| parse_limit(&std::fs::read_to_string(f).ok()?))
+}
+
+/// A cgroup limit file's content: bytes, or `max` / a huge number for none.
+fn parse_limit(text: &str) -> Option<u64> {
+    let v: u64 = text.trim().parse().ok()?;
+    // cgroup v1 writes "no limit" as a number near i64::MAX rounded to pages.
+    (v < (1 << 60)).then_some(v)
+}
+
+fn physical_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 =
+        info.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kb * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_are_read_as_cgroups_write_them() {
+        assert_eq!(parse_limit("max\n"), None);
+        assert_eq!(parse_limit("7516192768\n"), Some(7516192768));
+        assert_eq!(parse_limit("9223372036854771712\n"), None);
+        assert_eq!(parse_limit("garbage"), None);
+    }
+
+    #[test]
+    fn this_process_has_a_resident_size() {
+        let r = resident_bytes().expect("Linux has /proc/self/statm");
+        assert!(r > 1 << 20, "a test process is larger than 1 MiB: {r}");
+        assert!(default_memory_limit().is_some());
+    }
+}
