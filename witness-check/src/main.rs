@@ -15,6 +15,11 @@ use witness_core::cfa::DataModel;
 use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
 use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
 use witness_core::verdict::{Report, Verdict};
+
+/// Decision 64: mimalloc instead of glibc's malloc (whose free-list consolidation cost about a
+/// quarter of the time on million-line programs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use witness_core::InputError;
 
 #[derive(Parser)]
