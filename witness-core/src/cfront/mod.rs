@@ -87,7 +87,6 @@ pub fn build_program_within(
 
 fn build_inner(path: &Path, text: String, dm: DataModel) -> Result<Program, InputError> {
     let mut prepared = preprocess::prepare(path, &text, dm)?;
-    prepared.skip_unreachable();
     let config = lang_c::driver::Config::with_gcc();
     // lang-c takes the text and gives it back.
     let unit = match lang_c::driver::parse_preprocessed(&config, std::mem::take(&mut prepared.text)) {

@@ -11,10 +11,11 @@ use crate::error::InputError;
 
 /// The text lang-c parses, and how to map its offsets back to the given file.
 ///
-/// Two steps: the *prepared* text (comments blanked, or `gcc -E` output) and the *parsed* text,
+/// Two steps: the *prepared* text (the file as given, or `gcc -E` output) and the *parsed* text,
 /// which is the prepared text without the bodies of the functions `main` cannot reach
-/// ([`Prepared::skip_unreachable`], decision 61). Offsets lang-c reports are offsets of the
-/// parsed text; [`Prepared::to_prepared`] maps them back through the hole table first.
+/// ([`super::skip`], decision 61), then with comments, pragmas and `__int128` blanked (offset
+/// preserving). Offsets lang-c reports are offsets of the parsed text;
+/// [`Prepared::to_prepared`] maps them back through the hole table first.
 pub struct Prepared {
     /// Text handed to lang-c (the parsed text).
     pub text: String,
@@ -33,16 +34,17 @@ pub struct Prepared {
     orig_line_starts: Vec<usize>,
     orig_len: usize,
     pub warnings: Vec<String>,
-    /// Prepared-text offset of the first `#pragma pack` (blanked for lang-c; it changes struct
-    /// layouts, also when written inside a removed body: the pragma is textual).
+    /// Parsed-text offset of the first `#pragma pack` (blanked for lang-c; it changes struct
+    /// layouts). A body holding a `#` line is never removed, so none is lost.
     pub pragma_pack: Option<usize>,
-    /// Prepared-text offsets of the `__int128` / `__int128_t` / `__uint128_t` tokens rewritten
-    /// to `_Complex` (see [`rewrite_int128`]) outside removed bodies.
+    /// Parsed-text offsets of the `__int128` / `__int128_t` / `__uint128_t` tokens rewritten
+    /// to `_Complex` (see [`rewrite_int128`]).
     pub int128_at: Vec<usize>,
 }
 
 pub fn line_starts(text: &str) -> Vec<usize> {
-    let mut v = vec![0];
+    let mut v = Vec::with_capacity(text.bytes().filter(|b| *b == b'\n').count() + 1);
+    v.push(0);
     for (i, b) in text.bytes().enumerate() {
         if b == b'\n' {
             v.push(i + 1);
@@ -60,19 +62,6 @@ fn line_index(starts: &[usize], offset: usize) -> usize {
 }
 
 impl Prepared {
-    /// Decision 61: removes the interiors of the function bodies `main` cannot reach from the
-    /// text lang-c parses (see [`super::skip`]); the full prepared text is dropped.
-    pub fn skip_unreachable(&mut self) {
-        let Some(r) = super::skip::reduce(&self.text) else {
-            return;
-        };
-        self.text = r.text;
-        self.holes = r.holes;
-        self.skipped = r.skipped;
-        let holes = &self.holes;
-        self.int128_at.retain(|o| !holes.removes(*o));
-    }
-
     /// Start offsets of the prepared text's lines.
     fn prepared_line_starts(&self) -> &[usize] {
         if self.exact {
@@ -312,15 +301,20 @@ pub fn rewrite_int128(text: &mut String) -> Vec<usize> {
 
 /// Prepares `text` for parsing.
 pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, InputError> {
-    let blanked = blank_comments(text);
+    // Without a `#` there is no directive, and no full comment-blanked copy is made: the bodies
+    // `main` cannot reach are removed from the file as given, and only the rest is blanked.
+    let blanked = text.contains('#').then(|| blank_comments(text));
     let orig_line_starts = line_starts(text);
-    if !has_directives(&blanked) {
-        let mut t = blanked;
+    if !blanked.as_deref().is_some_and(has_directives) {
+        let (mut t, holes, skipped) = match super::skip::reduce(blanked.as_deref().unwrap_or(text)) {
+            Some(r) => (blank_comments(&r.text), r.holes, r.skipped),
+            None => (blanked.unwrap_or_else(|| blank_comments(text)), Holes::default(), Vec::new()),
+        };
         let pragma_pack = blank_pragmas(&mut t);
         let int128_at = rewrite_int128(&mut t);
         return Ok(Prepared {
-            holes: Holes::default(),
-            skipped: Vec::new(),
+            holes,
+            skipped,
             text_line_starts: Vec::new(),
             line_map: Vec::new(),
             text: t,
@@ -344,15 +338,19 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
         }
         Err(e) => return Err(gcc_error(path, e)),
     };
-    let mut out = out;
-    let pragma_pack = blank_pragmas(&mut out);
-    let int128_at = rewrite_int128(&mut out);
+    drop(blanked);
     let text_line_starts = line_starts(&out);
     let line_map = build_line_map(&out);
+    let (mut out, holes, skipped) = match super::skip::reduce(&out) {
+        Some(r) => (r.text, r.holes, r.skipped),
+        None => (out, Holes::default(), Vec::new()),
+    };
+    let pragma_pack = blank_pragmas(&mut out);
+    let int128_at = rewrite_int128(&mut out);
     Ok(Prepared {
         text: out,
-        holes: Holes::default(),
-        skipped: Vec::new(),
+        holes,
+        skipped,
         exact: false,
         line_map,
         text_line_starts,

@@ -58,12 +58,6 @@ impl Holes {
     pub fn is_empty(&self) -> bool {
         self.holes.is_empty()
     }
-
-    /// Whether prepared-text offset `o` lies inside a removed body interior.
-    pub fn removes(&self, o: usize) -> bool {
-        let i = self.holes.partition_point(|h| h.orig_open <= o);
-        i > 0 && o < self.holes[i - 1].orig_close
-    }
 }
 
 /// What [`reduce`] did.
@@ -86,7 +80,9 @@ pub fn reduce(text: &str) -> Option<Reduced> {
         .defs
         .iter()
         .zip(&reached)
-        .filter(|(d, r)| !**r && text.as_bytes()[d.open + 1..d.close].iter().any(|c| !c.is_ascii_whitespace()))
+        .filter(|(d, r)| {
+            !**r && !d.pinned && text.as_bytes()[d.open + 1..d.close].iter().any(|c| !c.is_ascii_whitespace())
+        })
         .map(|(d, _)| (d.open + 1, d.close, d.name))
         .collect();
     if cut.is_empty() {
@@ -124,6 +120,8 @@ struct Def {
     close: usize,
     /// Names its head (attribute groups) and body mention.
     uses: Vec<u32>,
+    /// A `#` line (pragma, line marker) inside: the body stays (`#pragma pack` is textual).
+    pinned: bool,
 }
 
 /// The chunker's findings.
@@ -265,6 +263,8 @@ struct Chunk {
     /// A recognised definition: name and offset of `{`.
     def: Option<(u32, usize)>,
     body: Vec<u32>,
+    /// A `#` line inside the recognised body.
+    pinned: bool,
 }
 
 struct Lexer<'t> {
@@ -346,7 +346,8 @@ fn analyse(text: &str) -> Option<Analysis<'_>> {
     // The identifier just lexed (for `(` after it).
     let mut last_ident: Option<u32> = None;
     let mut line_start = true;
-    let mut i = 0;
+    // A UTF-8 byte order mark is white space (`blank_comments`).
+    let mut i = if b.starts_with(&[0xEF, 0xBB, 0xBF]) { 3 } else { 0 };
     // Adds a name to a list once per chunk.
     macro_rules! add_use {
         ($list:expr, $id:expr) => {{
@@ -373,6 +374,26 @@ fn analyse(text: &str) -> Option<Analysis<'_>> {
         }
         if ch.is_ascii_whitespace() {
             i += 1;
+            continue;
+        }
+        // Comments are white space (the text may be the file as given).
+        if ch == b'/' && b.get(i + 1) == Some(&b'*') {
+            let end = text[i + 2..].find("*/")? + i + 2;
+            line_start |= b[i..end].contains(&b'\n');
+            i = end + 2;
+            continue;
+        }
+        if ch == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < n && b[i] != b'\n' {
+                // A backslash before the newline continues the comment on the next line.
+                if b[i] == b'\\' && matches!(b.get(i + 1), Some(b'\n' | b'\r')) {
+                    i += 1;
+                    if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                }
+                i += 1;
+            }
             continue;
         }
         let at_line_start = std::mem::replace(&mut line_start, false);
@@ -443,6 +464,7 @@ fn analyse(text: &str) -> Option<Analysis<'_>> {
             }
             b'#' if at_line_start => {
                 // A line marker or a directive gcc left: to the end of the line.
+                c.pinned |= c.def.is_some();
                 while i < n && b[i] != b'\n' {
                     if b[i] == b'\\' && i + 1 < n && b[i + 1] == b'\n' {
                         i += 1;
@@ -508,7 +530,7 @@ fn analyse(text: &str) -> Option<Analysis<'_>> {
                             roots.push(name);
                         }
                         uses.shrink_to_fit();
-                        defs.push(Def { name, open, close: i, uses });
+                        defs.push(Def { name, open, close: i, uses, pinned: c.pinned });
                         c = Chunk::default();
                         chunk_no += 1;
                     } else if c.body_like {
@@ -647,6 +669,15 @@ mod tests {
     }
 
     #[test]
+    fn comments_are_white_space_and_pragmas_pin_bodies() {
+        let src = "/* { */ int f(void) { // }\n return 1; /* } */ }\nint g(void) {\n#pragma pack(1)\n return 2; }\nint main(void) { return 0; } // \\\n }\n";
+        assert_eq!(skipped(src), vec!["f"]);
+        let bom = "\u{feff}f(void) { return 1; }\nint g(void) { return 2; }\nint main(void) { return f(); }\n";
+        assert_eq!(skipped(bom), vec!["g"]);
+        assert!(reduce("int f(void) { return 1; } /* unterminated\nint main(void) { return 0; }\n").is_none());
+    }
+
+    #[test]
     fn odd_text_removes_nothing() {
         for src in [
             "int f(void) { return 1; }\nint main(void) { return 0; \n",
@@ -677,8 +708,5 @@ mod tests {
         assert_eq!(r.holes.map(first + 2, &ls), src.find("2;\n").expect("line") + 2);
         let y = r.text.find("int y").expect("y");
         assert_eq!(r.holes.map(y, &ls), src.find("int y").expect("y"));
-        assert!(r.holes.removes(src.find("return 7").expect("body")));
-        assert!(!r.holes.removes(src.find("int y").expect("y")));
-        assert!(!r.holes.removes(src.find("return x").expect("main")));
     }
 }
