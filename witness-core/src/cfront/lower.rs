@@ -335,7 +335,7 @@ impl<'a> Builder<'a> {
             data_model: dm,
             offsets_exact: src.exact,
             source_len: original.len(),
-            line_starts: super::preprocess::line_starts(original),
+            line_starts: src.orig_line_starts().to_vec(),
             typedefs: Vec::new(),
             enum_constants: Vec::new(),
             statement_starts: Vec::new(),

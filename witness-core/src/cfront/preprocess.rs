@@ -62,6 +62,11 @@ fn line_index(starts: &[usize], offset: usize) -> usize {
 }
 
 impl Prepared {
+    /// Start offsets of the lines of the given file.
+    pub fn orig_line_starts(&self) -> &[usize] {
+        &self.orig_line_starts
+    }
+
     /// Start offsets of the prepared text's lines.
     fn prepared_line_starts(&self) -> &[usize] {
         if self.exact {
