@@ -99,6 +99,17 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, warnings: &mut Vec<String>) -> Result<Re
             kind_name(a.kind)
         )
     };
+    // Decision 61: a place inside the body of a function `main` cannot reach (not parsed) is
+    // an anchor no run meets, as it was when that body was parsed.
+    if let Some(never) = in_skipped_body(cfa, a.kind, wanted, line_start, line_end) {
+        warnings.push(format!(
+            "waypoint at {} ({}:{}): inside the body of a function `main` cannot reach (not parsed); no run passes there",
+            a.origin,
+            a.line,
+            column.map(|c| c.to_string()).unwrap_or_else(|| "-".into()),
+        ));
+        return Ok(never);
+    }
     match a.kind {
         AnchorKind::Statement => {
             let offset = pick(cfa.statement_starts.iter().map(|(o, _)| *o).collect()).ok_or_else(nothing)?;
@@ -198,6 +209,51 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, warnings: &mut Vec<String>) -> Result<Re
             Ok(ResolvedAnchor::Target { offsets: HashSet::from([o]) })
         }
     }
+}
+
+/// Decision 61: the anchor that matches no step, when the waypoint's place lies inside a
+/// removed body: at its column, or (without a column) on its line before every candidate of its
+/// kind, where the parsed body's first candidate would have been the leftmost.
+fn in_skipped_body(
+    cfa: &Cfa,
+    kind: AnchorKind,
+    wanted: Option<usize>,
+    line_start: usize,
+    line_end: usize,
+) -> Option<ResolvedAnchor> {
+    if cfa.skipped_bodies.is_empty() {
+        return None;
+    }
+    let hit = match wanted {
+        Some(o) => cfa.skipped_bodies.iter().any(|(s, e)| *s <= o && o < *e),
+        None => {
+            let on_line = |o: &usize| *o >= line_start && *o < line_end;
+            let leftmost = match kind {
+                AnchorKind::Statement => cfa.statement_starts.iter().map(|(o, _)| *o).filter(on_line).min(),
+                AnchorKind::Branching => cfa.branch_keywords.iter().map(|(k, _)| *k).filter(on_line).min(),
+                AnchorKind::FunctionEnter | AnchorKind::FunctionReturn => {
+                    calls(cfa).iter().flat_map(|c| [c.start, c.paren]).filter(on_line).min()
+                }
+                AnchorKind::Target => cfa
+                    .graph
+                    .edge_weights()
+                    .filter(|e| matches!(e.op, EdgeOp::Error { .. }))
+                    .filter_map(|e| e.span.map(|s| s.start_offset))
+                    .filter(on_line)
+                    .min(),
+            };
+            cfa.skipped_bodies.iter().any(|(s, e)| *s < line_end && line_start < *e && leftmost.is_none_or(|l| *s < l))
+        }
+    };
+    hit.then(|| match kind {
+        AnchorKind::Statement => {
+            ResolvedAnchor::Statement { offset: wanted.unwrap_or(line_start), nodes: HashSet::new() }
+        }
+        AnchorKind::Branching => ResolvedAnchor::Branching { construct: usize::MAX },
+        AnchorKind::FunctionEnter => ResolvedAnchor::FunctionEnter { parens: HashSet::new() },
+        AnchorKind::FunctionReturn => ResolvedAnchor::FunctionReturn { parens: HashSet::new() },
+        AnchorKind::Target => ResolvedAnchor::Target { offsets: HashSet::new() },
+    })
 }
 
 /// A call step of the program, as a `function_enter`/`function_return` waypoint sees it.
@@ -319,5 +375,36 @@ mod tests {
         assert_eq!(p, off("twice(twice(1));", 0) + 14);
         // A column inside neither a call's start nor a statement start stays an error.
         assert!(at(AnchorKind::FunctionEnter, 6, Some(5)).is_err());
+    }
+
+    /// Decision 61: a waypoint inside a body that was not parsed (its function is unreachable)
+    /// resolves to an anchor no step matches, as before, instead of "found none"; one on a
+    /// reached line still resolves.
+    #[test]
+    fn waypoints_in_removed_bodies_match_nothing() {
+        let src = "int dead(int a) {\n  a = a + 1;\n  if (a) { return 1; }\n  return a;\n}\nint main() {\n  int x = 0;\n  return x;\n}\n";
+        let cfa = build_program(Path::new("t.c"), src, DataModel::Lp64).expect("builds").cfa;
+        assert_eq!(cfa.skipped_bodies.len(), 1);
+        let resolve_at = |kind, line, column| {
+            let a = SourceAnchor { kind, line, column, file_name: None, origin: "w".into() };
+            let mut warnings = Vec::new();
+            resolve(&cfa, &a, &mut warnings).map(|r| (r, warnings))
+        };
+        match resolve_at(AnchorKind::Statement, 2, Some(3)) {
+            Ok((ResolvedAnchor::Statement { nodes, .. }, w)) => {
+                assert!(nodes.is_empty());
+                assert!(w[0].contains("cannot reach"), "{w:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            resolve_at(AnchorKind::Branching, 3, None),
+            Ok((ResolvedAnchor::Branching { construct: usize::MAX }, _))
+        ));
+        match resolve_at(AnchorKind::Statement, 7, Some(3)) {
+            Ok((ResolvedAnchor::Statement { nodes, .. }, w)) => assert!(!nodes.is_empty() && w.is_empty()),
+            other => panic!("{other:?}"),
+        }
+        assert!(resolve_at(AnchorKind::Statement, 7, Some(4)).is_err());
     }
 }

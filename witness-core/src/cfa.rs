@@ -1097,6 +1097,10 @@ pub struct Cfa {
     /// Keyword offsets of branching constructs, each mapped to the construct's canonical offset
     /// (`Decision::construct`); `do … while` is listed under both keywords.
     pub branch_keywords: Vec<(usize, usize)>,
+    /// Decision 61: byte ranges of the given file holding the bodies (between `{` and `}`) of
+    /// the functions `main` cannot reach, which were not parsed (the functions exist with empty
+    /// bodies).
+    pub skipped_bodies: Vec<(usize, usize)>,
 }
 
 impl Cfa {

@@ -170,8 +170,10 @@ mod tests {
 
     #[test]
     fn calls_through_pointers_and_unsupported_steps_may_hide_an_error() {
+        // `bad` is named in an initializer, so its body is parsed (decision 61).
         let cfa = build(
             "void reach_error(void); void bad(void) { reach_error(); } void ok(void) {}\n\
+             void (*table[])(void) = { ok, bad };\n\
              int main() { void (*fp)(void) = ok; fp(); return 0; }",
         );
         assert!(ErrorReach::new(&cfa).may_reach(cfa.start, std::iter::empty()));

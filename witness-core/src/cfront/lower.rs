@@ -335,12 +335,13 @@ impl<'a> Builder<'a> {
             data_model: dm,
             offsets_exact: src.exact,
             source_len: original.len(),
-            line_starts: super::preprocess::line_starts(original),
+            line_starts: src.orig_line_starts().to_vec(),
             typedefs: Vec::new(),
             enum_constants: Vec::new(),
             statement_starts: Vec::new(),
             branch_keywords: Vec::new(),
             external_globals: Vec::new(),
+            skipped_bodies: src.skipped_bodies(),
         };
         Builder {
             cfa,
@@ -406,7 +407,10 @@ impl<'a> Builder<'a> {
     /// Byte range of the original file for a range of the parsed text.
     fn orig_range(&self, s: Sp) -> (usize, usize) {
         if self.src.exact {
-            return (s.0.min(self.cfa.source_len), s.1.min(self.cfa.source_len));
+            // Through the hole table (decision 61); an exclusive end maps as its last byte.
+            let a = self.src.to_prepared(s.0);
+            let b = if s.1 > s.0 { self.src.to_prepared(s.1 - 1) + 1 } else { a };
+            return (a.min(self.cfa.source_len), b.min(self.cfa.source_len));
         }
         match self.src.span(s.0, s.1) {
             Some(x) => (x.start_offset, x.end_offset + 1),

@@ -2,6 +2,7 @@
 //! assumption expressions into the same IR.
 //!
 //! * [`preprocess`]: comment blanking (exact offsets) or `gcc -E` with line mapping.
+//! * [`skip`]: removes the bodies of functions `main` cannot reach before parsing.
 //! * [`types`]: C types, integer conversions, typed IR construction.
 //! * [`lower`]: AST → CFA.
 //! * [`assumption`]: witness assumptions → [`Expr`].
@@ -16,6 +17,7 @@ mod gnu;
 pub use assumption::AMBIGUOUS;
 mod lower;
 mod preprocess;
+mod skip;
 mod structs;
 mod types;
 
@@ -38,7 +40,7 @@ const STACK: usize = 256 << 20;
 /// Builds the CFA of a C program. Reads nothing itself: `text` is the file content, `path` is
 /// used for messages and for `gcc -E` (include directory).
 pub fn build_program(path: &Path, text: &str, data_model: DataModel) -> Result<Program, InputError> {
-    match build_program_within(path, text, data_model, None) {
+    match build_program_within(path, text.to_string(), data_model, None) {
         Ok(p) => Ok(p),
         Err(BuildFailure::Input(e)) => Err(e),
         Err(BuildFailure::OutOfTime) => Err(InputError::invalid(path, "the C parser did not finish")),
@@ -55,18 +57,18 @@ pub enum BuildFailure {
     OutOfTime,
 }
 
-/// [`build_program`] with a deadline for parsing and lowering.
+/// [`build_program`] with a deadline for parsing and lowering. Takes the text (it becomes
+/// [`Program::source`]; large files are not copied).
 pub fn build_program_within(
     path: &Path,
-    text: &str,
+    text: String,
     data_model: DataModel,
     deadline: Option<std::time::Instant>,
 ) -> Result<Program, BuildFailure> {
     let path_buf = path.to_path_buf();
-    let text_owned = text.to_string();
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new().name("cfront".into()).stack_size(STACK).spawn(move || {
-        let r = std::panic::catch_unwind(|| build_inner(&path_buf, &text_owned, data_model));
+        let r = std::panic::catch_unwind(move || build_inner(&path_buf, text, data_model));
         let _ = tx.send(r);
     });
     if let Err(e) = spawned {
@@ -83,12 +85,17 @@ pub fn build_program_within(
     }
 }
 
-fn build_inner(path: &Path, text: &str, dm: DataModel) -> Result<Program, InputError> {
-    let prepared = preprocess::prepare(path, text, dm)?;
+fn build_inner(path: &Path, text: String, dm: DataModel) -> Result<Program, InputError> {
+    let mut prepared = preprocess::prepare(path, &text, dm)?;
     let config = lang_c::driver::Config::with_gcc();
-    let unit = match lang_c::driver::parse_preprocessed(&config, prepared.text.clone()) {
-        Ok(u) => u.unit,
+    // lang-c takes the text and gives it back.
+    let unit = match lang_c::driver::parse_preprocessed(&config, std::mem::take(&mut prepared.text)) {
+        Ok(u) => {
+            prepared.text = u.source;
+            u.unit
+        }
         Err(e) => {
+            prepared.text = e.source;
             let (line, col) = prepared.error_position(e.offset);
             let mut exp: Vec<&str> = e.expected.iter().copied().collect();
             exp.sort_unstable();
@@ -107,14 +114,14 @@ fn build_inner(path: &Path, text: &str, dm: DataModel) -> Result<Program, InputE
             ));
         }
     };
-    let mut b = lower::Builder::new(&prepared, text, dm);
+    let mut b = lower::Builder::new(&prepared, &text, dm);
     if let Err(m) = b.translation_unit(&unit) {
         return Err(InputError::invalid(path, m));
     }
     let mut warnings = prepared.warnings.clone();
     warnings.append(&mut b.warnings);
     let cfa = b.cfa;
-    Ok(Program { cfa, source: text.to_string(), warnings })
+    Ok(Program { cfa, source: text, warnings })
 }
 
 /// Where a witness assumption is evaluated.

@@ -5,33 +5,46 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use super::skip::Holes;
 use crate::cfa::{DataModel, SourceSpan};
 use crate::error::InputError;
 
 /// The text lang-c parses, and how to map its offsets back to the given file.
+///
+/// Two steps: the *prepared* text (the file as given, or `gcc -E` output) and the *parsed* text,
+/// which is the prepared text without the bodies of the functions `main` cannot reach
+/// ([`super::skip`], decision 61), then with comments, pragmas and `__int128` blanked (offset
+/// preserving). Offsets lang-c reports are offsets of the parsed text;
+/// [`Prepared::to_prepared`] maps them back through the hole table first.
 pub struct Prepared {
-    /// Text handed to lang-c.
+    /// Text handed to lang-c (the parsed text).
     pub text: String,
+    /// Removed body interiors: parsed-text offsets → prepared-text offsets.
+    holes: Holes,
+    /// The functions whose bodies were removed, with the prepared-text range of the interior.
+    pub skipped: Vec<(String, usize, usize)>,
     /// Offsets in `text` are offsets in the original file.
     pub exact: bool,
     /// For `gcc -E` output: per line of `text`, the original line (1-based) or `None` when the
     /// line comes from another file (header) or is a linemarker.
     line_map: Vec<Option<u32>>,
-    /// Start offsets of the lines of `text`.
+    /// Start offsets of the lines of the prepared text (`gcc -E` output; empty when `exact`).
     text_line_starts: Vec<usize>,
     /// Start offsets of the lines of the original file.
     orig_line_starts: Vec<usize>,
     orig_len: usize,
     pub warnings: Vec<String>,
-    /// Offset of the first `#pragma pack` (blanked for lang-c; it changes struct layouts).
+    /// Parsed-text offset of the first `#pragma pack` (blanked for lang-c; it changes struct
+    /// layouts). A body holding a `#` line is never removed, so none is lost.
     pub pragma_pack: Option<usize>,
-    /// Offsets of the `__int128` / `__int128_t` / `__uint128_t` tokens rewritten to `_Complex`
-    /// (see [`rewrite_int128`]).
+    /// Parsed-text offsets of the `__int128` / `__int128_t` / `__uint128_t` tokens rewritten
+    /// to `_Complex` (see [`rewrite_int128`]).
     pub int128_at: Vec<usize>,
 }
 
 pub fn line_starts(text: &str) -> Vec<usize> {
-    let mut v = vec![0];
+    let mut v = Vec::with_capacity(text.bytes().filter(|b| *b == b'\n').count() + 1);
+    v.push(0);
     for (i, b) in text.bytes().enumerate() {
         if b == b'\n' {
             v.push(i + 1);
@@ -49,6 +62,28 @@ fn line_index(starts: &[usize], offset: usize) -> usize {
 }
 
 impl Prepared {
+    /// Start offsets of the lines of the given file.
+    pub fn orig_line_starts(&self) -> &[usize] {
+        &self.orig_line_starts
+    }
+
+    /// Start offsets of the prepared text's lines.
+    fn prepared_line_starts(&self) -> &[usize] {
+        if self.exact {
+            &self.orig_line_starts
+        } else {
+            &self.text_line_starts
+        }
+    }
+
+    /// The prepared-text offset of an offset of the parsed text.
+    pub fn to_prepared(&self, offset: usize) -> usize {
+        if self.holes.is_empty() {
+            return offset;
+        }
+        self.holes.map(offset, self.prepared_line_starts())
+    }
+
     /// Maps a half-open byte range of the parsed text to a span of the original file.
     /// `None` when the range lies outside the original file (headers).
     pub fn span(&self, start: usize, end: usize) -> Option<SourceSpan> {
@@ -56,6 +91,7 @@ impl Prepared {
             return None;
         }
         let last = if end > start { end - 1 } else { start };
+        let (start, last) = (self.to_prepared(start), self.to_prepared(last));
         if self.exact {
             if start >= self.orig_len.max(1) && self.orig_len > 0 {
                 return None;
@@ -70,18 +106,33 @@ impl Prepared {
             Some(x) if x.0 >= sl => x,
             _ => (sl, sc),
         };
-        let off = |line: u32, col: usize| -> usize {
-            let i = (line as usize).saturating_sub(1);
-            let ls = self.orig_line_starts.get(i).copied().unwrap_or(self.orig_len);
-            let le = self.orig_line_starts.get(i + 1).map(|x| x.saturating_sub(1)).unwrap_or(self.orig_len);
-            (ls + col).min(le.max(ls))
-        };
-        let so = off(sl, sc);
-        let eo = off(el, ec).max(so);
+        let so = self.orig_at(sl, sc);
+        let eo = self.orig_at(el, ec).max(so);
         Some(SourceSpan { start_line: sl, end_line: el, start_offset: so, end_offset: eo })
     }
 
-    /// Original (line, 0-based column) of an offset of the parsed text.
+    /// Offset of the original file at a line (1-based) and column (0-based), within the line.
+    fn orig_at(&self, line: u32, col: usize) -> usize {
+        let i = (line as usize).saturating_sub(1);
+        let ls = self.orig_line_starts.get(i).copied().unwrap_or(self.orig_len);
+        let le = self.orig_line_starts.get(i + 1).map(|x| x.saturating_sub(1)).unwrap_or(self.orig_len);
+        (ls + col).min(le.max(ls))
+    }
+
+    /// Original-file byte ranges of the removed body interiors (decision 61), those of
+    /// headers left out.
+    pub fn skipped_bodies(&self) -> Vec<(usize, usize)> {
+        let orig = |o: usize| -> Option<usize> {
+            if self.exact {
+                return Some(o);
+            }
+            let (l, c) = self.map_offset(o)?;
+            Some(self.orig_at(l, c))
+        };
+        self.skipped.iter().filter_map(|(_, s, e)| Some((orig(*s)?, orig(e.saturating_sub(1))? + 1))).collect()
+    }
+
+    /// Original (line, 0-based column) of an offset of the prepared text (`gcc -E` output).
     fn map_offset(&self, offset: usize) -> Option<(u32, usize)> {
         let i = line_index(&self.text_line_starts, offset);
         let line = (*self.line_map.get(i)?)?;
@@ -90,6 +141,7 @@ impl Prepared {
 
     /// Original 1-based (line, column) of an offset of the parsed text, for error messages.
     pub fn error_position(&self, offset: usize) -> (u32, u32) {
+        let offset = self.to_prepared(offset);
         if self.exact {
             let l = line_index(&self.orig_line_starts, offset);
             let col = offset.saturating_sub(self.orig_line_starts[l]) + 1;
@@ -254,13 +306,20 @@ pub fn rewrite_int128(text: &mut String) -> Vec<usize> {
 
 /// Prepares `text` for parsing.
 pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, InputError> {
-    let blanked = blank_comments(text);
+    // Without a `#` there is no directive, and no full comment-blanked copy is made: the bodies
+    // `main` cannot reach are removed from the file as given, and only the rest is blanked.
+    let blanked = text.contains('#').then(|| blank_comments(text));
     let orig_line_starts = line_starts(text);
-    if !has_directives(&blanked) {
-        let mut t = blanked;
+    if !blanked.as_deref().is_some_and(has_directives) {
+        let (mut t, holes, skipped) = match super::skip::reduce(blanked.as_deref().unwrap_or(text)) {
+            Some(r) => (blank_comments(&r.text), r.holes, r.skipped),
+            None => (blanked.unwrap_or_else(|| blank_comments(text)), Holes::default(), Vec::new()),
+        };
         let pragma_pack = blank_pragmas(&mut t);
         let int128_at = rewrite_int128(&mut t);
         return Ok(Prepared {
+            holes,
+            skipped,
             text_line_starts: Vec::new(),
             line_map: Vec::new(),
             text: t,
@@ -284,13 +343,19 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
         }
         Err(e) => return Err(gcc_error(path, e)),
     };
-    let mut out = out;
-    let pragma_pack = blank_pragmas(&mut out);
-    let int128_at = rewrite_int128(&mut out);
+    drop(blanked);
     let text_line_starts = line_starts(&out);
     let line_map = build_line_map(&out);
+    let (mut out, holes, skipped) = match super::skip::reduce(&out) {
+        Some(r) => (r.text, r.holes, r.skipped),
+        None => (out, Holes::default(), Vec::new()),
+    };
+    let pragma_pack = blank_pragmas(&mut out);
+    let int128_at = rewrite_int128(&mut out);
     Ok(Prepared {
         text: out,
+        holes,
+        skipped,
         exact: false,
         line_map,
         text_line_starts,

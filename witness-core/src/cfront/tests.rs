@@ -1303,3 +1303,32 @@ int main() { int x __attribute__((cleanup(g))) = 1; int y;          __asm__ vola
     assert!(what.iter().any(|w| w.contains("cleanup")), "{what:?}");
     assert!(what.iter().any(|w| w.contains("memory")), "{what:?}");
 }
+
+/// Decision 61: a body `main` cannot reach is not parsed; offsets and lines after it are the
+/// file's, in exact mode and through `gcc -E`, and so are syntax error positions.
+#[test]
+fn removed_bodies_keep_offsets_lines_and_error_positions() {
+    let src = "int dead(void) {\n  int q = 1; return q;\n}\nint main(void) { int y = 2; return y; }\n";
+    let cfa = build(src);
+    let y = src.find("int y = 2;").expect("y");
+    assert!(cfa.statement_starts.iter().any(|(o, _)| *o == y), "{:?}", cfa.statement_starts);
+    assert!(!cfa.statement_starts.iter().any(|(o, _)| *o == src.find("int q").expect("q")));
+    assert_eq!(cfa.skipped_bodies, vec![(src.find("{\n").expect("{") + 1, src.find("\n}").expect("}") + 1)]);
+    let ret = cfa.graph.edge_weights().find(|e| e.text == "return y;").expect("return");
+    let s = ret.span.expect("span");
+    assert_eq!(
+        (s.start_line, s.start_offset, s.end_offset),
+        (4, src.find("return y").expect("r"), src.find("y; }").expect("e") + 1)
+    );
+    // A syntax error after a removed body on the same line: the file's column.
+    let bad = "int dead(void) { return 1; } int main(void) { int y = ; }\n";
+    let err = build_program(Path::new("bad.c"), bad, DataModel::Lp64).unwrap_err();
+    assert!(matches!(err, InputError::Malformed { line: 1, col: 55, .. }), "{err}");
+    // Through gcc -E (a directive): lines after the removed body are the file's.
+    let pre = "#define TWO 2\nint dead(void) {\n  return TWO;\n}\nint main(void) {\n  int y = TWO;\n  return y;\n}\n";
+    let cfa = build(pre);
+    assert!(!cfa.offsets_exact);
+    assert_eq!(cfa.skipped_bodies.len(), 1);
+    let ret = cfa.graph.edge_weights().find(|e| e.text == "return y;").expect("return");
+    assert_eq!(ret.span.expect("span").start_line, 7);
+}
