@@ -16,20 +16,6 @@ use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
 use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
 use witness_core::verdict::{Report, Verdict};
 
-/// Decision 64: mimalloc instead of glibc's malloc (whose free-list consolidation cost about a
-/// quarter of the time on million-line programs).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// mimalloc keeps freed memory for a while before returning it (`purge_delay`, 10 ms, and ten
-/// times that for arenas), which raised peak RSS on a 1M-line program from 86 to 120 MB (the
-/// freed buffers of the front end stayed resident): purge at once. 15 is `mi_option_purge_delay`
-/// in `mi_option_e`, the same in mimalloc v2 and v3.
-fn tune_allocator() {
-    const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-    // SAFETY: mi_option_set only stores an option's value; 0 is valid for this one.
-    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 0) }
-}
 use witness_core::InputError;
 
 #[derive(Parser)]
@@ -140,7 +126,6 @@ enum Answer {
 }
 
 fn main() -> ExitCode {
-    tune_allocator();
     let cli = Cli::parse();
     let Command::Validate {
         witness,
