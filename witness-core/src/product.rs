@@ -1418,7 +1418,11 @@ impl<'a> Explorer<'a> {
             }
             EdgeOp::NondetCall { function, lhs, ty } => {
                 let v = match self.guess_input(&mut next, edge, target) {
-                    Some(text) => Value::from_i128(crate::testvec::integer_value(&text).unwrap_or(0), *ty),
+                    // A value outside a `_Bool`'s range is no value the call can return: 0 then.
+                    Some(text) => match crate::testvec::integer_value(&text) {
+                        Some(v) if !ty.is_bool || v == 0 || v == 1 => Value::from_i128(v, *ty),
+                        _ => Value::conc(0, *ty),
+                    },
                     None => next.data.nondet(function, *ty),
                 };
                 if let Some(lhs) = lhs {
