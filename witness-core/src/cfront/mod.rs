@@ -87,6 +87,16 @@ pub fn build_program_within(
 
 fn build_inner(path: &Path, text: String, dm: DataModel) -> Result<Program, InputError> {
     let mut prepared = preprocess::prepare(path, &text, dm)?;
+    if let Some(at) = preprocess::adjacent_increments(&prepared.text) {
+        let (line, col) = prepared.error_position(at);
+        return Err(InputError::malformed(
+            path,
+            line,
+            col,
+            "C syntax error: two increment/decrement operators in a row (`++`/`--` after `++`/`--`), which no C \
+             expression has",
+        ));
+    }
     let config = lang_c::driver::Config::with_gcc();
     // lang-c takes the text and gives it back.
     let unit = match lang_c::driver::parse_preprocessed(&config, std::mem::take(&mut prepared.text)) {

@@ -462,6 +462,89 @@ fn parse_marker(l: &str) -> Option<(u32, &str)> {
 
 /// The index just past the string or character literal that starts (with its quote) at `i`; a
 /// literal ends at its closing quote or, unterminated, at the end of its line.
+/// Offset of the second of two `++`/`--` operator tokens in a row (white space between them
+/// allowed), as C's longest-match lexing splits the text: `y----x`, `a+++++b`, `-- --x`. No C
+/// expression has them: an increment or decrement needs a modifiable lvalue and yields none, and
+/// two of them are not otherwise adjacent. lang-c's scannerless parser tries every split of such
+/// a run into `--` and `-` and backtracks exponentially on it (40 characters: minutes), so the
+/// front end reports it as the syntax error it is, before parsing. Literals, comments and lines
+/// starting with `#` are skipped.
+pub fn adjacent_increments(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let n = b.len();
+    let (mut i, mut last_incdec, mut line_start) = (0, false, true);
+    while i < n {
+        let c = b[i];
+        match c {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' | 0x0b | 0x0c => {
+                i += 1;
+                continue;
+            }
+            b'#' if line_start => {
+                while i < n && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        line_start = false;
+        let incdec = match c {
+            b'"' | b'\'' => {
+                i = skip_literal(b, i);
+                false
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < n && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map_or(n, |k| i + 2 + k + 2);
+                continue;
+            }
+            b'+' | b'-' if b.get(i + 1) == Some(&c) => {
+                if last_incdec {
+                    return Some(i);
+                }
+                i += 2;
+                true
+            }
+            _ if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) => {
+                // A preprocessing number, signs after an exponent included (`1e-5`, `0x1p+3`).
+                i += 1;
+                while i < n {
+                    let d = b[i];
+                    let sign = matches!(d, b'+' | b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P');
+                    if !(sign || d.is_ascii_alphanumeric() || d == b'_' || d == b'.') {
+                        break;
+                    }
+                    i += 1;
+                }
+                false
+            }
+            _ if c.is_ascii_alphabetic() || c == b'_' => {
+                while i < n && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                false
+            }
+            _ => {
+                i += 1;
+                false
+            }
+        };
+        last_incdec = incdec;
+    }
+    None
+}
+
 fn skip_literal(b: &[u8], mut i: usize) -> usize {
     let (q, n) = (b[i], b.len());
     i += 1;
@@ -477,6 +560,22 @@ fn skip_literal(b: &[u8], mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_increment_operators_in_a_row_are_found() {
+        assert_eq!(adjacent_increments("x = y----z;"), Some(7));
+        assert_eq!(adjacent_increments("x = a+++++b;"), Some(7));
+        assert_eq!(adjacent_increments("x = -- --y;"), Some(7));
+        assert_eq!(adjacent_increments("x = y-- --\n z;"), Some(8));
+        // Valid C: one operator at a time, other tokens between, literals, exponents, `#` lines.
+        for ok in [
+            "x = a---b; y = a-- - --b; z = - - - -c; p->q--; i += ++j; k = x++ + ++y;",
+            "s = \"----\"; c = '-'; d = 1e-5 - -2.0e--3; /* ---- */ // ++++\n",
+            "# 1 \"a----b.h\"\nint v = 0x1p-3;\n",
+        ] {
+            assert_eq!(adjacent_increments(ok), None, "{ok}");
+        }
+    }
 
     #[test]
     fn blanking_keeps_offsets() {
