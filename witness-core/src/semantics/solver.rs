@@ -17,6 +17,15 @@ pub enum Feasibility {
     Unknown,
 }
 
+/// Resource units (Z3's deterministic `rlimit`) the quick solver may spend on one query. Easy
+/// queries (most of a witness's) need far fewer; a query that needs more goes to the tactic
+/// solver, which is stronger on hard bit-vector arithmetic.
+const QUICK_RLIMIT: u32 = 20_000;
+
+/// Give-ups of the quick solver after which a run's queries go to the tactic solver only: on a
+/// program whose queries are hard, every attempt would cost its resource limit for nothing.
+const QUICK_MAX_GIVE_UPS: u32 = 4;
+
 /// Z3 solvers plus bookkeeping.
 pub struct Smt {
     /// QF_BV solver (bit-blasting tactics): faster than the general one on the integer queries.
@@ -25,6 +34,13 @@ pub struct Smt {
     solver: Option<Solver>,
     /// QF_FPBV solver, for programs with floating-point values (created on first use).
     fp_solver: Option<Solver>,
+    /// Decision 71: an incremental solver tried first on every integer query, each in a scope of
+    /// its own and within [`QUICK_RLIMIT`] resource units; when it gives up, `solver` decides.
+    quick: Option<Solver>,
+    /// `quick` holds the scope of the last query (popped by the next one).
+    quick_scoped: bool,
+    /// Queries the quick solver gave up on; after [`QUICK_MAX_GIVE_UPS`] it is not asked again.
+    quick_give_ups: u32,
     /// Use `fp_solver` for every query (the program has floating-point values).
     pub floats: bool,
     deadline: Instant,
@@ -34,7 +50,16 @@ pub struct Smt {
 
 impl Smt {
     pub fn new(deadline: Instant) -> Smt {
-        Smt { solver: None, fp_solver: None, floats: false, deadline, calls: 0 }
+        Smt {
+            solver: None,
+            fp_solver: None,
+            quick: None,
+            quick_scoped: false,
+            quick_give_ups: 0,
+            floats: false,
+            deadline,
+            calls: 0,
+        }
     }
 
     fn active(&mut self) -> &Solver {
@@ -79,6 +104,43 @@ impl Smt {
         true
     }
 
+    /// Decision 71: the quick solver's answer to `path ∧ extra` (with a model if `model` and
+    /// satisfiable), or `None` when it gives up (resource limit) or floats are involved.
+    fn quick(&mut self, path: &[Bool], extra: &[&Bool], model: bool) -> Option<(SatResult, Option<z3::Model>)> {
+        if self.floats || self.quick_give_ups >= QUICK_MAX_GIVE_UPS {
+            return None;
+        }
+        let remaining = self.deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return None;
+        }
+        let mut p = Params::new();
+        p.set_u32("timeout", remaining.as_millis().clamp(1, u32::MAX as u128) as u32);
+        p.set_u32("rlimit", QUICK_RLIMIT);
+        let scoped = std::mem::replace(&mut self.quick_scoped, true);
+        let solver = self.quick.get_or_insert_with(|| Solver::new_for_logic("QF_BV").unwrap_or_default());
+        if scoped {
+            solver.pop(1);
+        }
+        solver.set_params(&p);
+        solver.push();
+        for c in path {
+            solver.assert(c);
+        }
+        for c in extra {
+            solver.assert(*c);
+        }
+        self.calls += 1;
+        match solver.check() {
+            SatResult::Unknown => {
+                self.quick_give_ups += 1;
+                None
+            }
+            SatResult::Sat if model => Some((SatResult::Sat, Some(solver.get_model()?))),
+            r => Some((r, None)),
+        }
+    }
+
     /// Is `path ∧ extra` satisfiable?
     pub fn check(&mut self, path: &[Bool], extra: &[&Bool]) -> Feasibility {
         if extra.iter().any(|c| c.as_bool() == Some(false)) {
@@ -86,6 +148,11 @@ impl Smt {
         }
         if path.is_empty() && extra.iter().all(|c| c.as_bool() == Some(true)) {
             return Feasibility::Feasible;
+        }
+        match self.quick(path, extra, false) {
+            Some((SatResult::Sat, _)) => return Feasibility::Feasible,
+            Some((SatResult::Unsat, _)) => return Feasibility::Infeasible,
+            _ => {}
         }
         if !self.prepare(path, extra) {
             return Feasibility::Unknown;
@@ -100,6 +167,11 @@ impl Smt {
 
     /// A model of `path` (None where it is unsatisfiable or the solver failed).
     fn model(&mut self, path: &[Bool]) -> Option<z3::Model> {
+        match self.quick(path, &[], true) {
+            Some((SatResult::Sat, m)) => return m,
+            Some((SatResult::Unsat, _)) => return None,
+            _ => {}
+        }
         if !self.prepare(path, &[]) {
             return None;
         }
@@ -149,5 +221,36 @@ impl Smt {
             Feasibility::Feasible => Some(false),
             Feasibility::Unknown => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use z3::ast::{Bool, BV};
+
+    use super::{Feasibility, Smt};
+
+    /// Decision 71: one query after another in scopes of the quick solver; each answer and
+    /// model must be that of its own query (a scope left over would add its constraints).
+    #[test]
+    fn queries_in_turn_are_independent_and_models_fit() {
+        let mut smt = Smt::new(Instant::now() + Duration::from_secs(30));
+        let a = BV::new_const("a", 32);
+        let b = BV::new_const("b", 32);
+        let hundred = BV::from_u64(100, 32);
+        let path: Vec<Bool> = vec![a.bvsgt(&b), a.bvsle(&hundred)];
+        let overflow = a.bvadd(&b).bvslt(&a);
+        assert_eq!(smt.check(&path, &[&overflow]), Feasibility::Feasible);
+        let both = [a.eq(BV::from_u64(7, 32)), a.eq(BV::from_u64(8, 32))];
+        assert_eq!(smt.check(&path, &[&both[0], &both[1]]), Feasibility::Infeasible);
+        // The previous query's `a == 7 ∧ a == 8` must not linger.
+        assert_eq!(smt.check(&path, &[&both[0]]), Feasibility::Feasible);
+        let m = smt.model_values(&path, &[a.clone(), b.clone()]).expect("satisfiable");
+        let (va, vb) = (m[0] as u32 as i32, m[1] as u32 as i32);
+        assert!(va > vb && va <= 100, "a = {va}, b = {vb}");
+        assert_eq!(smt.check(&[], &[&a.bvsgt(&hundred), &a.bvslt(&hundred)]), Feasibility::Infeasible);
+        assert!(smt.calls >= 4);
     }
 }
