@@ -86,22 +86,23 @@ impl Smt {
     }
 
     fn prepare(&mut self, path: &[Bool], extra: &[&Bool]) -> bool {
-        let remaining = self.deadline.saturating_duration_since(Instant::now());
-        if remaining.is_zero() {
-            return false;
-        }
-        let mut p = Params::new();
-        p.set_u32("timeout", remaining.as_millis().clamp(1, u32::MAX as u128) as u32);
+        let Some(p) = self.params() else { return false };
         let solver = self.active();
         solver.set_params(&p);
         solver.reset();
-        for c in path {
-            solver.assert(c);
-        }
-        for c in extra {
-            solver.assert(*c);
-        }
+        assert_all(solver, path, extra);
         true
+    }
+
+    /// Solver parameters for a query: the time left until the deadline (`None`: none left).
+    fn params(&self) -> Option<Params> {
+        let remaining = self.deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return None;
+        }
+        let mut p = Params::new();
+        p.set_u32("timeout", remaining.as_millis().clamp(1, u32::MAX as u128) as u32);
+        Some(p)
     }
 
     /// Decision 71: the quick solver's answer to `path ∧ extra` (with a model if `model` and
@@ -110,12 +111,7 @@ impl Smt {
         if self.floats || self.quick_give_ups >= QUICK_MAX_GIVE_UPS {
             return None;
         }
-        let remaining = self.deadline.saturating_duration_since(Instant::now());
-        if remaining.is_zero() {
-            return None;
-        }
-        let mut p = Params::new();
-        p.set_u32("timeout", remaining.as_millis().clamp(1, u32::MAX as u128) as u32);
+        let mut p = self.params()?;
         p.set_u32("rlimit", QUICK_RLIMIT);
         let scoped = std::mem::replace(&mut self.quick_scoped, true);
         let solver = self.quick.get_or_insert_with(|| Solver::new_for_logic("QF_BV").unwrap_or_default());
@@ -124,12 +120,7 @@ impl Smt {
         }
         solver.set_params(&p);
         solver.push();
-        for c in path {
-            solver.assert(c);
-        }
-        for c in extra {
-            solver.assert(*c);
-        }
+        assert_all(solver, path, extra);
         self.calls += 1;
         match solver.check() {
             SatResult::Unknown => {
@@ -221,6 +212,15 @@ impl Smt {
             Feasibility::Feasible => Some(false),
             Feasibility::Unknown => None,
         }
+    }
+}
+
+fn assert_all(solver: &Solver, path: &[Bool], extra: &[&Bool]) {
+    for c in path {
+        solver.assert(c);
+    }
+    for c in extra {
+        solver.assert(*c);
     }
 }
 
