@@ -55,10 +55,13 @@ fn load_case(dir: &Path) -> Result<Case, String> {
     if !["ILP32", "LP64"].contains(&model.as_str()) {
         return Err(format!("expected.txt: unknown data model `{model}`"));
     }
-    for f in ["program.c", "unreach-call.prp", "README.md"] {
+    for f in ["program.c", "README.md"] {
         if !dir.join(f).is_file() {
             return Err(format!("missing file {f}"));
         }
+    }
+    if !property_file(dir).is_file() {
+        return Err("missing file unreach-call.prp or property.prp".into());
     }
     let witness = ["witness.graphml", "witness.yml"]
         .iter()
@@ -92,11 +95,35 @@ fn load_case(dir: &Path) -> Result<Case, String> {
     Ok(Case { name, dir: dir.to_path_buf(), witness, expected, model, args, error_file, output })
 }
 
-/// The 1-based line of the single call of the property's error function in the program.
+/// The case's property: `property.prp` (another property than unreach-call), else
+/// `unreach-call.prp`.
+fn property_file(dir: &Path) -> PathBuf {
+    let other = dir.join("property.prp");
+    if other.is_file() {
+        other
+    } else {
+        dir.join("unreach-call.prp")
+    }
+}
+
+/// The 1-based line of the violation: the single call of the property's error function in the
+/// program, or (no-overflow) the single line marked `// violation`.
 fn error_call_line(case: &Case) -> Result<u64, String> {
-    let prp = read_to_string(&case.dir.join("unreach-call.prp"))?;
-    let function = if prp.contains("__VERIFIER_error") { "__VERIFIER_error" } else { "reach_error" };
+    let prp = read_to_string(&property_file(&case.dir))?;
     let program = read_to_string(&case.dir.join("program.c"))?;
+    if prp.contains("overflow") {
+        let hits: Vec<u64> = program
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains("// violation"))
+            .map(|(i, _)| i as u64 + 1)
+            .collect();
+        return match hits.as_slice() {
+            [one] => Ok(*one),
+            _ => Err(format!("expected exactly one line marked `// violation` in program.c, found {hits:?}")),
+        };
+    }
+    let function = if prp.contains("__VERIFIER_error") { "__VERIFIER_error" } else { "reach_error" };
     let call = format!("{function}();");
     let hits: Vec<u64> = program
         .lines()
@@ -139,7 +166,7 @@ fn describe(out: &Output) -> String {
 /// Runs one case; returns a description of each mismatch.
 fn check_case(case: &Case) -> Vec<String> {
     let mut problems = Vec::new();
-    let prp = case.dir.join("unreach-call.prp");
+    let prp = property_file(&case.dir);
     let witness = &case.witness;
     let program = case.dir.join("program.c");
     let mut cmd = Command::new(BIN);

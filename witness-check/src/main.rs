@@ -255,7 +255,7 @@ fn print_error(msg: &str, json: bool, kind: &str) {
 fn print_report(r: &Report, json: bool) {
     if json {
         let mut v = json!({
-            "result": r.verdict.result_string(),
+            "result": r.result_string(),
             "verdict": r.verdict.name(),
             "reason": r.reason,
             "stats": r.stats,
@@ -293,5 +293,5 @@ fn print_report(r: &Report, json: bool) {
         println!("test vector [{}]: {}", tv.values.join(", "), tv.detail);
     }
     println!("{}", r.reason);
-    println!("RESULT: {}", r.verdict.result_string());
+    println!("RESULT: {}", r.result_string());
 }

@@ -31,11 +31,18 @@ pub type Anchors = HashMap<EdgeIndex, ResolvedAnchor>;
 
 /// Resolves every anchored transition. Errors name the waypoint and say what was expected.
 /// `warnings` receives notes on tolerated imprecision (no column, approximate offsets).
-pub fn resolve_anchors(cfa: &Cfa, w: &WitnessAutomaton, warnings: &mut Vec<String>) -> Result<Anchors, String> {
+/// `overflow`: the property is no-overflow, whose `target` waypoints name the statement or
+/// full expression that overflows (decision 72), not an error call.
+pub fn resolve_anchors(
+    cfa: &Cfa,
+    w: &WitnessAutomaton,
+    overflow: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Anchors, String> {
     let mut out = HashMap::new();
     for t in w.graph.edge_indices() {
         let Some(anchor) = &w.graph[t].guard.anchor else { continue };
-        out.insert(t, resolve(cfa, anchor, warnings)?);
+        out.insert(t, resolve(cfa, anchor, overflow, warnings)?);
     }
     Ok(out)
 }
@@ -51,7 +58,7 @@ fn kind_name(k: AnchorKind) -> &'static str {
     }
 }
 
-fn resolve(cfa: &Cfa, a: &SourceAnchor, warnings: &mut Vec<String>) -> Result<ResolvedAnchor, String> {
+fn resolve(cfa: &Cfa, a: &SourceAnchor, overflow: bool, warnings: &mut Vec<String>) -> Result<ResolvedAnchor, String> {
     let lines = cfa.line_count();
     if a.line == 0 || a.line as u64 > lines {
         return Err(format!("waypoint at {}: line {} is outside the program (it has {lines} lines)", a.origin, a.line));
@@ -199,10 +206,12 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, warnings: &mut Vec<String>) -> Result<Re
             })
         }
         AnchorKind::Target => {
+            // No-overflow: the first character of any step (statement, declaration or full
+            // expression such as a condition) may be where an overflow happens.
             let errors: Vec<usize> = cfa
                 .graph
                 .edge_weights()
-                .filter(|e| matches!(e.op, EdgeOp::Error { .. }))
+                .filter(|e| overflow || matches!(e.op, EdgeOp::Error { .. }))
                 .filter_map(|e| e.span.map(|s| s.start_offset))
                 .collect();
             let o = pick(errors).ok_or_else(nothing)?;
@@ -318,7 +327,7 @@ mod tests {
         let cfa = build_program(Path::new("t.c"), SRC, DataModel::Lp64).map_err(|e| e.to_string())?.cfa;
         let a = SourceAnchor { kind, line, column, file_name: None, origin: "w".into() };
         let mut warnings = Vec::new();
-        match resolve(&cfa, &a, &mut warnings)? {
+        match resolve(&cfa, &a, false, &mut warnings)? {
             ResolvedAnchor::FunctionEnter { parens } | ResolvedAnchor::FunctionReturn { parens } => {
                 Ok((parens.into_iter().next().unwrap_or(0), warnings))
             }
@@ -388,7 +397,7 @@ mod tests {
         let resolve_at = |kind, line, column| {
             let a = SourceAnchor { kind, line, column, file_name: None, origin: "w".into() };
             let mut warnings = Vec::new();
-            resolve(&cfa, &a, &mut warnings).map(|r| (r, warnings))
+            resolve(&cfa, &a, false, &mut warnings).map(|r| (r, warnings))
         };
         match resolve_at(AnchorKind::Statement, 2, Some(3)) {
             Ok((ResolvedAnchor::Statement { nodes, .. }, w)) => {

@@ -52,6 +52,8 @@ pub struct ErrorTarget {
     pub functions: Vec<String>,
     /// The historic `ERROR:` label counts.
     pub label: bool,
+    /// Property no-overflow (decision 72): a signed arithmetic overflow is the violation.
+    pub overflow: bool,
 }
 
 /// Settings of one exploration.
@@ -277,6 +279,12 @@ struct Explorer<'a> {
     unspecified_read: bool,
     /// The failed assumption nearest to a violation state (its source state's distance).
     infeasible: Option<(u32, InfeasibleStep)>,
+    /// Property no-overflow: a program step is being executed, so overflow conditions are
+    /// violations to collect (not while assumptions are evaluated).
+    collecting_violations: bool,
+    /// The states in which the step being executed overflows, with what overflows (decision 72):
+    /// one per operation of the step that may overflow.
+    pending_violations: Vec<(ProductState, String)>,
 }
 
 /// Explores the product and returns the verdict.
@@ -288,7 +296,7 @@ pub fn explore(
     anchors: &Anchors,
     opts: &ExploreOptions,
 ) -> Outcome {
-    explore_with(cfa, source, witness, anchors, opts, &ErrorReach::new(cfa))
+    explore_with(cfa, source, witness, anchors, opts, &ErrorReach::for_target(cfa, &opts.target))
 }
 
 /// [`explore`] with the program's error reachability computed once for all its runs.
@@ -547,6 +555,8 @@ fn explore_once(
         states: 0,
         unspecified_read: false,
         infeasible: None,
+        collecting_violations: false,
+        pending_violations: Vec::new(),
     };
     // Offsets that were validated against this file make guards precise; the permissive
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
@@ -558,7 +568,11 @@ fn explore_once(
     let reason = match &verdict {
         Verdict::Confirmed { trace, error_function } => {
             let line = trace.last().map(|s| s.line).unwrap_or(0);
-            format!("witness confirmed: {error_function}() is reached at line {line} after {} steps", trace.len())
+            if opts.target.overflow {
+                format!("witness confirmed: {error_function} at line {line} after {} steps", trace.len())
+            } else {
+                format!("witness confirmed: {error_function}() is reached at line {line} after {} steps", trace.len())
+            }
         }
         Verdict::Rejected => {
             format!("no path allowed by the witness reaches the error ({} product states explored)", ex.states)
@@ -598,7 +612,7 @@ pub fn run_test_vector(
         undefined: UndefinedBehaviour::Unknown,
         ..*opts
     };
-    explore_once(cfa, witness, anchors, &opts, &ErrorReach::new(cfa), None)
+    explore_once(cfa, witness, anchors, &opts, &ErrorReach::for_target(cfa, &opts.target), None)
 }
 
 /// Transitions on some path from the entry to a violation state: the ones a confirming run
@@ -954,7 +968,30 @@ impl<'a> Explorer<'a> {
                 _ => cfa.edge(e),
             };
             let target = cfa.graph.edge_endpoints(e).map(|(_, t)| t).unwrap_or(state.loc);
+            self.collecting_violations = self.opts.target.overflow;
             let step = self.execute(&state, e, edge, target);
+            self.collecting_violations = false;
+            for (v, what) in std::mem::take(&mut self.pending_violations) {
+                // The step overflows (decision 72): like an error call, a step the witness may
+                // match into its violation node.
+                let info = StepInfo {
+                    kind: StepKind::Edge(edge),
+                    span: edge.span,
+                    scope_function: v.stack.last().map(|c| c.callee).unwrap_or(cfa.main),
+                    target,
+                    result: None,
+                    closure: Default::default(),
+                };
+                let mut after = Vec::new();
+                self.advance_witness(v, &info, Action::Edge(e), None, &mut after);
+                for s in after {
+                    if (self.opts.vector.is_some() || self.witness.graph[s.witness].violation)
+                        && self.approx_settled(&s)
+                    {
+                        return Some(self.confirm(&s, what));
+                    }
+                }
+            }
             if let Step::Next(n, _) | Step::Violation(n, _) = &step {
                 self.unspecified_read |= n.data.unspecified_read;
             }
@@ -1021,6 +1058,63 @@ impl<'a> Explorer<'a> {
         None
     }
 
+    /// Decision 72: under no-overflow, the conditions that guard against a signed arithmetic
+    /// overflow are the property, not undefined behaviour to exclude. Where an overflow is
+    /// possible, the state in which it happens becomes the pending violation (the caller matches
+    /// the step against the witness) and the path goes on where none happens; `None` if it does
+    /// not go on. A possible overflow of a signed `<<` is left unknown (a modelling gap): the
+    /// definitions disagree on whether it is an overflow. The other conditions are returned.
+    fn overflow_violation(
+        &mut self,
+        state: &mut ProductState,
+        defined: Vec<Definedness>,
+        span: Option<SourceSpan>,
+    ) -> Option<Vec<Definedness>> {
+        use crate::semantics::value::OverflowKind;
+        let mut rest = Vec::new();
+        let mut ok = Truth::Known(true);
+        let mut what = Vec::new();
+        for d in defined {
+            match d.overflow_kind() {
+                Some(OverflowKind::Arithmetic) => {
+                    if !matches!(d.holds, Truth::Known(true)) {
+                        what.push(d.what.clone());
+                        ok = ok.and(&d.holds);
+                    }
+                }
+                Some(OverflowKind::Shift) => rest.push(Definedness {
+                    unmodelled: true,
+                    what: format!("{} (whether a shift's overflow violates no-overflow is not decided)", d.what),
+                    ..d
+                }),
+                None => rest.push(d),
+            }
+        }
+        match &ok {
+            Truth::Known(true) => Some(rest),
+            Truth::Known(false) => {
+                self.pending_violations.push((state.clone(), what.join(", ")));
+                None
+            }
+            Truth::Sym(c) => {
+                match self.smt.check(&state.data.path.conjuncts(), &[&c.not()]) {
+                    Feasibility::Feasible => {
+                        let mut v = state.clone();
+                        self.add_constraint(&mut v, c.not());
+                        self.pending_violations.push((v, what.join(", ")));
+                    }
+                    Feasibility::Infeasible => {}
+                    Feasibility::Unknown => self.give_up(format!(
+                        "solver could not decide whether {} is possible at {}",
+                        what.join(", "),
+                        self.line_of(span)
+                    )),
+                }
+                self.assume(state, ok.clone(), span).then_some(rest)
+            }
+        }
+    }
+
     /// Applies the UB side conditions of a step: definite UB ends the path (unknown); possible
     /// UB is excluded with a warning, or recorded as a reason for unknown, as the policy says
     /// (decision 22), and the path continues under the condition that it does not happen.
@@ -1033,6 +1127,12 @@ impl<'a> Explorer<'a> {
     ) -> bool {
         let mut all = Truth::Known(true);
         let mut what = Vec::new();
+        let defined = if self.collecting_violations {
+            let Some(rest) = self.overflow_violation(state, defined, span) else { return false };
+            rest
+        } else {
+            defined
+        };
         let (gaps, defined): (Vec<_>, Vec<_>) = defined.into_iter().partition(|d| d.unmodelled);
         for g in gaps {
             // A modelling gap: where it may fail, the path is unknown whatever the policy; the
@@ -2055,7 +2155,8 @@ impl<'a> Explorer<'a> {
                 self.cfa.edge(call_edge).call_paren.is_some_and(|p| parens.contains(&p))
             }
             (ResolvedAnchor::Target { offsets }, StepKind::Edge(e)) => {
-                matches!(e.op, EdgeOp::Error { .. }) && e.span.is_some_and(|s| offsets.contains(&s.start_offset))
+                (self.opts.target.overflow || matches!(e.op, EdgeOp::Error { .. }))
+                    && e.span.is_some_and(|s| offsets.contains(&s.start_offset))
             }
             _ => false,
         }

@@ -16,6 +16,8 @@ pub enum PropertyKind {
     UnreachCall,
     /// `G ! label(ERROR)` (historic): the label is never reached.
     UnreachLabel,
+    /// `G ! overflow`: no signed integer arithmetic overflows (decision 72).
+    NoOverflow,
     /// Any other formula (memory safety, overflow, termination, …), as written inside
     /// `LTL(…)`; several lines are joined with `\n`.
     Other(String),
@@ -139,6 +141,8 @@ fn combine(formulas: Vec<Formula>) -> Option<Property> {
         Some(Property { error_functions: calls, kind: PropertyKind::UnreachCall })
     } else if !labels.is_empty() {
         Some(Property { error_functions: labels, kind: PropertyKind::UnreachLabel })
+    } else if !others.is_empty() && others.iter().all(|f| f.split_whitespace().collect::<String>() == "G!overflow") {
+        Some(Property { error_functions: Vec::new(), kind: PropertyKind::NoOverflow })
     } else if !others.is_empty() {
         Some(Property { error_functions: Vec::new(), kind: PropertyKind::Other(others.join("\n")) })
     } else {
@@ -192,6 +196,14 @@ mod tests {
     }
 
     #[test]
+    fn no_overflow() {
+        let prop = p("CHECK( init(main()), LTL(G ! overflow) )\n").unwrap();
+        assert_eq!(prop.kind, PropertyKind::NoOverflow);
+        let both = p("CHECK( init(main()), LTL(G ! overflow) )\nCHECK( init(main()), LTL(G valid-free) )\n").unwrap();
+        assert!(matches!(both.kind, PropertyKind::Other(_)));
+    }
+
+    #[test]
     fn unreach_call_reach_error() {
         let prop = p("CHECK( init(main()), LTL(G ! call(reach_error())) )\n").unwrap();
         assert_eq!(prop.kind, PropertyKind::UnreachCall);
@@ -240,7 +252,7 @@ mod tests {
         let prop = p("CHECK( init(main()), LTL(F end) )").unwrap();
         assert_eq!(prop.kind, PropertyKind::Other("F end".into()));
         let prop = p("CHECK( init(main()), LTL(G ! overflow) )").unwrap();
-        assert_eq!(prop.kind, PropertyKind::Other("G ! overflow".into()));
+        assert_eq!(prop.kind, PropertyKind::NoOverflow);
     }
 
     #[test]

@@ -25,6 +25,16 @@ pub struct ErrorReach {
 }
 
 impl ErrorReach {
+    /// For the property's violations: error calls, or (no-overflow, decision 72) any step at
+    /// all, since an overflow may happen wherever there is arithmetic.
+    pub fn for_target(cfa: &Cfa, target: &crate::product::ErrorTarget) -> ErrorReach {
+        if target.overflow {
+            let n = cfa.graph.node_count();
+            return ErrorReach { inside: vec![true; n], exits: vec![true; n] };
+        }
+        ErrorReach::new(cfa)
+    }
+
     pub fn new(cfa: &Cfa) -> ErrorReach {
         let n = cfa.graph.node_count();
         // Call edges by callee, and calls through pointers (which may call any function).

@@ -115,12 +115,15 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
             let text = String::from_utf8_lossy(&read(p)?).into_owned();
             let prop = property::parse_property(p, &text)?;
             match prop.kind {
-                PropertyKind::UnreachCall => ErrorTarget { functions: prop.error_functions.clone(), label: false },
-                PropertyKind::UnreachLabel => ErrorTarget { functions: Vec::new(), label: true },
+                PropertyKind::UnreachCall => {
+                    ErrorTarget { functions: prop.error_functions.clone(), label: false, overflow: false }
+                }
+                PropertyKind::UnreachLabel => ErrorTarget { functions: Vec::new(), label: true, overflow: false },
+                PropertyKind::NoOverflow => ErrorTarget { functions: Vec::new(), label: false, overflow: true },
                 PropertyKind::Other(what) => {
                     let dm = opts.data_model.unwrap_or(DataModel::Lp64);
                     return Ok(unknown_report(
-                        &format!("property `{what}` is not supported yet (only unreach-call)"),
+                        &format!("property `{what}` is not supported yet (only unreach-call and no-overflow)"),
                         &witness,
                         warnings,
                         started,
@@ -130,8 +133,30 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
                 }
             }
         }
-        None => ErrorTarget { functions: vec!["reach_error".into(), "__VERIFIER_error".into()], label: false },
+        None => ErrorTarget {
+            functions: vec!["reach_error".into(), "__VERIFIER_error".into()],
+            label: false,
+            overflow: false,
+        },
     };
+    // Decision 72: a witness for one property never confirms another. A witness whose
+    // specification names only no-overflow validates only against no-overflow, and the reverse.
+    let specs: Vec<property::Property> =
+        witness.metadata.specifications.iter().filter_map(|s| property::property_from_specification(s)).collect();
+    let for_overflow = |p: &property::Property| p.kind == PropertyKind::NoOverflow;
+    if !specs.is_empty() && specs.iter().all(|p| for_overflow(p) != target.overflow) {
+        let dm = opts.data_model.unwrap_or(DataModel::Lp64);
+        let (theirs, ours) =
+            if target.overflow { ("another property", "no-overflow") } else { ("no-overflow", "another property") };
+        return Ok(unknown_report(
+            &format!("the witness is for {theirs} (its specification), the task's property is {ours}: not validated"),
+            &witness,
+            warnings,
+            started,
+            opts,
+            dm,
+        ));
+    }
     for spec in &witness.metadata.specifications {
         if let Some(p) = property::property_from_specification(spec) {
             if p.kind == PropertyKind::UnreachCall
@@ -204,7 +229,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         guess: None,
         memory_limit: opts.memory_limit,
     };
-    let anchors = crate::anchors::resolve_anchors(&program.cfa, &witness, &mut warnings)
+    let anchors = crate::anchors::resolve_anchors(&program.cfa, &witness, explore_opts.target.overflow, &mut warnings)
         .map_err(|m| InputError::invalid(&opts.witness, m))?;
     let outcome = product::explore(&program.cfa, &program.source, &witness, &anchors, &explore_opts);
     warnings.extend(outcome.warnings);
@@ -267,6 +292,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         reading: reading_name(&witness, opts),
         data_model: data_model.name().into(),
         test_vector,
+        property: if explore_opts.target.overflow { "no-overflow" } else { "unreach-call" }.into(),
     })
 }
 
@@ -362,6 +388,7 @@ fn unknown_report(
         reading: reading_name(w, opts),
         data_model: dm.name().into(),
         test_vector: None,
+        property: "unreach-call".into(),
     }
 }
 

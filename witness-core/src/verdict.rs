@@ -85,6 +85,19 @@ pub struct Report {
     /// The test-vector check of a rejection (decision 52): set when the witness's path was
     /// found infeasible.
     pub test_vector: Option<TestVectorCheck>,
+    /// The property a confirmation violates, as SV-COMP names it in results: `unreach-call`,
+    /// `no-overflow`.
+    pub property: String,
+}
+
+impl Report {
+    /// The SV-COMP result string: `false(<property>)`, `true` or `unknown`.
+    pub fn result_string(&self) -> String {
+        match &self.verdict {
+            Verdict::Confirmed { .. } => format!("false({})", self.property),
+            v => v.result_string().to_string(),
+        }
+    }
 }
 
 /// Whether the witness's input values alone reach the error (decision 52).

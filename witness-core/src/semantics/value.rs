@@ -70,6 +70,24 @@ pub struct Definedness {
     pub unmodelled: bool,
 }
 
+/// Which overflow a condition guards against (property no-overflow, decision 72).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverflowKind {
+    /// A signed `+`, `-`, `*`, `/`, `%` or negation whose result does not fit its type.
+    Arithmetic,
+    /// A signed `<<` whose result does not fit its type.
+    Shift,
+}
+
+impl Definedness {
+    /// The overflow this condition guards against, if it is one. Every signed-overflow
+    /// condition of this module's operations says `signed overflow in …`.
+    pub fn overflow_kind(&self) -> Option<OverflowKind> {
+        let op = self.what.strip_prefix("signed overflow in ")?;
+        Some(if op.contains("<<") || op.contains("shift") { OverflowKind::Shift } else { OverflowKind::Arithmetic })
+    }
+}
+
 /// Sign-extends the low `bits` of `v` to i128 (or zero-extends for unsigned types).
 pub fn as_i128(bits: u64, ty: IntTy) -> i128 {
     if ty.signed && ty.bits < 128 {
