@@ -54,6 +54,16 @@ pub struct ErrorTarget {
     pub label: bool,
     /// Property no-overflow (decision 72): a signed arithmetic overflow is the violation.
     pub overflow: bool,
+    /// Property valid-memsafety (decision 73): an invalid dereference or free is the
+    /// violation; memory leaks (valid-memtrack) are not checked, so no rejection is given.
+    pub memsafety: bool,
+}
+
+impl ErrorTarget {
+    /// The violations are operations of ordinary steps (not calls of an error function).
+    pub fn operations(&self) -> bool {
+        self.overflow || self.memsafety
+    }
 }
 
 /// Settings of one exploration.
@@ -120,6 +130,9 @@ pub struct Outcome {
     /// Where the witness's path died, as far as it got (the failed assumption nearest to a
     /// violation state).
     pub infeasible: Option<InfeasibleStep>,
+    /// For a confirmed violation of an operation (decisions 72, 73): the property, e.g.
+    /// `valid-deref`.
+    pub violated: Option<&'static str>,
 }
 
 /// Where the witness's path ends: a transition the program's step cannot pass.
@@ -284,7 +297,12 @@ struct Explorer<'a> {
     collecting_violations: bool,
     /// The states in which the step being executed overflows, with what overflows (decision 72):
     /// one per operation of the step that may overflow.
-    pending_violations: Vec<(ProductState, String)>,
+    pending_violations: Vec<(ProductState, String, &'static str)>,
+    /// The property (SV-COMP name) the confirmation violates, for operations (decision 73).
+    violated: Option<&'static str>,
+    /// Valid-memsafety: an allowed path entered a violation state at a step without a detected
+    /// violation, where a leak (valid-memtrack, not checked) may be the violation.
+    unchecked_violation_state: Option<String>,
 }
 
 /// Explores the product and returns the verdict.
@@ -322,6 +340,7 @@ fn explore_with(
             unspecified_read: false,
             strict_rejected: false,
             infeasible: None,
+            violated: None,
         };
     }
     // No violation node is reachable in the witness graph: no run can be in a violation state
@@ -338,6 +357,7 @@ fn explore_with(
             unspecified_read: false,
             strict_rejected: false,
             infeasible: None,
+            violated: None,
         };
     }
     // Decision 38: transitions past the end of the program that cut every path to the
@@ -355,6 +375,7 @@ fn explore_with(
             unspecified_read: false,
             strict_rejected: true,
             infeasible: None,
+            violated: None,
         };
     }
     // Decision 55: offsets from an edited copy of the program, aligned line by line. The
@@ -557,6 +578,8 @@ fn explore_once(
         infeasible: None,
         collecting_violations: false,
         pending_violations: Vec::new(),
+        violated: None,
+        unchecked_violation_state: None,
     };
     // Offsets that were validated against this file make guards precise; the permissive
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
@@ -568,7 +591,7 @@ fn explore_once(
     let reason = match &verdict {
         Verdict::Confirmed { trace, error_function } => {
             let line = trace.last().map(|s| s.line).unwrap_or(0);
-            if opts.target.overflow {
+            if opts.target.operations() {
                 format!("witness confirmed: {error_function} at line {line} after {} steps", trace.len())
             } else {
                 format!("witness confirmed: {error_function}() is reached at line {line} after {} steps", trace.len())
@@ -588,6 +611,7 @@ fn explore_once(
         unspecified_read: ex.unspecified_read,
         strict_rejected: false,
         infeasible: ex.infeasible.map(|(_, i)| i),
+        violated: ex.violated,
     }
 }
 
@@ -811,6 +835,14 @@ impl<'a> Explorer<'a> {
             if !visited.insert(Box::new(state.key())) {
                 continue;
             }
+            if self.opts.target.memsafety
+                && self.unchecked_violation_state.is_none()
+                && self.witness.graph[state.witness].violation
+            {
+                // Decision 73: here a leak (valid-memtrack, not checked) may be the violation.
+                self.unchecked_violation_state =
+                    Some(format!("witness node {}", self.witness.graph[state.witness].id));
+            }
             self.states += 1;
             if self.states.is_multiple_of(MEMORY_CHECK_EVERY) {
                 if let Some(limit) = self.opts.memory_limit {
@@ -833,6 +865,14 @@ impl<'a> Explorer<'a> {
         }
         if Instant::now() >= self.opts.deadline {
             return self.out_of_time();
+        }
+        if let Some(at) = self.unchecked_violation_state.as_ref().filter(|_| self.unknown.is_empty()) {
+            return Verdict::Unknown {
+                reason: format!(
+                    "an allowed path reaches the violation node ({at}) without an invalid dereference or free; \
+                     whether memory is lost there (valid-memtrack) is not checked yet"
+                ),
+            };
         }
         if self.unknown.is_empty() {
             Verdict::Rejected
@@ -968,12 +1008,12 @@ impl<'a> Explorer<'a> {
                 _ => cfa.edge(e),
             };
             let target = cfa.graph.edge_endpoints(e).map(|(_, t)| t).unwrap_or(state.loc);
-            self.collecting_violations = self.opts.target.overflow;
+            self.collecting_violations = self.opts.target.operations();
             let step = self.execute(&state, e, edge, target);
             self.collecting_violations = false;
-            for (v, what) in std::mem::take(&mut self.pending_violations) {
-                // The step overflows (decision 72): like an error call, a step the witness may
-                // match into its violation node.
+            for (v, what, property) in std::mem::take(&mut self.pending_violations) {
+                // The step violates the property (decisions 72, 73): like an error call, a
+                // step the witness may match into its violation node.
                 let info = StepInfo {
                     kind: StepKind::Edge(edge),
                     span: edge.span,
@@ -988,6 +1028,7 @@ impl<'a> Explorer<'a> {
                     if (self.opts.vector.is_some() || self.witness.graph[s.witness].violation)
                         && self.approx_settled(&s)
                     {
+                        self.violated = Some(property);
                         return Some(self.confirm(&s, what));
                     }
                 }
@@ -1058,50 +1099,65 @@ impl<'a> Explorer<'a> {
         None
     }
 
-    /// Decision 72: under no-overflow, the conditions that guard against a signed arithmetic
-    /// overflow are the property, not undefined behaviour to exclude. Where an overflow is
-    /// possible, the state in which it happens becomes the pending violation (the caller matches
-    /// the step against the witness) and the path goes on where none happens; `None` if it does
-    /// not go on. A possible overflow of a signed `<<` is left unknown (a modelling gap): the
-    /// definitions disagree on whether it is an overflow. The other conditions are returned.
+    /// Decisions 72 and 73: the conditions that guard against the property's violations
+    /// (signed overflow; invalid dereference or free) are the property, not undefined behaviour
+    /// to exclude. Where one may fail, the state in which it does becomes a pending violation
+    /// (the caller matches the step against the witness) and the path goes on where none
+    /// happens; `None` if it does not go on. A possible overflow of a signed `<<` is left unknown
+    /// (a modelling gap): the definitions disagree on whether it is an overflow. The other
+    /// conditions are returned.
     fn overflow_violation(
         &mut self,
         state: &mut ProductState,
         defined: Vec<Definedness>,
         span: Option<SourceSpan>,
     ) -> Option<Vec<Definedness>> {
-        use crate::semantics::value::OverflowKind;
+        use crate::semantics::value::ViolationKind;
         let mut rest = Vec::new();
-        let mut ok = Truth::Known(true);
-        let mut what = Vec::new();
+        // Per property: the conjunction of its conditions and what they guard against.
+        let mut groups: Vec<(&'static str, Truth, Vec<String>)> = Vec::new();
         for d in defined {
-            match d.overflow_kind() {
-                Some(OverflowKind::Arithmetic) => {
-                    if !matches!(d.holds, Truth::Known(true)) {
-                        what.push(d.what.clone());
-                        ok = ok.and(&d.holds);
-                    }
+            let property = match d.violation_kind() {
+                Some(ViolationKind::Overflow) if self.opts.target.overflow => "no-overflow",
+                Some(ViolationKind::Deref) if self.opts.target.memsafety => "valid-deref",
+                Some(ViolationKind::Free) if self.opts.target.memsafety => "valid-free",
+                Some(ViolationKind::ShiftOverflow) if self.opts.target.overflow => {
+                    rest.push(Definedness {
+                        unmodelled: true,
+                        what: format!("{} (whether a shift's overflow violates no-overflow is not decided)", d.what),
+                        ..d
+                    });
+                    continue;
                 }
-                Some(OverflowKind::Shift) => rest.push(Definedness {
-                    unmodelled: true,
-                    what: format!("{} (whether a shift's overflow violates no-overflow is not decided)", d.what),
-                    ..d
-                }),
-                None => rest.push(d),
+                _ => {
+                    rest.push(d);
+                    continue;
+                }
+            };
+            if matches!(d.holds, Truth::Known(true)) {
+                continue;
+            }
+            match groups.iter_mut().find(|g| g.0 == property) {
+                Some(g) => {
+                    g.1 = g.1.and(&d.holds);
+                    g.2.push(d.what);
+                }
+                None => groups.push((property, d.holds.clone(), vec![d.what])),
             }
         }
-        match &ok {
-            Truth::Known(true) => Some(rest),
-            Truth::Known(false) => {
-                self.pending_violations.push((state.clone(), what.join(", ")));
-                None
-            }
-            Truth::Sym(c) => {
-                match self.smt.check(&state.data.path.conjuncts(), &[&c.not()]) {
+        let mut ok = Truth::Known(true);
+        for (property, holds, what) in groups {
+            match &holds {
+                Truth::Known(true) => {}
+                Truth::Known(false) => {
+                    self.pending_violations.push((state.clone(), what.join(", "), property));
+                    return None;
+                }
+                Truth::Sym(c) => match self.smt.check(&state.data.path.conjuncts(), &[&c.not()]) {
                     Feasibility::Feasible => {
                         let mut v = state.clone();
                         self.add_constraint(&mut v, c.not());
-                        self.pending_violations.push((v, what.join(", ")));
+                        self.pending_violations.push((v, what.join(", "), property));
                     }
                     Feasibility::Infeasible => {}
                     Feasibility::Unknown => self.give_up(format!(
@@ -1109,10 +1165,11 @@ impl<'a> Explorer<'a> {
                         what.join(", "),
                         self.line_of(span)
                     )),
-                }
-                self.assume(state, ok.clone(), span).then_some(rest)
+                },
             }
+            ok = ok.and(&holds);
         }
+        self.assume(state, ok, span).then_some(rest)
     }
 
     /// Applies the UB side conditions of a step: definite UB ends the path (unknown); possible
@@ -2155,7 +2212,7 @@ impl<'a> Explorer<'a> {
                 self.cfa.edge(call_edge).call_paren.is_some_and(|p| parens.contains(&p))
             }
             (ResolvedAnchor::Target { offsets }, StepKind::Edge(e)) => {
-                (self.opts.target.overflow || matches!(e.op, EdgeOp::Error { .. }))
+                (self.opts.target.operations() || matches!(e.op, EdgeOp::Error { .. }))
                     && e.span.is_some_and(|s| offsets.contains(&s.start_offset))
             }
             _ => false,

@@ -18,6 +18,9 @@ pub enum PropertyKind {
     UnreachLabel,
     /// `G ! overflow`: no signed integer arithmetic overflows (decision 72).
     NoOverflow,
+    /// `G valid-free`, `G valid-deref`, `G valid-memtrack` (the lines of valid-memsafety.prp):
+    /// memory safety (decision 73).
+    MemSafety,
     /// Any other formula (memory safety, overflow, termination, …), as written inside
     /// `LTL(…)`; several lines are joined with `\n`.
     Other(String),
@@ -141,6 +144,12 @@ fn combine(formulas: Vec<Formula>) -> Option<Property> {
         Some(Property { error_functions: calls, kind: PropertyKind::UnreachCall })
     } else if !labels.is_empty() {
         Some(Property { error_functions: labels, kind: PropertyKind::UnreachLabel })
+    } else if !others.is_empty()
+        && others.iter().all(|f| {
+            matches!(f.split_whitespace().collect::<String>().as_str(), "Gvalid-free" | "Gvalid-deref" | "Gvalid-memtrack")
+        })
+    {
+        Some(Property { error_functions: Vec::new(), kind: PropertyKind::MemSafety })
     } else if !others.is_empty() && others.iter().all(|f| f.split_whitespace().collect::<String>() == "G!overflow") {
         Some(Property { error_functions: Vec::new(), kind: PropertyKind::NoOverflow })
     } else if !others.is_empty() {
@@ -247,7 +256,9 @@ mod tests {
         let text = "CHECK( init(main()), LTL(G valid-free) )\nCHECK( init(main()), LTL(G valid-deref) )\n\
                     CHECK( init(main()), LTL(G valid-memtrack) )\n";
         let prop = p(text).unwrap();
-        assert_eq!(prop.kind, PropertyKind::Other("G valid-free\nG valid-deref\nG valid-memtrack".into()));
+        assert_eq!(prop.kind, PropertyKind::MemSafety);
+        let prop = p("CHECK( init(main()), LTL(G valid-memcleanup) )").unwrap();
+        assert_eq!(prop.kind, PropertyKind::Other("G valid-memcleanup".into()));
         assert!(prop.error_functions.is_empty());
         let prop = p("CHECK( init(main()), LTL(F end) )").unwrap();
         assert_eq!(prop.kind, PropertyKind::Other("F end".into()));

@@ -28,7 +28,7 @@ impl ErrorReach {
     /// For the property's violations: error calls, or (no-overflow, decision 72) any step at
     /// all, since an overflow may happen wherever there is arithmetic.
     pub fn for_target(cfa: &Cfa, target: &crate::product::ErrorTarget) -> ErrorReach {
-        if target.overflow {
+        if target.operations() {
             let n = cfa.graph.node_count();
             return ErrorReach { inside: vec![true; n], exits: vec![true; n] };
         }

@@ -115,11 +115,21 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
             let text = String::from_utf8_lossy(&read(p)?).into_owned();
             let prop = property::parse_property(p, &text)?;
             match prop.kind {
-                PropertyKind::UnreachCall => {
-                    ErrorTarget { functions: prop.error_functions.clone(), label: false, overflow: false }
+                PropertyKind::UnreachCall => ErrorTarget {
+                    functions: prop.error_functions.clone(),
+                    label: false,
+                    overflow: false,
+                    memsafety: false,
+                },
+                PropertyKind::UnreachLabel => {
+                    ErrorTarget { functions: Vec::new(), label: true, overflow: false, memsafety: false }
                 }
-                PropertyKind::UnreachLabel => ErrorTarget { functions: Vec::new(), label: true, overflow: false },
-                PropertyKind::NoOverflow => ErrorTarget { functions: Vec::new(), label: false, overflow: true },
+                PropertyKind::NoOverflow => {
+                    ErrorTarget { functions: Vec::new(), label: false, overflow: true, memsafety: false }
+                }
+                PropertyKind::MemSafety => {
+                    ErrorTarget { functions: Vec::new(), label: false, overflow: false, memsafety: true }
+                }
                 PropertyKind::Other(what) => {
                     let dm = opts.data_model.unwrap_or(DataModel::Lp64);
                     return Ok(unknown_report(
@@ -137,19 +147,36 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
             functions: vec!["reach_error".into(), "__VERIFIER_error".into()],
             label: false,
             overflow: false,
+            memsafety: false,
         },
     };
     // Decision 72: a witness for one property never confirms another. A witness whose
-    // specification names only no-overflow validates only against no-overflow, and the reverse.
-    let specs: Vec<property::Property> =
-        witness.metadata.specifications.iter().filter_map(|s| property::property_from_specification(s)).collect();
-    let for_overflow = |p: &property::Property| p.kind == PropertyKind::NoOverflow;
-    if !specs.is_empty() && specs.iter().all(|p| for_overflow(p) != target.overflow) {
+    // specifications all name another kind of property (unreach-call, no-overflow, memory
+    // safety) than the task's is not validated.
+    let category = |k: &PropertyKind| match k {
+        PropertyKind::UnreachCall | PropertyKind::UnreachLabel => "unreach-call",
+        PropertyKind::NoOverflow => "no-overflow",
+        PropertyKind::MemSafety => "valid-memsafety",
+        PropertyKind::Other(_) => "another property",
+    };
+    let ours = if target.overflow {
+        "no-overflow"
+    } else if target.memsafety {
+        "valid-memsafety"
+    } else {
+        "unreach-call"
+    };
+    let specs: Vec<&'static str> = witness
+        .metadata
+        .specifications
+        .iter()
+        .filter_map(|s| property::property_from_specification(s))
+        .map(|p| category(&p.kind))
+        .collect();
+    if !specs.is_empty() && specs.iter().all(|c| *c != ours) {
         let dm = opts.data_model.unwrap_or(DataModel::Lp64);
-        let (theirs, ours) =
-            if target.overflow { ("another property", "no-overflow") } else { ("no-overflow", "another property") };
         return Ok(unknown_report(
-            &format!("the witness is for {theirs} (its specification), the task's property is {ours}: not validated"),
+            &format!("the witness is for {} (its specification), the task's property is {ours}: not validated", specs[0]),
             &witness,
             warnings,
             started,
@@ -229,17 +256,18 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         guess: None,
         memory_limit: opts.memory_limit,
     };
-    let anchors = crate::anchors::resolve_anchors(&program.cfa, &witness, explore_opts.target.overflow, &mut warnings)
+    let anchors = crate::anchors::resolve_anchors(&program.cfa, &witness, explore_opts.target.operations(), &mut warnings)
         .map_err(|m| InputError::invalid(&opts.witness, m))?;
     let outcome = product::explore(&program.cfa, &program.source, &witness, &anchors, &explore_opts);
     warnings.extend(outcome.warnings);
     let mut verdict = outcome.verdict;
     let mut reason = outcome.reason;
     let (mut states, mut solver_calls) = (outcome.states, outcome.solver_calls);
+    let violated = outcome.violated;
     // Decision 52: a second check of every rejection (and of every unknown that followed one):
     // do the witness's input values alone reach the error?
     let mut test_vector = None;
-    if outcome.strict_rejected && !matches!(verdict, Verdict::Confirmed { .. }) {
+    if outcome.strict_rejected && !matches!(verdict, Verdict::Confirmed { .. }) && !explore_opts.target.operations() {
         let tv = test_vector_run(&program.cfa, &witness, &anchors, &explore_opts);
         states += tv.states;
         solver_calls += tv.solver_calls;
@@ -292,7 +320,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         reading: reading_name(&witness, opts),
         data_model: data_model.name().into(),
         test_vector,
-        property: if explore_opts.target.overflow { "no-overflow" } else { "unreach-call" }.into(),
+        property: violated.unwrap_or(if explore_opts.target.overflow { "no-overflow" } else { "unreach-call" }).into(),
     })
 }
 

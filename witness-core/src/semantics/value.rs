@@ -70,21 +70,42 @@ pub struct Definedness {
     pub unmodelled: bool,
 }
 
-/// Which overflow a condition guards against (property no-overflow, decision 72).
+/// Which property violation a condition guards against (decisions 72, 73), if it is one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OverflowKind {
+pub enum ViolationKind {
     /// A signed `+`, `-`, `*`, `/`, `%` or negation whose result does not fit its type.
-    Arithmetic,
+    Overflow,
     /// A signed `<<` whose result does not fit its type.
-    Shift,
+    ShiftOverflow,
+    /// An access through a null, dangling (freed) pointer or outside its object.
+    Deref,
+    /// A `free` of something that is not the start of a live heap block.
+    Free,
 }
 
 impl Definedness {
-    /// The overflow this condition guards against, if it is one. Every signed-overflow
-    /// condition of this module's operations says `signed overflow in …`.
-    pub fn overflow_kind(&self) -> Option<OverflowKind> {
-        let op = self.what.strip_prefix("signed overflow in ")?;
-        Some(if op.contains("<<") || op.contains("shift") { OverflowKind::Shift } else { OverflowKind::Arithmetic })
+    /// The violation this condition guards against, read from its text: every such condition
+    /// of the value layer and the memory model starts with one of these phrases (a unit test
+    /// keeps them in step).
+    pub fn violation_kind(&self) -> Option<ViolationKind> {
+        let w = self.what.as_str();
+        if let Some(op) = w.strip_prefix("signed overflow in ") {
+            return Some(if op.contains("<<") || op.contains("shift") {
+                ViolationKind::ShiftOverflow
+            } else {
+                ViolationKind::Overflow
+            });
+        }
+        if w.starts_with("dereference of a null pointer")
+            || (w.starts_with("use of ") && w.ends_with(" after it was freed"))
+            || (w.starts_with("access of ") && w.contains(" bytes outside "))
+        {
+            return Some(ViolationKind::Deref);
+        }
+        if w.starts_with("free of ") || w.starts_with("double free of ") {
+            return Some(ViolationKind::Free);
+        }
+        None
     }
 }
 
