@@ -107,11 +107,11 @@ fn property_file(dir: &Path) -> PathBuf {
 }
 
 /// The 1-based line of the violation: the single call of the property's error function in the
-/// program, or (no-overflow) the single line marked `// violation`.
+/// program, or (no-overflow, memory safety, memory cleanup) the single line marked `// violation`.
 fn error_call_line(case: &Case) -> Result<u64, String> {
     let prp = read_to_string(&property_file(&case.dir))?;
     let program = read_to_string(&case.dir.join("program.c"))?;
-    if prp.contains("overflow") {
+    if prp.contains("overflow") || prp.contains("valid-") {
         let hits: Vec<u64> = program
             .lines()
             .enumerate()

@@ -55,14 +55,17 @@ pub struct ErrorTarget {
     /// Property no-overflow (decision 72): a signed arithmetic overflow is the violation.
     pub overflow: bool,
     /// Property valid-memsafety (decision 73): an invalid dereference or free is the
-    /// violation; memory leaks (valid-memtrack) are not checked, so no rejection is given.
+    /// violation, and a block lost at the end of the program (decision 74); memory lost before
+    /// the end is not checked, so no rejection is given where it may matter.
     pub memsafety: bool,
+    /// Property valid-memcleanup (decision 74): a block still allocated at the end.
+    pub memcleanup: bool,
 }
 
 impl ErrorTarget {
     /// The violations are operations of ordinary steps (not calls of an error function).
     pub fn operations(&self) -> bool {
-        self.overflow || self.memsafety
+        self.overflow || self.memsafety || self.memcleanup
     }
 }
 
@@ -840,8 +843,7 @@ impl<'a> Explorer<'a> {
                 && self.witness.graph[state.witness].violation
             {
                 // Decision 73: here a leak (valid-memtrack, not checked) may be the violation.
-                self.unchecked_violation_state =
-                    Some(format!("witness node {}", self.witness.graph[state.witness].id));
+                self.unchecked_violation_state = Some(format!("witness node {}", self.witness.graph[state.witness].id));
             }
             self.states += 1;
             if self.states.is_multiple_of(MEMORY_CHECK_EVERY) {
@@ -869,8 +871,9 @@ impl<'a> Explorer<'a> {
         if let Some(at) = self.unchecked_violation_state.as_ref().filter(|_| self.unknown.is_empty()) {
             return Verdict::Unknown {
                 reason: format!(
-                    "an allowed path reaches the violation node ({at}) without an invalid dereference or free; \
-                     whether memory is lost there (valid-memtrack) is not checked yet"
+                    "an allowed path reaches the violation node ({at}) without an invalid dereference, free or \
+                     memory lost at the end; whether memory is lost before the end there (valid-memtrack) is not \
+                     checked yet"
                 ),
             };
         }
@@ -922,7 +925,8 @@ impl<'a> Explorer<'a> {
         let current = state.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
         if state.loc != cfa.start && state.loc == cfa.function(current).exit {
             let Some(site) = state.stack.last().cloned() else {
-                return None; // main returned: the program ends without violation
+                // main returned: the program ends (a leak may be the violation, decision 74).
+                return self.leak_at_end(&state);
             };
             let mut next = state.clone();
             Rc::make_mut(&mut next.stack).pop();
@@ -1170,6 +1174,44 @@ impl<'a> Explorer<'a> {
             ok = ok.and(&holds);
         }
         self.assume(state, ok, span).then_some(rest)
+    }
+
+    /// Decision 74: the leak the property counts when the program ends in `s` (the property and
+    /// what is lost), if any.
+    fn leak(&mut self, s: &ProductState) -> Option<(&'static str, String)> {
+        let (property, from_globals) = if self.opts.target.memcleanup {
+            ("valid-memcleanup", false)
+        } else if self.opts.target.memsafety {
+            ("valid-memtrack", true)
+        } else {
+            return None;
+        };
+        let Some(blocks) = s.data.leaked_blocks(from_globals) else {
+            self.give_up(
+                "not modelled: whether memory is lost at the end of the program (an address was converted to an \
+                 integer)"
+                    .into(),
+            );
+            return None;
+        };
+        let n = *blocks.first()?;
+        let by = s.data.heap.get(&n).map(|b| b.function.clone()).unwrap_or_default();
+        let how = if from_globals { "unreachable" } else { "still allocated" };
+        Some((property, format!("a block from `{by}` {how} at the end of the program ({} such blocks)", blocks.len())))
+    }
+
+    /// The program ends in `s` by returning from `main`: confirmed if the automaton is in a
+    /// violation state and the property counts a leak here (decision 74).
+    fn leak_at_end(&mut self, s: &ProductState) -> Option<Verdict> {
+        if !self.witness.graph[s.witness].violation {
+            return None;
+        }
+        let (property, what) = self.leak(s)?;
+        if !self.approx_settled(s) {
+            return None;
+        }
+        self.violated = Some(property);
+        Some(self.confirm(s, what))
     }
 
     /// Applies the UB side conditions of a step: definite UB ends the path (unknown); possible
@@ -1809,7 +1851,14 @@ impl<'a> Explorer<'a> {
                 }
             }
             EdgeOp::CallPtr { .. } => unsupported!("unresolved call through a function pointer".to_string()),
-            EdgeOp::Terminate { .. } => return Step::End,
+            EdgeOp::Terminate { .. } => {
+                // exit()/abort(): the program ends here (decision 74); the leak, if any, is the
+                // violation of this step.
+                if let Some((property, what)) = self.leak(&next) {
+                    self.pending_violations.push((next, what, property));
+                }
+                return Step::End;
+            }
             EdgeOp::Unsupported { what } => unsupported!(what.clone()),
         }
         Step::Next(next, result)

@@ -21,6 +21,8 @@ pub enum PropertyKind {
     /// `G valid-free`, `G valid-deref`, `G valid-memtrack` (the lines of valid-memsafety.prp):
     /// memory safety (decision 73).
     MemSafety,
+    /// `G valid-memcleanup`: every block is freed before the program ends (decision 74).
+    MemCleanup,
     /// Any other formula (memory safety, overflow, termination, …), as written inside
     /// `LTL(…)`; several lines are joined with `\n`.
     Other(String),
@@ -146,10 +148,17 @@ fn combine(formulas: Vec<Formula>) -> Option<Property> {
         Some(Property { error_functions: labels, kind: PropertyKind::UnreachLabel })
     } else if !others.is_empty()
         && others.iter().all(|f| {
-            matches!(f.split_whitespace().collect::<String>().as_str(), "Gvalid-free" | "Gvalid-deref" | "Gvalid-memtrack")
+            matches!(
+                f.split_whitespace().collect::<String>().as_str(),
+                "Gvalid-free" | "Gvalid-deref" | "Gvalid-memtrack"
+            )
         })
     {
         Some(Property { error_functions: Vec::new(), kind: PropertyKind::MemSafety })
+    } else if !others.is_empty()
+        && others.iter().all(|f| f.split_whitespace().collect::<String>() == "Gvalid-memcleanup")
+    {
+        Some(Property { error_functions: Vec::new(), kind: PropertyKind::MemCleanup })
     } else if !others.is_empty() && others.iter().all(|f| f.split_whitespace().collect::<String>() == "G!overflow") {
         Some(Property { error_functions: Vec::new(), kind: PropertyKind::NoOverflow })
     } else if !others.is_empty() {
@@ -258,7 +267,7 @@ mod tests {
         let prop = p(text).unwrap();
         assert_eq!(prop.kind, PropertyKind::MemSafety);
         let prop = p("CHECK( init(main()), LTL(G valid-memcleanup) )").unwrap();
-        assert_eq!(prop.kind, PropertyKind::Other("G valid-memcleanup".into()));
+        assert_eq!(prop.kind, PropertyKind::MemCleanup);
         assert!(prop.error_functions.is_empty());
         let prop = p("CHECK( init(main()), LTL(F end) )").unwrap();
         assert_eq!(prop.kind, PropertyKind::Other("F end".into()));

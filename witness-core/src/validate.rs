@@ -120,16 +120,36 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
                     label: false,
                     overflow: false,
                     memsafety: false,
+                    memcleanup: false,
                 },
-                PropertyKind::UnreachLabel => {
-                    ErrorTarget { functions: Vec::new(), label: true, overflow: false, memsafety: false }
-                }
-                PropertyKind::NoOverflow => {
-                    ErrorTarget { functions: Vec::new(), label: false, overflow: true, memsafety: false }
-                }
-                PropertyKind::MemSafety => {
-                    ErrorTarget { functions: Vec::new(), label: false, overflow: false, memsafety: true }
-                }
+                PropertyKind::UnreachLabel => ErrorTarget {
+                    functions: Vec::new(),
+                    label: true,
+                    overflow: false,
+                    memsafety: false,
+                    memcleanup: false,
+                },
+                PropertyKind::NoOverflow => ErrorTarget {
+                    functions: Vec::new(),
+                    label: false,
+                    overflow: true,
+                    memsafety: false,
+                    memcleanup: false,
+                },
+                PropertyKind::MemSafety => ErrorTarget {
+                    functions: Vec::new(),
+                    label: false,
+                    overflow: false,
+                    memsafety: true,
+                    memcleanup: false,
+                },
+                PropertyKind::MemCleanup => ErrorTarget {
+                    functions: Vec::new(),
+                    label: false,
+                    overflow: false,
+                    memsafety: false,
+                    memcleanup: true,
+                },
                 PropertyKind::Other(what) => {
                     let dm = opts.data_model.unwrap_or(DataModel::Lp64);
                     return Ok(unknown_report(
@@ -148,6 +168,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
             label: false,
             overflow: false,
             memsafety: false,
+            memcleanup: false,
         },
     };
     // Decision 72: a witness for one property never confirms another. A witness whose
@@ -157,12 +178,15 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         PropertyKind::UnreachCall | PropertyKind::UnreachLabel => "unreach-call",
         PropertyKind::NoOverflow => "no-overflow",
         PropertyKind::MemSafety => "valid-memsafety",
+        PropertyKind::MemCleanup => "valid-memcleanup",
         PropertyKind::Other(_) => "another property",
     };
     let ours = if target.overflow {
         "no-overflow"
     } else if target.memsafety {
         "valid-memsafety"
+    } else if target.memcleanup {
+        "valid-memcleanup"
     } else {
         "unreach-call"
     };
@@ -176,7 +200,10 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
     if !specs.is_empty() && specs.iter().all(|c| *c != ours) {
         let dm = opts.data_model.unwrap_or(DataModel::Lp64);
         return Ok(unknown_report(
-            &format!("the witness is for {} (its specification), the task's property is {ours}: not validated", specs[0]),
+            &format!(
+                "the witness is for {} (its specification), the task's property is {ours}: not validated",
+                specs[0]
+            ),
             &witness,
             warnings,
             started,
@@ -256,8 +283,9 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         guess: None,
         memory_limit: opts.memory_limit,
     };
-    let anchors = crate::anchors::resolve_anchors(&program.cfa, &witness, explore_opts.target.operations(), &mut warnings)
-        .map_err(|m| InputError::invalid(&opts.witness, m))?;
+    let anchors =
+        crate::anchors::resolve_anchors(&program.cfa, &witness, explore_opts.target.operations(), &mut warnings)
+            .map_err(|m| InputError::invalid(&opts.witness, m))?;
     let outcome = product::explore(&program.cfa, &program.source, &witness, &anchors, &explore_opts);
     warnings.extend(outcome.warnings);
     let mut verdict = outcome.verdict;

@@ -360,6 +360,44 @@ impl DataState {
         self.symbol(hint, ty)
     }
 
+    /// Decision 74: the heap blocks still allocated at the end of the program; with
+    /// `from_globals`, only those no global reaches through stored pointers (valid-memtrack at
+    /// the end, as LeakSanitizer's roots), else all (valid-memcleanup). `None` when that cannot
+    /// be told: an address converted to an integer may hide a pointer (decision 51).
+    pub fn leaked_blocks(&self, from_globals: bool) -> Option<Vec<u32>> {
+        if !self.layout.is_empty() {
+            return None;
+        }
+        let live: Vec<u32> = self.heap.iter().filter(|(_, b)| b.live).map(|(n, _)| *n).collect();
+        if !from_globals || live.is_empty() {
+            return Some(live);
+        }
+        fn cells_ptrs(cells: &[Option<Cell>], out: &mut Vec<u32>) {
+            for c in cells.iter().flatten() {
+                if let Cell::Ptr { p: PtrVal { obj: Obj::Heap(n), .. }, .. } = c {
+                    out.push(*n);
+                }
+            }
+        }
+        let mut todo = Vec::new();
+        for slot in self.globals.values() {
+            match slot {
+                Slot::Ptr(PtrVal { obj: Obj::Heap(n), .. }) => todo.push(*n),
+                Slot::Bytes(cells) => cells_ptrs(cells, &mut todo),
+                _ => {}
+            }
+        }
+        let mut reached = std::collections::BTreeSet::new();
+        while let Some(n) = todo.pop() {
+            if reached.insert(n) {
+                if let Some(b) = self.heap.get(&n) {
+                    cells_ptrs(&b.cells, &mut todo);
+                }
+            }
+        }
+        Some(live.into_iter().filter(|n| !reached.contains(n)).collect())
+    }
+
     /// A fresh symbol of `ty`, also in a guessing run (its range constraint joins the path
     /// condition).
     pub fn symbol(&mut self, hint: &str, ty: IntTy) -> Value {
