@@ -55,8 +55,7 @@ pub struct ErrorTarget {
     /// Property no-overflow (decision 72): a signed arithmetic overflow is the violation.
     pub overflow: bool,
     /// Property valid-memsafety (decision 73): an invalid dereference or free is the
-    /// violation, and a block lost at the end of the program (decision 74); memory lost before
-    /// the end is not checked, so no rejection is given where it may matter.
+    /// violation, and a block lost (decision 74).
     pub memsafety: bool,
     /// Property valid-memcleanup (decision 74): a block still allocated at the end.
     pub memcleanup: bool,
@@ -303,9 +302,6 @@ struct Explorer<'a> {
     pending_violations: Vec<(ProductState, String, &'static str)>,
     /// The property (SV-COMP name) the confirmation violates, for operations (decision 73).
     violated: Option<&'static str>,
-    /// Valid-memsafety: an allowed path entered a violation state at a step without a detected
-    /// violation, where a leak (valid-memtrack, not checked) may be the violation.
-    unchecked_violation_state: Option<String>,
 }
 
 /// Explores the product and returns the verdict.
@@ -582,7 +578,6 @@ fn explore_once(
         collecting_violations: false,
         pending_violations: Vec::new(),
         violated: None,
-        unchecked_violation_state: None,
     };
     // Offsets that were validated against this file make guards precise; the permissive
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
@@ -838,13 +833,6 @@ impl<'a> Explorer<'a> {
             if !visited.insert(Box::new(state.key())) {
                 continue;
             }
-            if self.opts.target.memsafety
-                && self.unchecked_violation_state.is_none()
-                && self.witness.graph[state.witness].violation
-            {
-                // Decision 73: here a leak (valid-memtrack, not checked) may be the violation.
-                self.unchecked_violation_state = Some(format!("witness node {}", self.witness.graph[state.witness].id));
-            }
             self.states += 1;
             if self.states.is_multiple_of(MEMORY_CHECK_EVERY) {
                 if let Some(limit) = self.opts.memory_limit {
@@ -867,15 +855,6 @@ impl<'a> Explorer<'a> {
         }
         if Instant::now() >= self.opts.deadline {
             return self.out_of_time();
-        }
-        if let Some(at) = self.unchecked_violation_state.as_ref().filter(|_| self.unknown.is_empty()) {
-            return Verdict::Unknown {
-                reason: format!(
-                    "an allowed path reaches the violation node ({at}) without an invalid dereference, free or \
-                     memory lost at the end; whether memory is lost before the end there (valid-memtrack) is not \
-                     checked yet"
-                ),
-            };
         }
         if self.unknown.is_empty() {
             Verdict::Rejected
@@ -992,8 +971,9 @@ impl<'a> Explorer<'a> {
                 result: returned,
                 closure: Default::default(),
             };
+            let from = out.len();
             self.advance_witness(next, &info, Action::Return(site.callee), None, out);
-            return None;
+            return self.memtrack_loss(&state, out, from, info.span);
         }
         let edges: Vec<EdgeIndex> = cfa.graph.edges_directed(state.loc, Direction::Outgoing).map(|e| e.id()).collect();
         for e in edges {
@@ -1074,7 +1054,11 @@ impl<'a> Explorer<'a> {
                         result,
                         closure: Default::default(),
                     };
+                    let from = out.len();
                     self.advance_witness(next, &info, Action::Edge(e), nondet, out);
+                    if let Some(v) = self.memtrack_loss(&state, out, from, edge.span) {
+                        return Some(v);
+                    }
                 }
                 Step::Violation(next, function) => {
                     // The error call is itself a step the witness may match (into the violation node).
@@ -1176,9 +1160,54 @@ impl<'a> Explorer<'a> {
         self.assume(state, ok, span).then_some(rest)
     }
 
+    /// Decision 74, valid-memtrack during the run: the successors `out[from..]` of `before` that
+    /// are in a violation state and in which a live block became unreachable by this step
+    /// (nothing reaches it any more: an overwritten pointer, a returning function's locals, a
+    /// freed block that held the last pointer) confirm `false(valid-memtrack)`.
+    fn memtrack_loss(
+        &mut self,
+        before: &ProductState,
+        out: &[ProductState],
+        from: usize,
+        span: Option<SourceSpan>,
+    ) -> Option<Verdict> {
+        if !self.opts.target.memsafety {
+            return None;
+        }
+        let candidates: Vec<usize> =
+            (from..out.len()).filter(|&i| self.witness.graph[out[i].witness].violation).collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        let Some(lost_before) = before.data.lost_blocks(before.returned.as_ref()) else {
+            self.give_up(format!(
+                "not modelled: whether memory is lost at {} (an address was converted to an integer)",
+                self.line_of(span)
+            ));
+            return None;
+        };
+        for i in candidates {
+            let s = &out[i];
+            let Some(lost) = s.data.lost_blocks(s.returned.as_ref()) else { continue };
+            if let Some(n) = lost.iter().find(|n| !lost_before.contains(n)) {
+                let by = s.data.heap.get(n).map(|b| b.function.clone()).unwrap_or_default();
+                let s = s.clone();
+                if !self.approx_settled(&s) {
+                    continue;
+                }
+                self.violated = Some("valid-memtrack");
+                return Some(self.confirm(&s, format!("the last pointer to a block from `{by}` is lost")));
+            }
+        }
+        None
+    }
+
     /// Decision 74: the leak the property counts when the program ends in `s` (the property and
     /// what is lost), if any.
-    fn leak(&mut self, s: &ProductState) -> Option<(&'static str, String)> {
+    /// `frames_live`: the program ends inside its functions (`exit`, `abort`), whose locals
+    /// still reach blocks, as LeakSanitizer scans the stack at exit; after `main` returned only
+    /// the globals do.
+    fn leak(&mut self, s: &ProductState, frames_live: bool) -> Option<(&'static str, String)> {
         let (property, from_globals) = if self.opts.target.memcleanup {
             ("valid-memcleanup", false)
         } else if self.opts.target.memsafety {
@@ -1186,7 +1215,12 @@ impl<'a> Explorer<'a> {
         } else {
             return None;
         };
-        let Some(blocks) = s.data.leaked_blocks(from_globals) else {
+        let blocks = if from_globals && frames_live {
+            s.data.lost_blocks(None).map(|b| b.into_iter().collect::<Vec<u32>>())
+        } else {
+            s.data.leaked_blocks(from_globals)
+        };
+        let Some(blocks) = blocks else {
             self.give_up(
                 "not modelled: whether memory is lost at the end of the program (an address was converted to an \
                  integer)"
@@ -1206,7 +1240,7 @@ impl<'a> Explorer<'a> {
         if !self.witness.graph[s.witness].violation {
             return None;
         }
-        let (property, what) = self.leak(s)?;
+        let (property, what) = self.leak(s, false)?;
         if !self.approx_settled(s) {
             return None;
         }
@@ -1854,7 +1888,7 @@ impl<'a> Explorer<'a> {
             EdgeOp::Terminate { .. } => {
                 // exit()/abort(): the program ends here (decision 74); the leak, if any, is the
                 // violation of this step.
-                if let Some((property, what)) = self.leak(&next) {
+                if let Some((property, what)) = self.leak(&next, true) {
                     self.pending_violations.push((next, what, property));
                 }
                 return Step::End;

@@ -398,6 +398,50 @@ impl DataState {
         Some(live.into_iter().filter(|n| !reached.contains(n)).collect())
     }
 
+    /// Decision 74: the live heap blocks that nothing reaches: neither a global, nor a local of
+    /// a live frame, nor `extra` (a value in flight, e.g. being returned), through stored
+    /// pointers. `None` when that cannot be told (decision 51, as in [`Self::leaked_blocks`]).
+    pub fn lost_blocks(&self, extra: Option<&AnyValue>) -> Option<std::collections::BTreeSet<u32>> {
+        if !self.layout.is_empty() {
+            return None;
+        }
+        fn slot_ptrs(slot: &Slot, out: &mut Vec<u32>) {
+            match slot {
+                Slot::Ptr(PtrVal { obj: Obj::Heap(n), .. }) => out.push(*n),
+                Slot::Bytes(cells) => cells_ptrs(cells, out),
+                _ => {}
+            }
+        }
+        fn cells_ptrs(cells: &[Option<Cell>], out: &mut Vec<u32>) {
+            for c in cells.iter().flatten() {
+                if let Cell::Ptr { p: PtrVal { obj: Obj::Heap(n), .. }, .. } = c {
+                    out.push(*n);
+                }
+            }
+        }
+        let mut todo = Vec::new();
+        for slot in self.globals.values() {
+            slot_ptrs(slot, &mut todo);
+        }
+        for f in self.frames.iter() {
+            for slot in f.locals.values() {
+                slot_ptrs(slot, &mut todo);
+            }
+        }
+        if let Some(AnyValue::Ptr(PtrVal { obj: Obj::Heap(n), .. })) = extra {
+            todo.push(*n);
+        }
+        let mut reached = std::collections::BTreeSet::new();
+        while let Some(n) = todo.pop() {
+            if reached.insert(n) {
+                if let Some(b) = self.heap.get(&n) {
+                    cells_ptrs(&b.cells, &mut todo);
+                }
+            }
+        }
+        Some(self.heap.iter().filter(|(n, b)| b.live && !reached.contains(n)).map(|(n, _)| *n).collect())
+    }
+
     /// A fresh symbol of `ty`, also in a guessing run (its range constraint joins the path
     /// condition).
     pub fn symbol(&mut self, hint: &str, ty: IntTy) -> Value {

@@ -228,6 +228,36 @@ impl<'a> Builder<'a> {
                 let (p, _) = self.ptr_expr(inner)?;
                 Ok((p, *to))
             }
+            Expression::UnaryOperator(u)
+                if matches!(
+                    u.node.operator.node,
+                    UnaryOperator::PostIncrement
+                        | UnaryOperator::PostDecrement
+                        | UnaryOperator::PreIncrement
+                        | UnaryOperator::PreDecrement
+                ) && matches!(self.expr_ty(&u.node.operand), Some(Ty::Pointer(_))) =>
+            {
+                // `p++` / `--p` as a pointer value (`*p++ = 0`): the increment is its own step;
+                // a postfix one first copies the old value into a temporary.
+                let operand = &u.node.operand;
+                let op = u.node.operator.node.clone();
+                let inc = matches!(op, UnaryOperator::PostIncrement | UnaryOperator::PreIncrement);
+                if matches!(op, UnaryOperator::PreIncrement | UnaryOperator::PreDecrement) {
+                    self.ptr_incdec(operand, inc)?;
+                    return self.ptr_expr(operand);
+                }
+                if self.pure_mode {
+                    return Err("expression with side effects where a side-effect-free expression is needed".into());
+                }
+                let (old, t) = self.ptr_expr(operand)?;
+                let f = self.f.as_ref().map(|f| f.id).ok_or("temporary outside a function")?;
+                self.tmp_counter += 1;
+                let name = format!("__tmp_{}", self.tmp_counter);
+                let tmp = self.new_var(&name, &Ty::Pointer(Box::new(t.clone())), VarScope::Local(f), (0, 0), true);
+                self.emit(EdgeOp::PtrAssign { lhs: PLvalue::Var(tmp), rhs: old }, self.stmt_sp, text.clone())?;
+                self.ptr_incdec(operand, inc)?;
+                Ok((PExpr::Var { var: tmp }, t))
+            }
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
                 let operand = &u.node.operand;
                 match &operand.node {
