@@ -971,9 +971,16 @@ pub enum EdgeOp {
         args: Vec<Rvalue>,
         lhs: Option<Target>,
     },
-    /// `abort()`, `exit(n)`: the path ends without violation.
+    /// `abort()`, `exit(n)`: the path ends without violation (`exit` first runs the handlers
+    /// registered with `atexit`, decision 76).
     Terminate {
         function: String,
+    },
+    /// `atexit(f)` (decision 76): `f` runs when the program ends by `exit` or a return from
+    /// `main`, after the handlers registered later. The call returns 0 (registered).
+    AtExit {
+        handler: FuncId,
+        lhs: Option<Lvalue>,
     },
     /// Something the semantics cannot handle yet; a path that executes it ends in unknown.
     Unsupported {

@@ -213,6 +213,11 @@ struct ProductState {
     trace: Option<Rc<TraceNode>>,
     /// Test-vector run: how many input values the path has taken.
     vec_pos: usize,
+    /// Handlers registered with `atexit`, with their registration step (decision 76).
+    atexit: Rc<Vec<(FuncId, EdgeIndex)>>,
+    /// The program is ending by `exit` (its handlers run; the frames' locals still reach
+    /// blocks).
+    exiting: bool,
 }
 
 type StateKey = (
@@ -225,6 +230,8 @@ type StateKey = (
     crate::semantics::PathCond,
     Option<AnyValue>,
     usize,
+    Rc<Vec<(FuncId, EdgeIndex)>>,
+    bool,
 );
 
 impl ProductState {
@@ -239,6 +246,8 @@ impl ProductState {
             self.data.path.clone(),
             self.returned.clone(),
             self.vec_pos,
+            self.atexit.clone(),
+            self.exiting,
         )
     }
 }
@@ -805,6 +814,8 @@ impl<'a> Explorer<'a> {
             returned: None,
             trace: None,
             vec_pos: 0,
+            atexit: Rc::new(Vec::new()),
+            exiting: false,
         };
         let mut init = init;
         init.data.guessing = self.opts.guess.is_some();
@@ -904,7 +915,12 @@ impl<'a> Explorer<'a> {
         let current = state.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
         if state.loc != cfa.start && state.loc == cfa.function(current).exit {
             let Some(site) = state.stack.last().cloned() else {
-                // main returned: the program ends (a leak may be the violation, decision 74).
+                // main returned (or an `exit` handler did): the next `atexit` handler runs
+                // (decision 76); then the program ends (a leak may be the violation, decision 74).
+                if let Some(next) = self.run_atexit_handler(&state) {
+                    out.push(next);
+                    return None;
+                }
                 return self.leak_at_end(&state);
             };
             let mut next = state.clone();
@@ -1234,13 +1250,35 @@ impl<'a> Explorer<'a> {
         Some((property, format!("a block from `{by}` {how} at the end of the program ({} such blocks)", blocks.len())))
     }
 
-    /// The program ends in `s` by returning from `main`: confirmed if the automaton is in a
-    /// violation state and the property counts a leak here (decision 74).
+    /// Decision 76: at the end of the program, the state that runs the last registered `atexit`
+    /// handler not run yet (its return leads back to the end, `main`'s exit), if there is one.
+    fn run_atexit_handler(&mut self, s: &ProductState) -> Option<ProductState> {
+        let cfa = self.cfa;
+        let (handler, registered) = *s.atexit.last()?;
+        let mut next = s.clone();
+        Rc::make_mut(&mut next.atexit).pop();
+        next.stack = Rc::new(vec![CallSite {
+            callee: handler,
+            call_edge: registered,
+            return_loc: cfa.function(cfa.main).exit,
+            lhs: None,
+        }]);
+        if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, handler, &[]) {
+            self.give_up(format!("{w} (the `atexit` handler `{}`)", cfa.function(handler).name));
+            return None;
+        }
+        next.loc = cfa.function(handler).entry;
+        Some(next)
+    }
+
+    /// The program ends in `s` by returning from `main` (or after `exit`'s handlers): confirmed
+    /// if the automaton is in a violation state and the property counts a leak here
+    /// (decision 74).
     fn leak_at_end(&mut self, s: &ProductState) -> Option<Verdict> {
         if !self.witness.graph[s.witness].violation {
             return None;
         }
-        let (property, what) = self.leak(s, false)?;
+        let (property, what) = self.leak(s, s.exiting)?;
         if !self.approx_settled(s) {
             return None;
         }
@@ -1885,7 +1923,20 @@ impl<'a> Explorer<'a> {
                 }
             }
             EdgeOp::CallPtr { .. } => unsupported!("unresolved call through a function pointer".to_string()),
-            EdgeOp::Terminate { .. } => {
+            EdgeOp::AtExit { handler, lhs } => {
+                Rc::make_mut(&mut next.atexit).push((*handler, e));
+                if let Some(lv) = lhs {
+                    settle!(next.data.assign(cfa, lv, &Value::conc(0, lv.ty()), None));
+                }
+            }
+            EdgeOp::Terminate { function } => {
+                // exit() runs the `atexit` handlers first (decision 76).
+                if function == "exit" {
+                    next.exiting = true;
+                    if let Some(h) = self.run_atexit_handler(&next) {
+                        return Step::Next(h, None);
+                    }
+                }
                 // exit()/abort(): the program ends here (decision 74); the leak, if any, is the
                 // violation of this step.
                 if let Some((property, what)) = self.leak(&next, true) {

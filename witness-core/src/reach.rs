@@ -28,7 +28,9 @@ impl ErrorReach {
     /// For the property's violations: error calls, or (no-overflow, decision 72) any step at
     /// all, since an overflow may happen wherever there is arithmetic.
     pub fn for_target(cfa: &Cfa, target: &crate::product::ErrorTarget) -> ErrorReach {
-        if target.operations() {
+        // `atexit` handlers run after `main` returns (decision 76): any location may lead to them.
+        let handlers = cfa.graph.edge_weights().any(|e| matches!(e.op, EdgeOp::AtExit { .. }));
+        if target.operations() || handlers {
             let n = cfa.graph.node_count();
             return ErrorReach { inside: vec![true; n], exits: vec![true; n] };
         }

@@ -3918,6 +3918,35 @@ impl<'a> Builder<'a> {
             "abort" | "exit" | "_exit" | "_Exit" | "__VERIFIER_abort" => {
                 return self.emit(EdgeOp::Terminate { function: name }, csp, text);
             }
+            "atexit" if !self.func_ids.contains_key("atexit") => {
+                // Decision 76: a handler named directly (`f` or `&f`).
+                let handler = match &args[..] {
+                    [a] => match &pointers::strip_casts(a).node {
+                        Expression::Identifier(i) if self.lookup(&i.node.name).is_none() => {
+                            self.func_ids.get(&i.node.name).copied()
+                        }
+                        Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
+                            match &u.node.operand.node {
+                                Expression::Identifier(i) if self.lookup(&i.node.name).is_none() => {
+                                    self.func_ids.get(&i.node.name).copied()
+                                }
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let handler = handler.ok_or_else(|| {
+                    format!("`atexit` with a handler other than a function defined in the program: `{text}`")
+                })?;
+                let lhs = match lhs {
+                    None => None,
+                    Some(Target::Int(lv)) => Some(lv),
+                    Some(_) => return Err(format!("result of `{name}` stored into a pointer or struct")),
+                };
+                return self.emit(EdgeOp::AtExit { handler, lhs }, csp, text);
+            }
             "__VERIFIER_assume" => {
                 let [a] = &args[..] else {
                     return Err("__VERIFIER_assume needs one argument".into());

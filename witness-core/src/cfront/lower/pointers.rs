@@ -36,7 +36,7 @@ fn is_zero_constant(e: &Node<Expression>) -> bool {
 }
 
 /// `e` with pointer casts removed (`(struct T *) f(x)` → `f(x)`).
-fn strip_casts(e: &Node<Expression>) -> &Node<Expression> {
+pub(super) fn strip_casts(e: &Node<Expression>) -> &Node<Expression> {
     match &e.node {
         Expression::Cast(c) => strip_casts(&c.node.expression),
         _ => e,
