@@ -361,85 +361,51 @@ impl DataState {
     }
 
     /// Decision 74: the heap blocks still allocated at the end of the program; with
-    /// `from_globals`, only those no global reaches through stored pointers (valid-memtrack at
-    /// the end, as LeakSanitizer's roots), else all (valid-memcleanup). `None` when that cannot
-    /// be told: an address converted to an integer may hide a pointer (decision 51).
+    /// `from_globals`, only those no global reaches through stored pointers (valid-memtrack after
+    /// `main` returned, as LeakSanitizer's roots), else all (valid-memcleanup). `None` when that
+    /// cannot be told: an address converted to an integer may hide a pointer (decision 51).
     pub fn leaked_blocks(&self, from_globals: bool) -> Option<Vec<u32>> {
         if !self.layout.is_empty() {
             return None;
         }
-        let live: Vec<u32> = self.heap.iter().filter(|(_, b)| b.live).map(|(n, _)| *n).collect();
-        if !from_globals || live.is_empty() {
-            return Some(live);
+        if !from_globals {
+            return Some(self.heap.iter().filter(|(_, b)| b.live).map(|(n, _)| *n).collect());
         }
-        fn cells_ptrs(cells: &[Option<Cell>], out: &mut Vec<u32>) {
-            for c in cells.iter().flatten() {
-                if let Cell::Ptr { p: PtrVal { obj: Obj::Heap(n), .. }, .. } = c {
-                    out.push(*n);
-                }
-            }
-        }
-        let mut todo = Vec::new();
+        let mut roots = Vec::new();
         for slot in self.globals.values() {
-            match slot {
-                Slot::Ptr(PtrVal { obj: Obj::Heap(n), .. }) => todo.push(*n),
-                Slot::Bytes(cells) => cells_ptrs(cells, &mut todo),
-                _ => {}
-            }
+            slot_blocks(slot, &mut roots);
         }
-        let mut reached = std::collections::BTreeSet::new();
-        while let Some(n) = todo.pop() {
-            if reached.insert(n) {
-                if let Some(b) = self.heap.get(&n) {
-                    cells_ptrs(&b.cells, &mut todo);
-                }
-            }
-        }
-        Some(live.into_iter().filter(|n| !reached.contains(n)).collect())
+        Some(self.unreached(roots).into_iter().collect())
     }
 
     /// Decision 74: the live heap blocks that nothing reaches: neither a global, nor a local of
     /// a live frame, nor `extra` (a value in flight, e.g. being returned), through stored
-    /// pointers. `None` when that cannot be told (decision 51, as in [`Self::leaked_blocks`]).
+    /// pointers. `None` when that cannot be told (as in [`Self::leaked_blocks`]).
     pub fn lost_blocks(&self, extra: Option<&AnyValue>) -> Option<std::collections::BTreeSet<u32>> {
         if !self.layout.is_empty() {
             return None;
         }
-        fn slot_ptrs(slot: &Slot, out: &mut Vec<u32>) {
-            match slot {
-                Slot::Ptr(PtrVal { obj: Obj::Heap(n), .. }) => out.push(*n),
-                Slot::Bytes(cells) => cells_ptrs(cells, out),
-                _ => {}
-            }
-        }
-        fn cells_ptrs(cells: &[Option<Cell>], out: &mut Vec<u32>) {
-            for c in cells.iter().flatten() {
-                if let Cell::Ptr { p: PtrVal { obj: Obj::Heap(n), .. }, .. } = c {
-                    out.push(*n);
-                }
-            }
-        }
-        let mut todo = Vec::new();
-        for slot in self.globals.values() {
-            slot_ptrs(slot, &mut todo);
-        }
-        for f in self.frames.iter() {
-            for slot in f.locals.values() {
-                slot_ptrs(slot, &mut todo);
-            }
+        let mut roots = Vec::new();
+        for slot in self.globals.values().chain(self.frames.iter().flat_map(|f| f.locals.values())) {
+            slot_blocks(slot, &mut roots);
         }
         if let Some(AnyValue::Ptr(PtrVal { obj: Obj::Heap(n), .. })) = extra {
-            todo.push(*n);
+            roots.push(*n);
         }
+        Some(self.unreached(roots))
+    }
+
+    /// The live blocks not reachable from the `roots` blocks through stored pointers.
+    fn unreached(&self, mut todo: Vec<u32>) -> std::collections::BTreeSet<u32> {
         let mut reached = std::collections::BTreeSet::new();
         while let Some(n) = todo.pop() {
             if reached.insert(n) {
                 if let Some(b) = self.heap.get(&n) {
-                    cells_ptrs(&b.cells, &mut todo);
+                    cell_blocks(&b.cells, &mut todo);
                 }
             }
         }
-        Some(self.heap.iter().filter(|(n, b)| b.live && !reached.contains(n)).map(|(n, _)| *n).collect())
+        self.heap.iter().filter(|(n, b)| b.live && !reached.contains(n)).map(|(n, _)| *n).collect()
     }
 
     /// A fresh symbol of `ty`, also in a guessing run (its range constraint joins the path
@@ -1342,6 +1308,24 @@ impl DataState {
         }
         // The path keeps `from == to` (and everything else it said about `from`): terms built
         // before the substitution may still mention the symbol and must stay tied to it.
+    }
+}
+
+/// The heap blocks a slot points to (decision 74).
+fn slot_blocks(slot: &Slot, out: &mut Vec<u32>) {
+    match slot {
+        Slot::Ptr(PtrVal { obj: Obj::Heap(n), .. }) => out.push(*n),
+        Slot::Bytes(cells) => cell_blocks(cells, out),
+        _ => {}
+    }
+}
+
+/// The heap blocks stored pointers among `cells` point to (decision 74).
+fn cell_blocks(cells: &[Option<Cell>], out: &mut Vec<u32>) {
+    for c in cells.iter().flatten() {
+        if let Cell::Ptr { p: PtrVal { obj: Obj::Heap(n), .. }, .. } = c {
+            out.push(*n);
+        }
     }
 }
 
