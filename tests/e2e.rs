@@ -458,3 +458,35 @@ fn hard_deadline_inside_z3_exits_cleanly() {
         assert_ne!(json["verdict"], "error", "{json}");
     }
 }
+
+/// Decision 77: `--harness` writes a C harness for a confirmation, and `--replay` compiles it
+/// with the program and runs it natively: the run reaches the error. Needs gcc with -m32.
+#[test]
+fn harness_replays_a_confirmation_natively() {
+    let dir = fixtures_dir().join("graphml").join("guessing-pinned-inputs-no-solver");
+    let out = std::env::temp_dir().join(format!("witness-check-e2e-harness-{}.c", std::process::id()));
+    let result = run(&[
+        "validate".as_ref(),
+        "--json".as_ref(),
+        "--data-model".as_ref(),
+        "ILP32".as_ref(),
+        "--harness".as_ref(),
+        out.as_os_str(),
+        "--replay".as_ref(),
+        "--property".as_ref(),
+        dir.join("unreach-call.prp").as_os_str(),
+        "--witness".as_ref(),
+        dir.join("witness.graphml").as_os_str(),
+        dir.join("program.c").as_os_str(),
+    ]);
+    assert_eq!(result.status.code(), Some(0), "{}", describe(&result));
+    let json: serde_json::Value = serde_json::from_slice(&result.stdout).expect("one JSON object");
+    assert_eq!(json["verdict"], "confirmed", "{json}");
+    assert_eq!(json["replay"]["reproduced"], true, "{json}");
+    let harness = std::fs::read_to_string(&out).expect("the harness was written");
+    let _ = std::fs::remove_file(&out);
+    // The trace's values -27 (int) and 61 (unsigned char), in hexadecimal, in call order.
+    assert!(harness.contains("0xffffffe5ULL, 0x3dULL"), "{harness}");
+    assert!(harness.contains("int __VERIFIER_nondet_int(void)"), "{harness}");
+    assert!(harness.contains("unsigned char __VERIFIER_nondet_uchar(void)"), "{harness}");
+}

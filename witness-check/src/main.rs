@@ -16,6 +16,7 @@ use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
 use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
 use witness_core::verdict::{Report, Verdict};
 
+mod replay;
 use witness_core::InputError;
 
 #[derive(Parser)]
@@ -97,6 +98,14 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// For a confirmation: write a C harness to this file; compiled with the program, its
+        /// `__VERIFIER_nondet_*` functions return the trace's values in call order.
+        #[arg(long, value_name = "OUT.c")]
+        harness: Option<PathBuf>,
+        /// For a confirmation: compile the harness with the program (gcc; -m32 for ILP32), run it
+        /// natively for at most 10 s, and report whether it reaches the error (JSON `replay`).
+        #[arg(long)]
+        replay: bool,
         /// How a matched-but-failed transition affects the automaton.
         #[arg(long, value_enum, default_value = "strict")]
         stutter: StutterArg,
@@ -134,6 +143,8 @@ fn main() -> ExitCode {
         timeout,
         memory_limit,
         json,
+        harness,
+        replay,
         stutter,
         segments,
         undefined,
@@ -165,6 +176,7 @@ fn main() -> ExitCode {
             SemanticsArg::Automaton => WitnessSemantics::Automaton,
             SemanticsArg::TestVector => WitnessSemantics::TestVector,
         },
+        harness: harness.is_some() || replay,
         memory_limit: match memory_limit {
             Some(0) => None,
             Some(mib) => Some(mib << 20),
@@ -199,7 +211,8 @@ fn main() -> ExitCode {
     match rx.recv_timeout(opts.timeout + grace) {
         Ok(Answer::Done(r)) => match *r {
             Ok(report) => {
-                print_report(&report, json);
+                let replayed = harness_and_replay(&report, harness.as_deref(), replay, &opts);
+                print_report(&report, json, replayed.as_ref());
                 leave_now(0)
             }
             Err(e) => {
@@ -252,7 +265,37 @@ fn print_error(msg: &str, json: bool, kind: &str) {
     }
 }
 
-fn print_report(r: &Report, json: bool) {
+/// Decision 77: writes the harness of a confirmation (to `out`, else a temporary file for
+/// `--replay`) and replays it; `None` when nothing was replayed.
+fn harness_and_replay(
+    r: &Report,
+    out: Option<&std::path::Path>,
+    replay: bool,
+    opts: &ValidateOptions,
+) -> Option<replay::Replay> {
+    let text = r.harness.as_ref()?;
+    let temp = std::env::temp_dir().join(format!("witness-check-harness-{}.c", std::process::id()));
+    let path = out.unwrap_or(&temp);
+    if let Err(e) = std::fs::write(path, text) {
+        return Some(replay::Replay { reproduced: false, detail: format!("cannot write {}: {e}", path.display()) });
+    }
+    let result = replay.then(|| {
+        if r.property == "unreach-call" {
+            replay::replay(&opts.program, path, r.data_model == "ILP32")
+        } else {
+            replay::Replay {
+                reproduced: false,
+                detail: format!("not replayed: a native run shows error calls only, not {}", r.property),
+            }
+        }
+    });
+    if out.is_none() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+fn print_report(r: &Report, json: bool, replayed: Option<&replay::Replay>) {
     if json {
         let mut v = json!({
             "result": r.result_string(),
@@ -270,6 +313,9 @@ fn print_report(r: &Report, json: bool) {
         }
         if let Some(tv) = &r.test_vector {
             v["test_vector"] = json!(tv);
+        }
+        if let Some(rp) = replayed {
+            v["replay"] = json!({"reproduced": rp.reproduced, "detail": rp.detail});
         }
         println!("{v}");
         return;
@@ -291,6 +337,9 @@ fn print_report(r: &Report, json: bool) {
     );
     if let Some(tv) = &r.test_vector {
         println!("test vector [{}]: {}", tv.values.join(", "), tv.detail);
+    }
+    if let Some(rp) = replayed {
+        println!("replay: {} ({})", if rp.reproduced { "reproduced natively" } else { "not reproduced" }, rp.detail);
     }
     println!("{}", r.reason);
     println!("RESULT: {}", r.result_string());

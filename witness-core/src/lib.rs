@@ -10,6 +10,7 @@ pub mod anchors;
 pub mod cfa;
 pub mod cfront;
 pub mod error;
+pub mod harness;
 pub mod offsets;
 pub mod product;
 pub mod property;

@@ -2766,7 +2766,11 @@ impl<'a> Explorer<'a> {
                         Some(fty) => crate::semantics::float::render(b, *fty),
                         None => as_i128(b, v.ty).to_string(),
                     };
-                    NondetChoice { function: f.clone(), value: bits.map(render).unwrap_or_else(|| "?".into()) }
+                    NondetChoice {
+                        function: f.clone(),
+                        value: bits.map(render).unwrap_or_else(|| "?".into()),
+                        bits: bits.map(|b| (b, fty.map(|t| t.bits()))),
+                    }
                 }),
             })
             .collect();

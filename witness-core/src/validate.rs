@@ -35,6 +35,8 @@ pub struct ValidateOptions {
     pub semantics: WitnessSemantics,
     /// Resident size in bytes at which exploration stops with `unknown` (decision 68).
     pub memory_limit: Option<u64>,
+    /// Write the C harness of a confirmation into the report (decision 77).
+    pub harness: bool,
 }
 
 /// What a witness must show to be confirmed (decision 53).
@@ -333,6 +335,10 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         }
         test_vector = Some(tv.check);
     }
+    let verdict_for_harness = match &verdict {
+        Verdict::Confirmed { trace, .. } => Some(trace.clone()),
+        _ => None,
+    };
     let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     if let Verdict::Confirmed { trace, .. } = &mut verdict {
         for step in trace.iter_mut() {
@@ -349,6 +355,10 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         data_model: data_model.name().into(),
         test_vector,
         property: violated.unwrap_or(if explore_opts.target.overflow { "no-overflow" } else { "unreach-call" }).into(),
+        harness: match (&verdict_for_harness, opts.harness) {
+            (Some(trace), true) => Some(crate::harness::harness(&program.cfa, trace)),
+            _ => None,
+        },
     })
 }
 
@@ -445,6 +455,7 @@ fn unknown_report(
         data_model: dm.name().into(),
         test_vector: None,
         property: "unreach-call".into(),
+        harness: None,
     }
 }
 

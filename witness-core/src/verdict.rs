@@ -10,6 +10,10 @@ pub struct NondetChoice {
     pub function: String,
     /// The value in C notation (decimal, signed per the type).
     pub value: String,
+    /// The value's bits (an integer masked to its type, a float's IEEE pattern) and, for a
+    /// float, its width; for harnesses (`--harness`). `None` when the solver gave no value.
+    #[serde(skip)]
+    pub bits: Option<(u64, Option<u32>)>,
 }
 
 /// One step of a confirmed path.
@@ -88,6 +92,8 @@ pub struct Report {
     /// The property a confirmation violates, as SV-COMP names it in results: `unreach-call`,
     /// `no-overflow`.
     pub property: String,
+    /// The C harness of a confirmation, when asked for (decision 77).
+    pub harness: Option<String>,
 }
 
 impl Report {

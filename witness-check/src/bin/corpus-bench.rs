@@ -64,6 +64,7 @@ fn main() {
             undefined: UndefinedBehaviour::Exclude,
             semantics: WitnessSemantics::Automaton,
             memory_limit: witness_core::resources::default_memory_limit(),
+            harness: false,
         };
         let mut times = Vec::new();
         let mut verdict = String::new();

@@ -1,0 +1,144 @@
+//! C harnesses for confirmed witnesses (issue 12, decision 77): a translation unit that, linked
+//! with the program, makes its `__VERIFIER_nondet_*` calls return the confirmed trace's values
+//! in call order, and reports reaching the error. Pure text generation: knows the CFA and the
+//! trace, reads and writes nothing.
+//!
+//! Safety of the generated code: the only names written are `__VERIFIER_nondet_*` functions of
+//! the program whose names are C identifiers, and the only values are integers written in
+//! hexadecimal (floats as their IEEE bit patterns, copied with `memcpy`): nothing from the
+//! witness becomes C text.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crate::cfa::{Cfa, EdgeOp, IntTy};
+use crate::verdict::TraceStep;
+
+/// Exit status of a harness run that reached the error.
+pub const REACHED_STATUS: i32 = 86;
+/// The error functions the harness defines; a replay weakens the program's own definitions of
+/// them, so that the harness's report reaching them.
+pub const ERROR_FUNCTIONS: [&str; 2] = ["reach_error", "__VERIFIER_error"];
+/// What a harness prints (to standard error) when the error is reached.
+pub const REACHED_TEXT: &str = "harness: error reached";
+
+/// The C return type of a nondet function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ret {
+    Int(IntTy),
+    Float(u32),
+}
+
+fn c_int_type(t: IntTy) -> &'static str {
+    if t.is_bool {
+        return "_Bool";
+    }
+    match (t.bits, t.signed) {
+        (8, true) => "signed char",
+        (8, false) => "unsigned char",
+        (16, true) => "short",
+        (16, false) => "unsigned short",
+        (32, true) => "int",
+        (32, false) => "unsigned int",
+        (_, true) => "long long",
+        (_, false) => "unsigned long long",
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The harness for `trace` (a confirmation's trace) of the program `cfa`.
+pub fn harness(cfa: &Cfa, trace: &[TraceStep]) -> String {
+    // Every nondet function the program calls, with its return type.
+    let mut functions: BTreeMap<String, Ret> = BTreeMap::new();
+    for e in cfa.graph.edge_weights() {
+        match &e.op {
+            EdgeOp::NondetCall { function, ty, .. } => {
+                functions.entry(function.clone()).or_insert(Ret::Int(*ty));
+            }
+            EdgeOp::FloatNondetCall { function, fty, .. } => {
+                functions.entry(function.clone()).or_insert(Ret::Float(fty.bits()));
+            }
+            _ => {}
+        }
+    }
+    functions.retain(|name, _| name.starts_with("__VERIFIER_nondet_") && is_identifier(name));
+    let names: Vec<&String> = functions.keys().collect();
+    let values: Vec<(usize, u64)> = trace
+        .iter()
+        .filter_map(|s| s.nondet.as_ref())
+        .filter_map(|n| Some((names.iter().position(|f| **f == n.function)?, n.bits?.0)))
+        .collect();
+
+    let mut out = String::new();
+    let _ = writeln!(out, "/* Harness written by witness-check for a confirmed witness: the program's nondet calls");
+    let _ = writeln!(out, "   return the confirmed trace's values in call order. Compile it with the program. */");
+    out.push_str("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n\n");
+    let _ =
+        writeln!(out, "static const int harness_function[] = {{{}}};", join(values.iter().map(|v| v.0.to_string())));
+    let _ = writeln!(
+        out,
+        "static const unsigned long long harness_bits[] = {{{}}};",
+        join(values.iter().map(|v| format!("0x{:x}ULL", v.1)))
+    );
+    let _ = writeln!(out, "static const unsigned long harness_count = {};", values.len());
+    out.push_str("static unsigned long harness_pos;\n\n");
+    out.push_str(
+        "static unsigned long long harness_next(int function, const char *name) {\n  \
+         if (harness_pos < harness_count && harness_function[harness_pos] == function)\n    \
+         return harness_bits[harness_pos++];\n  \
+         fprintf(stderr, \"harness: no value for call %lu (%s): 0\\n\", harness_pos, name);\n  \
+         return 0;\n}\n\n",
+    );
+    for (i, (name, ret)) in functions.iter().enumerate() {
+        match ret {
+            Ret::Int(t) => {
+                let ty = c_int_type(*t);
+                let _ = writeln!(out, "{ty} {name}(void) {{ return ({ty}) harness_next({i}, \"{name}\"); }}");
+            }
+            Ret::Float(bits) => {
+                let (ty, word) = if *bits == 32 { ("float", "unsigned int") } else { ("double", "unsigned long long") };
+                let _ = writeln!(
+                    out,
+                    "{ty} {name}(void) {{ {word} b = ({word}) harness_next({i}, \"{name}\"); {ty} v; memcpy(&v, &b, sizeof v); return v; }}"
+                );
+            }
+        }
+    }
+    out.push_str(
+        "\nvoid __VERIFIER_assume(int c) {\n  if (!c) {\n    \
+         fprintf(stderr, \"harness: an assumption is false: the run is not the witness's\\n\");\n    \
+         exit(0);\n  }\n}\n\n",
+    );
+    let reached = |what: &str| {
+        format!("  fprintf(stderr, \"{REACHED_TEXT} ({what})\\n\");\n  fflush(stderr);\n  _exit({REACHED_STATUS});\n")
+    };
+    if cfa.function_by_name("__assert_fail").is_none() {
+        out.push_str(
+            "void __assert_fail(const char *assertion, const char *file, unsigned int line, const char *function) {\n",
+        );
+        out.push_str("  (void) assertion; (void) file; (void) line; (void) function;\n");
+        out.push_str(&reached("__assert_fail"));
+        out.push_str("}\n");
+    }
+    // Defined also where the program defines them (often with an empty body): the replay
+    // weakens the program's definitions, so these win.
+    for error in ERROR_FUNCTIONS {
+        let _ = writeln!(out, "void {error}(void) {{");
+        out.push_str(&reached(error));
+        out.push_str("}\n");
+    }
+    out
+}
+
+fn join(items: impl Iterator<Item = String>) -> String {
+    let v: Vec<String> = items.collect();
+    if v.is_empty() {
+        "0".into()
+    } else {
+        v.join(", ")
+    }
+}
