@@ -89,11 +89,20 @@ fn run(r: &Row, timeout: u32) -> (String, String, String) {
         .expect("binary runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     match serde_json::from_str::<serde_json::Value>(stdout.trim()) {
-        Ok(v) => (
-            v["verdict"].as_str().unwrap_or("error").to_string(),
-            v["result"].as_str().unwrap_or("").to_lowercase(),
-            v["reason"].as_str().unwrap_or("").chars().take(140).collect(),
-        ),
+        Ok(v) => {
+            let verdict = v["verdict"].as_str().unwrap_or("error").to_string();
+            // Decision 78: every rejection explains where the witness and the program part ways.
+            let e = &v["explanation"];
+            let explained =
+                e["line"].as_u64().is_some_and(|l| l > 0) && e["message"].as_str().is_some_and(|m| !m.is_empty());
+            let verdict =
+                if verdict == "rejected" && !explained { "rejected-unexplained".to_string() } else { verdict };
+            (
+                verdict,
+                v["result"].as_str().unwrap_or("").to_lowercase(),
+                v["reason"].as_str().unwrap_or("").chars().take(140).collect(),
+            )
+        }
         Err(_) => (
             "error".into(),
             String::new(),
@@ -147,12 +156,15 @@ fn corpus_has_no_wrong_verdicts() {
         if r.expected == "confirm" {
             t[0] += 1;
             t[1] += confirmed as u32;
-            if verdict == "rejected" {
+            if verdict.starts_with("rejected") {
                 wrong.push(format!("{}/{}: WRONG REJECTION ({reason})", r.set, r.id));
             }
         } else {
             t[2] += 1;
             t[3] += (verdict == "rejected") as u32;
+            if verdict == "rejected-unexplained" {
+                wrong.push(format!("{}/{}: rejected without an explanation ({reason})", r.set, r.id));
+            }
             if confirmed {
                 wrong.push(format!("{}/{}: WRONG CONFIRMATION ({reason})", r.set, r.id));
             }

@@ -317,6 +317,9 @@ fn print_report(r: &Report, json: bool, replayed: Option<&replay::Replay>) {
         if let Some(rp) = replayed {
             v["replay"] = json!({"reproduced": rp.reproduced, "detail": rp.detail});
         }
+        if let Some(e) = &r.explanation {
+            v["explanation"] = json!(e);
+        }
         println!("{v}");
         return;
     }
@@ -337,6 +340,10 @@ fn print_report(r: &Report, json: bool, replayed: Option<&replay::Replay>) {
     );
     if let Some(tv) = &r.test_vector {
         println!("test vector [{}]: {}", tv.values.join(", "), tv.detail);
+    }
+    if let Some(e) = &r.explanation {
+        let at = e.witness_position.as_ref().map(|p| format!(" (witness {p})")).unwrap_or_default();
+        println!("explanation [{}]: {}:{}{at}: {}", e.kind, e.file, e.line, e.message);
     }
     if let Some(rp) = replayed {
         println!("replay: {} ({})", if rp.reproduced { "reproduced natively" } else { "not reproduced" }, rp.detail);

@@ -303,6 +303,9 @@ struct Explorer<'a> {
     unspecified_read: bool,
     /// The failed assumption nearest to a violation state (its source state's distance).
     infeasible: Option<(u32, InfeasibleStep)>,
+    /// The witness state nearest to a violation state that an explored state was in (its
+    /// distance): where the witness's run got furthest, for explanations (decision 78).
+    furthest: Option<(u32, NodeIndex)>,
     /// Property no-overflow: a program step is being executed, so overflow conditions are
     /// violations to collect (not while assumptions are evaluated).
     collecting_violations: bool,
@@ -584,6 +587,7 @@ fn explore_once(
         states: 0,
         unspecified_read: false,
         infeasible: None,
+        furthest: None,
         collecting_violations: false,
         pending_violations: Vec::new(),
         violated: None,
@@ -609,6 +613,7 @@ fn explore_once(
         }
         Verdict::Unknown { reason } => reason.clone(),
     };
+    let infeasible = ex.infeasible.clone().map(|(_, i)| i).or_else(|| ex.furthest_step());
     Outcome {
         verdict,
         reason,
@@ -617,7 +622,7 @@ fn explore_once(
         warnings: ex.warnings,
         unspecified_read: ex.unspecified_read,
         strict_rejected: false,
-        infeasible: ex.infeasible.map(|(_, i)| i),
+        infeasible,
         violated: ex.violated,
     }
 }
@@ -843,6 +848,11 @@ impl<'a> Explorer<'a> {
             }
             if !visited.insert(Box::new(state.key())) {
                 continue;
+            }
+            if let Some(&d) = self.distance.get(&state.witness) {
+                if self.furthest.is_none_or(|(best, _)| d < best) {
+                    self.furthest = Some((d, state.witness));
+                }
             }
             self.states += 1;
             if self.states.is_multiple_of(MEMORY_CHECK_EVERY) {
@@ -2488,6 +2498,31 @@ impl<'a> Explorer<'a> {
             None => format!("assumption `{text}` is false"),
         };
         self.note_dead_end(t, info, what);
+    }
+
+    /// Decision 78: where the witness's run got furthest, when no transition was seen to fail
+    /// there: the first transition out of that state towards a violation state, which no step
+    /// of an allowed path passed.
+    fn furthest_step(&self) -> Option<InfeasibleStep> {
+        let (d, q) = self.furthest?;
+        let w = self.witness;
+        let t = w
+            .graph
+            .edges_directed(q, Direction::Outgoing)
+            .filter(|t| self.distance.get(&t.target()).is_some_and(|x| *x < d))
+            .min_by_key(|t| t.id())?;
+        let tr = &w.graph[t.id()];
+        let line = match &tr.guard.anchor {
+            Some(a) => a.line,
+            None => tr.guard.lines.map(|l| l.start as u32).unwrap_or(0),
+        };
+        let what = format!(
+            "the witness's run gets no further than node {} ({d} transition{} from a violation node): no step of a \
+             path it allows passes this transition",
+            w.graph[q].id,
+            if d == 1 { "" } else { "s" }
+        );
+        Some(InfeasibleStep { line, origin: tr.origin.clone(), what })
     }
 
     /// Is transition `t` nearer to a violation state than the dead end noted so far?

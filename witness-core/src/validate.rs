@@ -294,6 +294,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
     let mut reason = outcome.reason;
     let (mut states, mut solver_calls) = (outcome.states, outcome.solver_calls);
     let violated = outcome.violated;
+    let (outcome_infeasible, outcome_strict) = (outcome.infeasible.clone(), outcome.strict_rejected);
     // Decision 52: a second check of every rejection (and of every unknown that followed one):
     // do the witness's input values alone reach the error?
     let mut test_vector = None;
@@ -345,6 +346,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
             step.file = file.clone();
         }
     }
+    let explanation = explain(&outcome_infeasible, &verdict, &reason, outcome_strict, opts, &program.cfa);
     Ok(Report {
         verdict,
         reason,
@@ -355,10 +357,73 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         data_model: data_model.name().into(),
         test_vector,
         property: violated.unwrap_or(if explore_opts.target.overflow { "no-overflow" } else { "unreach-call" }).into(),
+        explanation,
         harness: match (&verdict_for_harness, opts.harness) {
             (Some(trace), true) => Some(crate::harness::harness(&program.cfa, trace)),
             _ => None,
         },
+    })
+}
+
+/// Decision 78: the explanation of a rejection, or of an `unknown` that followed one: where the
+/// witness's run died (a false assumption, a sink), or how far it got; for a rejection without a
+/// run (the witness cannot be followed, or no run of the program violates the property), the
+/// witness position or the program line the reason names.
+fn explain(
+    infeasible: &Option<product::InfeasibleStep>,
+    verdict: &Verdict,
+    reason: &str,
+    strict_rejected: bool,
+    opts: &ValidateOptions,
+    cfa: &crate::cfa::Cfa,
+) -> Option<crate::verdict::Explanation> {
+    use crate::verdict::Explanation;
+    let name = |p: &Path| p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let after_rejection = strict_rejected && matches!(verdict, Verdict::Unknown { .. });
+    if !matches!(verdict, Verdict::Rejected) && !after_rejection {
+        return None;
+    }
+    if let Some(i) = infeasible {
+        let kind = if i.what.starts_with("assumption") {
+            "assumption"
+        } else if i.what.contains("no further") {
+            "no-progress"
+        } else {
+            "sink"
+        };
+        let line = if i.line > 0 { i.line } else { cfa.function(cfa.main).span.start_line };
+        return Some(Explanation {
+            file: name(&opts.program),
+            line,
+            witness_position: (!i.origin.is_empty()).then(|| i.origin.clone()),
+            kind: kind.into(),
+            message: i.what.clone(),
+        });
+    }
+    // No run: the reason names a witness position `L:C`, or the program is at fault.
+    let position = reason.split_whitespace().find_map(|w| {
+        let w = w.trim_matches(|c: char| !c.is_ascii_digit());
+        let (l, c) = w.split_once(':')?;
+        (l.parse::<u32>().is_ok() && c.parse::<u32>().is_ok()).then(|| (w.to_string(), l.parse::<u32>().ok()))
+    });
+    Some(match position {
+        Some((pos, Some(line))) => Explanation {
+            file: name(&opts.witness),
+            line,
+            witness_position: Some(pos),
+            kind: "witness".into(),
+            message: reason.to_string(),
+        },
+        _ => {
+            let program_fault = reason.contains("the program has no reachable call");
+            Explanation {
+                file: name(if program_fault { &opts.program } else { &opts.witness }),
+                line: if program_fault { cfa.function(cfa.main).span.start_line } else { 1 },
+                witness_position: None,
+                kind: if program_fault { "program" } else { "witness" }.into(),
+                message: reason.to_string(),
+            }
+        }
     })
 }
 
@@ -456,6 +521,7 @@ fn unknown_report(
         test_vector: None,
         property: "unreach-call".into(),
         harness: None,
+        explanation: None,
     }
 }
 

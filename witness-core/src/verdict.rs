@@ -94,6 +94,25 @@ pub struct Report {
     pub property: String,
     /// The C harness of a confirmation, when asked for (decision 77).
     pub harness: Option<String>,
+    /// Why a rejection (or the `unknown` that followed one) did not confirm: where the
+    /// witness and the program part ways (decision 78).
+    pub explanation: Option<Explanation>,
+}
+
+/// Where the witness and the program part ways (decision 78).
+#[derive(Debug, Clone, Serialize)]
+pub struct Explanation {
+    /// The file the line is in: the program, or (for a defect of the witness itself) the witness.
+    pub file: String,
+    pub line: u32,
+    /// Position (`line:column`) of the witness transition or waypoint concerned, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness_position: Option<String>,
+    /// `assumption` (an assumption is false there), `sink` (the witness sends the step to a sink),
+    /// `no-progress` (no allowed path passes the transition), `witness` (the witness cannot be
+    /// followed at all), `program` (no run of the program violates the property).
+    pub kind: String,
+    pub message: String,
 }
 
 impl Report {
