@@ -490,3 +490,23 @@ fn harness_replays_a_confirmation_natively() {
     assert!(harness.contains("int __VERIFIER_nondet_int(void)"), "{harness}");
     assert!(harness.contains("unsigned char __VERIFIER_nondet_uchar(void)"), "{harness}");
 }
+
+/// Decision 78: a rejection's text output shows the explanation's line as an annotated snippet.
+#[test]
+fn rejection_explanation_shows_the_source_line() {
+    let dir = fixtures_dir().join("graphml").join("guessing-respects-assumptions-reject");
+    let out = run(&[
+        "validate".as_ref(),
+        "--data-model".as_ref(),
+        "ILP32".as_ref(),
+        "--property".as_ref(),
+        dir.join("unreach-call.prp").as_os_str(),
+        "--witness".as_ref(),
+        dir.join("witness.graphml").as_os_str(),
+        dir.join("program.c").as_os_str(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("explanation [no-progress]: program.c:8"), "{stdout}");
+    assert!(stdout.contains("--> program.c:8") && stdout.contains("reach_error();"), "{stdout}");
+    assert!(stdout.contains("RESULT: true"), "{stdout}");
+}

@@ -212,7 +212,7 @@ fn main() -> ExitCode {
         Ok(Answer::Done(r)) => match *r {
             Ok(report) => {
                 let replayed = harness_and_replay(&report, harness.as_deref(), replay, &opts);
-                print_report(&report, json, replayed.as_ref());
+                print_report(&report, json, replayed.as_ref(), (&opts.program, &opts.witness));
                 leave_now(0)
             }
             Err(e) => {
@@ -295,7 +295,41 @@ fn harness_and_replay(
     result
 }
 
-fn print_report(r: &Report, json: bool, replayed: Option<&replay::Replay>) {
+/// Decision 78: the explanation's line of the program (or witness) as an annotated snippet.
+fn snippet(e: &witness_core::verdict::Explanation, files: (&std::path::Path, &std::path::Path)) -> Option<String> {
+    use annotate_snippets::{Level, Renderer, Snippet};
+    let (program, witness) = files;
+    let path = if program.file_name().is_some_and(|f| f.to_string_lossy() == e.file) { program } else { witness };
+    let text = String::from_utf8_lossy(&std::fs::read(path).ok()?).into_owned();
+    let line = text.lines().nth((e.line as usize).checked_sub(1)?)?;
+    let start = line.len() - line.trim_start().len();
+    let end = line.trim_end().len().max(start + 1).min(line.len());
+    if start >= end {
+        return None;
+    }
+    let label = match e.kind.as_str() {
+        "assumption" => "the witness's assumption fails here",
+        "sink" => "the witness sends this step to a sink",
+        "no-progress" => "no allowed path passes the witness here",
+        _ => "here",
+    };
+    let title = format!("witness not confirmed ({})", e.kind);
+    let message = Level::Note.title(&title).snippet(
+        Snippet::source(line)
+            .line_start(e.line as usize)
+            .origin(&e.file)
+            .annotation(Level::Note.span(start..end).label(label)),
+    );
+    let rendered = Renderer::plain().render(message).to_string();
+    Some(rendered)
+}
+
+fn print_report(
+    r: &Report,
+    json: bool,
+    replayed: Option<&replay::Replay>,
+    files: (&std::path::Path, &std::path::Path),
+) {
     if json {
         let mut v = json!({
             "result": r.result_string(),
@@ -344,6 +378,9 @@ fn print_report(r: &Report, json: bool, replayed: Option<&replay::Replay>) {
     if let Some(e) = &r.explanation {
         let at = e.witness_position.as_ref().map(|p| format!(" (witness {p})")).unwrap_or_default();
         println!("explanation [{}]: {}:{}{at}: {}", e.kind, e.file, e.line, e.message);
+        if let Some(snippet) = snippet(e, files) {
+            println!("{snippet}");
+        }
     }
     if let Some(rp) = replayed {
         println!("replay: {} ({})", if rp.reproduced { "reproduced natively" } else { "not reproduced" }, rp.detail);
