@@ -510,3 +510,28 @@ fn rejection_explanation_shows_the_source_line() {
     assert!(stdout.contains("--> program.c:8") && stdout.contains("reach_error();"), "{stdout}");
     assert!(stdout.contains("RESULT: true"), "{stdout}");
 }
+
+/// Decision 79: `--dot` writes the witness automaton; the transition a rejection's explanation
+/// names is drawn in red.
+#[test]
+fn dot_marks_where_a_rejected_witness_stops() {
+    let dir = fixtures_dir().join("graphml").join("memsafety-deref-reject");
+    let dot = std::env::temp_dir().join(format!("witness-check-e2e-{}.dot", std::process::id()));
+    let out = run(&[
+        "validate".as_ref(),
+        "--dot".as_ref(),
+        dot.as_os_str(),
+        "--data-model".as_ref(),
+        "LP64".as_ref(),
+        "--property".as_ref(),
+        dir.join("property.prp").as_os_str(),
+        "--witness".as_ref(),
+        dir.join("witness.graphml").as_os_str(),
+        dir.join("program.c").as_os_str(),
+    ]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("RESULT: true"), "{}", describe(&out));
+    let text = std::fs::read_to_string(&dot).expect("the DOT file was written");
+    let _ = std::fs::remove_file(&dot);
+    assert!(text.starts_with("digraph witness {"), "{text}");
+    assert!(text.contains("label=\"line 10\", color=red"), "{text}");
+}

@@ -102,6 +102,10 @@ enum Command {
         /// `__VERIFIER_nondet_*` functions return the trace's values in call order.
         #[arg(long, value_name = "OUT.c")]
         harness: Option<PathBuf>,
+        /// Write the witness automaton in Graphviz form to this file: the states of a confirmed
+        /// run filled, the transition an explanation names in red.
+        #[arg(long, value_name = "FILE.dot")]
+        dot: Option<PathBuf>,
         /// For a confirmation: compile the harness with the program (gcc; -m32 for ILP32), run it
         /// natively for at most 10 s, and report whether it reaches the error (JSON `replay`).
         #[arg(long)]
@@ -144,6 +148,7 @@ fn main() -> ExitCode {
         memory_limit,
         json,
         harness,
+        dot,
         replay,
         stutter,
         segments,
@@ -177,6 +182,7 @@ fn main() -> ExitCode {
             SemanticsArg::TestVector => WitnessSemantics::TestVector,
         },
         harness: harness.is_some() || replay,
+        dot: dot.is_some(),
         memory_limit: match memory_limit {
             Some(0) => None,
             Some(mib) => Some(mib << 20),
@@ -211,6 +217,11 @@ fn main() -> ExitCode {
     match rx.recv_timeout(opts.timeout + grace) {
         Ok(Answer::Done(r)) => match *r {
             Ok(report) => {
+                if let (Some(path), Some(text)) = (&dot, &report.dot) {
+                    if let Err(e) = std::fs::write(path, text) {
+                        eprintln!("witness-check: cannot write {}: {e}", path.display());
+                    }
+                }
                 let replayed = harness_and_replay(&report, harness.as_deref(), replay, &opts);
                 print_report(&report, json, replayed.as_ref(), (&opts.program, &opts.witness));
                 leave_now(0)

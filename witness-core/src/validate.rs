@@ -37,6 +37,8 @@ pub struct ValidateOptions {
     pub memory_limit: Option<u64>,
     /// Write the C harness of a confirmation into the report (decision 77).
     pub harness: bool,
+    /// Write the witness automaton in Graphviz form into the report (decision 79).
+    pub dot: bool,
 }
 
 /// What a witness must show to be confirmed (decision 53).
@@ -347,6 +349,10 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         }
     }
     let explanation = explain(&outcome_infeasible, &verdict, &reason, outcome_strict, opts, &program.cfa);
+    let dot = opts.dot.then(|| {
+        let run: Vec<String> = verdict_for_harness.iter().flatten().map(|s| s.witness_node.clone()).collect();
+        crate::witness::dot::to_dot(&witness, &run, explanation.as_ref().and_then(|e| e.witness_position.as_deref()))
+    });
     Ok(Report {
         verdict,
         reason,
@@ -358,6 +364,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         test_vector,
         property: violated.unwrap_or(if explore_opts.target.overflow { "no-overflow" } else { "unreach-call" }).into(),
         explanation,
+        dot,
         harness: match (&verdict_for_harness, opts.harness) {
             (Some(trace), true) => Some(crate::harness::harness(&program.cfa, trace)),
             _ => None,
@@ -522,6 +529,7 @@ fn unknown_report(
         property: "unreach-call".into(),
         harness: None,
         explanation: None,
+        dot: None,
     }
 }
 

@@ -94,6 +94,8 @@ pub struct Report {
     pub property: String,
     /// The C harness of a confirmation, when asked for (decision 77).
     pub harness: Option<String>,
+    /// The witness automaton in Graphviz form, when asked for (decision 79).
+    pub dot: Option<String>,
     /// Why a rejection (or the `unknown` that followed one) did not confirm: where the
     /// witness and the program part ways (decision 78).
     pub explanation: Option<Explanation>,

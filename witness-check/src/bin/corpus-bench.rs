@@ -65,6 +65,7 @@ fn main() {
             semantics: WitnessSemantics::Automaton,
             memory_limit: witness_core::resources::default_memory_limit(),
             harness: false,
+            dot: false,
         };
         let mut times = Vec::new();
         let mut verdict = String::new();

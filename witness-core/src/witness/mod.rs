@@ -8,6 +8,7 @@
 //! Readers never touch Z3 and never print: problems in the input are `InputError`s with a
 //! position, unusual-but-accepted content becomes a warning string in [`WitnessAutomaton::warnings`].
 
+pub mod dot;
 pub mod graphml;
 pub mod yaml;
 
