@@ -535,3 +535,35 @@ fn dot_marks_where_a_rejected_witness_stops() {
     assert!(text.starts_with("digraph witness {"), "{text}");
     assert!(text.contains("label=\"line 10\", color=red"), "{text}");
 }
+
+/// Decision 77: a sample of the confirmed GraphML fixtures (every third, unreach-call) replays
+/// natively: each harness compiles with its program and reaches the error. Needs gcc with -m32.
+#[test]
+fn harnesses_of_a_sample_of_confirmations_reproduce() {
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    let cases: Vec<Case> = all_cases(graphml_cases_dir())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|c| c.expected == "confirmed" && c.dir.join("unreach-call.prp").is_file())
+        .collect();
+    for case in cases.iter().step_by(3) {
+        let mut args: Vec<std::ffi::OsString> =
+            ["validate", "--json", "--replay", "--data-model", &case.model].iter().map(|s| s.into()).collect();
+        args.push("--property".into());
+        args.push(case.dir.join("unreach-call.prp").into());
+        args.push("--witness".into());
+        args.push(case.witness.clone().into());
+        args.extend(case.args.iter().map(|a| a.into()));
+        args.push(case.dir.join("program.c").into());
+        let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let out = run(&refs);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        checked += 1;
+        if json["replay"]["reproduced"] != true {
+            problems.push(format!("{}: {}", case.name, json["replay"]));
+        }
+    }
+    assert!(checked >= 10, "only {checked} confirmed fixtures sampled");
+    assert!(problems.is_empty(), "harnesses that do not reproduce:\n{}", problems.join("\n"));
+}
