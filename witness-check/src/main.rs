@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use witness_core::cfa::DataModel;
 use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
+use witness_core::resources::MemoryLimit;
 use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
 use witness_core::verdict::{Report, Verdict};
 
@@ -184,9 +185,9 @@ fn main() -> ExitCode {
         harness: harness.is_some() || replay,
         dot: dot.is_some(),
         memory_limit: match memory_limit {
-            Some(0) => None,
-            Some(mib) => Some(mib << 20),
-            None => witness_core::resources::default_memory_limit(),
+            Some(0) => MemoryLimit::Off,
+            Some(mib) => MemoryLimit::Bytes(mib << 20),
+            None => MemoryLimit::Default,
         },
     };
     // The library never panics on input by design; a panic is a bug, reported as such. The

@@ -90,7 +90,7 @@ pub struct ExploreOptions {
     /// the run needs no solver; used only to confirm, before the exploration proper.
     pub guess: Option<Rc<TestVector>>,
     /// Resident size in bytes at which the exploration stops with `unknown` (decision 68).
-    pub memory_limit: Option<u64>,
+    pub memory_limit: crate::resources::MemoryLimit,
 }
 
 /// Policy for *possible* undefined behaviour (signed overflow, division by zero, out-of-bounds
@@ -856,7 +856,7 @@ impl<'a> Explorer<'a> {
             }
             self.states += 1;
             if self.states.is_multiple_of(MEMORY_CHECK_EVERY) {
-                if let Some(limit) = self.opts.memory_limit {
+                if let Some(limit) = self.opts.memory_limit.bytes() {
                     if crate::resources::resident_bytes().is_some_and(|r| r > limit) {
                         return self.out_of_memory(limit);
                     }

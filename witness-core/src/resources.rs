@@ -29,6 +29,30 @@ const SHARE_OF_CGROUP: f64 = 0.85;
 /// Share of physical memory used without a cgroup limit.
 const SHARE_OF_RAM: f64 = 0.5;
 
+/// What `--memory-limit` says (decision 68).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryLimit {
+    /// No limit.
+    Off,
+    /// This many bytes of resident memory.
+    Bytes(u64),
+    /// [`default_memory_limit`], looked up when the exploration first samples its memory (not
+    /// at start: reading the cgroup files costs a tenth of a small task).
+    Default,
+}
+
+impl MemoryLimit {
+    /// The limit in bytes, if any.
+    pub fn bytes(self) -> Option<u64> {
+        static DEFAULT: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+        match self {
+            MemoryLimit::Off => None,
+            MemoryLimit::Bytes(b) => Some(b),
+            MemoryLimit::Default => *DEFAULT.get_or_init(default_memory_limit),
+        }
+    }
+}
+
 /// The default memory limit in bytes: 85 % of the cgroup's limit (v2 `memory.max`, v1
 /// `memory.limit_in_bytes`), else half of physical memory; `None` if neither is known.
 pub fn default_memory_limit() -> Option<u64> {

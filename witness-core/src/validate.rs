@@ -34,7 +34,7 @@ pub struct ValidateOptions {
     /// Which witnesses count as confirmed (decision 53).
     pub semantics: WitnessSemantics,
     /// Resident size in bytes at which exploration stops with `unknown` (decision 68).
-    pub memory_limit: Option<u64>,
+    pub memory_limit: crate::resources::MemoryLimit,
     /// Write the C harness of a confirmation into the report (decision 77).
     pub harness: bool,
     /// Write the witness automaton in Graphviz form into the report (decision 79).

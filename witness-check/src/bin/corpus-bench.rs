@@ -63,7 +63,7 @@ fn main() {
             segments: SegmentReading::Greedy,
             undefined: UndefinedBehaviour::Exclude,
             semantics: WitnessSemantics::Automaton,
-            memory_limit: witness_core::resources::default_memory_limit(),
+            memory_limit: witness_core::resources::MemoryLimit::Default,
             harness: false,
             dot: false,
         };
