@@ -229,3 +229,18 @@ fn pinned_symbols_are_recognised() {
     let Truth::Sym(n) = n.truth() else { panic!("symbolic") };
     assert!(pinned_symbol(&n).is_none());
 }
+
+/// Decisions 72-73: which undefined-behaviour conditions are property violations.
+#[test]
+fn violation_kinds_are_read_from_the_conditions() {
+    use super::value::ViolationKind;
+    let d = |what: &str, unmodelled: bool| Definedness { holds: Truth::Known(false), what: what.into(), unmodelled };
+    assert_eq!(d("signed overflow in 1 + 2 (int32)", false).violation_kind(), Some(ViolationKind::Overflow));
+    assert_eq!(d("signed overflow in 4096 << 20", false).violation_kind(), Some(ViolationKind::ShiftOverflow));
+    assert_eq!(d("dereference of a null pointer", false).violation_kind(), Some(ViolationKind::Deref));
+    assert_eq!(d("use of `p` after it was freed", false).violation_kind(), Some(ViolationKind::Deref));
+    assert_eq!(d("access of 4 bytes outside `a` (8 bytes)", false).violation_kind(), Some(ViolationKind::Deref));
+    assert_eq!(d("double free of the block from malloc #0", false).violation_kind(), Some(ViolationKind::Free));
+    assert_eq!(d("division by zero (x / 0)", false).violation_kind(), None);
+    assert_eq!(d("access of 4 bytes outside `a` (8 bytes)", true).violation_kind(), None);
+}
