@@ -146,6 +146,8 @@ pub struct InfeasibleStep {
     pub origin: String,
     /// What fails, e.g. "assumption `y == 11` is false (y is 10 there)".
     pub what: String,
+    /// `assumption`, `sink` or `no-progress` (decision 78).
+    pub kind: &'static str,
 }
 
 /// Largest `memset`/`memcpy`/`memmove` modelled (bytes are stored one by one).
@@ -1120,7 +1122,7 @@ impl<'a> Explorer<'a> {
     /// happens; `None` if it does not go on. A possible overflow of a signed `<<` is left unknown
     /// (a modelling gap): the definitions disagree on whether it is an overflow. The other
     /// conditions are returned.
-    fn overflow_violation(
+    fn property_violations(
         &mut self,
         state: &mut ProductState,
         defined: Vec<Definedness>,
@@ -1309,7 +1311,7 @@ impl<'a> Explorer<'a> {
         let mut all = Truth::Known(true);
         let mut what = Vec::new();
         let defined = if self.collecting_violations {
-            let Some(rest) = self.overflow_violation(state, defined, span) else { return false };
+            let Some(rest) = self.property_violations(state, defined, span) else { return false };
             rest
         } else {
             defined
@@ -2141,7 +2143,12 @@ impl<'a> Explorer<'a> {
                     deliberate_sink = true;
                 }
                 if w.graph[target].sink {
-                    self.note_dead_end(t, info, "the program's step is one the witness sends to a sink node".into());
+                    self.note_dead_end(
+                        t,
+                        info,
+                        "sink",
+                        "the program's step is one the witness sends to a sink node".into(),
+                    );
                     continue; // this run can never confirm
                 }
                 if !w.graph[target].violation && !self.distance.contains_key(&target) {
@@ -2497,7 +2504,7 @@ impl<'a> Explorer<'a> {
             Some(v) => format!("assumption `{text}` is false ({v})"),
             None => format!("assumption `{text}` is false"),
         };
-        self.note_dead_end(t, info, what);
+        self.note_dead_end(t, info, "assumption", what);
     }
 
     /// Decision 78: where the witness's run got furthest, when no transition was seen to fail
@@ -2522,7 +2529,7 @@ impl<'a> Explorer<'a> {
             w.graph[q].id,
             if d == 1 { "" } else { "s" }
         );
-        Some(InfeasibleStep { line, origin: tr.origin.clone(), what })
+        Some(InfeasibleStep { line, origin: tr.origin.clone(), what, kind: "no-progress" })
     }
 
     /// Is transition `t` nearer to a violation state than the dead end noted so far?
@@ -2533,7 +2540,7 @@ impl<'a> Explorer<'a> {
     }
 
     /// Notes where the witness's path ends if it got nearer to a violation state than before.
-    fn note_dead_end(&mut self, t: EdgeIndex, info: &StepInfo, what: String) {
+    fn note_dead_end(&mut self, t: EdgeIndex, info: &StepInfo, kind: &'static str, what: String) {
         if self.opts.permissive || self.opts.vector.is_some() || !self.nearer_dead_end(t) {
             return;
         }
@@ -2544,7 +2551,7 @@ impl<'a> Explorer<'a> {
             Some(a) => a.line,
             None => info.span.map(|s| s.start_line).unwrap_or(0),
         };
-        let step = InfeasibleStep { line, origin: self.witness.graph[t].origin.clone(), what };
+        let step = InfeasibleStep { line, origin: self.witness.graph[t].origin.clone(), what, kind };
         self.infeasible = Some((d, step));
     }
 

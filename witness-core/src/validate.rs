@@ -338,8 +338,9 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         }
         test_vector = Some(tv.check);
     }
+    // The confirmed trace, kept only for a harness or a picture.
     let verdict_for_harness = match &verdict {
-        Verdict::Confirmed { trace, .. } => Some(trace.clone()),
+        Verdict::Confirmed { trace, .. } if opts.harness || opts.dot => Some(trace.clone()),
         _ => None,
     };
     let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
@@ -391,19 +392,12 @@ fn explain(
         return None;
     }
     if let Some(i) = infeasible {
-        let kind = if i.what.starts_with("assumption") {
-            "assumption"
-        } else if i.what.contains("no further") {
-            "no-progress"
-        } else {
-            "sink"
-        };
         let line = if i.line > 0 { i.line } else { cfa.function(cfa.main).span.start_line };
         return Some(Explanation {
             file: name(&opts.program),
             line,
             witness_position: (!i.origin.is_empty()).then(|| i.origin.clone()),
-            kind: kind.into(),
+            kind: i.kind.into(),
             message: i.what.clone(),
         });
     }
