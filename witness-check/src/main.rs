@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use witness_core::cfa::DataModel;
 use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
@@ -76,62 +76,66 @@ enum SemanticsArg {
 #[derive(Subcommand)]
 enum Command {
     /// Validate a violation witness against a C program.
-    Validate {
-        /// The witness file: GraphML 1.0 (optionally gzip-compressed) or YAML 2.0/2.1,
-        /// recognised by content.
-        #[arg(long, value_name = "W")]
-        witness: PathBuf,
-        /// The property file (.prp); decides the error function. Without it, both
-        /// `reach_error()` and `__VERIFIER_error()` count.
-        #[arg(long, value_name = "P")]
-        property: Option<PathBuf>,
-        /// Data model of the task; default: the witness's `architecture`, else LP64.
-        #[arg(long, value_name = "MODEL", value_enum)]
-        data_model: Option<DataModelArg>,
-        /// Wall-clock budget in seconds; when it runs out the answer is unknown.
-        #[arg(long, value_name = "SECS", default_value_t = 90)]
-        timeout: u64,
-        /// Resident memory in MiB at which the exploration stops with `unknown` (never an
-        /// out-of-memory kill). Default: 85 % of the cgroup's memory limit, else half of
-        /// physical memory; 0: no limit.
-        #[arg(long = "memory-limit", value_name = "MIB")]
-        memory_limit: Option<u64>,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
-        json: bool,
-        /// For a confirmation: write a C harness to this file; compiled with the program, its
-        /// `__VERIFIER_nondet_*` functions return the trace's values in call order.
-        #[arg(long, value_name = "OUT.c")]
-        harness: Option<PathBuf>,
-        /// Write the witness automaton in Graphviz form to this file: the states of a confirmed
-        /// run filled, the transition an explanation names in red.
-        #[arg(long, value_name = "FILE.dot")]
-        dot: Option<PathBuf>,
-        /// For a confirmation: compile the harness with the program (gcc; -m32 for ILP32), run it
-        /// natively for at most 10 s, and report whether it reaches the error (JSON `replay`).
-        #[arg(long)]
-        replay: bool,
-        /// How a matched-but-failed transition affects the automaton.
-        #[arg(long, value_enum, default_value = "strict")]
-        stutter: StutterArg,
-        /// How the segments of a YAML witness are matched.
-        #[arg(long, value_enum, default_value = "greedy")]
-        segments: SegmentsArg,
-        /// What possible undefined behaviour (signed overflow, division by zero, out-of-bounds
-        /// index) on a path the witness allows means. Definite undefined behaviour is always unknown.
-        /// Steps after which no error call is reachable are not explored, so their undefined
-        /// behaviour does not count.
-        #[arg(long = "undefined-behaviour", value_enum, default_value = "exclude")]
-        undefined: UndefinedArg,
-        /// What confirms a witness. Every rejection is also checked by running the witness's
-        /// input values alone; `test-vector` counts a witness whose input values reach the
-        /// error as confirmed, even when the automaton reading rejects it.
-        #[arg(long = "witness-semantics", value_enum, default_value = "automaton")]
-        semantics: SemanticsArg,
-        /// The C program.
-        #[arg(value_name = "PROGRAM")]
-        program: PathBuf,
-    },
+    Validate(ValidateArgs),
+}
+
+/// The arguments of `validate`.
+#[derive(Args)]
+struct ValidateArgs {
+    /// The witness file: GraphML 1.0 (optionally gzip-compressed) or YAML 2.0/2.1,
+    /// recognised by content.
+    #[arg(long, value_name = "W")]
+    witness: PathBuf,
+    /// The property file (.prp); decides the error function. Without it, both
+    /// `reach_error()` and `__VERIFIER_error()` count.
+    #[arg(long, value_name = "P")]
+    property: Option<PathBuf>,
+    /// Data model of the task; default: the witness's `architecture`, else LP64.
+    #[arg(long, value_name = "MODEL", value_enum)]
+    data_model: Option<DataModelArg>,
+    /// Wall-clock budget in seconds; when it runs out the answer is unknown.
+    #[arg(long, value_name = "SECS", default_value_t = 90)]
+    timeout: u64,
+    /// Resident memory in MiB at which the exploration stops with `unknown` (never an
+    /// out-of-memory kill). Default: 85 % of the cgroup's memory limit, else half of
+    /// physical memory; 0: no limit.
+    #[arg(long = "memory-limit", value_name = "MIB")]
+    memory_limit: Option<u64>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// For a confirmation: write a C harness to this file; compiled with the program, its
+    /// `__VERIFIER_nondet_*` functions return the trace's values in call order.
+    #[arg(long, value_name = "OUT.c")]
+    harness: Option<PathBuf>,
+    /// Write the witness automaton in Graphviz form to this file: the states of a confirmed
+    /// run filled, the transition an explanation names in red.
+    #[arg(long, value_name = "FILE.dot")]
+    dot: Option<PathBuf>,
+    /// For a confirmation: compile the harness with the program (gcc; -m32 for ILP32), run it
+    /// natively for at most 10 s, and report whether it reaches the error (JSON `replay`).
+    #[arg(long)]
+    replay: bool,
+    /// How a matched-but-failed transition affects the automaton.
+    #[arg(long, value_enum, default_value = "strict")]
+    stutter: StutterArg,
+    /// How the segments of a YAML witness are matched.
+    #[arg(long, value_enum, default_value = "greedy")]
+    segments: SegmentsArg,
+    /// What possible undefined behaviour (signed overflow, division by zero, out-of-bounds
+    /// index) on a path the witness allows means. Definite undefined behaviour is always unknown.
+    /// Steps after which no error call is reachable are not explored, so their undefined
+    /// behaviour does not count.
+    #[arg(long = "undefined-behaviour", value_enum, default_value = "exclude")]
+    undefined: UndefinedArg,
+    /// What confirms a witness. Every rejection is also checked by running the witness's
+    /// input values alone; `test-vector` counts a witness whose input values reach the
+    /// error as confirmed, even when the automaton reading rejects it.
+    #[arg(long = "witness-semantics", value_enum, default_value = "automaton")]
+    semantics: SemanticsArg,
+    /// The C program.
+    #[arg(value_name = "PROGRAM")]
+    program: PathBuf,
 }
 
 enum Answer {
@@ -141,7 +145,14 @@ enum Answer {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Command::Validate {
+    match cli.command {
+        Command::Validate(args) => run_validate(args),
+    }
+}
+
+/// `validate`: one validation on a worker thread under a hard wall-clock guard; never returns.
+fn run_validate(args: ValidateArgs) -> ! {
+    let ValidateArgs {
         witness,
         property,
         data_model,
@@ -156,7 +167,7 @@ fn main() -> ExitCode {
         undefined,
         semantics,
         program,
-    } = cli.command;
+    } = args;
     let opts = ValidateOptions {
         program,
         witness,
@@ -209,7 +220,7 @@ fn main() -> ExitCode {
     });
     if let Err(e) = spawned {
         eprintln!("witness-check: cannot start worker thread: {e}");
-        return ExitCode::from(4);
+        leave_now(4);
     }
     std::panic::set_hook(Box::new(|_| {}));
     let grace = Duration::from_millis(700);
