@@ -1,8 +1,9 @@
 //! `witness-check`: command-line front of witness-core. Parses arguments, runs the validation
 //! on a worker thread under a hard wall-clock guard, renders the report, picks the exit code.
 //!
-//! Exit codes: 0 a verdict was reached (confirmed, rejected or unknown); 2 usage error;
-//! 3 unreadable or malformed input; 4 internal error (a bug: please report it).
+//! Exit codes of `validate`: 0 a verdict was reached (confirmed, rejected or unknown); 2 usage
+//! error; 3 unreadable or malformed input; 4 internal error (a bug: please report it). `lint`
+//! uses witnesslint's (see `lint_cmd`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,6 +18,7 @@ use witness_core::resources::MemoryLimit;
 use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
 use witness_core::verdict::{Report, Verdict};
 
+mod lint_cmd;
 mod replay;
 use witness_core::InputError;
 
@@ -77,6 +79,10 @@ enum SemanticsArg {
 enum Command {
     /// Validate a violation witness against a C program.
     Validate(ValidateArgs),
+    /// Check a witness against its format (witnesslint's checks for GraphML, the schema for
+    /// YAML), and against the program if given. Exit codes as witnesslint: 0 valid, 1 faulty,
+    /// 5 witness missing, 6 program missing, 7 internal error.
+    Lint(lint_cmd::LintArgs),
 }
 
 /// The arguments of `validate`.
@@ -147,6 +153,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Validate(args) => run_validate(args),
+        Command::Lint(args) => leave_now(lint_cmd::run(args)),
     }
 }
 

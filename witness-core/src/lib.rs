@@ -11,6 +11,7 @@ pub mod cfa;
 pub mod cfront;
 pub mod error;
 pub mod harness;
+pub mod lint;
 pub mod offsets;
 pub mod product;
 pub mod property;

@@ -1,0 +1,121 @@
+//! Tests of `witness-check lint`: the fixtures in `fixtures/lint/<case>/` (written by
+//! `fixtures/lint/make_cases.py`; `expected.txt` = exit code, then `severity check` lines that
+//! must be among the JSON findings), witnesslint's exit codes on missing files, and agreement
+//! with witnesslint 1.3's recorded verdicts (`tests/witnesslint-verdicts.tsv`) on every GraphML
+//! witness of `../shared` (skipped where the shared data is absent).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_witness-check");
+
+fn root() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+fn lint(witness: &Path, program: Option<&Path>, extra: &[String]) -> (i32, serde_json::Value) {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("lint").arg(witness).arg("--json").args(extra);
+    if let Some(p) = program {
+        cmd.arg("--program").arg(p);
+    }
+    let out = cmd.output().expect("binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("JSON from {}: {e}: {stdout}", witness.display()));
+    (out.status.code().unwrap_or(-1), json)
+}
+
+#[test]
+fn lint_fixtures() {
+    let dir = root().join("fixtures/lint");
+    let mut cases: Vec<PathBuf> =
+        std::fs::read_dir(&dir).expect("fixtures/lint").flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    cases.sort();
+    assert!(cases.len() >= 15, "only {} lint fixtures", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let witness =
+            ["witness.graphml", "witness.yml"].iter().map(|f| case.join(f)).find(|p| p.is_file()).expect("witness");
+        let program = Some(case.join("program.c")).filter(|p| p.is_file());
+        let extra: Vec<String> = std::fs::read_to_string(case.join("args.txt"))
+            .map(|t| t.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default();
+        let expected = std::fs::read_to_string(case.join("expected.txt")).expect("expected.txt");
+        let mut lines = expected.lines().filter(|l| !l.trim().is_empty());
+        let code: i32 = lines.next().and_then(|l| l.trim().parse().ok()).expect("exit code");
+        let (got, json) = lint(&witness, program.as_deref(), &extra);
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        if got != code {
+            failures.push(format!("{name}: exit code {got}, expected {code}: {json}"));
+        }
+        let findings = json["findings"].as_array().cloned().unwrap_or_default();
+        for want in lines {
+            let (sev, check) = want.trim().split_once(' ').expect("`severity check`");
+            if !findings.iter().any(|f| f["severity"] == sev && f["check"] == check) {
+                failures.push(format!("{name}: no {sev} {check} among {findings:?}"));
+            }
+        }
+        // Every finding of the witness with a line names a line of it.
+        let lines_in_witness = std::fs::read_to_string(&witness).map(|t| t.lines().count()).unwrap_or(0) as u64;
+        for f in &findings {
+            if let Some(l) = f["line"].as_u64() {
+                if l == 0 || l > lines_in_witness {
+                    failures.push(format!("{name}: finding at line {l} outside the witness: {f}"));
+                }
+            }
+        }
+        if code == 0 && findings.iter().any(|f| f["severity"] != "note") {
+            failures.push(format!("{name}: a valid witness with a warning or error: {findings:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn lint_missing_files_use_witnesslint_exit_codes() {
+    let fixture = root().join("fixtures/lint/graphml-valid");
+    let (code, json) = lint(&fixture.join("nope.graphml"), None, &[]);
+    assert_eq!(code, 5, "{json}");
+    let (code, json) = lint(&fixture.join("witness.graphml"), Some(&fixture.join("nope.c")), &[]);
+    assert_eq!(code, 6, "{json}");
+}
+
+#[test]
+fn lint_text_output_shows_position_and_snippet() {
+    let case = root().join("fixtures/lint/graphml-no-namespaces");
+    let out = Command::new(BIN).arg("lint").arg(case.join("witness.graphml")).output().expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("witness.graphml:2:1: warning[X3]: missing default namespace"), "{text}");
+    assert!(text.contains("2 | <graphml>"), "{text}");
+    assert!(text.contains("witness-check lint finished with exit code 1"), "{text}");
+}
+
+#[test]
+fn lint_agrees_with_witnesslint_on_shared_graphml_witnesses() {
+    let shared = root().join("../shared");
+    if !shared.join("corpus/manifest.tsv").is_file() {
+        eprintln!("skipped: {} not present", shared.display());
+        return;
+    }
+    let table = std::fs::read_to_string(root().join("tests/witnesslint-verdicts.tsv")).expect("verdict table");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for line in table.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (witness, program, theirs) = (shared.join(f[0]), f[1], f[2]);
+        if !witness.is_file() {
+            continue;
+        }
+        let ours_expected = f.get(3).filter(|s| !s.is_empty()).copied().unwrap_or(theirs);
+        let program = (!program.is_empty()).then(|| shared.join(program));
+        let (code, json) = lint(&witness, program.as_deref(), &[]);
+        checked += 1;
+        if code.to_string() != ours_expected {
+            failures.push(format!("{}: ours {code}, witnesslint {theirs}: {json}", f[0]));
+        }
+    }
+    eprintln!("lint agrees with witnesslint on {} of {checked} GraphML witnesses", checked - failures.len());
+    assert!(checked >= 90, "only {checked} witnesses checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
