@@ -506,6 +506,22 @@ fn rejection_explanation_shows_the_source_line() {
     assert!(stdout.contains("RESULT: true"), "{stdout}");
 }
 
+/// Decision 78: a rejection whose witness requires a branch that the allowed paths take the other
+/// way says so (kind `branch`), for YAML `branching` waypoints and GraphML `control` alike.
+#[test]
+fn rejection_at_a_branch_taken_the_other_way_says_so() {
+    let yaml = fixtures_dir().join("yaml/cases/branching-follow-reject");
+    let out = validate_in(&yaml, &yaml.join("witness.yml"), "ILP32", &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("explanation [branch]: program.c:5"), "{stdout}");
+    assert!(stdout.contains("requires the condition to be false") && stdout.contains("`[x == 42]`"), "{stdout}");
+    let graphml = fixtures_dir().join("graphml/null-pointer-reject");
+    let out = validate_in(&graphml, &graphml.join("witness.graphml"), "LP64", &["--json".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["explanation"]["kind"], "branch", "{json}");
+    assert_eq!(json["explanation"]["line"], 20, "{json}");
+}
+
 /// Decision 79: `--dot` writes the witness automaton; the transition a rejection's explanation
 /// names is drawn in red.
 #[test]

@@ -341,6 +341,7 @@ fn snippet(e: &witness_core::verdict::Explanation, files: (&std::path::Path, &st
         "assumption" => "the witness's assumption fails here",
         "sink" => "the witness sends this step to a sink",
         "no-progress" => "no allowed path passes the witness here",
+        "branch" => "the branch goes the other way here",
         _ => "here",
     };
     let title = format!("witness not confirmed ({})", e.kind);

@@ -308,6 +308,10 @@ struct Explorer<'a> {
     /// The witness state nearest to a violation state that an explored state was in (its
     /// distance): where the witness's run got furthest, for explanations (decision 78).
     furthest: Option<(u32, NodeIndex)>,
+    /// Branch transitions (YAML `branching`, GraphML `control`) whose location a step of an
+    /// allowed path reached while taking the other branch: the step's text, first seen. Turns a
+    /// `no-progress` explanation at such a transition into `branch` (decision 78).
+    wrong_branch: HashMap<EdgeIndex, String>,
     /// Property no-overflow: a program step is being executed, so overflow conditions are
     /// violations to collect (not while assumptions are evaluated).
     collecting_violations: bool,
@@ -590,6 +594,7 @@ fn explore_once(
         unspecified_read: false,
         infeasible: None,
         furthest: None,
+        wrong_branch: HashMap::new(),
         collecting_violations: false,
         pending_violations: Vec::new(),
         violated: None,
@@ -2094,6 +2099,9 @@ impl<'a> Explorer<'a> {
         // finer CFA (decision 40); in the permissive reading any chain. `frontier` holds
         // (state, node, chain length, whether the run was already pushed as ending there).
         let exact = w.exact_locations;
+        if !self.opts.permissive {
+            self.note_wrong_branches(q, info);
+        }
         let mut frontier = vec![(next, q, 0usize, false)];
         while let Some((mut cur, node, depth, pushed)) = frontier.pop() {
             // Decision 40: after a state assertion, only a transition that names the step's kind.
@@ -2205,6 +2213,40 @@ impl<'a> Explorer<'a> {
     /// A transition evaluated when control arrives at a statement (YAML `assumption`).
     fn is_arrival(t: &WitnessTransition) -> bool {
         matches!(&t.guard.anchor, Some(a) if a.kind == AnchorKind::Statement)
+    }
+
+    /// Remembers the branch transitions out of `q` whose construct this step decides the other
+    /// way (for explanations only).
+    fn note_wrong_branches(&mut self, q: NodeIndex, info: &StepInfo) {
+        let StepKind::Edge(edge) = info.kind else { return };
+        let source_truth = match &edge.op {
+            EdgeOp::Assume { source_truth, .. } => Some(*source_truth),
+            _ => None,
+        };
+        if edge.decision.is_none() && source_truth.is_none() {
+            return;
+        }
+        let w = self.witness;
+        for t in w.graph.edges_directed(q, Direction::Outgoing) {
+            let tr = t.weight();
+            if tr.avoid || self.wrong_branch.contains_key(&t.id()) {
+                continue;
+            }
+            let wrong = if tr.decision.is_some() {
+                self.guard_matches(t.id(), info) && !self.decision_matches(tr, info)
+            } else if let (Some(c), Some(truth)) = (tr.guard.control, source_truth) {
+                let on_line = match (tr.guard.lines, info.span) {
+                    (Some(l), Some(sp)) => l.overlaps(sp.start_line as u64, sp.end_line as u64),
+                    _ => false,
+                };
+                on_line && truth != (c == Control::ConditionTrue)
+            } else {
+                false
+            };
+            if wrong {
+                self.wrong_branch.insert(t.id(), edge.text.clone());
+            }
+        }
     }
 
     /// Does the step take the branch decision a transition requires (if it requires one)?
@@ -2523,6 +2565,20 @@ impl<'a> Explorer<'a> {
             Some(a) => a.line,
             None => tr.guard.lines.map(|l| l.start as u32).unwrap_or(0),
         };
+        if let Some(taken) = self.wrong_branch.get(&t.id()) {
+            let required = match (&tr.decision, tr.guard.control) {
+                (Some(DecisionValue::Bool(b)), _) => format!("the condition to be {b}"),
+                (Some(DecisionValue::Case(v)), _) => format!("`case {v}`"),
+                (Some(DecisionValue::Default), _) => "`default`".to_string(),
+                (None, Some(Control::ConditionTrue)) => "the condition to be true".to_string(),
+                (None, _) => "the condition to be false".to_string(),
+            };
+            let what = format!(
+                "the branch goes the other way: the witness requires {required}, but the paths it allows reach this \
+                 branch only taking `{taken}` (the required way is infeasible there or cannot reach the error)"
+            );
+            return Some(InfeasibleStep { line, origin: tr.origin.clone(), what, kind: "branch" });
+        }
         let what = format!(
             "the witness's run gets no further than node {} ({d} transition{} from a violation node): no step of a \
              path it allows passes this transition",
