@@ -17,7 +17,10 @@ use witness_core::resources::MemoryLimit;
 use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
 use witness_core::verdict::{Report, Verdict};
 
+mod batch;
+mod plot;
 mod replay;
+mod task;
 use witness_core::InputError;
 
 #[derive(Parser)]
@@ -75,22 +78,28 @@ enum SemanticsArg {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Validate a violation witness against a C program.
+    /// Validate a violation witness against a C program (or an SV-COMP task definition).
     Validate(ValidateArgs),
+    /// Run many validations on all cores: a corpus manifest (TSV) or a list of
+    /// task-definition/witness pairs; prints a summary, optionally JSON lines and a plot.
+    Batch(batch::BatchArgs),
 }
 
 /// The arguments of `validate`.
 #[derive(Args)]
 struct ValidateArgs {
     /// The witness file: GraphML 1.0 (optionally gzip-compressed) or YAML 2.0/2.1,
-    /// recognised by content.
+    /// recognised by content. Optional when PROGRAM is a task definition whose options name
+    /// the witness (`witness_input_file`).
     #[arg(long, value_name = "W")]
-    witness: PathBuf,
+    witness: Option<PathBuf>,
     /// The property file (.prp); decides the error function. Without it, both
-    /// `reach_error()` and `__VERIFIER_error()` count.
+    /// `reach_error()` and `__VERIFIER_error()` count. Default for a task definition: its
+    /// property (of several, the one the witness's specification names).
     #[arg(long, value_name = "P")]
     property: Option<PathBuf>,
-    /// Data model of the task; default: the witness's `architecture`, else LP64.
+    /// Data model of the task; default: the task definition's `data_model`, else the
+    /// witness's `architecture`, else LP64.
     #[arg(long, value_name = "MODEL", value_enum)]
     data_model: Option<DataModelArg>,
     /// Wall-clock budget in seconds; when it runs out the answer is unknown.
@@ -133,7 +142,8 @@ struct ValidateArgs {
     /// error as confirmed, even when the automaton reading rejects it.
     #[arg(long = "witness-semantics", value_enum, default_value = "automaton")]
     semantics: SemanticsArg,
-    /// The C program.
+    /// The C program, or an SV-COMP task-definition file (`.yml`/`.yaml`: its `input_files`,
+    /// `properties` and `options.data_model`; paths relative to the file).
     #[arg(value_name = "PROGRAM")]
     program: PathBuf,
 }
@@ -147,6 +157,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Validate(args) => run_validate(args),
+        Command::Batch(args) => batch::run(args),
     }
 }
 
@@ -168,14 +179,26 @@ fn run_validate(args: ValidateArgs) -> ! {
         semantics,
         program,
     } = args;
+    let data_model = data_model.map(|d| match d {
+        DataModelArg::Ilp32 => DataModel::Ilp32,
+        DataModelArg::Lp64 => DataModel::Lp64,
+    });
+    let resolved = match task::resolve(&program, witness.as_deref(), property.as_deref(), data_model) {
+        Ok(r) => r,
+        Err(task::ResolveError::Usage(msg)) => {
+            print_error(&msg, json, "usage");
+            leave_now(2)
+        }
+        Err(task::ResolveError::Input(e)) => {
+            print_error(&e.to_string(), json, "input");
+            leave_now(3)
+        }
+    };
     let opts = ValidateOptions {
-        program,
-        witness,
-        property,
-        data_model: data_model.map(|d| match d {
-            DataModelArg::Ilp32 => DataModel::Ilp32,
-            DataModelArg::Lp64 => DataModel::Lp64,
-        }),
+        program: resolved.program,
+        witness: resolved.witness,
+        property: resolved.property,
+        data_model: resolved.data_model,
         timeout: Duration::from_secs(timeout),
         stutter: match stutter {
             StutterArg::Strict => StutterMode::Strict,
