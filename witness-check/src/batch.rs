@@ -20,9 +20,9 @@ use crate::task;
 /// The arguments of `batch`.
 #[derive(Args)]
 pub struct BatchArgs {
-    /// Task lists: corpus manifests (TSV with a header naming at least `id`, `program`,
-    /// `witness`, `property`, `data_model`, `expected`; files in the folder `<id>` beside the
-    /// manifest) or pair lists (one task per line: `TASK.yml WITNESS [confirm|reject]`,
+    /// Task lists: corpus manifests (TSV with a header naming `id`, `program`, `witness`,
+    /// `property`, optionally `data_model`, `expected`, `expected_result`, `witness_format`;
+    /// the files of a row in the folder `<id>` beside the manifest) or pair lists (one task per line: `TASK.yml WITNESS [confirm|reject]`,
     /// paths relative to the list; `#` starts a comment).
     #[arg(required = true, value_name = "LIST")]
     inputs: Vec<PathBuf>,
