@@ -17,6 +17,9 @@ use serde_json::{json, Value};
 
 use crate::task;
 
+/// Seconds after its budget at which a child that has not answered is killed (as corpus-score).
+const KILL_GRACE_S: u64 = 15;
+
 /// The arguments of `batch`.
 #[derive(Args)]
 pub struct BatchArgs {
@@ -366,7 +369,7 @@ impl Runner {
             cmd.arg("--data-model").arg(d);
         }
         cmd.args(&self.extra).arg(&t.program);
-        let ended = run_child(cmd, Duration::from_secs(self.timeout + 15));
+        let ended = run_child(cmd, Duration::from_secs(self.timeout + KILL_GRACE_S));
         let (result, reason) = match &ended {
             Err(e) => (None, format!("cannot run the validation: {e}")),
             Ok(e) => read_answer(e),
@@ -438,7 +441,7 @@ fn score(expected: Expected, class: Class, other_violation: bool) -> i64 {
 /// of standard error.
 fn read_answer(e: &Ended) -> (Option<String>, String) {
     if e.killed_by_us {
-        return (None, format!("no answer {:.0} s after the budget: killed", 15.0));
+        return (None, format!("no answer {KILL_GRACE_S} s after the budget: killed"));
     }
     if let Ok(v) = serde_json::from_str::<Value>(e.stdout.trim()) {
         let result = v.get("result").and_then(Value::as_str).map(str::to_string);
@@ -699,6 +702,23 @@ mod tests {
         assert_eq!(score(Expected::Reject, Class::Confirmed, false), -16);
         assert_eq!(score(Expected::Reject, Class::Unknown, false), 0);
         assert_eq!(score(Expected::Confirm, Class::Error, false), 0);
+    }
+
+    #[test]
+    fn a_hanging_child_is_killed_and_its_usage_measured() {
+        let mut sleep = Command::new("sleep");
+        sleep.arg("30");
+        let started = Instant::now();
+        let e = run_child(sleep, Duration::from_millis(300)).expect("sleep runs");
+        assert!(e.killed_by_us && e.signal == Some(libc::SIGKILL) && e.exit_code.is_none());
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let mut busy = Command::new("sh");
+        busy.args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; echo done; exit 7"]);
+        let e = run_child(busy, Duration::from_secs(60)).expect("sh runs");
+        assert!(!e.killed_by_us);
+        assert_eq!((e.exit_code, e.stdout.as_str()), (Some(7), "done\n"));
+        assert!(e.cpu_s > 0.05 && e.cpu_s <= e.wall_s + 0.05, "cpu {} wall {}", e.cpu_s, e.wall_s);
+        assert!(e.max_rss_kib > 0);
     }
 
     #[test]
