@@ -157,6 +157,8 @@ fn run_batch(args: &BatchArgs) -> Result<(), BatchError> {
         return Err(BatchError::Usage("the task lists name no task".into()));
     }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    // Workers actually started (the memory limit is shared among them).
+    let jobs = jobs.min(tasks.len());
     let memory_limit = args
         .memory_limit
         .or_else(|| witness_core::resources::default_memory_limit().map(|b| ((b / jobs as u64) >> 20).max(64)));
@@ -177,7 +179,7 @@ fn run_batch(args: &BatchArgs) -> Result<(), BatchError> {
     let outcomes: Mutex<Vec<Option<(Outcome, Value)>>> = Mutex::new(vec![None; tasks.len()]);
     let write_failed = Mutex::new(None::<String>);
     std::thread::scope(|s| {
-        for _ in 0..jobs.min(tasks.len()) {
+        for _ in 0..jobs {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(t) = tasks.get(i) else { break };
@@ -552,7 +554,8 @@ impl Progress {
     fn new(total: usize) -> Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = indicatif::ProgressBar::new(total as u64);
-            if let Ok(style) = indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} {msg}")
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} eta {eta} {msg}")
             {
                 bar.set_style(style.progress_chars("=> "));
             }
