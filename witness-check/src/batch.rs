@@ -167,10 +167,15 @@ fn run_batch(args: &BatchArgs) -> Result<(), BatchError> {
     let sink: Option<Mutex<Box<dyn Write + Send>>> = match &args.results {
         None => None,
         Some(_) if to_stdout => Some(Mutex::new(Box::new(std::io::stdout()))),
-        Some(p) => Some(Mutex::new(Box::new(std::io::BufWriter::new(
+        Some(p) => Some(Mutex::new(Box::new(std::io::LineWriter::new(
             std::fs::File::create(p).map_err(|e| BatchError::Input(format!("{}: cannot create: {e}", p.display())))?,
         )))),
     };
+    // A plot that cannot be written is reported before the tasks run, not after.
+    if let Some(path) = &args.plot {
+        std::fs::File::create(path)
+            .map_err(|e| BatchError::Input(format!("{}: cannot create the plot: {e}", path.display())))?;
+    }
     let runner = Runner { exe, timeout: args.timeout, memory_limit, extra: args.validate_options.clone() };
 
     let started = Instant::now();
