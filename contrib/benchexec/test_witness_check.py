@@ -142,6 +142,21 @@ class Cmdline(unittest.TestCase):
              "--data-model", "LP64", "tasks/prog.c"],
         )
 
+    def test_options_with_equals_sign_win(self):
+        task = BaseTool2.Task.with_files(
+            ["prog.c", "w.graphml"],
+            property_file="p.prp",
+            options={"language": "C", "data_model": "ILP32", "witness_input_file": "w.graphml"},
+        )
+        cmd = self.tool.cmdline(
+            "wc", ["--witness=other.yml", "--data-model=LP64"], task, BaseTool2.ResourceLimits(cputime=10)
+        )
+        self.assertEqual(
+            cmd,
+            ["wc", "validate", "--witness=other.yml", "--data-model=LP64", "--property", "p.prp",
+             "--timeout", "9", "prog.c"],
+        )
+
     def test_unsupported_tasks(self):
         with self.assertRaises(UnsupportedFeatureException):
             self.tool.cmdline("wc", [], BaseTool2.Task.with_files(["a.c", "b.c"]), BaseTool2.ResourceLimits())
@@ -162,6 +177,13 @@ class Version(unittest.TestCase):
         version = Tool().version(binary)
         self.assertRegex(version, r"^\d+\.\d+\.\d+")
         self.assertEqual(printed.strip(), f"witness-check {version}")
+
+    def test_repository_root_as_tool_directory(self):
+        root = os.path.normpath(os.path.join(HERE, "../.."))
+        if not os.path.exists(os.path.join(root, "target/release/witness-check")):
+            self.skipTest("no release binary")
+        found = Tool().executable(BaseTool2.ToolLocator(tool_directory=root))
+        self.assertEqual(os.path.normpath(found), os.path.join(root, "target/release/witness-check"))
 
 
 if __name__ == "__main__":

@@ -70,7 +70,7 @@ class Tool(benchexec.tools.template.BaseTool2):
         args = list(options)
 
         witness_name = task_options.get(WITNESS_INPUT_FILE_OPTION)
-        if witness_name and "--witness" not in options:
+        if witness_name and not _has_option(options, "--witness"):
             witnesses = [f for f in inputs if os.path.basename(f) == witness_name]
             if len(witnesses) != 1:
                 raise UnsupportedFeatureException(
@@ -86,18 +86,18 @@ class Tool(benchexec.tools.template.BaseTool2):
                 "witness-check validates one C file per task, not several input files"
             )
 
-        if task.property_file and "--property" not in options:
+        if task.property_file and not _has_option(options, "--property"):
             args += ["--property", task.property_file]
 
         data_model = task_options.get("data_model")
-        if data_model and "--data-model" not in options:
+        if data_model and not _has_option(options, "--data-model"):
             if data_model not in ("ILP32", "LP64"):
                 raise UnsupportedFeatureException(
                     f"unsupported data_model {data_model!r} (ILP32 or LP64)"
                 )
             args += ["--data-model", data_model]
 
-        if rlimits.cputime and "--timeout" not in options:
+        if rlimits.cputime and not _has_option(options, "--timeout"):
             args += ["--timeout", str(max(1, int(rlimits.cputime) - 1))]
 
         return [executable, "validate", *args, *inputs]
@@ -128,6 +128,11 @@ class Tool(benchexec.tools.template.BaseTool2):
         if answer == "error":
             return _error(f"{kind}: {reason}" if kind else reason)
         return _error(f"no result, exit code {code}")
+
+
+def _has_option(options, name):
+    """Does the benchmark definition give this option (`--name VALUE` or `--name=VALUE`)?"""
+    return any(o == name or o.startswith(name + "=") for o in options)
 
 
 def _error(reason):
