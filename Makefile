@@ -11,7 +11,8 @@ example: setup
 		--property fixtures/minimal/unreach-call.prp \
 		fixtures/minimal/minimal-example.c
 
-# Runs the whole test suite (unit, property, end-to-end, corpus when ../shared is present).
+# Runs the whole test suite (unit, property, end-to-end, BenchExec tool-info module, corpus when
+# ../shared is present).
 test: setup
 	cargo test --workspace
 

@@ -560,3 +560,252 @@ fn harnesses_of_a_sample_of_confirmations_reproduce() {
     assert!(checked >= 10, "only {checked} confirmed fixtures sampled");
     assert!(problems.is_empty(), "harnesses that do not reproduce:\n{}", problems.join("\n"));
 }
+
+/// Runs the binary with string arguments.
+fn run_str(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"))
+}
+
+fn taskdef_dir() -> PathBuf {
+    fixtures_dir().join("taskdef")
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+/// Decisions 85–86: a task definition in place of PROGRAM gives the program, the data model
+/// (the error is reachable only with ILP32, which neither the witness nor the default gives)
+/// and, of its two properties, the one the witness's specification names.
+#[test]
+fn task_definition_in_place_of_program() {
+    let dir = taskdef_dir();
+    let witness = dir.join("witness.graphml");
+    let out = run_str(&["validate", "--json", "--witness", path_str(&witness), path_str(&dir.join("long-is-32.yml"))]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["result"], "false(unreach-call)", "{json}");
+    assert_eq!(json["data_model"], "ILP32", "{json}");
+    // The program alone (default LP64) is safe: the task definition made the difference.
+    let out = run_str(&["validate", "--json", "--witness", path_str(&witness), path_str(&dir.join("long-is-32.c"))]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["result"], "true", "{json}");
+    // The command line wins over the task definition.
+    let out = run_str(&[
+        "validate",
+        "--json",
+        "--data-model",
+        "LP64",
+        "--witness",
+        path_str(&witness),
+        path_str(&dir.join("long-is-32.yml")),
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["result"], "true", "{json}");
+}
+
+/// Decision 86: of several properties, none singled out by the witness: a usage error listing
+/// them; `--property` chooses.
+#[test]
+fn task_definition_with_several_properties_needs_a_choice() {
+    let dir = taskdef_dir();
+    let witness = dir.join("witness-without-specification.graphml");
+    let task = dir.join("long-is-32.yml");
+    let out = run_str(&["validate", "--witness", path_str(&witness), path_str(&task)]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2 properties") && err.contains("--property"), "{err}");
+    assert!(err.contains("unreach-call.prp (unreach-call)") && err.contains("no-overflow.prp (no-overflow)"), "{err}");
+    let out = run_str(&["validate", "--json", "--witness", path_str(&witness), path_str(&task)]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!((json["result"].as_str(), json["error_kind"].as_str()), (Some("error"), Some("usage")), "{json}");
+    let prp = dir.join("unreach-call.prp");
+    let out = run_str(&["validate", "--witness", path_str(&witness), "--property", path_str(&prp), path_str(&task)]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("RESULT: false(unreach-call)"), "{}", describe(&out));
+}
+
+/// A validation task (BenchExec's convention) names its witness among its input files.
+#[test]
+fn validation_task_definition_names_its_witness() {
+    let out = run_str(&["validate", path_str(&taskdef_dir().join("validation-task.yml"))]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("RESULT: false(unreach-call)"), "{}", describe(&out));
+    // Without a witness anywhere: a usage error.
+    let out = run_str(&["validate", path_str(&taskdef_dir().join("long-is-32.yml"))]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let out = run_str(&["validate", path_str(&taskdef_dir().join("long-is-32.c"))]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+}
+
+/// A malformed task definition is an input error with its position.
+#[test]
+fn malformed_task_definition_is_an_input_error_with_position() {
+    let dir = std::env::temp_dir().join(format!("witness-check-e2e-taskdef-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let task = dir.join("bad.yml");
+    std::fs::write(&task, "format_version: '2.0'\ninput_files: a.c\noptions:\n  data_model: 16bit\n").unwrap();
+    let out = run_str(&["validate", "--witness", path_str(&taskdef_dir().join("witness.graphml")), path_str(&task)]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.yml:4:15: unknown `data_model` `16bit`"), "{err}");
+}
+
+/// Builds a small corpus in the manifest format from GraphML fixtures: a confirmation, a
+/// rejection, an unknown, an input error, a case whose files are missing, and a confirmation
+/// deliberately labelled `reject` (a wrong confirmation for the summary to count).
+fn small_manifest(dir: &Path) -> PathBuf {
+    let rows = [
+        ("array-param-confirm", "array-param-confirm", "confirm"),
+        ("bitfield-pattern-reject", "bitfield-pattern-reject", "reject"),
+        ("array-out-of-bounds-unknown", "array-out-of-bounds-unknown", "reject"),
+        ("error-malformed-xml", "error-malformed-xml", "confirm"),
+        ("mislabelled", "guessing-pinned-inputs-no-solver", "reject"),
+    ];
+    let mut text = String::from("id\tprogram\twitness\tproperty\tdata_model\texpected\twitness_format\tnote\n");
+    for (id, fixture, expected) in rows {
+        let src = graphml_cases_dir().join(fixture);
+        let model = std::fs::read_to_string(src.join("expected.txt")).unwrap().lines().nth(1).unwrap().to_string();
+        std::fs::create_dir_all(dir.join(id)).unwrap();
+        for f in ["program.c", "witness.graphml"] {
+            std::fs::copy(src.join(f), dir.join(id).join(f)).unwrap();
+        }
+        std::fs::copy(property_file(&src), dir.join(id).join("unreach-call.prp")).unwrap();
+        text.push_str(&format!(
+            "{id}\tprogram.c\twitness.graphml\tunreach-call.prp\t{model}\t{expected}\tgraphml-1.0\t\"a \"\"quoted\"\" note\"\n"
+        ));
+    }
+    text.push_str("gone\tprogram.c\twitness.graphml\tunreach-call.prp\tILP32\tconfirm\tgraphml-1.0\t\n");
+    let manifest = dir.join("manifest.tsv");
+    std::fs::write(&manifest, text).unwrap();
+    manifest
+}
+
+/// Decisions 87–90: `batch` runs every row as its own process (an error never stops the
+/// batch), streams one JSON line per task, counts as corpus-score does, scores as SV-COMP, and
+/// writes a quantile plot that is well-formed SVG.
+#[test]
+fn batch_runs_a_manifest_and_writes_results_summary_and_plot() {
+    let dir = std::env::temp_dir().join(format!("witness-check-e2e-batch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = small_manifest(&dir);
+    let (results, plot) = (dir.join("results.jsonl"), dir.join("plot.svg"));
+    let out = run_str(&[
+        "batch",
+        "--jobs",
+        "2",
+        "--timeout",
+        "30",
+        "--results",
+        path_str(&results),
+        "--plot",
+        path_str(&plot),
+        path_str(&manifest),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let summary = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&results)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    let svg = std::fs::read_to_string(&plot).expect("the plot was written");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    let class = |id: &str| {
+        let l = lines.iter().find(|l| l["id"] == id).unwrap_or_else(|| panic!("no line for {id}"));
+        (l["class"].as_str().unwrap().to_string(), l["score"].clone(), l["cpu_s"].as_f64().unwrap())
+    };
+    assert_eq!(class("array-param-confirm").0, "confirmed");
+    assert_eq!(class("array-param-confirm").1, 1);
+    assert_eq!(class("bitfield-pattern-reject").0, "rejected");
+    assert_eq!(class("bitfield-pattern-reject").1, 2);
+    assert_eq!(class("array-out-of-bounds-unknown").0, "unknown");
+    assert_eq!(class("error-malformed-xml").0, "error");
+    assert_eq!(class("gone").0, "error");
+    assert_eq!(class("mislabelled").0, "confirmed");
+    assert_eq!(class("mislabelled").1, -16);
+    assert!(class("array-param-confirm").2 > 0.0, "CPU time from the child's rusage");
+    let gone = lines.iter().find(|l| l["id"] == "gone").unwrap();
+    assert_eq!(gone["exit_code"], 3, "{gone}");
+    assert!(gone["reason"].as_str().unwrap().contains("gone/"), "{gone}");
+    for want in [
+        "6 tasks",
+        "confirmed       2",
+        "rejected        1",
+        "unknown         1",
+        "error           2",
+        "confirmed 1/3  rejected 1/3  WRONG-confirm 1  wrong-reject 0  unknown 1  error 2",
+        "SV-COMP validation score: -13 of 9 possible",
+        "CPU time (s): min",
+    ] {
+        assert!(summary.contains(want), "summary lacks `{want}`:\n{summary}");
+    }
+    // Plain progress lines (no terminal here), one per task.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().filter(|l| l.starts_with('[')).count(),
+        6,
+        "{}",
+        describe(&out)
+    );
+    check_svg(&svg);
+}
+
+/// The plot is well-formed XML (every element closed, one root) with an `<svg>` root, the
+/// quantile lines and the axis texts.
+fn check_svg(svg: &str) {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(svg);
+    reader.config_mut().check_end_names = true;
+    let (mut stack, mut roots, mut lines, mut texts) = (Vec::<String>::new(), Vec::new(), 0usize, String::new());
+    loop {
+        let event = reader
+            .read_event()
+            .unwrap_or_else(|e| panic!("the plot is not well-formed XML at {}: {e}\n{svg}", reader.error_position()));
+        let opens = matches!(event, Event::Start(_));
+        match event {
+            Event::Start(e) | Event::Empty(e) if stack.is_empty() => {
+                roots.push(e.name().into_inner().to_string());
+                if opens {
+                    stack.push(roots.last().unwrap().clone());
+                }
+            }
+            Event::Start(e) => stack.push(e.name().into_inner().to_string()),
+            Event::Empty(e) => {
+                if matches!(e.name().into_inner(), "polyline" | "path") {
+                    lines += 1;
+                }
+            }
+            Event::End(_) => {
+                stack.pop();
+            }
+            Event::Text(t) => texts.push_str(&t[..]),
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert!(stack.is_empty(), "unclosed elements {stack:?}");
+    assert_eq!(roots, ["svg"], "{svg}");
+    assert!(lines >= 3, "three quantile lines expected: {svg}");
+    assert!(texts.contains("CPU time (s)") && texts.contains("n-th fastest result"), "{texts}");
+}
+
+/// `batch` over a list of task-definition/witness pairs.
+#[test]
+fn batch_reads_pairs_of_task_definitions_and_witnesses() {
+    let out = run_str(&["batch", "--results", "-", path_str(&taskdef_dir().join("pairs.txt"))]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("only JSON lines on stdout with --results -"))
+        .collect();
+    assert_eq!(lines.len(), 2);
+    for l in &lines {
+        assert_eq!(l["result"], "false(unreach-call)", "{l}");
+    }
+    let labelled = lines.iter().find(|l| l["id"] == "long-is-32.yml").unwrap();
+    assert_eq!(labelled["correct"], true, "{labelled}");
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(summary.contains("confirmed 1/1") && summary.contains("SV-COMP validation score: 1 of 1"), "{summary}");
+}

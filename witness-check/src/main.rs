@@ -18,8 +18,11 @@ use witness_core::resources::MemoryLimit;
 use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
 use witness_core::verdict::{Report, Verdict};
 
+mod batch;
 mod lint_cmd;
+mod plot;
 mod replay;
+mod task;
 use witness_core::InputError;
 
 #[derive(Parser)]
@@ -77,26 +80,32 @@ enum SemanticsArg {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Validate a violation witness against a C program.
+    /// Validate a violation witness against a C program (or an SV-COMP task definition).
     Validate(ValidateArgs),
     /// Check a witness against its format (witnesslint's checks for GraphML, the schema for
     /// YAML), and against the program if given. Exit codes as witnesslint: 0 valid, 1 faulty,
     /// 5 witness missing, 6 program missing, 7 internal error.
     Lint(lint_cmd::LintArgs),
+    /// Run many validations on all cores: a corpus manifest (TSV) or a list of
+    /// task-definition/witness pairs; prints a summary, optionally JSON lines and a plot.
+    Batch(batch::BatchArgs),
 }
 
 /// The arguments of `validate`.
 #[derive(Args)]
 struct ValidateArgs {
     /// The witness file: GraphML 1.0 (optionally gzip-compressed) or YAML 2.0/2.1,
-    /// recognised by content.
+    /// recognised by content. Optional when PROGRAM is a task definition whose options name
+    /// the witness (`witness_input_file`).
     #[arg(long, value_name = "W")]
-    witness: PathBuf,
+    witness: Option<PathBuf>,
     /// The property file (.prp); decides the error function. Without it, both
-    /// `reach_error()` and `__VERIFIER_error()` count.
+    /// `reach_error()` and `__VERIFIER_error()` count. Default for a task definition: its
+    /// property (of several, the one the witness's specification names).
     #[arg(long, value_name = "P")]
     property: Option<PathBuf>,
-    /// Data model of the task; default: the witness's `architecture`, else LP64.
+    /// Data model of the task; default: the task definition's `data_model`, else the
+    /// witness's `architecture`, else LP64.
     #[arg(long, value_name = "MODEL", value_enum)]
     data_model: Option<DataModelArg>,
     /// Wall-clock budget in seconds; when it runs out the answer is unknown.
@@ -139,7 +148,8 @@ struct ValidateArgs {
     /// error as confirmed, even when the automaton reading rejects it.
     #[arg(long = "witness-semantics", value_enum, default_value = "automaton")]
     semantics: SemanticsArg,
-    /// The C program.
+    /// The C program, or an SV-COMP task-definition file (`.yml`/`.yaml`: its `input_files`,
+    /// `properties` and `options.data_model`; paths relative to the file).
     #[arg(value_name = "PROGRAM")]
     program: PathBuf,
 }
@@ -154,6 +164,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Validate(args) => run_validate(args),
         Command::Lint(args) => leave_now(lint_cmd::run(args)),
+        Command::Batch(args) => batch::run(args),
     }
 }
 
@@ -175,14 +186,26 @@ fn run_validate(args: ValidateArgs) -> ! {
         semantics,
         program,
     } = args;
+    let data_model = data_model.map(|d| match d {
+        DataModelArg::Ilp32 => DataModel::Ilp32,
+        DataModelArg::Lp64 => DataModel::Lp64,
+    });
+    let resolved = match task::resolve(&program, witness.as_deref(), property.as_deref(), data_model) {
+        Ok(r) => r,
+        Err(task::ResolveError::Usage(msg)) => {
+            print_error(&msg, json, "usage");
+            leave_now(2)
+        }
+        Err(task::ResolveError::Input(e)) => {
+            print_error(&e.to_string(), json, "input");
+            leave_now(3)
+        }
+    };
     let opts = ValidateOptions {
-        program,
-        witness,
-        property,
-        data_model: data_model.map(|d| match d {
-            DataModelArg::Ilp32 => DataModel::Ilp32,
-            DataModelArg::Lp64 => DataModel::Lp64,
-        }),
+        program: resolved.program,
+        witness: resolved.witness,
+        property: resolved.property,
+        data_model: resolved.data_model,
         timeout: Duration::from_secs(timeout),
         stutter: match stutter {
             StutterArg::Strict => StutterMode::Strict,

@@ -18,6 +18,7 @@ pub mod property;
 pub mod reach;
 pub mod resources;
 pub mod semantics;
+pub mod taskdef;
 pub mod testvec;
 pub mod validate;
 pub mod verdict;

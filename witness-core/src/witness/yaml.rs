@@ -230,9 +230,9 @@ pub fn flatten_entries(path: &Path, bytes: &[u8]) -> Result<Vec<FlatField>, Inpu
 
 /// 1-based line and column (in characters) of a node in the witness file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Pos {
-    line: u32,
-    col: u32,
+pub(crate) struct Pos {
+    pub(crate) line: u32,
+    pub(crate) col: u32,
 }
 
 impl Pos {
@@ -254,10 +254,10 @@ impl fmt::Display for Pos {
     }
 }
 
-type NodeId = usize;
+pub(crate) type NodeId = usize;
 
 #[derive(Debug)]
-enum Kind {
+pub(crate) enum Kind {
     /// Text and whether it was written as a plain (unquoted) scalar.
     Scalar(String, bool),
     Seq(Vec<NodeId>),
@@ -265,15 +265,16 @@ enum Kind {
 }
 
 #[derive(Debug)]
-struct Node {
-    kind: Kind,
-    pos: Pos,
+pub(crate) struct Node {
+    pub(crate) kind: Kind,
+    pub(crate) pos: Pos,
 }
 
 /// All nodes of the (single) YAML document in an arena; aliases reuse the anchored node.
-struct Tree {
-    nodes: Vec<Node>,
-    root: Option<NodeId>,
+/// Also read by `crate::taskdef` (task-definition files).
+pub(crate) struct Tree {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) root: Option<NodeId>,
 }
 
 /// An open collection while building the tree.
@@ -286,7 +287,7 @@ struct Frame {
 
 impl Tree {
     /// Builds the tree from the parser's event stream, iteratively.
-    fn parse(path: &Path, text: &str) -> Result<Tree, InputError> {
+    pub(crate) fn parse(path: &Path, text: &str) -> Result<Tree, InputError> {
         let err = |pos: Pos, msg: String| InputError::malformed(path, pos.line, pos.col, msg);
         let mut parser = Parser::new_from_str(text);
         let mut tree = Tree { nodes: Vec::new(), root: None };

@@ -1,0 +1,124 @@
+//! The BenchExec tool-info module (`contrib/benchexec`, decision 91) under the real BenchExec:
+//! `python3 -m benchexec.test_tool_info` with the module's dotted name must report the binary's
+//! version, build command lines from task definitions and map recorded outputs to BenchExec's
+//! results; the module's own unit test (`contrib/benchexec/test_witness_check.py`) must pass.
+//!
+//! Python with BenchExec: `WITNESS_CHECK_PYTHON`, else the venv `./scripts/setup` makes
+//! (`target/benchexec-venv`), else `python3` if it imports benchexec. Skipped with a note only
+//! when there is no python3 at all; python3 without BenchExec is a failure (run ./scripts/setup).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_witness-check");
+
+fn repo() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).canonicalize().expect("repository root")
+}
+
+fn imports_benchexec(python: &Path) -> bool {
+    Command::new(python).args(["-c", "import benchexec"]).output().is_ok_and(|o| o.status.success())
+}
+
+/// A Python that imports benchexec; `None` when there is no python3 at all.
+fn python() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("WITNESS_CHECK_PYTHON") {
+        return Some(PathBuf::from(p));
+    }
+    let venv = repo().join("target/benchexec-venv/bin/python");
+    if venv.exists() && imports_benchexec(&venv) {
+        return Some(venv);
+    }
+    let system = PathBuf::from("python3");
+    if Command::new(&system).arg("--version").output().is_err() {
+        eprintln!("note: no python3 on this machine: the BenchExec tool-info tests are skipped");
+        return None;
+    }
+    assert!(
+        imports_benchexec(&system),
+        "python3 cannot import benchexec and there is no target/benchexec-venv: run ./scripts/setup"
+    );
+    Some(system)
+}
+
+fn describe(out: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn benchexec_test_tool_info_accepts_the_module() {
+    let Some(python) = python() else { return };
+    let root = repo();
+    // Relative paths, so that BenchExec does not warn about an absolute executable.
+    let bin_dir = Path::new(BIN).parent().expect("binary's directory").canonicalize().unwrap();
+    let tool_dir = bin_dir.strip_prefix(&root).map(Path::to_path_buf).unwrap_or(bin_dir);
+    let recorded = root.join("contrib/benchexec/recorded");
+    let mut outputs: Vec<String> = std::fs::read_dir(&recorded)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".exit0.log"))
+        .map(|n| format!("contrib/benchexec/recorded/{n}"))
+        .collect();
+    outputs.sort();
+    let out = Command::new(&python)
+        .current_dir(&root)
+        .env("PYTHONPATH", root.join("contrib/benchexec"))
+        .args(["-m", "benchexec.test_tool_info", "witness_check_benchexec.witness_check", "--no-container"])
+        .arg("--tool-directory")
+        .arg(&tool_dir)
+        .args(["--task-definition", "fixtures/taskdef/validation-task.yml", "fixtures/taskdef/long-is-32.yml"])
+        .arg("--tool-output")
+        .args(&outputs)
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(text.contains(&format!("Version: “{}”", env!("CARGO_PKG_VERSION"))), "{}", describe(&out));
+    // The validation task's witness comes from its options; the data model from the task.
+    assert!(
+        text.contains("'validate', '--witness', 'fixtures/taskdef/witness.graphml', '--property', 'fixtures/taskdef/unreach-call.prp', '--data-model', 'ILP32', 'fixtures/taskdef/long-is-32.c'"),
+        "{text}"
+    );
+    for (file, want) in [
+        ("minimal-confirm.exit0.log", "false(unreach-call)"),
+        ("minimal-confirm-json.exit0.log", "false(unreach-call)"),
+        ("overflow-confirm.exit0.log", "false(no-overflow)"),
+        ("memsafety-deref-confirm.exit0.log", "false(valid-deref)"),
+        ("memsafety-free-confirm.exit0.log", "false(valid-free)"),
+        ("memsafety-memtrack-confirm.exit0.log", "false(valid-memtrack)"),
+        ("memcleanup-confirm.exit0.log", "false(valid-memcleanup)"),
+        ("bitfield-pattern-reject.exit0.log", "true"),
+        ("array-out-of-bounds-unknown.exit0.log", "unknown"),
+    ] {
+        let line = format!("Result of analyzing tool output in “contrib/benchexec/recorded/{file}”:\n\t“{want}”");
+        assert!(text.contains(&line), "missing `{line}` in\n{text}");
+    }
+    // The only warning: several input files are refused (one C program per task).
+    let warnings: Vec<&str> = text.lines().filter(|l| l.contains("WARNING") || l.contains("Traceback")).collect();
+    assert!(
+        warnings.iter().all(|w| w.contains("multiple input files")) && warnings.len() == 1,
+        "unexpected warnings: {warnings:?}\n{text}"
+    );
+}
+
+#[test]
+fn tool_info_module_unit_test_passes() {
+    let Some(python) = python() else { return };
+    let out = Command::new(&python)
+        .current_dir(repo())
+        .env("WITNESS_CHECK_BIN", BIN)
+        .arg("contrib/benchexec/test_witness_check.py")
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8_lossy(&out.stderr);
+    // The version test ran against this build's binary (other tests may skip without a
+    // release build).
+    let version_line = text.lines().find(|l| l.starts_with("test_version_of_the_binary"));
+    assert!(version_line.is_some_and(|l| l.ends_with("... ok")), "{}", describe(&out));
+}
