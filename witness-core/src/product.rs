@@ -59,6 +59,9 @@ pub struct ErrorTarget {
     pub memsafety: bool,
     /// Property valid-memcleanup (decision 74): a block still allocated at the end.
     pub memcleanup: bool,
+    /// Property termination (decisions 90–95): the witness is a lasso; its cycle head is the
+    /// target, and a confirmation needs an infinite run.
+    pub termination: bool,
 }
 
 impl ErrorTarget {
@@ -220,6 +223,35 @@ struct ProductState {
     /// The program is ending by `exit` (its handlers run; the frames' locals still reach
     /// blocks).
     exiting: bool,
+    /// Non-termination witnesses: the step that made this state fired a transition into the
+    /// cycle head (decision 91).
+    arrival: bool,
+    /// Non-termination witnesses: the path's visits of the cycle head in the recurrent set,
+    /// newest first (decision 92).
+    heads: Option<Rc<HeadVisit>>,
+}
+
+/// What identifies a product state at the cycle head, for the repetition check: the state key
+/// without the path condition (decision 92).
+type LassoKey = (
+    NodeIndex,
+    NodeIndex,
+    Rc<Vec<CallSite>>,
+    Rc<Vec<crate::semantics::Frame>>,
+    Rc<std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>>,
+    Rc<std::collections::BTreeMap<u32, crate::semantics::HeapBlock>>,
+    Option<AnyValue>,
+    Rc<Vec<(FuncId, EdgeIndex)>>,
+    bool,
+);
+
+/// A visit of the cycle head in the recurrent set on a path (persistent list).
+struct HeadVisit {
+    parent: Option<Rc<HeadVisit>>,
+    /// The state's key; `None` when some value is symbolic (no repetition check).
+    key: Option<LassoKey>,
+    /// Visits in the set so far on this path (1 for the first).
+    count: u32,
 }
 
 type StateKey = (
@@ -234,9 +266,24 @@ type StateKey = (
     usize,
     Rc<Vec<(FuncId, EdgeIndex)>>,
     bool,
+    u32,
 );
 
 impl ProductState {
+    fn lasso_key(&self) -> LassoKey {
+        (
+            self.loc,
+            self.witness,
+            self.stack.clone(),
+            self.data.frames.clone(),
+            self.data.globals.clone(),
+            self.data.heap.clone(),
+            self.returned.clone(),
+            self.atexit.clone(),
+            self.exiting,
+        )
+    }
+
     fn key(&self) -> StateKey {
         (
             self.loc,
@@ -250,6 +297,9 @@ impl ProductState {
             self.vec_pos,
             self.atexit.clone(),
             self.exiting,
+            // Passes of a lasso are told apart, so that the repetition is seen at the cycle
+            // head (decision 92), not turned away earlier by the visited set.
+            self.heads.as_ref().map_or(0, |h| h.count),
         )
     }
 }
@@ -316,7 +366,33 @@ struct Explorer<'a> {
     pending_violations: Vec<(ProductState, String, &'static str)>,
     /// The property (SV-COMP name) the confirmation violates, for operations (decision 73).
     violated: Option<&'static str>,
+    /// States the visited set turned away (a cycle or a join of paths).
+    repeats: u64,
+    /// Most product states explored (free runs of a non-termination check).
+    max_states: Option<u64>,
+    /// Non-termination witnesses: the first visits of the cycle head in the recurrent set
+    /// (decision 92), for the checks of a rejection (decision 93).
+    lasso_firsts: Vec<ProductState>,
+    /// Non-termination witnesses: why a path that reached the cycle head in the recurrent set
+    /// does not show an infinite run (the set is not closed, a symbolic state, …).
+    lasso_open: Vec<String>,
 }
+
+/// What the visit of the cycle head does to a path (decision 92).
+enum Arrival {
+    Drop,
+    Go(ProductState),
+    Confirm(Verdict),
+}
+
+/// Most visits of the cycle head in the recurrent set on one path before it is given up.
+const MAX_HEAD_VISITS: u32 = 10_000;
+
+/// Most first visits of the cycle head kept for the checks of a rejection.
+const MAX_LASSO_FIRSTS: usize = 16;
+
+/// Most product states of one free run (decision 93).
+const FREE_RUN_MAX_STATES: u64 = 200_000;
 
 /// Explores the product and returns the verdict.
 /// `source` is the program's text, from which `cfa` was built.
@@ -327,7 +403,12 @@ pub fn explore(
     anchors: &Anchors,
     opts: &ExploreOptions,
 ) -> Outcome {
-    explore_with(cfa, source, witness, anchors, opts, &ErrorReach::for_target(cfa, &opts.target))
+    // Decision 93: a lasso's runs matter only while they can still enter the cycle head.
+    let reach = match opts.target.termination.then(|| head_seeds(cfa, witness, anchors)).flatten() {
+        Some(seeds) => ErrorReach::towards(cfa, &seeds),
+        None => ErrorReach::for_target(cfa, &opts.target),
+    };
+    explore_with(cfa, source, witness, anchors, opts, &reach)
 }
 
 /// [`explore`] with the program's error reachability computed once for all its runs.
@@ -344,9 +425,13 @@ fn explore_with(
     if !reach.may_reach(cfa.start, std::iter::empty()) {
         return Outcome {
             verdict: Verdict::Rejected,
-            reason: "the program has no reachable call of an error function: no run violates the property, whatever \
-                     the witness"
-                .into(),
+            reason: if opts.target.termination {
+                "no step of the program can enter the witness's cycle head (its lines are never reached)".into()
+            } else {
+                "the program has no reachable call of an error function: no run violates the property, whatever the \
+                 witness"
+                    .into()
+            },
             states: 0,
             solver_calls: 0,
             warnings: Vec::new(),
@@ -566,42 +651,26 @@ fn explore_once(
     reach: &ErrorReach,
     aligned: Option<&HashMap<EdgeIndex, Range>>,
 ) -> Outcome {
-    let mut ex = Explorer {
-        cfa,
-        witness,
-        anchors,
-        opts,
-        smt: {
-            let mut smt = Smt::new(opts.deadline);
-            smt.floats = cfa
-                .vars
-                .iter()
-                .any(|v| matches!(v.ty, crate::cfa::CType::Float(_) | crate::cfa::CType::FloatArray { .. }));
-            smt
-        },
-        offsets: OffsetPlan::LinesOnly,
-        distance: violation_distance(witness),
-        reach,
-        assumption_cache: HashMap::new(),
-        warnings: Vec::new(),
-        warned: HashSet::new(),
-        unknown: Vec::new(),
-        states: 0,
-        unspecified_read: false,
-        infeasible: None,
-        furthest: None,
-        collecting_violations: false,
-        pending_violations: Vec::new(),
-        violated: None,
-    };
+    let mut ex = Explorer::new(cfa, witness, anchors, opts, reach);
     // Offsets that were validated against this file make guards precise; the permissive
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
     ex.offsets = match aligned {
         Some(m) => OffsetPlan::Aligned(m.clone()),
         None => crate::offsets::plan(cfa, witness, &mut ex.warnings),
     };
-    let verdict = ex.run();
+    let mut verdict = ex.run();
+    let mut lasso_reason = None;
+    if opts.target.termination && opts.vector.is_none() {
+        if let Verdict::Confirmed { error_function, .. } = &verdict {
+            lasso_reason = Some(format!("witness confirmed (non-termination): {error_function}"));
+        } else if opts.guess.is_none() {
+            let (v, r) = ex.lasso_verdict(verdict);
+            verdict = v;
+            lasso_reason = Some(r);
+        }
+    }
     let reason = match &verdict {
+        _ if lasso_reason.is_some() => lasso_reason.unwrap_or_default(),
         Verdict::Confirmed { trace, error_function } => {
             let line = trace.last().map(|s| s.line).unwrap_or(0);
             if opts.target.operations() {
@@ -626,6 +695,211 @@ fn explore_once(
         strict_rejected: false,
         infeasible,
         violated: ex.violated,
+    }
+}
+
+impl<'a> Explorer<'a> {
+    fn new(
+        cfa: &'a Cfa,
+        witness: &'a WitnessAutomaton,
+        anchors: &'a Anchors,
+        opts: &'a ExploreOptions,
+        reach: &'a ErrorReach,
+    ) -> Explorer<'a> {
+        Explorer {
+            cfa,
+            witness,
+            anchors,
+            opts,
+            smt: {
+                let mut smt = Smt::new(opts.deadline);
+                smt.floats = cfa
+                    .vars
+                    .iter()
+                    .any(|v| matches!(v.ty, crate::cfa::CType::Float(_) | crate::cfa::CType::FloatArray { .. }));
+                smt
+            },
+            offsets: OffsetPlan::LinesOnly,
+            distance: violation_distance(witness),
+            reach,
+            assumption_cache: HashMap::new(),
+            warnings: Vec::new(),
+            warned: HashSet::new(),
+            unknown: Vec::new(),
+            states: 0,
+            unspecified_read: false,
+            infeasible: None,
+            furthest: None,
+            collecting_violations: false,
+            pending_violations: Vec::new(),
+            violated: None,
+            repeats: 0,
+            max_states: None,
+            lasso_firsts: Vec::new(),
+            lasso_open: Vec::new(),
+        }
+    }
+
+    /// Decision 93: what an exploration of a non-termination witness that confirmed nothing
+    /// means. Rejected only when no run the witness allows can pass the cycle head infinitely
+    /// often in the recurrent set: its stem never reaches the head in the set, or from every
+    /// first visit in the set every run of the program (whatever the witness says) passes the
+    /// locations where the head is entered a bounded number of times.
+    fn lasso_verdict(&mut self, verdict: Verdict) -> (Verdict, String) {
+        let text = self
+            .witness
+            .graph
+            .node_indices()
+            .find(|n| self.witness.graph[*n].cycle_head)
+            .and_then(|n| self.witness.graph[n].invariant.clone())
+            .unwrap_or_else(|| "1".into());
+        let open = self.lasso_open.first().cloned();
+        if let Verdict::Unknown { reason } = verdict {
+            let reason = match open {
+                Some(o) => format!("{reason}; also: {o}"),
+                None => reason,
+            };
+            return (Verdict::Unknown { reason: reason.clone() }, reason);
+        }
+        if self.lasso_firsts.is_empty() {
+            if self.repeats > 0 {
+                let r = format!(
+                    "no run allowed by the witness reaches the cycle head in a state of the recurrent set `{text}`, but a program state repeats on the way: the program may run forever outside the claimed set"
+                );
+                return (Verdict::Unknown { reason: r.clone() }, r);
+            }
+            return (
+                Verdict::Rejected,
+                format!(
+                    "the witness's stem is infeasible: no run it allows reaches the cycle head in a state of the recurrent set `{text}` ({} product states explored)",
+                    self.states
+                ),
+            );
+        }
+        let not_rejected = |why: String, open: &Option<String>| {
+            let r = match open {
+                Some(o) => format!("{o}; and no rejection: {why}"),
+                None => {
+                    format!("no pass of the witness's loop part returns to the cycle head; and no rejection: {why}")
+                }
+            };
+            (Verdict::Unknown { reason: r.clone() }, r)
+        };
+        if self.lasso_firsts.len() >= MAX_LASSO_FIRSTS {
+            return not_rejected(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"), &open);
+        }
+        let Some(seeds) = head_seeds(self.cfa, self.witness, self.anchors) else {
+            return not_rejected("a transition into the cycle head names no line".into(), &open);
+        };
+        let reach = ErrorReach::towards(self.cfa, &seeds);
+        let firsts = std::mem::take(&mut self.lasso_firsts);
+        let mut shown = None;
+        for f in &firsts {
+            let mut f = f.clone();
+            match free_run(self.cfa, self.anchors, self.opts, &reach, &f) {
+                Ok(states) => self.states += states,
+                Err(why) => return not_rejected(why, &open),
+            }
+            if shown.is_none() {
+                let line = f.trace.as_ref().and_then(|t| t.span).map(|sp| sp.start_line).unwrap_or(0);
+                shown = Some((line, self.describe(&mut f, &text)));
+            }
+        }
+        let (line, values) = shown.unwrap_or_default();
+        let what = format!(
+            "the stem's values end the cycle: from the cycle head at line {line} ({values}), every run of the program passes the cycle head's lines a bounded number of times{}",
+            open.map(|o| format!(" ({o})")).unwrap_or_default()
+        );
+        self.infeasible =
+            Some((0, InfeasibleStep { line, origin: String::new(), what: what.clone(), kind: "terminates" }));
+        (Verdict::Rejected, format!("witness rejected: {what}"))
+    }
+}
+
+/// Decision 93: the program locations where a step that enters a cycle head starts (every
+/// step on a line of a transition into it; for a call, also the callee's exit, where its
+/// return starts), or `None` if some such transition names no line.
+fn head_seeds(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> Option<Vec<NodeIndex>> {
+    let mut lines = Vec::new();
+    let mut seeds = Vec::new();
+    for h in w.graph.node_indices().filter(|n| w.graph[*n].cycle_head) {
+        for t in w.graph.edges_directed(h, Direction::Incoming) {
+            // A statement is entered where control arrives at it (decision 91: or at the head
+            // its start reaches by blank edges).
+            if let Some(ResolvedAnchor::Statement { nodes, .. }) = anchors.get(&t.id()) {
+                for n in nodes {
+                    seeds.extend(cfa.blank_closure(*n));
+                }
+            }
+            let g = &t.weight().guard;
+            let r =
+                g.lines.or_else(|| g.anchor.as_ref().map(|a| Range { start: a.line as u64, end: a.line as u64 }))?;
+            lines.push(r);
+        }
+    }
+    for e in cfa.graph.edge_references() {
+        let Some(sp) = e.weight().span else { continue };
+        if lines.iter().any(|r| r.overlaps(sp.start_line as u64, sp.end_line as u64)) {
+            seeds.push(e.source());
+            if let EdgeOp::Call { callee, .. } = &e.weight().op {
+                seeds.push(cfa.function(*callee).exit);
+            }
+        }
+    }
+    Some(seeds)
+}
+
+/// Decision 93: runs the program from `init` without the witness (every nondeterministic
+/// value free, possible undefined behaviour unknown), dropping the states from which `reach`'s
+/// locations are out of reach. `Ok(states)` when every run ends or leaves them for good; the
+/// reason otherwise (a state repeats, a path is undecided, the budget).
+fn free_run(
+    cfa: &Cfa,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    reach: &ErrorReach,
+    init: &ProductState,
+) -> Result<u64, String> {
+    let mut graph = petgraph::graph::DiGraph::new();
+    let entry = graph.add_node(crate::witness::WitnessState { id: "free".into(), entry: true, ..Default::default() });
+    let trivial = WitnessAutomaton {
+        graph,
+        entry,
+        metadata: Default::default(),
+        warnings: Vec::new(),
+        format: "free run".into(),
+        exact_locations: true,
+    };
+    let now = Instant::now();
+    let fopts = ExploreOptions {
+        deadline: opts.deadline.min(now + opts.deadline.saturating_duration_since(now) / 2),
+        permissive: false,
+        target: ErrorTarget {
+            functions: Vec::new(),
+            label: false,
+            overflow: false,
+            memsafety: false,
+            memcleanup: false,
+            termination: false,
+        },
+        undefined: UndefinedBehaviour::Unknown,
+        vector: None,
+        guess: None,
+        ..*opts
+    };
+    let mut ex = Explorer::new(cfa, &trivial, anchors, &fopts, reach);
+    ex.distance.insert(entry, 0);
+    ex.max_states = Some(FREE_RUN_MAX_STATES);
+    let mut s = init.clone();
+    s.witness = entry;
+    s.heads = None;
+    s.arrival = false;
+    s.data.guessing = false;
+    match ex.run_from(s) {
+        Verdict::Rejected if ex.repeats == 0 => Ok(ex.states),
+        Verdict::Rejected => Err("from the cycle head a program state repeats: the program may run forever".into()),
+        Verdict::Unknown { reason } => Err(format!("the program's run from the cycle head is undecided: {reason}")),
+        Verdict::Confirmed { .. } => Err("the program's run from the cycle head is undecided".into()),
     }
 }
 
@@ -760,11 +1034,18 @@ fn past_end_cut(cfa: &Cfa, w: &WitnessAutomaton) -> Option<String> {
 }
 
 /// BFS distance (in transitions) from each witness state to the nearest violation state.
+/// A non-termination witness (a lasso with a cycle head).
+fn is_lasso(w: &WitnessAutomaton) -> bool {
+    w.metadata.witness_type == Some(crate::witness::WitnessType::Termination)
+}
+
 fn violation_distance(w: &WitnessAutomaton) -> HashMap<NodeIndex, u32> {
     let mut dist = HashMap::new();
     let mut queue = VecDeque::new();
+    // A non-termination witness's target is its cycle head (decision 91).
+    let lasso = is_lasso(w);
     for n in w.graph.node_indices() {
-        if w.graph[n].violation {
+        if w.graph[n].violation || (lasso && w.graph[n].cycle_head) {
             dist.insert(n, 0);
             queue.push_back(n);
         }
@@ -823,6 +1104,8 @@ impl<'a> Explorer<'a> {
             vec_pos: 0,
             atexit: Rc::new(Vec::new()),
             exiting: false,
+            arrival: false,
+            heads: None,
         };
         let mut init = init;
         init.data.guessing = self.opts.guess.is_some();
@@ -839,9 +1122,17 @@ impl<'a> Explorer<'a> {
         // Boxed keys: the table holds a pointer per state, so its growth (which briefly holds
         // the old and the new table) costs little next to the keys themselves.
         let mut visited: HashSet<Box<StateKey>> = HashSet::new();
-        while let Some(state) = stack.pop() {
+        while let Some(mut state) = stack.pop() {
             if Instant::now() >= self.opts.deadline {
                 return self.out_of_time();
+            }
+            if state.arrival {
+                state.arrival = false;
+                match self.lasso_arrival(state) {
+                    Arrival::Drop => continue,
+                    Arrival::Go(s) => state = s,
+                    Arrival::Confirm(v) => return v,
+                }
             }
             // A state from which no error call is reachable can never confirm, and nothing on
             // its paths matters for a rejection.
@@ -849,7 +1140,11 @@ impl<'a> Explorer<'a> {
                 continue;
             }
             if !visited.insert(Box::new(state.key())) {
+                self.repeats += 1;
                 continue;
+            }
+            if self.max_states.is_some_and(|m| self.states >= m) {
+                return Verdict::Unknown { reason: format!("stopped after {} product states", self.states) };
             }
             if let Some(&d) = self.distance.get(&state.witness) {
                 if self.furthest.is_none_or(|(best, _)| d < best) {
@@ -2071,6 +2366,8 @@ impl<'a> Explorer<'a> {
     ) {
         let w = self.witness;
         let q = next.witness;
+        let mut next = next;
+        next.arrival = false;
         let vector_run = self.opts.vector.is_some();
         let push = |mut s: ProductState, node: NodeIndex, out: &mut Vec<ProductState>| {
             s.witness = node;
@@ -2162,6 +2459,9 @@ impl<'a> Explorer<'a> {
                     if !self.apply_assumption(&mut s, t, a, info) {
                         continue;
                     }
+                }
+                if self.opts.target.termination && w.graph[target].cycle_head {
+                    s.arrival = true;
                 }
                 live += 1;
                 let open = !w.graph[target].violation && target != node;
@@ -2347,7 +2647,15 @@ impl<'a> Explorer<'a> {
     fn anchor_matches(&self, t: EdgeIndex, info: &StepInfo) -> bool {
         let Some(resolved) = self.anchors.get(&t) else { return false };
         match (resolved, info.kind) {
-            (ResolvedAnchor::Statement { nodes, .. }, _) => self.target_closure(info).iter().any(|n| nodes.contains(n)),
+            (ResolvedAnchor::Statement { nodes, .. }, _) => {
+                let closure = self.target_closure(info);
+                closure.iter().any(|n| nodes.contains(n))
+                    // Decision 91: the recurrence waypoint names the loop statement; every
+                    // iteration arrives at its head, which its start reaches by blank edges.
+                    || (self.opts.target.termination
+                        && self.witness.graph.edge_endpoints(t).is_some_and(|(_, to)| self.witness.graph[to].cycle_head)
+                        && nodes.iter().any(|n| self.cfa.blank_closure(*n).iter().any(|m| closure.contains(m))))
+            }
             (ResolvedAnchor::Branching { construct }, StepKind::Edge(e)) => {
                 e.decision.as_ref().is_some_and(|d| d.construct == *construct)
             }
@@ -2817,5 +3125,150 @@ impl<'a> Explorer<'a> {
             })
             .collect();
         Verdict::Confirmed { trace, error_function: function }
+    }
+
+    /// The scope of the recurrent set at a state: the function whose frame is on top, and the
+    /// offset of the step that arrived (for shadowed names).
+    fn invariant_scope(&self, s: &ProductState) -> AssumptionScope {
+        AssumptionScope {
+            function: Some(s.stack.last().map(|c| c.callee).unwrap_or(self.cfa.main)),
+            offset: s.trace.as_ref().and_then(|t| t.span).map(|sp| sp.start_offset),
+            result_ty: None,
+        }
+    }
+
+    /// Evaluates the recurrent set (a C expression) in a state: its truth, or why it cannot be
+    /// used (parse error, unknown name, possibly undefined evaluation).
+    fn eval_invariant(&mut self, s: &mut ProductState, text: &str) -> Result<Truth, String> {
+        let scope = self.invariant_scope(s);
+        let mut all = Truth::Known(true);
+        for conj in lower_assumption(self.cfa, text, &scope) {
+            let expr = conj?;
+            let ev = s.data.eval(self.cfa, &expr, None).map_err(|EvalError::Unsupported(m)| m)?;
+            if ev.defined.iter().any(|d| !matches!(d.holds, Truth::Known(true))) {
+                return Err("its evaluation may be undefined".to_string());
+            }
+            all = all.and(&ev.value.truth());
+        }
+        Ok(all)
+    }
+
+    /// The concrete values of the names the recurrent set mentions, e.g. `x = 5, y = 0`.
+    fn describe(&mut self, s: &mut ProductState, text: &str) -> String {
+        let scope = self.invariant_scope(s);
+        let mut names: Vec<&str> = Vec::new();
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                let name = &text[start..i];
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            } else if bytes[i].is_ascii_digit() {
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                    i += 1;
+                }
+            } else {
+                i += 1;
+            }
+        }
+        let mut parts = Vec::new();
+        for name in names {
+            let Some(Ok(expr)) = lower_assumption(self.cfa, name, &scope).into_iter().next() else { continue };
+            let Ok(ev) = s.data.eval(self.cfa, &expr, None) else { continue };
+            if let Val::Conc(b) = ev.value.val {
+                parts.push(format!("{name} = {}", as_i128(b, ev.value.ty)));
+            }
+        }
+        if parts.is_empty() {
+            "the state".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+
+    /// Decision 92: a step fired a transition into the cycle head. The first visit in the
+    /// recurrent set starts the lasso (a visit outside it does not: the stem goes on); each
+    /// later visit must be in the set, and a concrete state that repeats an earlier visit's
+    /// closes the lasso: the run between them repeats forever.
+    fn lasso_arrival(&mut self, mut s: ProductState) -> Arrival {
+        let head = s.witness;
+        if !self.witness.graph[head].cycle_head {
+            self.give_up("a step passes the cycle head and leaves it at once (not modelled)".into());
+            return Arrival::Drop;
+        }
+        let span = s.trace.as_ref().and_then(|t| t.span);
+        let line = span.map(|sp| sp.start_line).unwrap_or(0);
+        let text = self.witness.graph[head].invariant.clone().unwrap_or_else(|| "1".into());
+        let truth = match self.eval_invariant(&mut s, &text) {
+            Ok(t) => t,
+            Err(m) => {
+                self.give_up(format!("the recurrent set `{text}` at the cycle head (line {line}) cannot be used: {m}"));
+                return Arrival::Drop;
+            }
+        };
+        let Some(prev) = s.heads.clone() else {
+            let in_set = match truth {
+                Truth::Known(b) => b,
+                c @ Truth::Sym(_) => self.assume(&mut s, c, span),
+            };
+            if !in_set {
+                return Arrival::Go(s); // not in the set: the stem goes on
+            }
+            if self.lasso_firsts.len() < MAX_LASSO_FIRSTS {
+                self.lasso_firsts.push(s.clone());
+            } else if self.lasso_open.is_empty() {
+                self.lasso_open.push(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"));
+            }
+            let key = s.data.is_concrete().then(|| s.lasso_key());
+            s.heads = Some(Rc::new(HeadVisit { parent: None, key, count: 1 }));
+            return Arrival::Go(s);
+        };
+        let count = prev.count + 1;
+        let closed = match &truth {
+            Truth::Known(b) => *b,
+            Truth::Sym(c) => self.smt.check(&s.data.path.conjuncts(), &[&c.not()]) == Feasibility::Infeasible,
+        };
+        if !closed {
+            let values = self.describe(&mut s, &text);
+            self.lasso_open.push(format!(
+                "the recurrent set is not closed: at visit {count} of the cycle head (line {line}), {values} is not in `{text}`"
+            ));
+            return Arrival::Drop;
+        }
+        if !s.data.is_concrete() {
+            self.lasso_open.push(format!(
+                "at visit {count} of the cycle head (line {line}) the state is symbolic: the recurrent set `{text}` is not proven closed"
+            ));
+            return Arrival::Drop;
+        }
+        let key = s.lasso_key();
+        let mut cur = Some(prev.clone());
+        while let Some(v) = cur {
+            if v.key.as_ref() == Some(&key) {
+                let passes = count - v.count;
+                let values = self.describe(&mut s, &text);
+                self.violated = Some("termination");
+                let what = format!(
+                    "the state at the cycle head (line {line}: {values}) repeats after {passes} pass{} of the loop, every visit in the recurrent set `{text}`",
+                    if passes == 1 { "" } else { "es" }
+                );
+                return Arrival::Confirm(self.confirm(&s, what));
+            }
+            cur = v.parent.clone();
+        }
+        if count >= MAX_HEAD_VISITS {
+            self.lasso_open.push(format!(
+                "the state at the cycle head (line {line}) did not repeat within {MAX_HEAD_VISITS} visits"
+            ));
+            return Arrival::Drop;
+        }
+        s.heads = Some(Rc::new(HeadVisit { parent: Some(prev), key: Some(key), count }));
+        Arrival::Go(s)
     }
 }
