@@ -392,7 +392,10 @@ const MAX_HEAD_VISITS: u32 = 10_000;
 const MAX_LASSO_FIRSTS: usize = 16;
 
 /// Most product states of one free run (decision 93).
-const FREE_RUN_MAX_STATES: u64 = 200_000;
+const FREE_RUN_MAX_STATES: u64 = 100_000;
+
+/// Longest time one free run may take (a run that depends on nondeterministic values explodes).
+const FREE_RUN_MAX_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Explores the product and returns the verdict.
 /// `source` is the program's text, from which `cfa` was built.
@@ -872,7 +875,7 @@ fn free_run(
     };
     let now = Instant::now();
     let fopts = ExploreOptions {
-        deadline: opts.deadline.min(now + opts.deadline.saturating_duration_since(now) / 2),
+        deadline: opts.deadline.min(now + FREE_RUN_MAX_TIME.min(opts.deadline.saturating_duration_since(now) / 4)),
         permissive: false,
         target: ErrorTarget {
             functions: Vec::new(),
@@ -885,6 +888,7 @@ fn free_run(
         undefined: UndefinedBehaviour::Unknown,
         vector: None,
         guess: None,
+        budget_secs: FREE_RUN_MAX_TIME.as_secs(),
         ..*opts
     };
     let mut ex = Explorer::new(cfa, &trivial, anchors, &fopts, reach);
@@ -3225,7 +3229,7 @@ impl<'a> Explorer<'a> {
             } else if self.lasso_open.is_empty() {
                 self.lasso_open.push(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"));
             }
-            let key = s.data.is_concrete().then(|| s.lasso_key());
+            let key = (s.data.is_concrete() && s.returned.is_none()).then(|| s.lasso_key());
             s.heads = Some(Rc::new(HeadVisit { parent: None, key, count: 1 }));
             return Arrival::Go(s);
         };
@@ -3241,7 +3245,7 @@ impl<'a> Explorer<'a> {
             ));
             return Arrival::Drop;
         }
-        if !s.data.is_concrete() {
+        if !s.data.is_concrete() || s.returned.is_some() {
             self.lasso_open.push(format!(
                 "at visit {count} of the cycle head (line {line}) the state is symbolic: the recurrent set `{text}` is not proven closed"
             ));
