@@ -376,7 +376,20 @@ struct Explorer<'a> {
     /// Non-termination witnesses: why a path that reached the cycle head in the recurrent set
     /// does not show an infinite run (the set is not closed, a symbolic state, …).
     lasso_open: Vec<String>,
+    /// A symbolic pass of the loop part is being explored (decision 94).
+    recurrence: Option<RecurrencePass>,
 }
+
+/// What one symbolic pass of the loop part found so far (decision 94).
+struct RecurrencePass {
+    /// The path conditions of the paths that came back to the cycle head.
+    returns: Vec<Vec<Bool>>,
+    /// Why the set is not closed, if a path came back outside it.
+    failure: Option<String>,
+}
+
+/// Most product states of one symbolic pass (decision 94).
+const RECURRENCE_MAX_STATES: u64 = 20_000;
 
 /// What the visit of the cycle head does to a path (decision 92).
 enum Arrival {
@@ -740,6 +753,7 @@ impl<'a> Explorer<'a> {
             max_states: None,
             lasso_firsts: Vec::new(),
             lasso_open: Vec::new(),
+            recurrence: None,
         }
     }
 
@@ -3190,9 +3204,125 @@ impl<'a> Explorer<'a> {
             }
         }
         if parts.is_empty() {
-            "the state".into()
+            "symbolic values".into()
         } else {
             parts.join(", ")
+        }
+    }
+
+    /// Decision 94: is the recurrent set closed? From `s` (a visit of the cycle head), every
+    /// variable becomes a fresh symbol constrained by the set only; one pass of the loop part is
+    /// explored; every path that comes back must be inside the set, and the paths that come back
+    /// must together cover the whole set (with values the witness pins for the nondeterministic
+    /// calls of the pass; any other nondeterministic value makes the check fail).
+    fn recurrence_check(&mut self, s: &ProductState, text: &str) -> Result<(), String> {
+        if self.recurrence.is_some() {
+            return Err("nested recurrence check".into());
+        }
+        let not_modelled = |what: &str| Err(format!("the recurrent set `{text}` is not proven closed: {what}"));
+        let mut g = s.clone();
+        if !g.data.approx.is_empty() || !g.data.layout.is_empty() || !g.data.unspecified.is_empty() {
+            return not_modelled("approximated values or addresses as integers");
+        }
+        if g.returned.is_some() || !g.data.heap.is_empty() {
+            return not_modelled("a returned value or heap memory at the cycle head");
+        }
+        g.data.path = Default::default();
+        let mut ok = true;
+        let mut general = |slots: &mut std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>,
+                           data: &mut DataState| {
+            for slot in slots.values_mut() {
+                match slot {
+                    crate::semantics::Slot::Scalar(v) => *v = data.symbol("rec", v.ty),
+                    crate::semantics::Slot::Array { elem, cells } => {
+                        let elem = *elem;
+                        let new: Vec<Option<Val>> =
+                            cells.iter().map(|c| c.as_ref().map(|_| data.symbol("rec", elem).val)).collect();
+                        *cells = Rc::new(new);
+                    }
+                    crate::semantics::Slot::PtrUninit
+                    | crate::semantics::Slot::Opaque
+                    | crate::semantics::Slot::External => {}
+                    _ => ok = false,
+                }
+            }
+        };
+        let mut data = g.data.clone();
+        let mut globals = (*g.data.globals).clone();
+        general(&mut globals, &mut data);
+        let mut frames = (*g.data.frames).clone();
+        for f in frames.iter_mut() {
+            let mut locals = (*f.locals).clone();
+            general(&mut locals, &mut data);
+            f.locals = Rc::new(locals);
+        }
+        if !ok {
+            return not_modelled("floats, pointers or memory objects at the cycle head");
+        }
+        data.globals = Rc::new(globals);
+        data.frames = Rc::new(frames);
+        g.data = data;
+        g.heads = Some(Rc::new(HeadVisit { parent: None, key: None, count: 1 }));
+        g.arrival = false;
+        match self.eval_invariant(&mut g, text) {
+            Ok(Truth::Known(true)) => {}
+            Ok(Truth::Known(false)) => return not_modelled("the set is empty for a general state"),
+            Ok(Truth::Sym(c)) => g.data.constrain(c),
+            Err(m) => return not_modelled(&m),
+        }
+        let base = g.data.path.conjuncts();
+        let fresh = g.data.fresh;
+        let unknown_before = self.unknown.len();
+        let max_before = self.max_states;
+        self.max_states = Some(self.states + RECURRENCE_MAX_STATES);
+        self.recurrence = Some(RecurrencePass { returns: Vec::new(), failure: None });
+        let verdict = self.run_from(g);
+        self.max_states = max_before;
+        let rec = self.recurrence.take();
+        let doubts = self.unknown.split_off(unknown_before.min(self.unknown.len()));
+        let Some(rec) = rec else { return not_modelled("internal") };
+        if let Verdict::Unknown { reason } = verdict {
+            return not_modelled(&format!("one pass is undecided: {reason}"));
+        }
+        if let Some(d) = doubts.first() {
+            return not_modelled(&format!("one pass is undecided: {d}"));
+        }
+        if let Some(f) = rec.failure {
+            return Err(f);
+        }
+        if rec.returns.is_empty() {
+            return Err(format!(
+                "the recurrent set `{text}` is not closed: no pass of the loop part from a general state in it comes \
+                 back to the cycle head"
+            ));
+        }
+        // Values the witness pins for the pass's nondeterministic calls are substituted; any
+        // other symbol of the pass is a choice the check cannot quantify.
+        let is_fresh =
+            |name: &str| name.rsplit('!').next().and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > fresh);
+        let mut covers = Vec::new();
+        for pc in &rec.returns {
+            let pins: Vec<(z3::ast::BV, z3::ast::BV)> = pc
+                .iter()
+                .filter_map(pinned_symbol)
+                .filter(|(sym, _)| is_fresh(&z3::ast::Ast::decl(sym).name()))
+                .collect();
+            let pairs: Vec<(&z3::ast::BV, &z3::ast::BV)> = pins.iter().map(|(a, b)| (a, b)).collect();
+            let all = z3::ast::Ast::substitute(&Bool::and(pc), &pairs);
+            if crate::semantics::solver::symbols(std::slice::from_ref(&all)).iter().any(|(n, _)| is_fresh(n)) {
+                return not_modelled("a nondeterministic value in the loop that the witness does not pin");
+            }
+            covers.push(all);
+        }
+        let any = Bool::or(&covers);
+        match self.smt.check(&base, &[&any.not()]) {
+            Feasibility::Infeasible => Ok(()),
+            Feasibility::Feasible => Err(format!(
+                "the recurrent set `{text}` is not closed: from some states in it no pass the loop part allows comes \
+                 back to the cycle head (the loop is left, a sink or a false assumption is met, or undefined \
+                 behaviour is possible)"
+            )),
+            Feasibility::Unknown => not_modelled("the solver could not decide whether the passes cover the set"),
         }
     }
 
@@ -3216,6 +3346,35 @@ impl<'a> Explorer<'a> {
                 return Arrival::Drop;
             }
         };
+        if self.recurrence.is_some() {
+            // Decision 94: the end of a symbolic pass.
+            let closed = match &truth {
+                Truth::Known(b) => Some(*b),
+                Truth::Sym(c) => match self.smt.check(&s.data.path.conjuncts(), &[&c.not()]) {
+                    Feasibility::Infeasible => Some(true),
+                    Feasibility::Feasible => Some(false),
+                    Feasibility::Unknown => None,
+                },
+            };
+            let conjuncts = s.data.path.conjuncts();
+            if let Some(rec) = self.recurrence.as_mut() {
+                match closed {
+                    Some(true) => rec.returns.push(conjuncts),
+                    Some(false) => {
+                        rec.failure.get_or_insert_with(|| {
+                            format!(
+                                "the recurrent set `{text}` is not closed: a pass from some state in it comes back to \
+                                 the cycle head (line {line}) outside it"
+                            )
+                        });
+                    }
+                    None => {
+                        rec.failure.get_or_insert_with(|| "the solver could not decide the closure".to_string());
+                    }
+                }
+            }
+            return Arrival::Drop;
+        }
         let Some(prev) = s.heads.clone() else {
             let in_set = match truth {
                 Truth::Known(b) => b,
@@ -3230,6 +3389,23 @@ impl<'a> Explorer<'a> {
                 self.lasso_open.push(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"));
             }
             let key = (s.data.is_concrete() && s.returned.is_none()).then(|| s.lasso_key());
+            if key.is_none() && self.opts.guess.is_none() {
+                // Decision 94: a symbolic state in the set; one symbolic pass from every state
+                // of the set may show that the set is closed.
+                match self.recurrence_check(&s, &text) {
+                    Ok(()) => {
+                        let values = self.describe(&mut s, &text);
+                        self.violated = Some("termination");
+                        let what = format!(
+                            "the recurrent set `{text}` is reached at the cycle head (line {line}: {values}) and is \
+                             closed: from every state in it, each pass the loop part allows comes back to the head \
+                             inside it (one symbolic pass, bit-precise)"
+                        );
+                        return Arrival::Confirm(self.confirm(&s, what));
+                    }
+                    Err(why) => self.lasso_open.push(why),
+                }
+            }
             s.heads = Some(Rc::new(HeadVisit { parent: None, key, count: 1 }));
             return Arrival::Go(s);
         };
