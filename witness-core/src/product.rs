@@ -252,6 +252,8 @@ struct HeadVisit {
     key: Option<LassoKey>,
     /// Visits in the set so far on this path (1 for the first).
     count: u32,
+    /// The path's last step at the visit, to mark it in a confirmation's trace.
+    trace: Option<Rc<TraceNode>>,
 }
 
 type StateKey = (
@@ -3262,7 +3264,7 @@ impl<'a> Explorer<'a> {
         data.globals = Rc::new(globals);
         data.frames = Rc::new(frames);
         g.data = data;
-        g.heads = Some(Rc::new(HeadVisit { parent: None, key: None, count: 1 }));
+        g.heads = Some(Rc::new(HeadVisit { parent: None, key: None, count: 1, trace: None }));
         g.arrival = false;
         match self.eval_invariant(&mut g, text) {
             Ok(Truth::Known(true)) => {}
@@ -3323,6 +3325,53 @@ impl<'a> Explorer<'a> {
                  behaviour is possible)"
             )),
             Feasibility::Unknown => not_modelled("the solver could not decide whether the passes cover the set"),
+        }
+    }
+
+    /// Decision 92: marks the visits of the cycle head from visit `from` on (the repeated cycle)
+    /// in a confirmation's trace, with the values of the names in the recurrent set.
+    fn mark_visits(
+        &mut self,
+        verdict: &mut Verdict,
+        s: &mut ProductState,
+        prev: &Rc<HeadVisit>,
+        from: u32,
+        text: &str,
+    ) {
+        let Verdict::Confirmed { trace, .. } = verdict else { return };
+        let mut index = HashMap::new();
+        let mut nodes = Vec::new();
+        let mut cur = s.trace.clone();
+        while let Some(n) = cur {
+            nodes.push(Rc::as_ptr(&n));
+            cur = n.parent.clone();
+        }
+        let len = nodes.len();
+        for (i, p) in nodes.into_iter().enumerate() {
+            index.insert(p, len - 1 - i);
+        }
+        let count = prev.count + 1;
+        let mut marks = vec![(count, s.trace.clone(), self.describe(s, text))];
+        let mut cur = Some(prev.clone());
+        while let Some(v) = cur {
+            if v.count < from {
+                break;
+            }
+            let mut t = s.clone();
+            if let Some(k) = &v.key {
+                t.stack = k.2.clone();
+                t.data.frames = k.3.clone();
+                t.data.globals = k.4.clone();
+                t.data.heap = k.5.clone();
+            }
+            marks.push((v.count, v.trace.clone(), self.describe(&mut t, text)));
+            cur = v.parent.clone();
+        }
+        for (c, node, desc) in marks {
+            let Some(i) = node.and_then(|n| index.get(&Rc::as_ptr(&n)).copied()) else { continue };
+            if let Some(step) = trace.get_mut(i) {
+                step.action = format!("{}   [cycle head, visit {c}: {desc}]", step.action);
+            }
         }
     }
 
@@ -3406,7 +3455,7 @@ impl<'a> Explorer<'a> {
                     Err(why) => self.lasso_open.push(why),
                 }
             }
-            s.heads = Some(Rc::new(HeadVisit { parent: None, key, count: 1 }));
+            s.heads = Some(Rc::new(HeadVisit { parent: None, key, count: 1, trace: s.trace.clone() }));
             return Arrival::Go(s);
         };
         let count = prev.count + 1;
@@ -3438,7 +3487,9 @@ impl<'a> Explorer<'a> {
                     "the state at the cycle head (line {line}: {values}) repeats after {passes} pass{} of the loop, every visit in the recurrent set `{text}`",
                     if passes == 1 { "" } else { "es" }
                 );
-                return Arrival::Confirm(self.confirm(&s, what));
+                let mut verdict = self.confirm(&s, what);
+                self.mark_visits(&mut verdict, &mut s, &prev, v.count, &text);
+                return Arrival::Confirm(verdict);
             }
             cur = v.parent.clone();
         }
@@ -3448,7 +3499,7 @@ impl<'a> Explorer<'a> {
             ));
             return Arrival::Drop;
         }
-        s.heads = Some(Rc::new(HeadVisit { parent: Some(prev), key: Some(key), count }));
+        s.heads = Some(Rc::new(HeadVisit { parent: Some(prev), key: Some(key), count, trace: s.trace.clone() }));
         Arrival::Go(s)
     }
 }
