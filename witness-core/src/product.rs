@@ -464,9 +464,15 @@ fn explore_with(
     if !witness.graph[witness.entry].violation && !violation_distance(witness).contains_key(&witness.entry) {
         return Outcome {
             verdict: Verdict::Rejected,
-            reason: "no violation node of the witness is reachable from its entry node: no run allowed by the \
-                     witness can be in a violation state when the error happens"
-                .into(),
+            reason: if is_lasso(witness) {
+                "the witness's cycle head is not reachable from its entry node: no run allowed by the witness can \
+                 visit it"
+                    .into()
+            } else {
+                "no violation node of the witness is reachable from its entry node: no run allowed by the witness \
+                 can be in a violation state when the error happens"
+                    .into()
+            },
             states: 0,
             solver_calls: 0,
             warnings: Vec::new(),

@@ -100,6 +100,18 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         ));
     }
     let lasso = witness.metadata.witness_type == Some(WitnessType::Termination);
+    // Decision 90: a non-termination witness without a cycle head describes no lasso.
+    if lasso && !witness.graph.node_weights().any(|n| n.cycle_head) {
+        return Ok(unknown_report(
+            "the non-termination witness has no cycle head (no node with `cyclehead`, no `cycle` segment): no lasso \
+             to validate",
+            &witness,
+            warnings,
+            started,
+            opts,
+            opts.data_model.unwrap_or(DataModel::Lp64),
+        ));
+    }
     let termination_target = ErrorTarget {
         functions: Vec::new(),
         label: false,
