@@ -841,6 +841,49 @@ impl<'a> Explorer<'a> {
     }
 }
 
+/// Decision 91: the loop heads a loop statement starting at `starts` reaches through its own
+/// header (blank edges, and steps on the statement's first line, e.g. a `for`'s
+/// initialisation), or the blank closure of `starts` when no loop head is found.
+fn loop_heads_of(cfa: &Cfa, starts: &HashSet<NodeIndex>) -> Vec<NodeIndex> {
+    let mut out = Vec::new();
+    for &start in starts {
+        let line = cfa
+            .graph
+            .edges_directed(start, Direction::Outgoing)
+            .filter_map(|e| e.weight().span)
+            .map(|sp| sp.start_line)
+            .min();
+        let mut seen = HashSet::new();
+        let mut todo = vec![(start, 0u32)];
+        let mut found = false;
+        while let Some((n, depth)) = todo.pop() {
+            if !seen.insert(n) || depth > 8 {
+                continue;
+            }
+            if cfa.graph[n].loop_head {
+                out.push(n);
+                found = true;
+                continue;
+            }
+            for e in cfa.graph.edges_directed(n, Direction::Outgoing) {
+                let w = e.weight();
+                let header = match w.span {
+                    None => matches!(w.op, EdgeOp::Blank),
+                    Some(sp) => Some(sp.start_line) == line && w.decision.is_none(),
+                };
+                if header {
+                    todo.push((e.target(), depth + 1));
+                }
+            }
+        }
+        if !found {
+            out.extend(cfa.blank_closure(start));
+        }
+        out.push(start);
+    }
+    out
+}
+
 /// Decision 93: the program locations where a step that enters a cycle head starts (every
 /// step on a line of a transition into it; for a call, also the callee's exit, where its
 /// return starts), or `None` if some such transition names no line.
@@ -852,6 +895,7 @@ fn head_seeds(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> Option<Vec<
             // A statement is entered where control arrives at it (decision 91: or at the head
             // its start reaches by blank edges).
             if let Some(ResolvedAnchor::Statement { nodes, .. }) = anchors.get(&t.id()) {
+                seeds.extend(loop_heads_of(cfa, nodes));
                 for n in nodes {
                     seeds.extend(cfa.blank_closure(*n));
                 }
@@ -2677,10 +2721,10 @@ impl<'a> Explorer<'a> {
                 let closure = self.target_closure(info);
                 closure.iter().any(|n| nodes.contains(n))
                     // Decision 91: the recurrence waypoint names the loop statement; every
-                    // iteration arrives at its head, which its start reaches by blank edges.
+                    // iteration arrives at its head.
                     || (self.opts.target.termination
                         && self.witness.graph.edge_endpoints(t).is_some_and(|(_, to)| self.witness.graph[to].cycle_head)
-                        && nodes.iter().any(|n| self.cfa.blank_closure(*n).iter().any(|m| closure.contains(m))))
+                        && loop_heads_of(self.cfa, nodes).iter().any(|m| closure.contains(m)))
             }
             (ResolvedAnchor::Branching { construct }, StepKind::Edge(e)) => {
                 e.decision.as_ref().is_some_and(|d| d.construct == *construct)
