@@ -810,6 +810,11 @@ impl<'a> Explorer<'a> {
             };
             (Verdict::Unknown { reason: r.clone() }, r)
         };
+        if self.repeats > 0 {
+            // Some run the witness allows may go round forever without visiting the head in the
+            // set: the set is wrong for it, but the run may be infinite.
+            return not_rejected("a program state repeats on some run the witness allows".into(), &open);
+        }
         if self.lasso_firsts.len() >= MAX_LASSO_FIRSTS {
             return not_rejected(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"), &open);
         }
