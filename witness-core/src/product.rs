@@ -3333,7 +3333,10 @@ impl<'a> Explorer<'a> {
         let max_before = self.max_states;
         self.max_states = Some(self.states + RECURRENCE_MAX_STATES);
         self.recurrence = Some(RecurrencePass { returns: Vec::new(), failure: None });
+        let repeats_before = self.repeats;
         let verdict = self.run_from(g);
+        // The pass's own joins of paths say nothing about the runs the witness allows.
+        self.repeats = repeats_before;
         self.max_states = max_before;
         let rec = self.recurrence.take();
         let doubts = self.unknown.split_off(unknown_before.min(self.unknown.len()));
