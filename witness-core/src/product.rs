@@ -837,7 +837,7 @@ impl<'a> Explorer<'a> {
         }
         let (line, values) = shown.unwrap_or_default();
         let what = format!(
-            "the stem's values end the cycle: from the cycle head at line {line} ({values}), every run of the program passes the cycle head's lines a bounded number of times{}",
+            "the stem's values end the cycle: from the first visit of the cycle head (entered at line {line}: {values}), every run of the program passes the cycle head's lines a bounded number of times{}",
             open.map(|o| format!(" ({o})")).unwrap_or_default()
         );
         self.infeasible =
@@ -3449,7 +3449,9 @@ impl<'a> Explorer<'a> {
         let truth = match self.eval_invariant(&mut s, &text) {
             Ok(t) => t,
             Err(m) => {
-                self.give_up(format!("the recurrent set `{text}` at the cycle head (line {line}) cannot be used: {m}"));
+                self.give_up(format!(
+                    "the recurrent set `{text}` at the cycle head (entered at line {line}) cannot be used: {m}"
+                ));
                 return Arrival::Drop;
             }
         };
@@ -3471,7 +3473,7 @@ impl<'a> Explorer<'a> {
                         rec.failure.get_or_insert_with(|| {
                             format!(
                                 "the recurrent set `{text}` is not closed: a pass from some state in it comes back to \
-                                 the cycle head (line {line}) outside it"
+                                 the cycle head (entered at line {line}) outside it"
                             )
                         });
                     }
@@ -3504,7 +3506,7 @@ impl<'a> Explorer<'a> {
                         let values = self.describe(&mut s, &text);
                         self.violated = Some("termination");
                         let what = format!(
-                            "the recurrent set `{text}` is reached at the cycle head (line {line}: {values}) and is \
+                            "the recurrent set `{text}` is reached at the cycle head (entered at line {line}: {values}) and is \
                              closed: from every state in it, each pass the loop part allows comes back to the head \
                              inside it (one symbolic pass, bit-precise)"
                         );
@@ -3524,13 +3526,13 @@ impl<'a> Explorer<'a> {
         if !closed {
             let values = self.describe(&mut s, &text);
             self.lasso_open.push(format!(
-                "the recurrent set is not closed: at visit {count} of the cycle head (line {line}), {values} is not in `{text}`"
+                "the recurrent set is not closed: at visit {count} of the cycle head (entered at line {line}), {values} is not in `{text}`"
             ));
             return Arrival::Drop;
         }
         if !s.data.is_concrete() || s.returned.is_some() {
             self.lasso_open.push(format!(
-                "at visit {count} of the cycle head (line {line}) the state is symbolic: the recurrent set `{text}` is not proven closed"
+                "at visit {count} of the cycle head (entered at line {line}) the state is symbolic: the recurrent set `{text}` is not proven closed"
             ));
             return Arrival::Drop;
         }
@@ -3542,7 +3544,7 @@ impl<'a> Explorer<'a> {
                 let values = self.describe(&mut s, &text);
                 self.violated = Some("termination");
                 let what = format!(
-                    "the state at the cycle head (line {line}: {values}) repeats after {passes} pass{} of the loop, every visit in the recurrent set `{text}`",
+                    "the state at the cycle head (entered at line {line}: {values}) repeats after {passes} pass{} of the loop, every visit in the recurrent set `{text}`",
                     if passes == 1 { "" } else { "es" }
                 );
                 let mut verdict = self.confirm(&s, what);
@@ -3553,7 +3555,7 @@ impl<'a> Explorer<'a> {
         }
         if count >= MAX_HEAD_VISITS {
             self.lasso_open.push(format!(
-                "the state at the cycle head (line {line}) did not repeat within {MAX_HEAD_VISITS} visits"
+                "the state at the cycle head (entered at line {line}) did not repeat within {MAX_HEAD_VISITS} visits"
             ));
             return Arrival::Drop;
         }
