@@ -676,6 +676,24 @@ impl<'a> Reader<'a> {
             }
         }
         self.check_structure(content, &segments, termination)?;
+        // Decision 91: the first cycle segment's waypoint gives the recurrent set.
+        if let Some(c) = segments.iter().position(|s| s.iter().any(|w| w.action == Action::Cycle)) {
+            if let Some(w) = segments[c].iter().find(|w| w.action != Action::Avoid) {
+                if !matches!(w.requirement, Requirement::Expression(_)) {
+                    self.warn(format!(
+                        "{}: the first cycle waypoint has no constraint expression: the recurrent set is every state",
+                        w.pos
+                    ));
+                } else if w.wtype != WaypointType::RecurrenceCondition {
+                    self.warn(format!(
+                        "{}: the first cycle waypoint is of type {}, not recurrence_condition; its constraint is read \
+                         as the recurrent set",
+                        w.pos,
+                        w.wtype.name()
+                    ));
+                }
+            }
+        }
         let graph = build_chain(&segments);
         Ok(WitnessAutomaton {
             graph,
@@ -1598,6 +1616,7 @@ mod tests {
         let into_head = w.graph.edges_directed(h, petgraph::Direction::Incoming).next().map(|e| e.id());
         assert!(w.graph[into_head.expect("a transition into H")].assumption.is_none());
         assert!(!w.warnings.iter().any(|m| m.contains("2.1")), "{:?}", w.warnings);
+        assert!(w.warnings.iter().any(|m| m.contains("not recurrence_condition")), "{:?}", w.warnings);
         // follow after cycle
         let (_, _, msg) = malformed(&witness(
             "    - segment:\n        - waypoint: { type: assumption, action: cycle, location: { line: 4 }, constraint: { value: \"x > 0\" } }\n    - segment:\n        - waypoint: { type: branching, action: follow, location: { line: 5 }, constraint: { value: true } }\n",
