@@ -390,6 +390,12 @@ struct RecurrencePass {
     failure: Option<String>,
 }
 
+/// Most first visits whose recurrent set is checked over a symbolic pass (decision 94).
+const MAX_RECURRENCE_CHECKS: usize = 4;
+
+/// Most integer variables and array cells made symbolic for a symbolic pass (decision 94).
+const MAX_RECURRENCE_CELLS: usize = 4096;
+
 /// Most product states of one symbolic pass (decision 94).
 const RECURRENCE_MAX_STATES: u64 = 20_000;
 
@@ -3285,6 +3291,19 @@ impl<'a> Explorer<'a> {
             return not_modelled("a returned value or heap memory at the cycle head");
         }
         g.data.path = Default::default();
+        let cells = |slots: &std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>| -> usize {
+            slots
+                .values()
+                .map(|s| match s {
+                    crate::semantics::Slot::Array { cells, .. } => cells.len(),
+                    _ => 1,
+                })
+                .sum()
+        };
+        let total = cells(&g.data.globals) + g.data.frames.iter().map(|f| cells(&f.locals)).sum::<usize>();
+        if total > MAX_RECURRENCE_CELLS {
+            return not_modelled(&format!("more than {MAX_RECURRENCE_CELLS} variables and array cells"));
+        }
         let mut ok = true;
         let mut general = |slots: &mut std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>,
                            data: &mut DataState| {
@@ -3498,7 +3517,7 @@ impl<'a> Explorer<'a> {
                 self.lasso_open.push(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"));
             }
             let key = (s.data.is_concrete() && s.returned.is_none()).then(|| s.lasso_key());
-            if key.is_none() && self.opts.guess.is_none() {
+            if key.is_none() && self.opts.guess.is_none() && self.lasso_firsts.len() <= MAX_RECURRENCE_CHECKS {
                 // Decision 94: a symbolic state in the set; one symbolic pass from every state
                 // of the set may show that the set is closed.
                 match self.recurrence_check(&s, &text) {
