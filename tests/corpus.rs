@@ -3,7 +3,9 @@
 //! on any wrong verdict: a confirmation of a `reject` case, a rejection of a `confirm` case, or a
 //! confirmation whose result differs from the manifest's `expected_result` (a witness for one
 //! property never confirms another). Prints the rates per manifest and format. `disputed` rows
-//! are not scored. Skipped (with a message) where the shared data is absent, e.g. on a machine
+//! are not scored, except that a disputed non-termination case (an infinite run whose claimed
+//! recurrent set is not closed) must not be rejected. In `corpus-termination` (issue 14) every
+//! `confirm` case must be confirmed and at least 80 % of the `reject` cases rejected. Skipped (with a message) where the shared data is absent, e.g. on a machine
 //! that has only this repository. `WITNESS_CORPUS` names a single corpus directory instead;
 //! `WITNESS_CORPUS_TIMEOUT` sets the per-case budget in seconds (default 15).
 
@@ -118,8 +120,15 @@ fn corpus_has_no_wrong_verdicts() {
         eprintln!("no shared corpus found next to the repository (set WITNESS_CORPUS); skipping");
         return;
     }
-    let cases: Vec<Row> =
-        dirs.iter().flat_map(|d| rows(d)).filter(|r| r.expected == "confirm" || r.expected == "reject").collect();
+    let cases: Vec<Row> = dirs
+        .iter()
+        .flat_map(|d| rows(d))
+        .filter(|r| {
+            r.expected == "confirm"
+                || r.expected == "reject"
+                || (r.expected == "disputed" && r.set == "corpus-termination")
+        })
+        .collect();
     let timeout: u32 = std::env::var("WITNESS_CORPUS_TIMEOUT").ok().and_then(|t| t.parse().ok()).unwrap_or(15);
     let results = Arc::new(Mutex::new(Vec::new()));
     let cases = Arc::new(cases);
@@ -153,6 +162,17 @@ fn corpus_has_no_wrong_verdicts() {
         let t = tally.entry((r.set.clone(), format)).or_default();
         println!("{:20} {:40} expected {:8} got {verdict:10} {result:24} {reason}", r.set, r.id, r.expected);
         let confirmed = verdict == "confirmed";
+        let termination = r.set == "corpus-termination";
+        if r.expected == "disputed" {
+            // The run is infinite: rejecting it would be wrong; not otherwise scored.
+            if verdict.starts_with("rejected") {
+                wrong.push(format!("{}/{}: disputed non-termination case REJECTED ({reason})", r.set, r.id));
+            }
+            continue;
+        }
+        if termination && r.expected == "confirm" && !confirmed {
+            wrong.push(format!("{}/{}: non-termination case not confirmed: {verdict} ({reason})", r.set, r.id));
+        }
         if r.expected == "confirm" {
             t[0] += 1;
             t[1] += confirmed as u32;
@@ -175,6 +195,14 @@ fn corpus_has_no_wrong_verdicts() {
     }
     for ((set, format), [ct, c, rt, rj]) in &tally {
         println!("{set} {format}: confirmed {c}/{ct}, rejected {rj}/{rt}");
+    }
+    // Issue 14: at least 80 % of the non-termination rejects rejected (both formats together).
+    let (rt, rj) = tally
+        .iter()
+        .filter(|((set, _), _)| set == "corpus-termination")
+        .fold((0, 0), |(t, j), (_, n)| (t + n[2], j + n[3]));
+    if rt > 0 && rj * 5 < rt * 4 {
+        wrong.push(format!("corpus-termination: only {rj} of {rt} reject cases rejected (need 80 %)"));
     }
     assert!(wrong.is_empty(), "wrong verdicts:\n{}", wrong.join("\n"));
 }

@@ -59,6 +59,9 @@ pub struct ErrorTarget {
     pub memsafety: bool,
     /// Property valid-memcleanup (decision 74): a block still allocated at the end.
     pub memcleanup: bool,
+    /// Property termination (decisions 92–95): the witness is a lasso; its cycle head is the
+    /// target, and a confirmation needs an infinite run.
+    pub termination: bool,
 }
 
 impl ErrorTarget {
@@ -220,6 +223,37 @@ struct ProductState {
     /// The program is ending by `exit` (its handlers run; the frames' locals still reach
     /// blocks).
     exiting: bool,
+    /// Non-termination witnesses: the step that made this state fired a transition into the
+    /// cycle head (decision 93).
+    arrival: bool,
+    /// Non-termination witnesses: the path's visits of the cycle head in the recurrent set,
+    /// newest first (decision 94).
+    heads: Option<Rc<HeadVisit>>,
+}
+
+/// What identifies a product state at the cycle head, for the repetition check: the state key
+/// without the path condition (decision 94).
+type LassoKey = (
+    NodeIndex,
+    NodeIndex,
+    Rc<Vec<CallSite>>,
+    Rc<Vec<crate::semantics::Frame>>,
+    Rc<std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>>,
+    Rc<std::collections::BTreeMap<u32, crate::semantics::HeapBlock>>,
+    Option<AnyValue>,
+    Rc<Vec<(FuncId, EdgeIndex)>>,
+    bool,
+);
+
+/// A visit of the cycle head in the recurrent set on a path (persistent list).
+struct HeadVisit {
+    parent: Option<Rc<HeadVisit>>,
+    /// The state's key; `None` when some value is symbolic (no repetition check).
+    key: Option<LassoKey>,
+    /// Visits in the set so far on this path (1 for the first).
+    count: u32,
+    /// The path's last step at the visit, to mark it in a confirmation's trace.
+    trace: Option<Rc<TraceNode>>,
 }
 
 type StateKey = (
@@ -234,9 +268,24 @@ type StateKey = (
     usize,
     Rc<Vec<(FuncId, EdgeIndex)>>,
     bool,
+    u32,
 );
 
 impl ProductState {
+    fn lasso_key(&self) -> LassoKey {
+        (
+            self.loc,
+            self.witness,
+            self.stack.clone(),
+            self.data.frames.clone(),
+            self.data.globals.clone(),
+            self.data.heap.clone(),
+            self.returned.clone(),
+            self.atexit.clone(),
+            self.exiting,
+        )
+    }
+
     fn key(&self) -> StateKey {
         (
             self.loc,
@@ -250,6 +299,9 @@ impl ProductState {
             self.vec_pos,
             self.atexit.clone(),
             self.exiting,
+            // Passes of a lasso are told apart, so that the repetition is seen at the cycle
+            // head (decision 94), not turned away earlier by the visited set.
+            self.heads.as_ref().map_or(0, |h| h.count),
         )
     }
 }
@@ -320,7 +372,55 @@ struct Explorer<'a> {
     pending_violations: Vec<(ProductState, String, &'static str)>,
     /// The property (SV-COMP name) the confirmation violates, for operations (decision 73).
     violated: Option<&'static str>,
+    /// States the visited set turned away (a cycle or a join of paths).
+    repeats: u64,
+    /// Most product states explored (free runs of a non-termination check).
+    max_states: Option<u64>,
+    /// Non-termination witnesses: the first visits of the cycle head in the recurrent set
+    /// (decision 94), for the checks of a rejection (decision 95).
+    lasso_firsts: Vec<ProductState>,
+    /// Non-termination witnesses: why a path that reached the cycle head in the recurrent set
+    /// does not show an infinite run (the set is not closed, a symbolic state, …).
+    lasso_open: Vec<String>,
+    /// A symbolic pass of the loop part is being explored (decision 96).
+    recurrence: Option<RecurrencePass>,
 }
+
+/// What one symbolic pass of the loop part found so far (decision 96).
+struct RecurrencePass {
+    /// The path conditions of the paths that came back to the cycle head.
+    returns: Vec<Vec<Bool>>,
+    /// Why the set is not closed, if a path came back outside it.
+    failure: Option<String>,
+}
+
+/// Most first visits whose recurrent set is checked over a symbolic pass (decision 96).
+const MAX_RECURRENCE_CHECKS: usize = 4;
+
+/// Most integer variables and array cells made symbolic for a symbolic pass (decision 96).
+const MAX_RECURRENCE_CELLS: usize = 4096;
+
+/// Most product states of one symbolic pass (decision 96).
+const RECURRENCE_MAX_STATES: u64 = 20_000;
+
+/// What the visit of the cycle head does to a path (decision 94).
+enum Arrival {
+    Drop,
+    Go(ProductState),
+    Confirm(Verdict),
+}
+
+/// Most visits of the cycle head in the recurrent set on one path before it is given up.
+const MAX_HEAD_VISITS: u32 = 10_000;
+
+/// Most first visits of the cycle head kept for the checks of a rejection.
+const MAX_LASSO_FIRSTS: usize = 16;
+
+/// Most product states of one free run (decision 95).
+const FREE_RUN_MAX_STATES: u64 = 100_000;
+
+/// Longest time one free run may take (a run that depends on nondeterministic values explodes).
+const FREE_RUN_MAX_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Explores the product and returns the verdict.
 /// `source` is the program's text, from which `cfa` was built.
@@ -331,7 +431,12 @@ pub fn explore(
     anchors: &Anchors,
     opts: &ExploreOptions,
 ) -> Outcome {
-    explore_with(cfa, source, witness, anchors, opts, &ErrorReach::for_target(cfa, &opts.target))
+    // Decision 95: a lasso's runs matter only while they can still enter the cycle head.
+    let reach = match opts.target.termination.then(|| head_seeds(cfa, witness, anchors)).flatten() {
+        Some(seeds) => ErrorReach::towards(cfa, &seeds),
+        None => ErrorReach::for_target(cfa, &opts.target),
+    };
+    explore_with(cfa, source, witness, anchors, opts, &reach)
 }
 
 /// [`explore`] with the program's error reachability computed once for all its runs.
@@ -348,9 +453,13 @@ fn explore_with(
     if !reach.may_reach(cfa.start, std::iter::empty()) {
         return Outcome {
             verdict: Verdict::Rejected,
-            reason: "the program has no reachable call of an error function: no run violates the property, whatever \
-                     the witness"
-                .into(),
+            reason: if opts.target.termination {
+                "no step of the program can enter the witness's cycle head (its lines are never reached)".into()
+            } else {
+                "the program has no reachable call of an error function: no run violates the property, whatever the \
+                 witness"
+                    .into()
+            },
             states: 0,
             solver_calls: 0,
             warnings: Vec::new(),
@@ -365,9 +474,15 @@ fn explore_with(
     if !witness.graph[witness.entry].violation && !violation_distance(witness).contains_key(&witness.entry) {
         return Outcome {
             verdict: Verdict::Rejected,
-            reason: "no violation node of the witness is reachable from its entry node: no run allowed by the \
-                     witness can be in a violation state when the error happens"
-                .into(),
+            reason: if is_lasso(witness) {
+                "the witness's cycle head is not reachable from its entry node: no run allowed by the witness can \
+                 visit it"
+                    .into()
+            } else {
+                "no violation node of the witness is reachable from its entry node: no run allowed by the witness \
+                 can be in a violation state when the error happens"
+                    .into()
+            },
             states: 0,
             solver_calls: 0,
             warnings: Vec::new(),
@@ -570,43 +685,26 @@ fn explore_once(
     reach: &ErrorReach,
     aligned: Option<&HashMap<EdgeIndex, Range>>,
 ) -> Outcome {
-    let mut ex = Explorer {
-        cfa,
-        witness,
-        anchors,
-        opts,
-        smt: {
-            let mut smt = Smt::new(opts.deadline);
-            smt.floats = cfa
-                .vars
-                .iter()
-                .any(|v| matches!(v.ty, crate::cfa::CType::Float(_) | crate::cfa::CType::FloatArray { .. }));
-            smt
-        },
-        offsets: OffsetPlan::LinesOnly,
-        distance: violation_distance(witness),
-        reach,
-        assumption_cache: HashMap::new(),
-        warnings: Vec::new(),
-        warned: HashSet::new(),
-        unknown: Vec::new(),
-        states: 0,
-        unspecified_read: false,
-        infeasible: None,
-        furthest: None,
-        wrong_branch: HashMap::new(),
-        collecting_violations: false,
-        pending_violations: Vec::new(),
-        violated: None,
-    };
+    let mut ex = Explorer::new(cfa, witness, anchors, opts, reach);
     // Offsets that were validated against this file make guards precise; the permissive
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
     ex.offsets = match aligned {
         Some(m) => OffsetPlan::Aligned(m.clone()),
         None => crate::offsets::plan(cfa, witness, &mut ex.warnings),
     };
-    let verdict = ex.run();
+    let mut verdict = ex.run();
+    let mut lasso_reason = None;
+    if opts.target.termination && opts.vector.is_none() {
+        if let Verdict::Confirmed { error_function, .. } = &verdict {
+            lasso_reason = Some(format!("witness confirmed (non-termination): {error_function}"));
+        } else if opts.guess.is_none() {
+            let (v, r) = ex.lasso_verdict(verdict);
+            verdict = v;
+            lasso_reason = Some(r);
+        }
+    }
     let reason = match &verdict {
+        _ if lasso_reason.is_some() => lasso_reason.unwrap_or_default(),
         Verdict::Confirmed { trace, error_function } => {
             let line = trace.last().map(|s| s.line).unwrap_or(0);
             if opts.target.operations() {
@@ -631,6 +729,263 @@ fn explore_once(
         strict_rejected: false,
         infeasible,
         violated: ex.violated,
+    }
+}
+
+impl<'a> Explorer<'a> {
+    fn new(
+        cfa: &'a Cfa,
+        witness: &'a WitnessAutomaton,
+        anchors: &'a Anchors,
+        opts: &'a ExploreOptions,
+        reach: &'a ErrorReach,
+    ) -> Explorer<'a> {
+        Explorer {
+            cfa,
+            witness,
+            anchors,
+            opts,
+            smt: {
+                let mut smt = Smt::new(opts.deadline);
+                smt.floats = cfa
+                    .vars
+                    .iter()
+                    .any(|v| matches!(v.ty, crate::cfa::CType::Float(_) | crate::cfa::CType::FloatArray { .. }));
+                smt
+            },
+            offsets: OffsetPlan::LinesOnly,
+            distance: violation_distance(witness),
+            reach,
+            assumption_cache: HashMap::new(),
+            warnings: Vec::new(),
+            warned: HashSet::new(),
+            unknown: Vec::new(),
+            states: 0,
+            unspecified_read: false,
+            infeasible: None,
+            furthest: None,
+            wrong_branch: HashMap::new(),
+            collecting_violations: false,
+            pending_violations: Vec::new(),
+            violated: None,
+            repeats: 0,
+            max_states: None,
+            lasso_firsts: Vec::new(),
+            lasso_open: Vec::new(),
+            recurrence: None,
+        }
+    }
+
+    /// Decision 95: what an exploration of a non-termination witness that confirmed nothing
+    /// means. Rejected only when no run the witness allows can pass the cycle head infinitely
+    /// often in the recurrent set: its stem never reaches the head in the set, or from every
+    /// first visit in the set every run of the program (whatever the witness says) passes the
+    /// locations where the head is entered a bounded number of times.
+    fn lasso_verdict(&mut self, verdict: Verdict) -> (Verdict, String) {
+        let text = self
+            .witness
+            .graph
+            .node_indices()
+            .find(|n| self.witness.graph[*n].cycle_head)
+            .and_then(|n| self.witness.graph[n].invariant.clone())
+            .unwrap_or_else(|| "1".into());
+        let open = self.lasso_open.first().cloned();
+        if let Verdict::Unknown { reason } = verdict {
+            let reason = match open {
+                Some(o) => format!("{reason}; also: {o}"),
+                None => reason,
+            };
+            return (Verdict::Unknown { reason: reason.clone() }, reason);
+        }
+        if self.lasso_firsts.is_empty() {
+            if self.repeats > 0 {
+                let r = format!(
+                    "no run allowed by the witness reaches the cycle head in a state of the recurrent set `{text}`, but a program state repeats on the way: the program may run forever outside the claimed set"
+                );
+                return (Verdict::Unknown { reason: r.clone() }, r);
+            }
+            return (
+                Verdict::Rejected,
+                format!(
+                    "the witness's stem is infeasible: no run it allows reaches the cycle head in a state of the recurrent set `{text}` ({} product states explored)",
+                    self.states
+                ),
+            );
+        }
+        let not_rejected = |why: String, open: &Option<String>| {
+            let r = match open {
+                Some(o) => format!("{o}; and no rejection: {why}"),
+                None => {
+                    format!("no pass of the witness's loop part returns to the cycle head; and no rejection: {why}")
+                }
+            };
+            (Verdict::Unknown { reason: r.clone() }, r)
+        };
+        if self.repeats > 0 {
+            // Some run the witness allows may go round forever without visiting the head in the
+            // set: the set is wrong for it, but the run may be infinite.
+            return not_rejected("a program state repeats on some run the witness allows".into(), &open);
+        }
+        if self.lasso_firsts.len() >= MAX_LASSO_FIRSTS {
+            return not_rejected(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"), &open);
+        }
+        let Some(seeds) = head_seeds(self.cfa, self.witness, self.anchors) else {
+            return not_rejected("a transition into the cycle head names no line".into(), &open);
+        };
+        let reach = ErrorReach::towards(self.cfa, &seeds);
+        let firsts = std::mem::take(&mut self.lasso_firsts);
+        let mut shown = None;
+        for f in &firsts {
+            let mut f = f.clone();
+            match free_run(self.cfa, self.anchors, self.opts, &reach, &f) {
+                Ok(states) => self.states += states,
+                Err(why) => return not_rejected(why, &open),
+            }
+            if shown.is_none() {
+                let line = f.trace.as_ref().and_then(|t| t.span).map(|sp| sp.start_line).unwrap_or(0);
+                shown = Some((line, self.describe(&mut f, &text)));
+            }
+        }
+        let (line, values) = shown.unwrap_or_default();
+        let what = format!(
+            "the stem's values end the cycle: from the first visit of the cycle head (entered at line {line}: {values}), every run of the program passes the cycle head's lines a bounded number of times{}",
+            open.map(|o| format!(" ({o})")).unwrap_or_default()
+        );
+        self.infeasible =
+            Some((0, InfeasibleStep { line, origin: String::new(), what: what.clone(), kind: "terminates" }));
+        (Verdict::Rejected, format!("witness rejected: {what}"))
+    }
+}
+
+/// Decision 93: the loop heads a loop statement starting at `starts` reaches through its own
+/// header (blank edges, and steps on the statement's first line, e.g. a `for`'s
+/// initialisation), or the blank closure of `starts` when no loop head is found.
+fn loop_heads_of(cfa: &Cfa, starts: &HashSet<NodeIndex>) -> Vec<NodeIndex> {
+    let mut out = Vec::new();
+    for &start in starts {
+        let line = cfa
+            .graph
+            .edges_directed(start, Direction::Outgoing)
+            .filter_map(|e| e.weight().span)
+            .map(|sp| sp.start_line)
+            .min();
+        let mut seen = HashSet::new();
+        let mut todo = vec![(start, 0u32)];
+        let mut found = false;
+        while let Some((n, depth)) = todo.pop() {
+            if !seen.insert(n) || depth > 8 {
+                continue;
+            }
+            if cfa.graph[n].loop_head {
+                out.push(n);
+                found = true;
+                continue;
+            }
+            for e in cfa.graph.edges_directed(n, Direction::Outgoing) {
+                let w = e.weight();
+                let header = match w.span {
+                    None => matches!(w.op, EdgeOp::Blank),
+                    Some(sp) => Some(sp.start_line) == line && w.decision.is_none(),
+                };
+                if header {
+                    todo.push((e.target(), depth + 1));
+                }
+            }
+        }
+        if !found {
+            out.extend(cfa.blank_closure(start));
+        }
+        out.push(start);
+    }
+    out
+}
+
+/// Decision 95: the program locations where a step that enters a cycle head starts (every
+/// step on a line of a transition into it; for a call, also the callee's exit, where its
+/// return starts), or `None` if some such transition names no line.
+fn head_seeds(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> Option<Vec<NodeIndex>> {
+    let mut lines = Vec::new();
+    let mut seeds = Vec::new();
+    for h in w.graph.node_indices().filter(|n| w.graph[*n].cycle_head) {
+        for t in w.graph.edges_directed(h, Direction::Incoming) {
+            // A statement is entered where control arrives at it (decision 93: or at the head
+            // its start reaches by blank edges).
+            if let Some(ResolvedAnchor::Statement { nodes, .. }) = anchors.get(&t.id()) {
+                seeds.extend(loop_heads_of(cfa, nodes));
+                for n in nodes {
+                    seeds.extend(cfa.blank_closure(*n));
+                }
+            }
+            let g = &t.weight().guard;
+            let r =
+                g.lines.or_else(|| g.anchor.as_ref().map(|a| Range { start: a.line as u64, end: a.line as u64 }))?;
+            lines.push(r);
+        }
+    }
+    for e in cfa.graph.edge_references() {
+        let Some(sp) = e.weight().span else { continue };
+        if lines.iter().any(|r| r.overlaps(sp.start_line as u64, sp.end_line as u64)) {
+            seeds.push(e.source());
+            if let EdgeOp::Call { callee, .. } = &e.weight().op {
+                seeds.push(cfa.function(*callee).exit);
+            }
+        }
+    }
+    Some(seeds)
+}
+
+/// Decision 95: runs the program from `init` without the witness (every nondeterministic
+/// value free, possible undefined behaviour unknown), dropping the states from which `reach`'s
+/// locations are out of reach. `Ok(states)` when every run ends or leaves them for good; the
+/// reason otherwise (a state repeats, a path is undecided, the budget).
+fn free_run(
+    cfa: &Cfa,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    reach: &ErrorReach,
+    init: &ProductState,
+) -> Result<u64, String> {
+    let mut graph = petgraph::graph::DiGraph::new();
+    let entry = graph.add_node(crate::witness::WitnessState { id: "free".into(), entry: true, ..Default::default() });
+    let trivial = WitnessAutomaton {
+        graph,
+        entry,
+        metadata: Default::default(),
+        warnings: Vec::new(),
+        format: "free run".into(),
+        exact_locations: true,
+    };
+    let now = Instant::now();
+    let fopts = ExploreOptions {
+        deadline: opts.deadline.min(now + FREE_RUN_MAX_TIME.min(opts.deadline.saturating_duration_since(now) / 4)),
+        permissive: false,
+        target: ErrorTarget {
+            functions: Vec::new(),
+            label: false,
+            overflow: false,
+            memsafety: false,
+            memcleanup: false,
+            termination: false,
+        },
+        undefined: UndefinedBehaviour::Unknown,
+        vector: None,
+        guess: None,
+        budget_secs: FREE_RUN_MAX_TIME.as_secs(),
+        ..*opts
+    };
+    let mut ex = Explorer::new(cfa, &trivial, anchors, &fopts, reach);
+    ex.distance.insert(entry, 0);
+    ex.max_states = Some(FREE_RUN_MAX_STATES);
+    let mut s = init.clone();
+    s.witness = entry;
+    s.heads = None;
+    s.arrival = false;
+    s.data.guessing = false;
+    match ex.run_from(s) {
+        Verdict::Rejected if ex.repeats == 0 => Ok(ex.states),
+        Verdict::Rejected => Err("from the cycle head a program state repeats: the program may run forever".into()),
+        Verdict::Unknown { reason } => Err(format!("the program's run from the cycle head is undecided: {reason}")),
+        Verdict::Confirmed { .. } => Err("the program's run from the cycle head is undecided".into()),
     }
 }
 
@@ -765,11 +1120,18 @@ fn past_end_cut(cfa: &Cfa, w: &WitnessAutomaton) -> Option<String> {
 }
 
 /// BFS distance (in transitions) from each witness state to the nearest violation state.
+/// A non-termination witness (a lasso with a cycle head).
+fn is_lasso(w: &WitnessAutomaton) -> bool {
+    w.metadata.witness_type == Some(crate::witness::WitnessType::Termination)
+}
+
 fn violation_distance(w: &WitnessAutomaton) -> HashMap<NodeIndex, u32> {
     let mut dist = HashMap::new();
     let mut queue = VecDeque::new();
+    // A non-termination witness's target is its cycle head (decision 93).
+    let lasso = is_lasso(w);
     for n in w.graph.node_indices() {
-        if w.graph[n].violation {
+        if w.graph[n].violation || (lasso && w.graph[n].cycle_head) {
             dist.insert(n, 0);
             queue.push_back(n);
         }
@@ -828,6 +1190,8 @@ impl<'a> Explorer<'a> {
             vec_pos: 0,
             atexit: Rc::new(Vec::new()),
             exiting: false,
+            arrival: false,
+            heads: None,
         };
         let mut init = init;
         init.data.guessing = self.opts.guess.is_some();
@@ -844,9 +1208,17 @@ impl<'a> Explorer<'a> {
         // Boxed keys: the table holds a pointer per state, so its growth (which briefly holds
         // the old and the new table) costs little next to the keys themselves.
         let mut visited: HashSet<Box<StateKey>> = HashSet::new();
-        while let Some(state) = stack.pop() {
+        while let Some(mut state) = stack.pop() {
             if Instant::now() >= self.opts.deadline {
                 return self.out_of_time();
+            }
+            if state.arrival {
+                state.arrival = false;
+                match self.lasso_arrival(state) {
+                    Arrival::Drop => continue,
+                    Arrival::Go(s) => state = s,
+                    Arrival::Confirm(v) => return v,
+                }
             }
             // A state from which no error call is reachable can never confirm, and nothing on
             // its paths matters for a rejection.
@@ -854,7 +1226,11 @@ impl<'a> Explorer<'a> {
                 continue;
             }
             if !visited.insert(Box::new(state.key())) {
+                self.repeats += 1;
                 continue;
+            }
+            if self.max_states.is_some_and(|m| self.states >= m) {
+                return Verdict::Unknown { reason: format!("stopped after {} product states", self.states) };
             }
             if let Some(&d) = self.distance.get(&state.witness) {
                 if self.furthest.is_none_or(|(best, _)| d < best) {
@@ -2076,6 +2452,8 @@ impl<'a> Explorer<'a> {
     ) {
         let w = self.witness;
         let q = next.witness;
+        let mut next = next;
+        next.arrival = false;
         let vector_run = self.opts.vector.is_some();
         let push = |mut s: ProductState, node: NodeIndex, out: &mut Vec<ProductState>| {
             s.witness = node;
@@ -2170,6 +2548,9 @@ impl<'a> Explorer<'a> {
                     if !self.apply_assumption(&mut s, t, a, info) {
                         continue;
                     }
+                }
+                if self.opts.target.termination && w.graph[target].cycle_head {
+                    s.arrival = true;
                 }
                 live += 1;
                 let open = !w.graph[target].violation && target != node;
@@ -2389,7 +2770,15 @@ impl<'a> Explorer<'a> {
     fn anchor_matches(&self, t: EdgeIndex, info: &StepInfo) -> bool {
         let Some(resolved) = self.anchors.get(&t) else { return false };
         match (resolved, info.kind) {
-            (ResolvedAnchor::Statement { nodes, .. }, _) => self.target_closure(info).iter().any(|n| nodes.contains(n)),
+            (ResolvedAnchor::Statement { nodes, .. }, _) => {
+                let closure = self.target_closure(info);
+                closure.iter().any(|n| nodes.contains(n))
+                    // Decision 93: the recurrence waypoint names the loop statement; every
+                    // iteration arrives at its head.
+                    || (self.opts.target.termination
+                        && self.witness.graph.edge_endpoints(t).is_some_and(|(_, to)| self.witness.graph[to].cycle_head)
+                        && loop_heads_of(self.cfa, nodes).iter().any(|m| closure.contains(m)))
+            }
             (ResolvedAnchor::Branching { construct }, StepKind::Edge(e)) => {
                 e.decision.as_ref().is_some_and(|d| d.construct == *construct)
             }
@@ -2873,5 +3262,379 @@ impl<'a> Explorer<'a> {
             })
             .collect();
         Verdict::Confirmed { trace, error_function: function }
+    }
+
+    /// The scope of the recurrent set at a state: the function whose frame is on top, and the
+    /// offset of the step that arrived (for shadowed names).
+    fn invariant_scope(&self, s: &ProductState) -> AssumptionScope {
+        AssumptionScope {
+            function: Some(s.stack.last().map(|c| c.callee).unwrap_or(self.cfa.main)),
+            offset: s.trace.as_ref().and_then(|t| t.span).map(|sp| sp.start_offset),
+            result_ty: None,
+        }
+    }
+
+    /// Evaluates the recurrent set (a C expression) in a state: its truth, or why it cannot be
+    /// used (parse error, unknown name, possibly undefined evaluation).
+    fn eval_invariant(&mut self, s: &mut ProductState, text: &str) -> Result<Truth, String> {
+        let scope = self.invariant_scope(s);
+        let mut all = Truth::Known(true);
+        for conj in lower_assumption(self.cfa, text, &scope) {
+            let expr = conj?;
+            let ev = s.data.eval(self.cfa, &expr, None).map_err(|EvalError::Unsupported(m)| m)?;
+            if ev.defined.iter().any(|d| !matches!(d.holds, Truth::Known(true))) {
+                return Err("its evaluation may be undefined".to_string());
+            }
+            all = all.and(&ev.value.truth());
+        }
+        Ok(all)
+    }
+
+    /// The concrete values of the names the recurrent set mentions, e.g. `x = 5, y = 0`.
+    fn describe(&mut self, s: &mut ProductState, text: &str) -> String {
+        let scope = self.invariant_scope(s);
+        let mut names: Vec<&str> = Vec::new();
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                let name = &text[start..i];
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            } else if bytes[i].is_ascii_digit() {
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                    i += 1;
+                }
+            } else {
+                i += 1;
+            }
+        }
+        let mut parts = Vec::new();
+        for name in names {
+            let Some(Ok(expr)) = lower_assumption(self.cfa, name, &scope).into_iter().next() else { continue };
+            let Ok(ev) = s.data.eval(self.cfa, &expr, None) else { continue };
+            if let Val::Conc(b) = ev.value.val {
+                parts.push(format!("{name} = {}", as_i128(b, ev.value.ty)));
+            }
+        }
+        if parts.is_empty() {
+            "symbolic values".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+
+    /// Decision 96: is the recurrent set closed? From `s` (a visit of the cycle head), every
+    /// variable becomes a fresh symbol constrained by the set only; one pass of the loop part is
+    /// explored; every path that comes back must be inside the set, and the paths that come back
+    /// must together cover the whole set (with values the witness pins for the nondeterministic
+    /// calls of the pass; any other nondeterministic value makes the check fail).
+    fn recurrence_check(&mut self, s: &ProductState, text: &str) -> Result<(), String> {
+        if self.recurrence.is_some() {
+            return Err("nested recurrence check".into());
+        }
+        let not_modelled = |what: &str| Err(format!("the recurrent set `{text}` is not proven closed: {what}"));
+        let mut g = s.clone();
+        if !g.data.approx.is_empty() || !g.data.layout.is_empty() || !g.data.unspecified.is_empty() {
+            return not_modelled("approximated values or addresses as integers");
+        }
+        if g.returned.is_some() || !g.data.heap.is_empty() {
+            return not_modelled("a returned value or heap memory at the cycle head");
+        }
+        g.data.path = Default::default();
+        let cells = |slots: &std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>| -> usize {
+            slots
+                .values()
+                .map(|s| match s {
+                    crate::semantics::Slot::Array { cells, .. } => cells.len(),
+                    _ => 1,
+                })
+                .sum()
+        };
+        let total = cells(&g.data.globals) + g.data.frames.iter().map(|f| cells(&f.locals)).sum::<usize>();
+        if total > MAX_RECURRENCE_CELLS {
+            return not_modelled(&format!("more than {MAX_RECURRENCE_CELLS} variables and array cells"));
+        }
+        let mut ok = true;
+        let mut general = |slots: &mut std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>,
+                           data: &mut DataState| {
+            for slot in slots.values_mut() {
+                match slot {
+                    crate::semantics::Slot::Scalar(v) => *v = data.symbol("rec", v.ty),
+                    crate::semantics::Slot::Array { elem, cells } => {
+                        let elem = *elem;
+                        let new: Vec<Option<Val>> =
+                            cells.iter().map(|c| c.as_ref().map(|_| data.symbol("rec", elem).val)).collect();
+                        *cells = Rc::new(new);
+                    }
+                    crate::semantics::Slot::PtrUninit
+                    | crate::semantics::Slot::Opaque
+                    | crate::semantics::Slot::External => {}
+                    _ => ok = false,
+                }
+            }
+        };
+        let mut data = g.data.clone();
+        let mut globals = (*g.data.globals).clone();
+        general(&mut globals, &mut data);
+        let mut frames = (*g.data.frames).clone();
+        for f in frames.iter_mut() {
+            let mut locals = (*f.locals).clone();
+            general(&mut locals, &mut data);
+            f.locals = Rc::new(locals);
+        }
+        if !ok {
+            return not_modelled("floats, pointers or memory objects at the cycle head");
+        }
+        data.globals = Rc::new(globals);
+        data.frames = Rc::new(frames);
+        g.data = data;
+        g.heads = Some(Rc::new(HeadVisit { parent: None, key: None, count: 1, trace: None }));
+        g.arrival = false;
+        match self.eval_invariant(&mut g, text) {
+            Ok(Truth::Known(true)) => {}
+            Ok(Truth::Known(false)) => return not_modelled("the set is empty for a general state"),
+            Ok(Truth::Sym(c)) => g.data.constrain(c),
+            Err(m) => return not_modelled(&m),
+        }
+        let base = g.data.path.conjuncts();
+        let fresh = g.data.fresh;
+        let unknown_before = self.unknown.len();
+        let max_before = self.max_states;
+        self.max_states = Some(self.states + RECURRENCE_MAX_STATES);
+        self.recurrence = Some(RecurrencePass { returns: Vec::new(), failure: None });
+        let repeats_before = self.repeats;
+        let verdict = self.run_from(g);
+        // The pass's own joins of paths say nothing about the runs the witness allows.
+        self.repeats = repeats_before;
+        self.max_states = max_before;
+        let rec = self.recurrence.take();
+        let doubts = self.unknown.split_off(unknown_before.min(self.unknown.len()));
+        let Some(rec) = rec else { return not_modelled("internal") };
+        if let Verdict::Unknown { reason } = verdict {
+            return not_modelled(&format!("one pass is undecided: {reason}"));
+        }
+        if let Some(d) = doubts.first() {
+            return not_modelled(&format!("one pass is undecided: {d}"));
+        }
+        if let Some(f) = rec.failure {
+            return Err(f);
+        }
+        if rec.returns.is_empty() {
+            return Err(format!(
+                "the recurrent set `{text}` is not closed: no pass of the loop part from a general state in it comes \
+                 back to the cycle head"
+            ));
+        }
+        // Values the witness pins for the pass's nondeterministic calls are substituted; any
+        // other symbol of the pass is a choice the check cannot quantify.
+        let is_fresh =
+            |name: &str| name.rsplit('!').next().and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > fresh);
+        let mut covers = Vec::new();
+        for pc in &rec.returns {
+            let pins: Vec<(z3::ast::BV, z3::ast::BV)> = pc
+                .iter()
+                .filter_map(pinned_symbol)
+                .filter(|(sym, _)| is_fresh(&z3::ast::Ast::decl(sym).name()))
+                .collect();
+            let pairs: Vec<(&z3::ast::BV, &z3::ast::BV)> = pins.iter().map(|(a, b)| (a, b)).collect();
+            let all = z3::ast::Ast::substitute(&Bool::and(pc), &pairs);
+            if crate::semantics::solver::symbols(std::slice::from_ref(&all)).iter().any(|(n, _)| is_fresh(n)) {
+                return not_modelled("a nondeterministic value in the loop that the witness does not pin");
+            }
+            covers.push(all);
+        }
+        let any = Bool::or(&covers);
+        match self.smt.check(&base, &[&any.not()]) {
+            Feasibility::Infeasible => Ok(()),
+            Feasibility::Feasible => Err(format!(
+                "the recurrent set `{text}` is not closed: from some states in it no pass the loop part allows comes \
+                 back to the cycle head (the loop is left, a sink or a false assumption is met, or undefined \
+                 behaviour is possible)"
+            )),
+            Feasibility::Unknown => not_modelled("the solver could not decide whether the passes cover the set"),
+        }
+    }
+
+    /// Decision 94: marks the visits of the cycle head from visit `from` on (the repeated cycle)
+    /// in a confirmation's trace, with the values of the names in the recurrent set.
+    fn mark_visits(
+        &mut self,
+        verdict: &mut Verdict,
+        s: &mut ProductState,
+        prev: &Rc<HeadVisit>,
+        from: u32,
+        text: &str,
+    ) {
+        let Verdict::Confirmed { trace, .. } = verdict else { return };
+        let mut index = HashMap::new();
+        let mut nodes = Vec::new();
+        let mut cur = s.trace.clone();
+        while let Some(n) = cur {
+            nodes.push(Rc::as_ptr(&n));
+            cur = n.parent.clone();
+        }
+        let len = nodes.len();
+        for (i, p) in nodes.into_iter().enumerate() {
+            index.insert(p, len - 1 - i);
+        }
+        let count = prev.count + 1;
+        let mut marks = vec![(count, s.trace.clone(), self.describe(s, text))];
+        let mut cur = Some(prev.clone());
+        while let Some(v) = cur {
+            if v.count < from {
+                break;
+            }
+            let mut t = s.clone();
+            if let Some(k) = &v.key {
+                t.stack = k.2.clone();
+                t.data.frames = k.3.clone();
+                t.data.globals = k.4.clone();
+                t.data.heap = k.5.clone();
+            }
+            marks.push((v.count, v.trace.clone(), self.describe(&mut t, text)));
+            cur = v.parent.clone();
+        }
+        for (c, node, desc) in marks {
+            let Some(i) = node.and_then(|n| index.get(&Rc::as_ptr(&n)).copied()) else { continue };
+            if let Some(step) = trace.get_mut(i) {
+                step.action = format!("{}   [cycle head, visit {c}: {desc}]", step.action);
+            }
+        }
+    }
+
+    /// Decision 94: a step fired a transition into the cycle head. The first visit in the
+    /// recurrent set starts the lasso (a visit outside it does not: the stem goes on); each
+    /// later visit must be in the set, and a concrete state that repeats an earlier visit's
+    /// closes the lasso: the run between them repeats forever.
+    fn lasso_arrival(&mut self, mut s: ProductState) -> Arrival {
+        let head = s.witness;
+        if !self.witness.graph[head].cycle_head {
+            self.give_up("a step passes the cycle head and leaves it at once (not modelled)".into());
+            return Arrival::Drop;
+        }
+        let span = s.trace.as_ref().and_then(|t| t.span);
+        let line = span.map(|sp| sp.start_line).unwrap_or(0);
+        let text = self.witness.graph[head].invariant.clone().unwrap_or_else(|| "1".into());
+        let truth = match self.eval_invariant(&mut s, &text) {
+            Ok(t) => t,
+            Err(m) => {
+                self.give_up(format!(
+                    "the recurrent set `{text}` at the cycle head (entered at line {line}) cannot be used: {m}"
+                ));
+                return Arrival::Drop;
+            }
+        };
+        if self.recurrence.is_some() {
+            // Decision 96: the end of a symbolic pass.
+            let closed = match &truth {
+                Truth::Known(b) => Some(*b),
+                Truth::Sym(c) => match self.smt.check(&s.data.path.conjuncts(), &[&c.not()]) {
+                    Feasibility::Infeasible => Some(true),
+                    Feasibility::Feasible => Some(false),
+                    Feasibility::Unknown => None,
+                },
+            };
+            let conjuncts = s.data.path.conjuncts();
+            if let Some(rec) = self.recurrence.as_mut() {
+                match closed {
+                    Some(true) => rec.returns.push(conjuncts),
+                    Some(false) => {
+                        rec.failure.get_or_insert_with(|| {
+                            format!(
+                                "the recurrent set `{text}` is not closed: a pass from some state in it comes back to \
+                                 the cycle head (entered at line {line}) outside it"
+                            )
+                        });
+                    }
+                    None => {
+                        rec.failure.get_or_insert_with(|| "the solver could not decide the closure".to_string());
+                    }
+                }
+            }
+            return Arrival::Drop;
+        }
+        let Some(prev) = s.heads.clone() else {
+            let in_set = match truth {
+                Truth::Known(b) => b,
+                c @ Truth::Sym(_) => self.assume(&mut s, c, span),
+            };
+            if !in_set {
+                return Arrival::Go(s); // not in the set: the stem goes on
+            }
+            if self.lasso_firsts.len() < MAX_LASSO_FIRSTS {
+                self.lasso_firsts.push(s.clone());
+            } else if self.lasso_open.is_empty() {
+                self.lasso_open.push(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"));
+            }
+            let key = (s.data.is_concrete() && s.returned.is_none()).then(|| s.lasso_key());
+            if key.is_none() && self.opts.guess.is_none() && self.lasso_firsts.len() <= MAX_RECURRENCE_CHECKS {
+                // Decision 96: a symbolic state in the set; one symbolic pass from every state
+                // of the set may show that the set is closed.
+                match self.recurrence_check(&s, &text) {
+                    Ok(()) => {
+                        let values = self.describe(&mut s, &text);
+                        self.violated = Some("termination");
+                        let what = format!(
+                            "the recurrent set `{text}` is reached at the cycle head (entered at line {line}: {values}) and is \
+                             closed: from every state in it, each pass the loop part allows comes back to the head \
+                             inside it (one symbolic pass, bit-precise)"
+                        );
+                        return Arrival::Confirm(self.confirm(&s, what));
+                    }
+                    Err(why) => self.lasso_open.push(why),
+                }
+            }
+            s.heads = Some(Rc::new(HeadVisit { parent: None, key, count: 1, trace: s.trace.clone() }));
+            return Arrival::Go(s);
+        };
+        let count = prev.count + 1;
+        let closed = match &truth {
+            Truth::Known(b) => *b,
+            Truth::Sym(c) => self.smt.check(&s.data.path.conjuncts(), &[&c.not()]) == Feasibility::Infeasible,
+        };
+        if !closed {
+            let values = self.describe(&mut s, &text);
+            self.lasso_open.push(format!(
+                "the recurrent set is not closed: at visit {count} of the cycle head (entered at line {line}), {values} is not in `{text}`"
+            ));
+            return Arrival::Drop;
+        }
+        if !s.data.is_concrete() || s.returned.is_some() {
+            self.lasso_open.push(format!(
+                "at visit {count} of the cycle head (entered at line {line}) the state is symbolic: the recurrent set `{text}` is not proven closed"
+            ));
+            return Arrival::Drop;
+        }
+        let key = s.lasso_key();
+        let mut cur = Some(prev.clone());
+        while let Some(v) = cur {
+            if v.key.as_ref() == Some(&key) {
+                let passes = count - v.count;
+                let values = self.describe(&mut s, &text);
+                self.violated = Some("termination");
+                let what = format!(
+                    "the state at the cycle head (entered at line {line}: {values}) repeats after {passes} pass{} of the loop, every visit in the recurrent set `{text}`",
+                    if passes == 1 { "" } else { "es" }
+                );
+                let mut verdict = self.confirm(&s, what);
+                self.mark_visits(&mut verdict, &mut s, &prev, v.count, &text);
+                return Arrival::Confirm(verdict);
+            }
+            cur = v.parent.clone();
+        }
+        if count >= MAX_HEAD_VISITS {
+            self.lasso_open.push(format!(
+                "the state at the cycle head (entered at line {line}) did not repeat within {MAX_HEAD_VISITS} visits"
+            ));
+            return Arrival::Drop;
+        }
+        s.heads = Some(Rc::new(HeadVisit { parent: Some(prev), key: Some(key), count, trace: s.trace.clone() }));
+        Arrival::Go(s)
     }
 }

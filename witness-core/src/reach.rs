@@ -30,7 +30,7 @@ impl ErrorReach {
     pub fn for_target(cfa: &Cfa, target: &crate::product::ErrorTarget) -> ErrorReach {
         // `atexit` handlers run after `main` returns (decision 76): any location may lead to them.
         let handlers = cfa.graph.edge_weights().any(|e| matches!(e.op, EdgeOp::AtExit { .. }));
-        if target.operations() || handlers {
+        if target.operations() || target.termination || handlers {
             let n = cfa.graph.node_count();
             return ErrorReach { inside: vec![true; n], exits: vec![true; n] };
         }
@@ -38,11 +38,18 @@ impl ErrorReach {
     }
 
     pub fn new(cfa: &Cfa) -> ErrorReach {
+        ErrorReach::towards(cfa, &[])
+    }
+
+    /// Which locations can still reach one of `seeds` (besides error calls and unsupported
+    /// steps, which always count): the free runs of a non-termination check (decision 95) drop
+    /// the states from which the cycle head's locations are out of reach.
+    pub fn towards(cfa: &Cfa, seeds: &[NodeIndex]) -> ErrorReach {
         let n = cfa.graph.node_count();
         // Call edges by callee, and calls through pointers (which may call any function).
         let mut callers: Vec<Vec<NodeIndex>> = vec![Vec::new(); cfa.functions.len()];
         let mut indirect = Vec::new();
-        let mut todo = Vec::new();
+        let mut todo: Vec<NodeIndex> = seeds.to_vec();
         for e in cfa.graph.edge_references() {
             match &e.weight().op {
                 EdgeOp::Error { .. } | EdgeOp::Unsupported { .. } => todo.push(e.source()),

@@ -89,29 +89,37 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
 
     let witness = read_witness(&opts.witness)?;
     warnings.extend(witness.warnings.iter().cloned());
-    match witness.metadata.witness_type {
-        Some(WitnessType::Correctness) => {
-            return Err(InputError::invalid(
-                &opts.witness,
-                if witness.exact_locations {
-                    "this is a correctness witness (entry_type invariant_set), not a violation witness"
-                } else {
-                    "this is a correctness witness (witness-type correctness_witness), not a violation witness"
-                },
-            ))
-        }
-        Some(WitnessType::Termination) => {
-            return Ok(unknown_report(
-                "non-termination witnesses are recognised but not validated yet",
-                &witness,
-                warnings,
-                started,
-                opts,
-                DataModel::Lp64,
-            ))
-        }
-        _ => {}
+    if witness.metadata.witness_type == Some(WitnessType::Correctness) {
+        return Err(InputError::invalid(
+            &opts.witness,
+            if witness.exact_locations {
+                "this is a correctness witness (entry_type invariant_set), not a violation witness"
+            } else {
+                "this is a correctness witness (witness-type correctness_witness), not a violation witness"
+            },
+        ));
     }
+    let lasso = witness.metadata.witness_type == Some(WitnessType::Termination);
+    // Decision 92: a non-termination witness without a cycle head describes no lasso.
+    if lasso && !witness.graph.node_weights().any(|n| n.cycle_head) {
+        return Ok(unknown_report(
+            "the non-termination witness has no cycle head (no node with `cyclehead`, no `cycle` segment): no lasso \
+             to validate",
+            &witness,
+            warnings,
+            started,
+            opts,
+            opts.data_model.unwrap_or(DataModel::Lp64),
+        ));
+    }
+    let termination_target = ErrorTarget {
+        functions: Vec::new(),
+        label: false,
+        overflow: false,
+        memsafety: false,
+        memcleanup: false,
+        termination: true,
+    };
 
     // The property decides the error function; without one, both conventional ones count.
     let target = match &opts.property {
@@ -125,6 +133,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
                     overflow: false,
                     memsafety: false,
                     memcleanup: false,
+                    termination: false,
                 },
                 PropertyKind::UnreachLabel => ErrorTarget {
                     functions: Vec::new(),
@@ -132,6 +141,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
                     overflow: false,
                     memsafety: false,
                     memcleanup: false,
+                    termination: false,
                 },
                 PropertyKind::NoOverflow => ErrorTarget {
                     functions: Vec::new(),
@@ -139,6 +149,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
                     overflow: true,
                     memsafety: false,
                     memcleanup: false,
+                    termination: false,
                 },
                 PropertyKind::MemSafety => ErrorTarget {
                     functions: Vec::new(),
@@ -146,6 +157,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
                     overflow: false,
                     memsafety: true,
                     memcleanup: false,
+                    termination: false,
                 },
                 PropertyKind::MemCleanup => ErrorTarget {
                     functions: Vec::new(),
@@ -153,7 +165,9 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
                     overflow: false,
                     memsafety: false,
                     memcleanup: true,
+                    termination: false,
                 },
+                PropertyKind::Other(what) if is_termination(&what) => termination_target.clone(),
                 PropertyKind::Other(what) => {
                     let dm = opts.data_model.unwrap_or(DataModel::Lp64);
                     return Ok(unknown_report(
@@ -167,12 +181,14 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
                 }
             }
         }
+        None if lasso => termination_target.clone(),
         None => ErrorTarget {
             functions: vec!["reach_error".into(), "__VERIFIER_error".into()],
             label: false,
             overflow: false,
             memsafety: false,
             memcleanup: false,
+            termination: false,
         },
     };
     // Decision 72: a witness for one property never confirms another. A witness whose
@@ -183,9 +199,12 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         PropertyKind::NoOverflow => "no-overflow",
         PropertyKind::MemSafety => "valid-memsafety",
         PropertyKind::MemCleanup => "valid-memcleanup",
+        PropertyKind::Other(f) if is_termination(f) => "termination",
         PropertyKind::Other(_) => "another property",
     };
-    let ours = if target.overflow {
+    let ours = if target.termination {
+        "termination"
+    } else if target.overflow {
         "no-overflow"
     } else if target.memsafety {
         "valid-memsafety"
@@ -201,6 +220,16 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         .filter_map(|s| property::property_from_specification(s))
         .map(|p| category(&p.kind))
         .collect();
+    // Decision 92: a lasso is validated only for termination, and termination only with a lasso.
+    if lasso != target.termination {
+        let dm = opts.data_model.unwrap_or(DataModel::Lp64);
+        let why = if lasso {
+            format!("the witness is a non-termination witness (a lasso), the task's property is {ours}: not validated")
+        } else {
+            "the task's property is termination, but the witness is no lasso (no cycle head): not validated".into()
+        };
+        return Ok(unknown_report(&why, &witness, warnings, started, opts, dm));
+    }
     if !specs.is_empty() && specs.iter().all(|c| *c != ours) {
         let dm = opts.data_model.unwrap_or(DataModel::Lp64);
         return Ok(unknown_report(
@@ -300,7 +329,11 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
     // Decision 52: a second check of every rejection (and of every unknown that followed one):
     // do the witness's input values alone reach the error?
     let mut test_vector = None;
-    if outcome.strict_rejected && !matches!(verdict, Verdict::Confirmed { .. }) && !explore_opts.target.operations() {
+    if outcome.strict_rejected
+        && !matches!(verdict, Verdict::Confirmed { .. })
+        && !explore_opts.target.operations()
+        && !explore_opts.target.termination
+    {
         let tv = test_vector_run(&program.cfa, &witness, &anchors, &explore_opts);
         states += tv.states;
         solver_calls += tv.solver_calls;
@@ -363,7 +396,15 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         reading: reading_name(&witness, opts),
         data_model: data_model.name().into(),
         test_vector,
-        property: violated.unwrap_or(if explore_opts.target.overflow { "no-overflow" } else { "unreach-call" }).into(),
+        property: violated
+            .unwrap_or(if explore_opts.target.termination {
+                "termination"
+            } else if explore_opts.target.overflow {
+                "no-overflow"
+            } else {
+                "unreach-call"
+            })
+            .into(),
         explanation,
         dot,
         harness: match (&verdict_for_harness, opts.harness) {
@@ -371,6 +412,11 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
             _ => None,
         },
     })
+}
+
+/// `F end`: the termination property (spaces ignored).
+fn is_termination(formula: &str) -> bool {
+    formula.split_whitespace().collect::<String>() == "Fend"
 }
 
 /// Decision 78: the explanation of a rejection, or of an `unknown` that followed one: where the

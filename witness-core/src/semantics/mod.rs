@@ -1235,6 +1235,44 @@ impl DataState {
         Ok(())
     }
 
+    /// Every value of the state is concrete (never-read cells count as concrete: they are
+    /// the same in two states that both hold them), and no address was converted to an
+    /// integer nor a value approximated: two equal such states behave the same.
+    pub fn is_concrete(&self) -> bool {
+        fn val(v: &Val) -> bool {
+            matches!(v, Val::Conc(_))
+        }
+        fn ptr(p: &PtrVal) -> bool {
+            val(&p.offset.val)
+        }
+        fn cell(c: &Cell) -> bool {
+            match c {
+                Cell::Byte(v) => val(v),
+                Cell::Ptr { p, .. } => ptr(p),
+            }
+        }
+        fn slot(s: &Slot) -> bool {
+            match s {
+                Slot::Scalar(v) => val(&v.val),
+                Slot::Float(f) => matches!(f.val, FVal::Conc(_)),
+                Slot::Array { cells, .. } => cells.iter().flatten().all(val),
+                Slot::FloatArray { cells, .. } => cells.iter().flatten().all(|f| matches!(f, FVal::Conc(_))),
+                Slot::Ptr(p) => ptr(p),
+                Slot::Bytes(cells) => cells.iter().flatten().all(cell),
+                Slot::PtrUninit | Slot::Opaque | Slot::External => true,
+            }
+        }
+        self.layout.is_empty()
+            && self.approx.is_empty()
+            && self.unspecified.is_empty()
+            && self.globals.values().all(slot)
+            && self.frames.iter().all(|f| f.locals.values().all(slot))
+            && self
+                .heap
+                .values()
+                .all(|b| b.cells.iter().flatten().all(cell) && b.size.as_ref().is_none_or(|v| val(&v.val)))
+    }
+
     /// Adds a conjunct to the path condition.
     pub fn constrain(&mut self, c: Bool) {
         self.path.push(c);

@@ -215,6 +215,26 @@ impl Smt {
     }
 }
 
+/// The uninterpreted constants (symbols) of some formulas, with their names.
+pub fn symbols(terms: &[Bool]) -> Vec<(String, Dynamic)> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut todo: Vec<Dynamic> = terms.iter().map(|c| Dynamic::from_ast(c)).collect();
+    while let Some(t) = todo.pop() {
+        if !seen.insert(t.clone()) || !t.is_app() {
+            continue;
+        }
+        if t.is_const() {
+            if t.decl().kind() == z3::DeclKind::UNINTERPRETED {
+                out.push((t.decl().name(), t));
+            }
+            continue;
+        }
+        todo.extend(t.children());
+    }
+    out
+}
+
 fn assert_all(solver: &Solver, path: &[Bool], extra: &[&Bool]) {
     for c in path {
         solver.assert(c);

@@ -740,6 +740,24 @@ impl<'a> Reader<'a> {
             }
         }
         self.check_structure(content, &segments, termination)?;
+        // Decision 93: the first cycle segment's waypoint gives the recurrent set.
+        if let Some(c) = segments.iter().position(|s| s.iter().any(|w| w.action == Action::Cycle)) {
+            if let Some(w) = segments[c].iter().find(|w| w.action != Action::Avoid) {
+                if !matches!(w.requirement, Requirement::Expression(_)) {
+                    self.warn(format!(
+                        "{}: the first cycle waypoint has no constraint expression: the recurrent set is every state",
+                        w.pos
+                    ));
+                } else if w.wtype != WaypointType::RecurrenceCondition {
+                    self.warn(format!(
+                        "{}: the first cycle waypoint is of type {}, not recurrence_condition; its constraint is read \
+                         as the recurrent set",
+                        w.pos,
+                        w.wtype.name()
+                    ));
+                }
+            }
+        }
         let graph = build_chain(&segments);
         Ok(WitnessAutomaton {
             graph,
@@ -1166,7 +1184,99 @@ fn action_name(a: Action) -> &'static str {
 }
 
 /// Builds the chain `S0 … S(n-1)`, `V`, `avoided` (see the module documentation).
+/// The transition of one waypoint (its constraint as an assumption, or its branch decision).
+fn waypoint_transition(w: &Waypoint) -> WitnessTransition {
+    let origin = w.pos.to_string();
+    let anchor = SourceAnchor {
+        kind: w.wtype.anchor_kind(),
+        line: w.line,
+        column: w.column,
+        file_name: w.file_name.clone(),
+        origin: origin.clone(),
+    };
+    let (assumption, decision) = match &w.requirement {
+        Requirement::None => (None, None),
+        Requirement::Expression(e) => {
+            (Some(Assumption { expressions: vec![e.clone()], scope: w.function.clone(), result_function: None }), None)
+        }
+        Requirement::Decision(d) => (None, Some(d.clone())),
+    };
+    WitnessTransition {
+        guard: LocationGuard { anchor: Some(anchor), ..Default::default() },
+        assumption,
+        origin,
+        avoid: w.action == Action::Avoid,
+        decision,
+    }
+}
+
+/// Decision 93: a non-termination witness as a lasso. The stem's segments form a chain
+/// `S0 … Sc` as in a violation witness; passing the first cycle segment's waypoint (the
+/// recurrence condition, at the loop head) enters the cycle head `H`, which carries the
+/// waypoint's constraint as its invariant (the recurrent set, checked by the product at every
+/// visit, not an assumption that would end a run). The other cycle segments lead from `H`
+/// through `P…` back to `Sc`, so that each pass ends by passing the recurrence waypoint again;
+/// with no other cycle segment, `H` has that waypoint as a loop of its own.
+fn build_lasso(segments: &[Vec<Waypoint>], c: usize) -> DiGraph<WitnessState, WitnessTransition> {
+    let n = segments.len();
+    let mut graph = DiGraph::with_capacity(n + 3, segments.iter().map(Vec::len).sum::<usize>() * 2);
+    let stem: Vec<NodeIndex> = (0..=c)
+        .map(|i| graph.add_node(WitnessState { id: format!("S{i}"), entry: i == 0, ..Default::default() }))
+        .collect();
+    let recurrence = segments[c].iter().find(|w| w.action != Action::Avoid);
+    let invariant = match recurrence.map(|w| &w.requirement) {
+        Some(Requirement::Expression(e)) => Some(e.clone()),
+        _ => None,
+    };
+    let head = graph.add_node(WitnessState {
+        id: "H".into(),
+        cycle_head: true,
+        invariant: invariant.clone(),
+        ..Default::default()
+    });
+    let avoided = graph.add_node(WitnessState { id: "avoided".into(), sink: true, ..Default::default() });
+    // X_j for j in c+1..n: the state from which segment j's waypoints leave.
+    let mut from: Vec<NodeIndex> = Vec::new();
+    for j in c + 1..n {
+        from.push(if j == c + 1 {
+            head
+        } else {
+            graph.add_node(WitnessState { id: format!("P{j}"), ..Default::default() })
+        });
+    }
+    let add = |graph: &mut DiGraph<WitnessState, WitnessTransition>, src: NodeIndex, to: NodeIndex, w: &Waypoint| {
+        let mut t = waypoint_transition(w);
+        let to = if w.action == Action::Avoid { avoided } else { to };
+        // The recurrence waypoint's constraint is the head's invariant, not an assumption.
+        if invariant.is_some() && std::ptr::eq(w, recurrence.unwrap_or(w)) && w.action != Action::Avoid {
+            t.assumption = None;
+        }
+        graph.add_edge(src, to, t);
+    };
+    for (i, seg) in segments.iter().enumerate().take(c) {
+        for w in seg {
+            add(&mut graph, stem[i], stem[i + 1], w);
+        }
+    }
+    for w in &segments[c] {
+        add(&mut graph, stem[c], head, w);
+        if c + 1 == n {
+            add(&mut graph, head, head, w);
+        }
+    }
+    for j in c + 1..n {
+        let to = if j + 1 < n { from[j + 1 - (c + 1)] } else { stem[c] };
+        for w in &segments[j] {
+            add(&mut graph, from[j - (c + 1)], to, w);
+        }
+    }
+    graph
+}
+
 fn build_chain(segments: &[Vec<Waypoint>]) -> DiGraph<WitnessState, WitnessTransition> {
+    if let Some(c) = segments.iter().position(|s| s.iter().any(|w| w.action == Action::Cycle)) {
+        return build_lasso(segments, c);
+    }
     let n = segments.len();
     let mut graph = DiGraph::with_capacity(n + 2, segments.iter().map(Vec::len).sum());
     let states: Vec<NodeIndex> = (0..n)
@@ -1558,11 +1668,19 @@ mod tests {
         let w = ok(&text);
         assert_eq!(w.metadata.witness_type, Some(WitnessType::Termination));
         assert_eq!(w.format, "YAML 2.1");
-        assert!(w.graph[state(&w, "S1")].cycle_head);
+        // Decision 93: passing the first cycle waypoint enters the cycle head `H`, whose
+        // invariant is that waypoint's constraint; the pass ends by passing it again.
+        let h = state(&w, "H");
+        assert!(w.graph[h].cycle_head);
+        assert_eq!(w.graph[h].invariant.as_deref(), Some("x > 0"));
         assert_eq!(out(&w, "S0")[0].0, "S1");
-        assert_eq!(out(&w, "S1")[0].0, "S2");
-        assert_eq!(out(&w, "S2")[0].0, "S1");
+        assert_eq!(out(&w, "S1")[0].0, "H");
+        assert_eq!(out(&w, "H")[0].0, "S1");
+        // The recurrent set is the head's invariant, not an assumption that would end a run.
+        let into_head = w.graph.edges_directed(h, petgraph::Direction::Incoming).next().map(|e| e.id());
+        assert!(w.graph[into_head.expect("a transition into H")].assumption.is_none());
         assert!(!w.warnings.iter().any(|m| m.contains("2.1")), "{:?}", w.warnings);
+        assert!(w.warnings.iter().any(|m| m.contains("not recurrence_condition")), "{:?}", w.warnings);
         // follow after cycle
         let (_, _, msg) = malformed(&witness(
             "    - segment:\n        - waypoint: { type: assumption, action: cycle, location: { line: 4 }, constraint: { value: \"x > 0\" } }\n    - segment:\n        - waypoint: { type: branching, action: follow, location: { line: 5 }, constraint: { value: true } }\n",
@@ -1577,9 +1695,11 @@ mod tests {
         ));
         assert_eq!(w.metadata.witness_type, Some(WitnessType::Termination));
         assert!(w.warnings.iter().any(|m| m.contains("2.1")), "{:?}", w.warnings);
+        // A single cycle segment: it enters the head `H` and is a loop of `H` (decision 93).
         let t = out(&w, "S0");
-        assert_eq!(t[0].0, "S0");
+        assert_eq!(t[0].0, "H");
         assert_eq!(anchor(&t[0].1).kind, AnchorKind::Statement);
+        assert_eq!(out(&w, "H")[0].0, "H");
     }
 
     #[test]
