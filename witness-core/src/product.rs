@@ -804,13 +804,32 @@ impl<'a> Explorer<'a> {
                 );
                 return (Verdict::Unknown { reason: r.clone() }, r);
             }
-            return (
-                Verdict::Rejected,
-                format!(
-                    "the witness's stem is infeasible: no run it allows reaches the cycle head in a state of the recurrent set `{text}` ({} product states explored)",
-                    self.states
-                ),
+            let msg = format!(
+                "the witness's stem is infeasible: no run it allows reaches the cycle head in a state of the recurrent set `{text}` ({} product states explored)",
+                self.states
             );
+            // Without a dead end or a furthest transition on the way, the explanation names the
+            // transition into the head.
+            if self.infeasible.is_none() && self.furthest_step().is_none() {
+                let w = self.witness;
+                let into_head = w
+                    .graph
+                    .edge_indices()
+                    .find(|&e| w.graph.edge_endpoints(e).is_some_and(|(_, h)| w.graph[h].cycle_head));
+                if let Some(t) = into_head {
+                    let tr = &w.graph[t];
+                    let line = tr
+                        .guard
+                        .anchor
+                        .as_ref()
+                        .map(|a| a.line)
+                        .or(tr.guard.lines.map(|l| l.start as u32))
+                        .unwrap_or(0);
+                    let step = InfeasibleStep { line, origin: tr.origin.clone(), what: msg.clone(), kind: "stem" };
+                    self.infeasible = Some((0, step));
+                }
+            }
+            return (Verdict::Rejected, msg);
         }
         let not_rejected = |why: String, open: &Option<String>| {
             let r = match open {
