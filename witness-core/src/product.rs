@@ -2987,9 +2987,10 @@ impl<'a> Explorer<'a> {
             );
             return Some(InfeasibleStep { line, origin: tr.origin.clone(), what, kind: "branch" });
         }
+        let goal = if is_lasso(w) { "its cycle head" } else { "a violation node" };
         let what = format!(
-            "the witness's run gets no further than node {} ({d} transition{} from a violation node): no step of a \
-             path it allows passes this transition",
+            "the witness's run gets no further than node {} ({d} transition{} from {goal}): no step of a path it \
+             allows passes this transition",
             w.graph[q].id,
             if d == 1 { "" } else { "s" }
         );
