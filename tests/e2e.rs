@@ -707,6 +707,10 @@ fn batch_runs_a_manifest_and_writes_results_summary_and_plot() {
         path_str(&manifest),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    // The same batch with `--fail-on-wrong`: the mislabelled row's confirmation is wrong.
+    let strict = run_str(&["batch", "--jobs", "2", "--timeout", "30", "--fail-on-wrong", path_str(&manifest)]);
+    assert_eq!(strict.status.code(), Some(1), "{}", describe(&strict));
+    assert!(String::from_utf8_lossy(&strict.stderr).contains("1 wrong verdict(s)"), "{}", describe(&strict));
     let summary = String::from_utf8_lossy(&out.stdout).into_owned();
     let lines: Vec<serde_json::Value> = std::fs::read_to_string(&results)
         .unwrap()

@@ -51,6 +51,11 @@ pub struct BatchArgs {
     /// Only manifest rows whose `witness_format` starts with this (e.g. `graphml`, `yaml`).
     #[arg(long, value_name = "PREFIX")]
     format: Option<String>,
+    /// Exit with status 1 when a labelled task got a wrong verdict (a confirmation of a witness
+    /// expected to be rejected, or of another violation, or a rejection of one expected to be
+    /// confirmed), for CI pipelines; without it a finished batch exits 0.
+    #[arg(long = "fail-on-wrong")]
+    fail_on_wrong: bool,
     /// Further options for every validation, after `--` (e.g. `-- --stutter lenient`).
     #[arg(last = true, value_name = "VALIDATE-OPTIONS")]
     validate_options: Vec<String>,
@@ -124,7 +129,11 @@ pub struct Outcome {
 
 pub fn run(args: BatchArgs) -> ! {
     let code = match run_batch(&args) {
-        Ok(()) => 0,
+        Ok(wrong) if wrong > 0 && args.fail_on_wrong => {
+            eprintln!("witness-check batch: {wrong} wrong verdict(s)");
+            1
+        }
+        Ok(_) => 0,
         Err(BatchError::Usage(m)) => {
             eprintln!("witness-check batch: {m}");
             2
@@ -148,7 +157,8 @@ enum BatchError {
     Internal(String),
 }
 
-fn run_batch(args: &BatchArgs) -> Result<(), BatchError> {
+/// Runs the batch; returns the number of wrong verdicts among the labelled tasks.
+fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
     let mut tasks = Vec::new();
     for input in &args.inputs {
         tasks.extend(load_list(input, args.format.as_deref())?);
@@ -221,7 +231,7 @@ fn run_batch(args: &BatchArgs) -> Result<(), BatchError> {
     if let Some(e) = write_failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(BatchError::Input(format!("cannot write the results: {e}")));
     }
-    Ok(())
+    Ok(done.iter().filter(|(o, _)| o.correct == Some(false)).count())
 }
 
 // ---------------------------------------------------------------------------------------------
