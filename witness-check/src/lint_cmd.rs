@@ -179,7 +179,9 @@ fn snippet(text: &str, line: u32, column: Option<u32>, origin: &str, sev: Severi
         Some(c) => src.char_indices().nth((c as usize).saturating_sub(1)).map(|(i, _)| i).unwrap_or(indent),
         None => indent,
     };
-    let end = src.trim_end().len().max(start + 1).min(src.len());
+    // At least the character at the column (which may take several bytes).
+    let next = src[start..].chars().next().map_or(start, |c| start + c.len_utf8());
+    let end = src.trim_end().len().max(next).min(src.len());
     if start >= end {
         return None;
     }
