@@ -390,9 +390,14 @@ struct Explorer<'a> {
 struct RecurrencePass {
     /// The path conditions of the paths that came back to the cycle head.
     returns: Vec<Vec<Bool>>,
+    /// The first few states that came back, for a confirmation's trace (stem and one pass).
+    examples: Vec<ProductState>,
     /// Why the set is not closed, if a path came back outside it.
     failure: Option<String>,
 }
+
+/// Returning states of a symbolic pass kept to show one pass in a confirmation's trace.
+const MAX_PASS_EXAMPLES: usize = 16;
 
 /// Most first visits whose recurrent set is checked over a symbolic pass (decision 96).
 const MAX_RECURRENCE_CHECKS: usize = 4;
@@ -3354,7 +3359,7 @@ impl<'a> Explorer<'a> {
     /// explored; every path that comes back must be inside the set, and the paths that come back
     /// must together cover the whole set (with values the witness pins for the nondeterministic
     /// calls of the pass; any other nondeterministic value makes the check fail).
-    fn recurrence_check(&mut self, s: &ProductState, text: &str) -> Result<(), String> {
+    fn recurrence_check(&mut self, s: &ProductState, text: &str) -> Result<Option<ProductState>, String> {
         if self.recurrence.is_some() {
             return Err("nested recurrence check".into());
         }
@@ -3381,15 +3386,30 @@ impl<'a> Explorer<'a> {
             return not_modelled(&format!("more than {MAX_RECURRENCE_CELLS} variables and array cells"));
         }
         let mut ok = true;
+        // `links`: each new symbol equals the value it replaces in `s` (only for the trace).
+        let mut links: Vec<Bool> = Vec::new();
         let mut general = |slots: &mut std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>,
                            data: &mut DataState| {
             for slot in slots.values_mut() {
                 match slot {
-                    crate::semantics::Slot::Scalar(v) => *v = data.symbol("rec", v.ty),
+                    crate::semantics::Slot::Scalar(v) => {
+                        let new = data.symbol("rec", v.ty);
+                        links.push(v.term().eq(new.term()));
+                        *v = new;
+                    }
                     crate::semantics::Slot::Array { elem, cells } => {
                         let elem = *elem;
-                        let new: Vec<Option<Val>> =
-                            cells.iter().map(|c| c.as_ref().map(|_| data.symbol("rec", elem).val)).collect();
+                        let new: Vec<Option<Val>> = cells
+                            .iter()
+                            .map(|c| {
+                                c.as_ref().map(|old| {
+                                    let new = data.symbol("rec", elem);
+                                    let old = crate::semantics::Value { val: old.clone(), ty: elem };
+                                    links.push(old.term().eq(new.term()));
+                                    new.val
+                                })
+                            })
+                            .collect();
                         *cells = Rc::new(new);
                     }
                     crate::semantics::Slot::PtrUninit
@@ -3427,7 +3447,7 @@ impl<'a> Explorer<'a> {
         let unknown_before = self.unknown.len();
         let max_before = self.max_states;
         self.max_states = Some(self.states + RECURRENCE_MAX_STATES);
-        self.recurrence = Some(RecurrencePass { returns: Vec::new(), failure: None });
+        self.recurrence = Some(RecurrencePass { returns: Vec::new(), examples: Vec::new(), failure: None });
         let repeats_before = self.repeats;
         let verdict = self.run_from(g);
         // The pass's own joins of paths say nothing about the runs the witness allows.
@@ -3471,7 +3491,25 @@ impl<'a> Explorer<'a> {
         }
         let any = Bool::or(&covers);
         match self.smt.check(&base, &[&any.not()]) {
-            Feasibility::Infeasible => Ok(()),
+            Feasibility::Infeasible => {
+                // The trace shows the stem and the pass that `s` itself takes: a returning path
+                // whose condition holds together with the stem's and with the general state
+                // equal to `s`'s (some does, as the passes cover the set).
+                let stem = s.data.path.conjuncts();
+                let example = rec.examples.into_iter().find_map(|mut r| {
+                    let mut all = stem.clone();
+                    all.extend(links.iter().cloned());
+                    all.extend(r.data.path.conjuncts());
+                    if self.smt.check(&all, &[]) != Feasibility::Feasible {
+                        return None;
+                    }
+                    for c in stem.iter().chain(links.iter()) {
+                        r.data.constrain(c.clone());
+                    }
+                    Some(r)
+                });
+                Ok(example)
+            }
             Feasibility::Feasible => Err(format!(
                 "the recurrent set `{text}` is not closed: from some states in it no pass the loop part allows comes \
                  back to the cycle head (the loop is left, a sink or a false assumption is met, or undefined \
@@ -3563,7 +3601,12 @@ impl<'a> Explorer<'a> {
             let conjuncts = s.data.path.conjuncts();
             if let Some(rec) = self.recurrence.as_mut() {
                 match closed {
-                    Some(true) => rec.returns.push(conjuncts),
+                    Some(true) => {
+                        rec.returns.push(conjuncts);
+                        if rec.examples.len() < MAX_PASS_EXAMPLES {
+                            rec.examples.push(s.clone());
+                        }
+                    }
                     Some(false) => {
                         rec.failure.get_or_insert_with(|| {
                             format!(
@@ -3597,7 +3640,7 @@ impl<'a> Explorer<'a> {
                 // Decision 96: a symbolic state in the set; one symbolic pass from every state
                 // of the set may show that the set is closed.
                 match self.recurrence_check(&s, &text) {
-                    Ok(()) => {
+                    Ok(example) => {
                         let values = self.describe(&mut s, &text);
                         self.violated = Some("termination");
                         let what = format!(
@@ -3605,7 +3648,9 @@ impl<'a> Explorer<'a> {
                              closed: from every state in it, each pass the loop part allows comes back to the head \
                              inside it (one symbolic pass, bit-precise)"
                         );
-                        return Arrival::Confirm(self.confirm(&s, what));
+                        // The stem and one pass when a returning path of `s` was found.
+                        let shown = example.unwrap_or_else(|| s.clone());
+                        return Arrival::Confirm(self.confirm(&shown, what));
                     }
                     Err(why) => self.lasso_open.push(why),
                 }
