@@ -256,20 +256,9 @@ struct HeadVisit {
     trace: Option<Rc<TraceNode>>,
 }
 
-type StateKey = (
-    NodeIndex,
-    NodeIndex,
-    Rc<Vec<CallSite>>,
-    Rc<Vec<crate::semantics::Frame>>,
-    Rc<std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>>,
-    Rc<std::collections::BTreeMap<u32, crate::semantics::HeapBlock>>,
-    crate::semantics::PathCond,
-    Option<AnyValue>,
-    usize,
-    Rc<Vec<(FuncId, EdgeIndex)>>,
-    bool,
-    u32,
-);
+/// What identifies a product state in the visited set: its `LassoKey` (the state without the
+/// path condition), the path condition, the test-vector position and the cycle-head visits so far.
+type StateKey = (LassoKey, crate::semantics::PathCond, usize, u32);
 
 impl ProductState {
     fn lasso_key(&self) -> LassoKey {
@@ -288,17 +277,9 @@ impl ProductState {
 
     fn key(&self) -> StateKey {
         (
-            self.loc,
-            self.witness,
-            self.stack.clone(),
-            self.data.frames.clone(),
-            self.data.globals.clone(),
-            self.data.heap.clone(),
+            self.lasso_key(),
             self.data.path.clone(),
-            self.returned.clone(),
             self.vec_pos,
-            self.atexit.clone(),
-            self.exiting,
             // Passes of a lasso are told apart, so that the repetition is seen at the cycle
             // head (decision 94), not turned away earlier by the visited set.
             self.heads.as_ref().map_or(0, |h| h.count),

@@ -127,13 +127,19 @@ pub fn lint(witness_path: &Path, bytes: &[u8], program: Option<&ProgramFacts>, o
     let mut sink = Sink::new(opts.strict);
     let unzipped;
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-        match gunzip(bytes) {
+        match crate::witness::graphml::gunzip(witness_path, bytes) {
             Ok(b) => {
                 unzipped = b;
                 &unzipped[..]
             }
             Err(e) => {
-                sink.push(Severity::Error, "X1", None, format!("gzip-compressed witness does not decompress: {e}"));
+                let message = match e {
+                    crate::InputError::Malformed { message, .. } | crate::InputError::Invalid { message, .. } => {
+                        message
+                    }
+                    crate::InputError::Io { source, .. } => source.to_string(),
+                };
+                sink.push(Severity::Error, "X1", None, message);
                 return LintReport { format: "unknown".into(), findings: sink.findings, overview: Vec::new() };
             }
         }
@@ -154,17 +160,4 @@ pub fn lint(witness_path: &Path, bytes: &[u8], program: Option<&ProgramFacts>, o
         ("unknown".to_string(), Vec::new())
     };
     LintReport { format, findings: sink.findings, overview }
-}
-
-/// Largest decompressed witness accepted (as the readers).
-const MAX_UNZIPPED: u64 = 1 << 30;
-
-fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(bytes).take(MAX_UNZIPPED + 1).read_to_end(&mut out).map_err(|e| e.to_string())?;
-    if out.len() as u64 > MAX_UNZIPPED {
-        return Err(format!("more than {} MiB decompressed", MAX_UNZIPPED >> 20));
-    }
-    Ok(out)
 }

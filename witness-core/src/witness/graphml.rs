@@ -127,7 +127,8 @@ pub fn read_graphml(path: &Path, bytes: &[u8]) -> Result<WitnessAutomaton, Input
     build(parser)
 }
 
-fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, InputError> {
+/// Decompresses a gzip-compressed witness (at most [`MAX_DECOMPRESSED_SIZE`] bytes).
+pub(crate) fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, InputError> {
     let mut out = Vec::new();
     let mut dec = flate2::read::MultiGzDecoder::new(bytes).take(MAX_DECOMPRESSED_SIZE + 1);
     if let Err(e) = dec.read_to_end(&mut out) {

@@ -1183,7 +1183,6 @@ fn action_name(a: Action) -> &'static str {
     }
 }
 
-/// Builds the chain `S0 … S(n-1)`, `V`, `avoided` (see the module documentation).
 /// The transition of one waypoint (its constraint as an assumption, or its branch decision).
 fn waypoint_transition(w: &Waypoint) -> WitnessTransition {
     let origin = w.pos.to_string();
@@ -1273,6 +1272,8 @@ fn build_lasso(segments: &[Vec<Waypoint>], c: usize) -> DiGraph<WitnessState, Wi
     graph
 }
 
+/// Builds the chain `S0 … S(n-1)`, `V`, `avoided` (see the module documentation); a witness
+/// with a `cycle` segment is a lasso instead ([`build_lasso`]).
 fn build_chain(segments: &[Vec<Waypoint>]) -> DiGraph<WitnessState, WitnessTransition> {
     if let Some(c) = segments.iter().position(|s| s.iter().any(|w| w.action == Action::Cycle)) {
         return build_lasso(segments, c);
@@ -1282,15 +1283,8 @@ fn build_chain(segments: &[Vec<Waypoint>]) -> DiGraph<WitnessState, WitnessTrans
     let states: Vec<NodeIndex> = (0..n)
         .map(|i| graph.add_node(WitnessState { id: format!("S{i}"), entry: i == 0, ..Default::default() }))
         .collect();
-    let first_cycle = segments.iter().position(|s| s.iter().any(|w| w.action == Action::Cycle));
-    let violation = match first_cycle {
-        Some(_) => None,
-        None => Some(graph.add_node(WitnessState { id: "V".into(), violation: true, ..Default::default() })),
-    };
+    let violation = graph.add_node(WitnessState { id: "V".into(), violation: true, ..Default::default() });
     let avoided = graph.add_node(WitnessState { id: "avoided".into(), sink: true, ..Default::default() });
-    if let Some(c) = first_cycle {
-        graph[states[c]].cycle_head = true;
-    }
     for (si, seg) in segments.iter().enumerate() {
         for w in seg {
             let to = if w.action == Action::Avoid {
@@ -1298,39 +1292,9 @@ fn build_chain(segments: &[Vec<Waypoint>]) -> DiGraph<WitnessState, WitnessTrans
             } else if si + 1 < n {
                 states[si + 1]
             } else {
-                match (violation, first_cycle) {
-                    (Some(v), _) => v,
-                    (None, Some(c)) => states[c],
-                    (None, None) => avoided, // unreachable: one of both exists
-                }
+                violation
             };
-            let origin = w.pos.to_string();
-            let anchor = SourceAnchor {
-                kind: w.wtype.anchor_kind(),
-                line: w.line,
-                column: w.column,
-                file_name: w.file_name.clone(),
-                origin: origin.clone(),
-            };
-            let (assumption, decision) = match &w.requirement {
-                Requirement::None => (None, None),
-                Requirement::Expression(e) => (
-                    Some(Assumption { expressions: vec![e.clone()], scope: w.function.clone(), result_function: None }),
-                    None,
-                ),
-                Requirement::Decision(d) => (None, Some(d.clone())),
-            };
-            graph.add_edge(
-                states[si],
-                to,
-                WitnessTransition {
-                    guard: LocationGuard { anchor: Some(anchor), ..Default::default() },
-                    assumption,
-                    origin,
-                    avoid: w.action == Action::Avoid,
-                    decision,
-                },
-            );
+            graph.add_edge(states[si], to, waypoint_transition(w));
         }
     }
     graph
