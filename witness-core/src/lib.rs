@@ -16,6 +16,7 @@ pub mod offsets;
 pub mod product;
 pub mod property;
 pub mod reach;
+pub mod reading;
 pub mod resources;
 pub mod semantics;
 pub mod taskdef;

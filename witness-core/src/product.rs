@@ -28,6 +28,7 @@ use crate::cfa::{
 use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::offsets::OffsetPlan;
 use crate::reach::ErrorReach;
+use crate::reading::{self, Doubts, Reading};
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
 use crate::testvec::TestVector;
@@ -138,6 +139,9 @@ pub struct Outcome {
     /// For a confirmed violation of an operation (decisions 72, 73): the property, e.g.
     /// `valid-deref`.
     pub violated: Option<&'static str>,
+    /// The exploration found no allowed path to the violation, whether or not its reading
+    /// supports a rejection (decision 97: the gate may have turned it into `unknown`).
+    pub raw_rejected: bool,
 }
 
 /// Where the witness's path ends: a transition the program's step cannot pass.
@@ -365,6 +369,13 @@ struct Explorer<'a> {
     lasso_open: Vec<String>,
     /// A symbolic pass of the loop part is being explored (decision 96).
     recurrence: Option<RecurrencePass>,
+    /// Constraints of the witness this exploration dropped or added (decision 97).
+    doubts: Doubts,
+    /// Lassos: the witness states reachable from a cycle head (its loop part).
+    cycle_nodes: HashSet<NodeIndex>,
+    /// Existential segments: per transition, the program locations from which a step on its
+    /// waypoint's line is still reachable.
+    revisit: HashMap<EdgeIndex, Rc<ErrorReach>>,
 }
 
 /// What one symbolic pass of the loop part found so far (decision 96).
@@ -453,6 +464,7 @@ fn explore_with(
             strict_rejected: false,
             infeasible: None,
             violated: None,
+            raw_rejected: true,
         };
     }
     // No violation node is reachable in the witness graph: no run can be in a violation state
@@ -476,17 +488,16 @@ fn explore_with(
             strict_rejected: false,
             infeasible: None,
             violated: None,
+            raw_rejected: true,
         };
     }
     // Decision 38: transitions past the end of the program that cut every path to the
-    // violation: no run can pass them, unless the lines are off by a constant.
+    // violation: no run can pass them (the exact reading rejects), unless the lines are off by
+    // a constant. The shift is a guess: it may confirm, never reject (decision 97).
     if let Some(cut) = past_end_cut(cfa, witness) {
-        if let Some(k) = unique_line_shift(cfa, witness) {
-            return explore_shifted(cfa, source, witness, anchors, opts, reach, k, &cut);
-        }
-        return Outcome {
+        let rejected = Outcome {
             verdict: Verdict::Rejected,
-            reason: cut,
+            reason: cut.clone(),
             states: 0,
             solver_calls: 0,
             warnings: Vec::new(),
@@ -494,11 +505,24 @@ fn explore_with(
             strict_rejected: true,
             infeasible: None,
             violated: None,
+            raw_rejected: true,
+        };
+        let Some(k) = unique_line_shift(cfa, witness) else { return rejected };
+        let shifted = gate(&Reading::SHIFTED, explore_shifted(cfa, source, witness, anchors, opts, reach, k, &cut));
+        return match shifted.verdict {
+            Verdict::Confirmed { .. } | Verdict::Unknown { .. } if !shifted.raw_rejected => shifted,
+            _ => Outcome {
+                reason: format!("{cut}; with every line shifted by {k:+} no allowed path reaches the error either"),
+                states: shifted.states,
+                solver_calls: shifted.solver_calls,
+                warnings: shifted.warnings,
+                ..rejected
+            },
         };
     }
     // Decision 55: offsets from an edited copy of the program, aligned line by line. The
-    // alignment is a guess, so only a confirmation may rest on it; otherwise the witness is
-    // validated as before, by lines only.
+    // alignment is a guess, so only a confirmation may rest on it (the gate sees to that);
+    // otherwise the witness is validated as before, by lines only.
     let mut aligned_note = None;
     if !opts.permissive {
         let ignored = matches!(crate::offsets::plan(cfa, witness, &mut Vec::new()), OffsetPlan::Ignored);
@@ -525,11 +549,50 @@ fn explore_with(
         return confirmed;
     }
     let mut outcome = explore_once(cfa, witness, anchors, opts, reach, None);
-    outcome.strict_rejected = matches!(outcome.verdict, Verdict::Rejected);
+    outcome.strict_rejected = outcome.raw_rejected;
     if let Some((note, states, calls)) = aligned_note {
         outcome.warnings.push(note);
         outcome.states += states;
         outcome.solver_calls += calls;
+    }
+    // Issue 19, cause 5: the greedy (first-visit) segment reading adds a constraint the format
+    // does not make; its rejection is checked under the format's literal, existential reading.
+    if outcome.raw_rejected && !matches!(outcome.verdict, Verdict::Rejected) && witness.exact_locations {
+        let literal = ExploreOptions {
+            segments: SegmentReading::Existential,
+            target: opts.target.clone(),
+            vector: opts.vector.clone(),
+            guess: None,
+            ..*opts
+        };
+        let second = explore_once(cfa, witness, anchors, &literal, reach, None);
+        outcome.states += second.states;
+        outcome.solver_calls += second.solver_calls;
+        outcome.warnings.extend(second.warnings);
+        match second.verdict {
+            Verdict::Rejected => {
+                outcome.verdict = Verdict::Rejected;
+                outcome.reason = second.reason;
+            }
+            Verdict::Confirmed { trace, .. } => {
+                let line = trace.last().map(|s| s.line).unwrap_or(0);
+                let reason = format!(
+                    "the readings of the witness's segments disagree: under the greedy reading (the first visit of a \
+                     waypoint's location must pass it) no allowed path reaches the error, but under the format's literal \
+                     reading (a later visit may pass it) a path reaches the error at line {line}"
+                );
+                outcome.verdict = Verdict::Unknown { reason: reason.clone() };
+                outcome.reason = reason;
+            }
+            Verdict::Unknown { reason } => {
+                let reason = format!(
+                    "the greedy segment reading rejects the witness, but the check under the format's literal \
+                     (existential) reading was inconclusive: {reason}"
+                );
+                outcome.verdict = Verdict::Unknown { reason: reason.clone() };
+                outcome.reason = reason;
+            }
+        }
     }
     if matches!(outcome.verdict, Verdict::Rejected) {
         let doubt = if outcome.unspecified_read {
@@ -545,18 +608,18 @@ fn explore_with(
             // Decision 38: the witness needs steps on lines without a statement. Written for a
             // text with a few lines more or less, it fits this one after a constant shift.
             if let Some(k) = unique_line_shift(cfa, witness) {
-                let mut shifted = explore_shifted(cfa, source, witness, anchors, opts, reach, k, &unmatched);
-                shifted.states += outcome.states;
-                shifted.solver_calls += outcome.solver_calls;
-                if !matches!(shifted.verdict, Verdict::Rejected) {
+                let shifted =
+                    gate(&Reading::SHIFTED, explore_shifted(cfa, source, witness, anchors, opts, reach, k, &unmatched));
+                outcome.states += shifted.states;
+                outcome.solver_calls += shifted.solver_calls;
+                if matches!(shifted.verdict, Verdict::Confirmed { .. }) || !shifted.raw_rejected {
+                    let mut shifted = shifted;
+                    shifted.states = outcome.states;
+                    shifted.solver_calls = outcome.solver_calls;
                     shifted.strict_rejected = true;
                     shifted.infeasible = shifted.infeasible.or(outcome.infeasible);
                     return shifted;
                 }
-                // The shift is a guess: it may confirm (that needs a feasible violating path of
-                // the program), but a rejection under it rests on the guess.
-                outcome.states = shifted.states;
-                outcome.solver_calls = shifted.solver_calls;
                 outcome.warnings.extend(shifted.warnings);
                 Some(format!("{unmatched}; with every line shifted by {k:+} no allowed path reaches the error either"))
             } else {
@@ -586,26 +649,35 @@ fn explore_with(
         let second = explore_once(cfa, witness, anchors, &permissive, reach, None);
         outcome.states += second.states;
         outcome.solver_calls += second.solver_calls;
-        match second.verdict {
-            Verdict::Rejected => {}
-            Verdict::Confirmed { trace, .. } => {
-                let line = trace.last().map(|s| s.line).unwrap_or(0);
-                let reason = format!(
-                    "the witness is ambiguous for this program: under the strict reading no allowed path reaches the error, \
-                     but a permissive reading (steps whose matching transitions all die are skipped, several transitions per step) \
-                     reaches it at line {line}"
-                );
-                outcome.verdict = Verdict::Unknown { reason: reason.clone() };
-                outcome.reason = reason;
-            }
-            Verdict::Unknown { reason } => {
-                let reason = format!(
+        if !second.raw_rejected {
+            let reason = match &second.verdict {
+                Verdict::Unknown { reason } if second.reason.starts_with("a path to the violation was found") => {
+                    let _ = reason;
+                    "the witness is ambiguous for this program: under the strict reading no allowed path reaches the \
+                     error, but a permissive reading (steps whose matching transitions all die are skipped, several \
+                     transitions per step) reaches it"
+                        .to_string()
+                }
+                Verdict::Unknown { reason } => format!(
                     "the strict reading rejects the witness, but the check under a permissive reading was inconclusive: {reason}"
-                );
-                outcome.verdict = Verdict::Unknown { reason: reason.clone() };
-                outcome.reason = reason;
-            }
+                ),
+                _ => second.reason.clone(),
+            };
+            outcome.verdict = Verdict::Unknown { reason: reason.clone() };
+            outcome.reason = reason;
         }
+    }
+    outcome
+}
+
+/// Decision 97: `outcome` of an exploration under `reading`, gated: a conclusion the reading
+/// does not support becomes `unknown` (used where a whole portfolio ran under one guess).
+fn gate(reading: &Reading, mut outcome: Outcome) -> Outcome {
+    let verdict = std::mem::replace(&mut outcome.verdict, Verdict::Rejected);
+    let (verdict, why) = reading::conclude(reading, &Doubts::default(), verdict);
+    outcome.verdict = verdict;
+    if let Some(why) = why {
+        outcome.reason = why;
     }
     outcome
 }
@@ -662,6 +734,22 @@ fn explore_shifted(
     shifted
 }
 
+/// The reading an exploration with these options follows (decision 97). A test-vector run
+/// follows no automaton: it is exact for what it checks (its inputs alone).
+fn reading_of(witness: &WitnessAutomaton, opts: &ExploreOptions, aligned: bool) -> Reading {
+    if opts.permissive {
+        Reading::PERMISSIVE
+    } else if opts.guess.is_some() {
+        Reading::GUESSED_VALUES
+    } else if aligned {
+        Reading::ALIGNED
+    } else if witness.exact_locations && opts.segments == SegmentReading::Greedy && opts.vector.is_none() {
+        Reading::GREEDY
+    } else {
+        Reading::EXACT
+    }
+}
+
 /// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets.
 fn explore_once(
     cfa: &Cfa,
@@ -705,6 +793,13 @@ fn explore_once(
         Verdict::Unknown { reason } => reason.clone(),
     };
     let infeasible = ex.infeasible.clone().map(|(_, i)| i).or_else(|| ex.furthest_step());
+    let raw_rejected = matches!(verdict, Verdict::Rejected);
+    // Decision 97: the one gate between an exploration and its conclusion.
+    let (verdict, reason) = match reading::conclude(&reading_of(witness, opts, aligned.is_some()), &ex.doubts, verdict)
+    {
+        (v, Some(why)) => (v, why),
+        (v, None) => (v, reason),
+    };
     Outcome {
         verdict,
         reason,
@@ -715,6 +810,7 @@ fn explore_once(
         strict_rejected: false,
         infeasible,
         violated: ex.violated,
+        raw_rejected,
     }
 }
 
@@ -759,6 +855,19 @@ impl<'a> Explorer<'a> {
             lasso_firsts: Vec::new(),
             lasso_open: Vec::new(),
             recurrence: None,
+            doubts: Doubts::default(),
+            revisit: HashMap::new(),
+            cycle_nodes: {
+                let mut seen = HashSet::new();
+                let mut todo: Vec<NodeIndex> =
+                    witness.graph.node_indices().filter(|n| witness.graph[*n].cycle_head).collect();
+                while let Some(n) = todo.pop() {
+                    if seen.insert(n) {
+                        todo.extend(witness.graph.neighbors_directed(n, Direction::Outgoing));
+                    }
+                }
+                seen
+            },
         }
     }
 
@@ -2446,6 +2555,38 @@ impl<'a> Explorer<'a> {
         }
     }
 
+    /// Existential segments: can a run at `loc` (with `s`'s calls to return from) still reach a
+    /// step on the line of transition `t`'s waypoint? A run that cannot never passes it, so
+    /// letting the present visit go by is of no use to it.
+    fn may_revisit(&mut self, t: EdgeIndex, loc: NodeIndex, s: &ProductState) -> bool {
+        let reach = match self.revisit.get(&t) {
+            Some(r) => r.clone(),
+            None => {
+                let g = &self.witness.graph[t].guard;
+                let Some(r) =
+                    g.lines.or_else(|| g.anchor.as_ref().map(|a| Range { start: a.line as u64, end: a.line as u64 }))
+                else {
+                    return true;
+                };
+                let cfa = self.cfa;
+                let mut seeds = Vec::new();
+                for e in cfa.graph.edge_references() {
+                    let Some(sp) = e.weight().span else { continue };
+                    if r.overlaps(sp.start_line as u64, sp.end_line as u64) {
+                        seeds.push(e.source());
+                        if let EdgeOp::Call { callee, .. } = &e.weight().op {
+                            seeds.push(cfa.function(*callee).exit);
+                        }
+                    }
+                }
+                let reach = Rc::new(ErrorReach::towards(cfa, &seeds));
+                self.revisit.insert(t, reach.clone());
+                reach
+            }
+        };
+        reach.may_reach(loc, s.stack.iter().map(|c| c.return_loc))
+    }
+
     /// Matches a step against the witness state's transitions and pushes the successors.
     fn advance_witness(
         &mut self,
@@ -2526,7 +2667,15 @@ impl<'a> Explorer<'a> {
                     if self.opts.stutter == StutterMode::Lenient && self.next_step_matches(info.target, t) {
                         stay = true;
                     }
-                    if exact && self.opts.segments == SegmentReading::Existential {
+                    // Lassos: only the stem forks; the rejections of a lasso (decision 95) do not
+                    // rest on the waypoints of its loop part (decision 97).
+                    // A run that lets this visit go by must be able to come back to the
+                    // waypoint's line; otherwise staying can never pass it.
+                    if exact
+                        && self.opts.segments == SegmentReading::Existential
+                        && !self.cycle_nodes.contains(&node)
+                        && self.may_revisit(t, info.target, &cur)
+                    {
                         stay = true;
                     }
                 }
@@ -2831,6 +2980,18 @@ impl<'a> Explorer<'a> {
         a: &crate::witness::Assumption,
         info: &StepInfo,
     ) -> Vec<Result<Truth, String>> {
+        let lowered = self.lowered_assumption(t, entry, a, info);
+        lowered.iter().map(|conj| self.eval_conjunct(s, conj, info)).collect()
+    }
+
+    /// A transition's assumption lowered for this step (in its scope), one entry per conjunct.
+    fn lowered_assumption(
+        &mut self,
+        t: EdgeIndex,
+        entry: Option<usize>,
+        a: &crate::witness::Assumption,
+        info: &StepInfo,
+    ) -> LoweredAssumption {
         let cfa = self.cfa;
         let scope_function = match &a.scope {
             // At file scope no function's locals exist: globals only (decision 46).
@@ -2838,9 +2999,11 @@ impl<'a> Explorer<'a> {
             Some(name) => match cfa.function_by_name(name) {
                 Some(f) => Some(f),
                 None => {
-                    self.warn(format!(
-                        "assumption scope `{name}` names no function of the program; using globals only"
-                    ));
+                    let why = format!("assumption scope `{name}` names no function of the program; using globals only");
+                    // The names may have meant another variable: neither more nor fewer runs.
+                    self.doubts.loosen(why.clone());
+                    self.doubts.tighten(why.clone());
+                    self.warn(why);
                     None
                 }
             },
@@ -2860,22 +3023,63 @@ impl<'a> Explorer<'a> {
                 for text in &a.expressions {
                     all.extend(lower_assumption(cfa, text, &scope));
                 }
+                // Producers (CBMC) write the parameters a call passes on the call's step, in the
+                // caller's scope (`foo = 1` for `one(1)`). A conjunct that names no variable of
+                // its scope is read in the callee's, where the step's post-state is: a guess of
+                // the binding, so from now on this exploration may confirm but not reject.
+                if let StepKind::Edge(CfaEdge { op: EdgeOp::Call { callee, .. }, .. }) = info.kind {
+                    let texts: Vec<String> =
+                        a.expressions.iter().flat_map(|e| crate::cfront::split_assumption(e)).collect();
+                    if texts.len() == all.len() && Some(*callee) != scope_function {
+                        let in_callee = AssumptionScope { function: Some(*callee), offset: None, result_ty };
+                        for (conj, text) in all.iter_mut().zip(&texts) {
+                            let unknown = matches!(conj, Err(m) if m.starts_with("unknown identifier"));
+                            if !unknown {
+                                continue;
+                            }
+                            if let Some(Ok(e)) = lower_assumption(cfa, text, &in_callee).into_iter().next() {
+                                self.doubts.tighten(format!(
+                                    "`{text}` at {} names no variable of its scope; read in the scope of `{}`, the \
+                                     function the step calls",
+                                    self.witness.graph[t].origin,
+                                    cfa.function(*callee).name
+                                ));
+                                *conj = Ok(e);
+                            }
+                        }
+                    }
+                }
                 let l = Rc::new(all);
                 self.assumption_cache.insert(key, l.clone());
                 l
             }
         };
         lowered
-            .iter()
-            .map(|conj| {
-                let expr = conj.as_ref().map_err(|m| m.clone())?;
-                let ev = s.data.eval(cfa, expr, info.result.as_ref()).map_err(|EvalError::Unsupported(m)| m)?;
-                if ev.defined.iter().any(|d| !matches!(d.holds, Truth::Known(true))) {
-                    return Err("its evaluation may be undefined".to_string());
+    }
+
+    /// Evaluates one lowered conjunct on the state, under its path condition: a truth value,
+    /// or why it cannot be used. An operation of the conjunct whose definedness the path
+    /// condition implies (`a[i]` after `i == 2`) is defined (issue 19, cause 1).
+    fn eval_conjunct(
+        &mut self,
+        s: &mut ProductState,
+        conj: &Result<crate::cfa::Expr, String>,
+        info: &StepInfo,
+    ) -> Result<Truth, String> {
+        let expr = conj.as_ref().map_err(|m| m.clone())?;
+        let ev = s.data.eval(self.cfa, expr, info.result.as_ref()).map_err(|EvalError::Unsupported(m)| m)?;
+        for d in &ev.defined {
+            match &d.holds {
+                Truth::Known(true) => {}
+                Truth::Known(false) => return Err(format!("its evaluation is undefined ({})", d.what)),
+                Truth::Sym(c) => {
+                    if self.smt.check(&s.data.path.conjuncts(), &[&c.not()]) != Feasibility::Infeasible {
+                        return Err(format!("its evaluation may be undefined ({})", d.what));
+                    }
                 }
-                Ok(ev.value.truth())
-            })
-            .collect()
+            }
+        }
+        Ok(ev.value.truth())
     }
 
     /// The conjunction of an assumption, or None if some conjunct cannot be evaluated.
@@ -2904,13 +3108,25 @@ impl<'a> Explorer<'a> {
         info: &StepInfo,
     ) -> bool {
         let origin = self.witness.graph[t].origin.clone();
-        for (i, conj) in self.eval_assumption(s, t, None, a, info).into_iter().enumerate() {
-            match conj {
+        let lowered = self.lowered_assumption(t, None, a, info);
+        // In order, each under the path condition the earlier ones left (`i == 2 && a[i] == 7`).
+        for (i, conj) in lowered.iter().enumerate() {
+            match self.eval_conjunct(s, conj, info) {
                 Err(msg) if msg.starts_with(crate::cfront::AMBIGUOUS) => {
                     self.give_up(format!("assumption at {origin}: {msg}"));
                     return false;
                 }
-                Err(msg) => self.warn(format!("assumption at {origin} ignored in part: {msg}")),
+                Err(msg) => {
+                    // Dropping a conjunct lets the witness allow more runs: from now on this
+                    // exploration may reject but not confirm (decision 97).
+                    let text = a.expressions.iter().flat_map(|e| crate::cfront::split_assumption(e)).nth(i);
+                    let what = match text {
+                        Some(c) => format!("assumption `{c}` at {origin} cannot be evaluated: {msg}"),
+                        None => format!("a conjunct of the assumption at {origin} cannot be evaluated: {msg}"),
+                    };
+                    self.doubts.loosen(what);
+                    self.warn(format!("assumption at {origin} ignored in part: {msg}"))
+                }
                 Ok(truth) => {
                     if !self.assume(s, truth, info.span) {
                         self.note_infeasible(s, t, i, a, info);

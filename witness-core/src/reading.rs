@@ -1,0 +1,194 @@
+//! What a reading of the witness may conclude (decision 97).
+//!
+//! A *reading* is one way of turning the witness into a set of allowed runs: exactly as the
+//! format says, or with a constraint dropped (lines without offsets, a conjunct that cannot be
+//! evaluated, a permissive stutter), or with one added or guessed (a first-visit segment
+//! reading, guessed nondet values, a line shift, aligned offsets). Dropping a constraint lets
+//! the witness allow *more* runs: if none of them reaches the violation, none of the witness's
+//! does, so such a reading may reject, never confirm. Adding one lets it allow *fewer*: a
+//! violating run among them is one the witness allows, so such a reading may confirm, never
+//! reject.
+//!
+//! Every exploration declares its reading's [`Direction`] and records, while it runs, each
+//! constraint it had to drop or add ([`Doubts`]). [`conclude`] is the one gate every outcome of
+//! an exploration passes: a confirmation under a reading that may not confirm, or a rejection
+//! under one that may not reject, becomes `unknown` with the reason. No other code decides this.
+
+use crate::verdict::Verdict;
+
+/// Which conclusions a reading supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// The witness's runs exactly: both conclusions.
+    Exact,
+    /// A superset of the witness's runs (a constraint dropped): rejections only.
+    Over,
+    /// A subset of the witness's runs (a constraint added or guessed): confirmations only.
+    Under,
+    /// Neither a superset nor a subset: no conclusion.
+    Neither,
+}
+
+impl Direction {
+    pub fn may_confirm(self) -> bool {
+        matches!(self, Direction::Exact | Direction::Under)
+    }
+
+    pub fn may_reject(self) -> bool {
+        matches!(self, Direction::Exact | Direction::Over)
+    }
+
+    /// The direction after a constraint of the witness was dropped.
+    pub fn loosened(self) -> Direction {
+        match self {
+            Direction::Exact | Direction::Over => Direction::Over,
+            Direction::Under | Direction::Neither => Direction::Neither,
+        }
+    }
+
+    /// The direction after a constraint was added or guessed.
+    pub fn tightened(self) -> Direction {
+        match self {
+            Direction::Exact | Direction::Under => Direction::Under,
+            Direction::Over | Direction::Neither => Direction::Neither,
+        }
+    }
+}
+
+/// A named reading with its declared direction.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    pub name: &'static str,
+    pub direction: Direction,
+}
+
+impl Reading {
+    pub const EXACT: Reading = Reading { name: "the witness as written", direction: Direction::Exact };
+    /// GraphML: steps whose matching transitions all die may be skipped, several transitions
+    /// may fire per step (decision 8's double check).
+    pub const PERMISSIVE: Reading = Reading { name: "a permissive stutter reading", direction: Direction::Over };
+    /// Concrete guesses for the nondet values the witness leaves open (decision 67).
+    pub const GUESSED_VALUES: Reading = Reading { name: "guessed input values", direction: Direction::Under };
+    /// Every line moved by a constant (decision 38).
+    pub const SHIFTED: Reading = Reading { name: "a constant line shift", direction: Direction::Under };
+    /// Offsets aligned line by line with this file's conditions (decision 55).
+    pub const ALIGNED: Reading = Reading { name: "offsets aligned line by line", direction: Direction::Under };
+    /// YAML: the first visit of a follow waypoint's location must pass it (CPAchecker).
+    pub const GREEDY: Reading =
+        Reading { name: "the greedy (first-visit) segment reading", direction: Direction::Under };
+    /// One choice, for each transition whose offsets could not be mapped onto this file, of
+    /// the step on its line it means (decision 98): a guess of the exact reading.
+    pub const CHOSEN_OFFSETS: Reading =
+        Reading { name: "one choice of the conditions the witness's lost offsets mean", direction: Direction::Under };
+}
+
+/// Constraints an exploration dropped or added while it ran (the first reason of each kind).
+#[derive(Debug, Clone, Default)]
+pub struct Doubts {
+    /// A constraint of the witness was dropped (e.g. a conjunct that cannot be evaluated).
+    pub loosened: Option<String>,
+    /// A constraint was added or guessed (e.g. an assumption scope that names no function).
+    pub tightened: Option<String>,
+}
+
+impl Doubts {
+    pub fn loosen(&mut self, why: impl Into<String>) {
+        if self.loosened.is_none() {
+            self.loosened = Some(why.into());
+        }
+    }
+
+    pub fn tighten(&mut self, why: impl Into<String>) {
+        if self.tightened.is_none() {
+            self.tightened = Some(why.into());
+        }
+    }
+
+    /// The direction of a reading declared `declared` after these doubts.
+    pub fn direction(&self, declared: Direction) -> Direction {
+        let mut d = declared;
+        if self.loosened.is_some() {
+            d = d.loosened();
+        }
+        if self.tightened.is_some() {
+            d = d.tightened();
+        }
+        d
+    }
+}
+
+/// The gate: what `verdict`, found under `reading` with `doubts`, may say. A conclusion the
+/// reading does not support becomes `unknown`, and the returned reason says why.
+pub fn conclude(reading: &Reading, doubts: &Doubts, verdict: Verdict) -> (Verdict, Option<String>) {
+    let direction = doubts.direction(reading.direction);
+    let why = |what: &str| -> String {
+        let mut parts = Vec::new();
+        if reading.direction != Direction::Exact {
+            parts.push(format!("it rests on {}", reading.name));
+        }
+        if let Some(l) = &doubts.loosened {
+            parts.push(format!("a constraint of the witness was dropped ({l})"));
+        }
+        if let Some(t) = &doubts.tightened {
+            parts.push(format!("a constraint was added to the witness ({t})"));
+        }
+        format!("{what}, but {}", parts.join(" and "))
+    };
+    match verdict {
+        Verdict::Confirmed { .. } if !direction.may_confirm() => {
+            let reason = why("a path to the violation was found");
+            (Verdict::Unknown { reason: reason.clone() }, Some(reason))
+        }
+        Verdict::Rejected if !direction.may_reject() => {
+            let reason = why("no allowed path reaches the violation");
+            (Verdict::Unknown { reason: reason.clone() }, Some(reason))
+        }
+        v => (v, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn confirmed() -> Verdict {
+        Verdict::Confirmed { trace: Vec::new(), error_function: "reach_error".into() }
+    }
+
+    #[test]
+    fn directions_compose() {
+        use Direction::*;
+        assert_eq!(Exact.loosened(), Over);
+        assert_eq!(Exact.tightened(), Under);
+        assert_eq!(Over.tightened(), Neither);
+        assert_eq!(Under.loosened(), Neither);
+        assert!(Exact.may_confirm() && Exact.may_reject());
+        assert!(!Over.may_confirm() && Over.may_reject());
+        assert!(Under.may_confirm() && !Under.may_reject());
+        assert!(!Neither.may_confirm() && !Neither.may_reject());
+    }
+
+    #[test]
+    fn the_gate_turns_unsupported_conclusions_into_unknown() {
+        let none = Doubts::default();
+        let mut dropped = Doubts::default();
+        dropped.loosen("conjunct `a[i] == 7` cannot be evaluated");
+        // Exact: both.
+        assert!(matches!(conclude(&Reading::EXACT, &none, confirmed()).0, Verdict::Confirmed { .. }));
+        assert!(matches!(conclude(&Reading::EXACT, &none, Verdict::Rejected).0, Verdict::Rejected));
+        // A dropped conjunct: a rejection stands, a confirmation does not.
+        assert!(matches!(conclude(&Reading::EXACT, &dropped, Verdict::Rejected).0, Verdict::Rejected));
+        let (v, why) = conclude(&Reading::EXACT, &dropped, confirmed());
+        assert!(matches!(v, Verdict::Unknown { .. }));
+        assert!(why.unwrap().contains("a[i] == 7"));
+        // Under-approximations never reject, over-approximations never confirm.
+        assert!(matches!(conclude(&Reading::GREEDY, &none, Verdict::Rejected).0, Verdict::Unknown { .. }));
+        assert!(matches!(conclude(&Reading::GREEDY, &none, confirmed()).0, Verdict::Confirmed { .. }));
+        assert!(matches!(conclude(&Reading::PERMISSIVE, &none, confirmed()).0, Verdict::Unknown { .. }));
+        // Guessed values with a dropped conjunct: nothing.
+        assert!(matches!(conclude(&Reading::GUESSED_VALUES, &dropped, confirmed()).0, Verdict::Unknown { .. }));
+        // Unknown stays unknown.
+        let u = Verdict::Unknown { reason: "x".into() };
+        assert!(matches!(conclude(&Reading::EXACT, &none, u).0, Verdict::Unknown { .. }));
+    }
+}
