@@ -1093,8 +1093,11 @@ pub struct Cfa {
     pub line_starts: Vec<usize>,
     /// File-scope typedef names and their types (witness assumptions may cast to them).
     pub typedefs: Vec<(String, CType)>,
-    /// Enumeration constants (type `int`) visible at file scope, for witness assumptions.
-    pub enum_constants: Vec<(String, i64)>,
+    /// Enumeration constants visible at file scope, for witness assumptions: name, value bits
+    /// and type (`int` when the value fits, else the enumeration's type; decision 100).
+    pub enum_constants: Vec<(String, u64, IntTy)>,
+    /// Tags of the enumerations defined at file scope (`enum E`) and their integer types.
+    pub enum_tags: Vec<(String, IntTy)>,
     /// Byte offset of the first character of each statement and block-item declaration, with
     /// the location at which control arrives at it.
     pub statement_starts: Vec<(usize, NodeIndex)>,

@@ -419,8 +419,8 @@ impl Lowerer<'_> {
                 }
             };
         }
-        if let Some((_, k)) = cfa.enum_constants.iter().rev().find(|(n, _)| n == name) {
-            return Ok(Place::Val(Val::I(Expr::int(*k))));
+        if let Some((_, bits, ty)) = cfa.enum_constants.iter().rev().find(|(n, _, _)| n == name) {
+            return Ok(Place::Val(Val::I(Expr::Const { bits: *bits, ty: *ty })));
         }
         // <math.h> macros as witnesses print them (C11 7.12: `NAN` and `INFINITY` are `float`,
         // `HUGE_VAL` is `double`); a program variable of the same name wins.
@@ -555,7 +555,15 @@ impl Lowerer<'_> {
                             _ => Err(format!("cast to type `{}` (not supported yet)", id.node.name)),
                         };
                     }
-                    TypeSpecifier::Enum(_) => return Ok(Ty::Int(IntTy::INT)),
+                    TypeSpecifier::Enum(en) => {
+                        // The type of a file-scope enumeration found by its tag (decision 100).
+                        let tag = en.node.identifier.as_ref().map(|i| format!("enum {}", i.node.name));
+                        let mut found = self.cfa.enum_tags.iter().filter(|(n, _)| Some(n) == tag.as_ref());
+                        return match (en.node.enumerators.is_empty(), found.next(), found.next()) {
+                            (true, Some((_, t)), None) => Ok(Ty::Int(*t)),
+                            _ => Err("cast to an enumeration type that is not a unique file-scope tag".into()),
+                        };
+                    }
                     _ => return Err("cast to a non-integer type (not supported yet)".into()),
                 }
             }

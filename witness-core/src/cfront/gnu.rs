@@ -133,6 +133,12 @@ pub fn classify(name: &str) -> AttrKind {
     let n = bare_name(name);
     if IGNORE.contains(&n) {
         AttrKind::Ignore
+    } else if n == "transparent_union" {
+        // Decision 107: it changes neither the union's layout nor any value; it only lets a
+        // call pass a member's type to a parameter of the union type. Every call to a function
+        // with a union parameter is unsupported (`lower_args`), so ignoring it is sound (glibc's
+        // `<sys/socket.h>` puts it on `__SOCKADDR_ARG`).
+        AttrKind::Ignore
     } else if n == "packed" || n == "aligned" {
         AttrKind::Layout
     } else if n == "mode" {
@@ -320,6 +326,7 @@ mod tests {
         assert_eq!(classify("__mode__"), AttrKind::Mode);
         assert_eq!(classify("cleanup"), AttrKind::Unmodelled);
         assert_eq!(classify("__constructor__"), AttrKind::Unmodelled);
+        assert_eq!(classify("__transparent_union__"), AttrKind::Ignore);
         assert_eq!(classify("__alias__"), AttrKind::Ignore);
         assert_eq!(classify("vector_size"), AttrKind::Unmodelled);
         assert_eq!(classify("something_new"), AttrKind::Unmodelled);

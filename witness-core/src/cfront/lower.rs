@@ -12,7 +12,7 @@ use super::structs::{Field, Registry};
 use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
-    FClass, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Lvalue, Rvalue, ScalarTy,
+    FClass, FCmp, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Lvalue, Rvalue, ScalarTy,
     SourceSpan, Target, UnOp, VarId, VarInfo, VarScope, Write,
 };
 use crate::cfa::{MemSource, PExpr, PLvalue, Pointee};
@@ -32,7 +32,11 @@ fn sp(s: Span) -> Sp {
 enum Sym {
     Var(VarId, Ty),
     Typedef(Ty),
-    EnumConst(i64),
+    /// An enumeration constant: its value and type (`int` when the value fits, else the
+    /// enumeration's type, as with gcc; decision 100).
+    EnumConst(Expr),
+    /// A name whose meaning is not known (an enumerator whose value could not be computed).
+    Unsupported(String),
 }
 
 struct FState {
@@ -86,7 +90,8 @@ pub fn nondet_type(name: &str, dm: DataModel) -> Option<R<IntTy>> {
         "short" | "s16" | "int16" => IntTy::SHORT,
         "ushort" | "unsigned_short" | "u16" | "uint16" => IntTy::USHORT,
         "bool" | "_Bool" => IntTy::BOOL,
-        "loff_t" => long,
+        // `typedef long long loff_t` in Linux and glibc: 64 bits in both data models.
+        "loff_t" => IntTy::LLONG,
         "pointer" | "charp" | "pchar" | "longdouble" | "long_double" => {
             return Some(Err(format!("call of `{name}` (non-integer nondeterministic values are not supported yet)")))
         }
@@ -152,6 +157,21 @@ fn class_function(name: &str) -> Option<(FClass, Option<FloatTy>)> {
         "signbit" | "__builtin_signbit" => (FClass::SignBit, None),
         "__signbit" => (FClass::SignBit, Some(FloatTy::F64)),
         "__signbitf" => (FClass::SignBit, Some(FloatTy::F32)),
+        _ => return None,
+    })
+}
+
+/// The quiet comparison macros of `<math.h>` (C11 7.12.14) and the GCC builtins glibc expands
+/// them to: false when an argument is a NaN, like the ordered comparison operators (their only
+/// difference, the `FE_INVALID` flag, is not observable here; decision 103). `Some(Some(op))`
+/// for a single comparison, `Some(None)` for `islessgreater` (`<` or `>`) and `isunordered`.
+fn quiet_comparison(name: &str) -> Option<Option<FCmp>> {
+    Some(match name.strip_prefix("__builtin_").unwrap_or(name) {
+        "isgreater" => Some(FCmp::Gt),
+        "isgreaterequal" => Some(FCmp::Ge),
+        "isless" => Some(FCmp::Lt),
+        "islessequal" => Some(FCmp::Le),
+        "islessgreater" | "isunordered" => None,
         _ => return None,
     })
 }
@@ -278,6 +298,84 @@ pub struct Builder<'a> {
     /// One observable step per file-scope variable declarator, in file order: the
     /// declaration's span and text (`EdgeOp::GlobalDeclaration`).
     global_steps: Vec<(SourceSpan, String)>,
+    /// End (parsed-text offset) of the innermost block being lowered: the end of the scope of
+    /// the objects it declares, compound literals included.
+    block_end: usize,
+    /// Names of the functions with `__attribute__((constructor))` (no priority), which gcc
+    /// runs before `main` in definition order (decision 106).
+    /// Each with the parsed-text spans of its definition's declarator and of the whole
+    /// definition (`None`: not defined).
+    constructors: HashMap<String, Option<(Sp, Sp)>>,
+}
+
+/// The file-scope functions with a `constructor` attribute (on their definition or on a
+/// declaration), each with whether the attribute has arguments (a priority); one entry per
+/// attribute.
+fn constructor_functions(tu: &TranslationUnit) -> Vec<(String, bool)> {
+    fn ctor_attrs<'b>(exts: impl Iterator<Item = &'b Node<Extension>>, out: &mut Vec<bool>) {
+        for x in exts {
+            if let Extension::Attribute(a) = &x.node {
+                if gnu::bare_name(&a.name.node) == "constructor" {
+                    out.push(!a.arguments.is_empty());
+                }
+            }
+        }
+    }
+    fn spec_exts(specs: &[Node<DeclarationSpecifier>]) -> impl Iterator<Item = &Node<Extension>> {
+        specs.iter().flat_map(|s| match &s.node {
+            DeclarationSpecifier::Extension(v) => v.iter(),
+            _ => [].iter(),
+        })
+    }
+    let mut out = Vec::new();
+    for ed in &tu.0 {
+        let mut found = Vec::new();
+        match &ed.node {
+            ExternalDeclaration::FunctionDefinition(fd) => {
+                ctor_attrs(spec_exts(&fd.node.specifiers), &mut found);
+                ctor_attrs(fd.node.declarator.node.extensions.iter(), &mut found);
+                if let Some(n) = ident_of_declarator(&fd.node.declarator.node) {
+                    out.extend(found.into_iter().map(|p| (n.to_string(), p)));
+                }
+            }
+            ExternalDeclaration::Declaration(d) => {
+                let mut shared = Vec::new();
+                ctor_attrs(spec_exts(&d.node.specifiers), &mut shared);
+                for idecl in &d.node.declarators {
+                    let dcl = &idecl.node.declarator.node;
+                    let mut own = shared.clone();
+                    ctor_attrs(dcl.extensions.iter(), &mut own);
+                    let is_func = dcl.derived.iter().any(|x| matches!(x.node, DerivedDeclarator::Function(_)));
+                    if let (Some(n), true) = (ident_of_declarator(dcl), is_func) {
+                        out.extend(own.into_iter().map(|p| (n.to_string(), p)));
+                    }
+                }
+                // Attributes in the specifiers were counted once per declarator above; the
+                // text has them once.
+                if d.node.declarators.len() > 1 && !shared.is_empty() {
+                    out.push((String::new(), true));
+                }
+            }
+            ExternalDeclaration::StaticAssert(_) => {}
+        }
+    }
+    out
+}
+
+/// An abstract declarator (of a type name) with its innermost abstract position named `ident`.
+fn name_abstract_declarator(d: &Declarator, ident: &Node<Identifier>) -> Option<Declarator> {
+    let kind = match &d.kind.node {
+        DeclaratorKind::Abstract => DeclaratorKind::Identifier(ident.clone()),
+        DeclaratorKind::Declarator(inner) => {
+            DeclaratorKind::Declarator(Box::new(Node::new(name_abstract_declarator(&inner.node, ident)?, inner.span)))
+        }
+        DeclaratorKind::Identifier(_) => return None,
+    };
+    Some(Declarator {
+        kind: Node::new(kind, d.kind.span),
+        derived: d.derived.clone(),
+        extensions: d.extensions.clone(),
+    })
 }
 
 fn ident_of_declarator(d: &Declarator) -> Option<&str> {
@@ -338,6 +436,7 @@ impl<'a> Builder<'a> {
             line_starts: src.orig_line_starts().to_vec(),
             typedefs: Vec::new(),
             enum_constants: Vec::new(),
+            enum_tags: Vec::new(),
             statement_starts: Vec::new(),
             branch_keywords: Vec::new(),
             external_globals: Vec::new(),
@@ -373,6 +472,8 @@ impl<'a> Builder<'a> {
             globals_declared: Vec::new(),
             globals_defined: HashSet::new(),
             global_steps: Vec::new(),
+            block_end: src.text.len(),
+            constructors: HashMap::new(),
         }
     }
 
@@ -584,9 +685,30 @@ impl<'a> Builder<'a> {
             ));
         }
         let found = gnu::scan_attributes(&self.src.text);
+        let ctors = constructor_functions(tu);
+        let ctor_attrs = found.iter().filter(|a| gnu::bare_name(&a.name) == "constructor").count();
+        // Decision 106: constructors are modelled when every `constructor` attribute of the text
+        // is on a file-scope function in the AST, without a priority.
+        let ctors_modelled = ctors.len() == ctor_attrs && ctors.iter().all(|(_, prio)| !prio);
+        if ctors_modelled {
+            for (n, _) in ctors {
+                let def = tu.0.iter().find_map(|ed| match &ed.node {
+                    ExternalDeclaration::FunctionDefinition(fd)
+                        if ident_of_declarator(&fd.node.declarator.node) == Some(n.as_str()) =>
+                    {
+                        Some((sp(fd.node.declarator.span), sp(fd.span)))
+                    }
+                    _ => None,
+                });
+                self.constructors.insert(n, def);
+            }
+        }
         let mut modes = 0;
         for a in &found {
             let s = (a.offset, a.offset + a.len);
+            if gnu::bare_name(&a.name) == "constructor" && ctors_modelled {
+                continue;
+            }
             match gnu::classify(&a.name) {
                 AttrKind::Ignore => {}
                 AttrKind::Layout => {
@@ -988,10 +1110,7 @@ impl<'a> Builder<'a> {
                     }
                     Ty::Struct(key)
                 }
-                TypeSpecifier::Enum(en) => {
-                    self.register_enum(&en.node);
-                    Ty::Int(IntTy::INT)
-                }
+                TypeSpecifier::Enum(en) => self.enum_type(en),
                 TypeSpecifier::TypedefName(id) => match self.lookup(&id.node.name) {
                     Some(Sym::Typedef(t)) => t.clone(),
                     _ => Ty::Other(format!("unknown type `{}`", id.node.name)),
@@ -1178,6 +1297,10 @@ impl<'a> Builder<'a> {
     /// Whole-struct assignment `dst = src` as one step (both struct lvalues of the same type).
     fn struct_copy_writes(&mut self, dst: &Node<Expression>, src: &Node<Expression>) -> R<Vec<Write>> {
         let (dv, dp, dty) = self.struct_path(dst)?;
+        if let Expression::CompoundLiteral(_) = &src.node {
+            let id = self.compound_literal(src)?;
+            return self.struct_copy_writes(dst, &id);
+        }
         if let Expression::Call(_) = &src.node {
             return Err("struct returned by a function (struct return values are not supported yet)".into());
         }
@@ -1322,6 +1445,10 @@ impl<'a> Builder<'a> {
             Some(Initializer::Expression(e)) => {
                 if let Expression::Call(_) = &e.node {
                     return Err("struct returned by a function (struct return values are not supported yet)".into());
+                }
+                if let Expression::CompoundLiteral(_) = &e.node {
+                    let id = Initializer::Expression(Box::new(self.compound_literal(e)?));
+                    return self.struct_decl_writes(v, ty, Some(&id));
                 }
                 let (sv, spath, sty) = match self.struct_path(e) {
                     Ok(x) => x,
@@ -1471,26 +1598,134 @@ impl<'a> Builder<'a> {
         Ok(writes)
     }
 
-    fn register_enum(&mut self, en: &EnumType) {
-        let mut next: i64 = 0;
-        for e in &en.enumerators {
-            let v = match &e.node.expression {
-                Some(x) => match self.const_eval(x) {
-                    Ok(v) => v as i64,
-                    Err(m) => {
-                        self.warnings.push(format!("enumerator `{}`: {m}", e.node.identifier.node.name));
-                        next
-                    }
-                },
-                None => next,
+    /// The type of an `enum` specifier (decision 100): a definition is registered (its
+    /// constants and its tag, in the current scope); a reference finds its tag.
+    fn enum_type(&mut self, en: &Node<EnumType>) -> Ty {
+        let tag = en.node.identifier.as_ref().map(|i| format!("enum {}", i.node.name));
+        if en.node.enumerators.is_empty() {
+            return match tag.as_deref().map(|t| (t, self.lookup(t))) {
+                Some((_, Some(Sym::Typedef(t)))) => t.clone(),
+                Some((t, _)) => Ty::Other(format!("incomplete type `{t}`")),
+                None => Ty::Other("enum without enumerators".into()),
             };
-            let name = e.node.identifier.node.name.clone();
-            if self.scopes.len() == 1 {
-                self.cfa.enum_constants.push((name.clone(), v));
-            }
-            self.bind(&name, Sym::EnumConst(v));
-            next = v.wrapping_add(1);
         }
+        let ty = self.register_enum(en);
+        if let Some(tag) = tag {
+            if self.scopes.len() == 1 {
+                if let Ty::Int(t) = &ty {
+                    if !self.cfa.enum_tags.contains(&(tag.clone(), *t)) {
+                        self.cfa.enum_tags.push((tag.clone(), *t));
+                    }
+                }
+            }
+            self.bind(&tag, Sym::Typedef(ty.clone()));
+        }
+        ty
+    }
+
+    /// Binds the constants of an enumeration definition and returns its type, as gcc (C17
+    /// mode, no `-fshort-enums`) chooses it: `unsigned int` when no value is negative and all
+    /// fit, `int` when some is negative and all fit, else the 64-bit type of that signedness.
+    /// A constant has type `int` when its value fits, else the enumeration's type; inside the
+    /// definition such a constant has the type of its expression (or of the previous constant,
+    /// for an implicit value). An attribute on the definition (`packed` makes gcc choose a
+    /// smaller type) or a value that cannot be computed gives a type that is not modelled.
+    fn register_enum(&mut self, en: &Node<EnumType>) -> Ty {
+        let mut why: Option<String> = self
+            .enum_attribute(sp(en.span))
+            .map(|a| format!("enum type with `__attribute__(({a}))` (gcc may choose a smaller type; not modelled)"));
+        // (name, value, type inside the definition); `None`: not known.
+        let mut consts: Vec<(String, Option<i128>)> = Vec::new();
+        let mut prev: Option<(i128, IntTy)> = Some((-1, IntTy::INT));
+        for e in &en.node.enumerators {
+            let name = e.node.identifier.node.name.clone();
+            let here: Result<(i128, IntTy), String> = match &e.node.expression {
+                Some(x) => self
+                    .pure(|b| b.rv(x))
+                    .and_then(|x| types::fold(&x).ok_or_else(|| "not an integer constant expression".to_string()))
+                    .map(|(bits, t)| (types::value_of(bits, t), t)),
+                None => match prev {
+                    Some((v, t)) if v < t.max_value() => Ok((v + 1, t)),
+                    Some(_) => Err("overflow in enumeration values".into()),
+                    None => Err("follows an enumerator whose value is not known".into()),
+                },
+            };
+            match here {
+                Ok((v, t)) => {
+                    let t = if (i32::MIN as i128..=i32::MAX as i128).contains(&v) { IntTy::INT } else { t };
+                    self.bind(&name, Sym::EnumConst(Expr::Const { bits: v as u64 & t.mask(), ty: t }));
+                    consts.push((name, Some(v)));
+                    prev = Some((v, t));
+                }
+                Err(m) => {
+                    let m = format!("enumerator `{name}`: {m}");
+                    self.warnings.push(m.clone());
+                    self.bind(&name, Sym::Unsupported(m.clone()));
+                    why.get_or_insert(m);
+                    consts.push((name, None));
+                    prev = None;
+                }
+            }
+        }
+        let known: Vec<i128> = consts.iter().filter_map(|(_, v)| *v).collect();
+        let min = known.iter().copied().min().unwrap_or(0);
+        let max = known.iter().copied().max().unwrap_or(0);
+        let ety = if min >= 0 {
+            if max <= u32::MAX as i128 {
+                Some(IntTy::UINT)
+            } else if max <= u64::MAX as i128 {
+                Some(IntTy::ULLONG)
+            } else {
+                None
+            }
+        } else if min >= i32::MIN as i128 && max <= i32::MAX as i128 {
+            Some(IntTy::INT)
+        } else if min >= i64::MIN as i128 && max <= i64::MAX as i128 {
+            Some(IntTy::LLONG)
+        } else {
+            None
+        };
+        let Some(ety) = ety else {
+            let m = "enumeration values exceed the range of the largest integer type".to_string();
+            for (name, _) in &consts {
+                self.bind(name, Sym::Unsupported(m.clone()));
+            }
+            return Ty::Other(m);
+        };
+        // The constants' types once the enumeration is complete.
+        for (name, v) in consts {
+            let Some(v) = v else { continue };
+            let t = if (i32::MIN as i128..=i32::MAX as i128).contains(&v) { IntTy::INT } else { ety };
+            if self.scopes.len() == 1 {
+                self.cfa.enum_constants.push((name.clone(), v as u64 & t.mask(), t));
+            }
+            self.bind(&name, Sym::EnumConst(Expr::Const { bits: v as u64 & t.mask(), ty: t }));
+        }
+        match why {
+            Some(m) => Ty::Other(m),
+            None => Ty::Int(ety),
+        }
+    }
+
+    /// A `packed`, `aligned` or `mode` attribute inside an enumeration specifier's text or
+    /// right after it (`enum __attribute__((packed)) E {…}`, `enum E {…} __attribute__((packed))`).
+    fn enum_attribute(&self, s: Sp) -> Option<String> {
+        let text = &self.src.text;
+        let mut end = s.1.min(text.len());
+        while let Some(rest) = text.get(end..) {
+            let t = rest.trim_start();
+            if !t.starts_with("__attribute") {
+                break;
+            }
+            let skip = rest.len() - t.len();
+            let Some(close) = t.find("))") else { break };
+            end += skip + close + 2;
+        }
+        let slice = text.get(s.0..end)?;
+        gnu::scan_attributes(slice)
+            .into_iter()
+            .find(|a| matches!(gnu::classify(&a.name), AttrKind::Layout | AttrKind::Mode))
+            .map(|a| a.name)
     }
 
     /// Evaluates an integer constant expression.
@@ -1870,6 +2105,9 @@ impl<'a> Builder<'a> {
             let (s, m) = self.global_failures[0].clone();
             self.emit_unsupported(s, m);
         }
+        if id == self.cfa.main {
+            self.call_constructors(sp(fd.span));
+        }
         let body = &fd.node.statement;
         self.stmt(body);
         // Implicit return at the closing brace.
@@ -1880,6 +2118,46 @@ impl<'a> Builder<'a> {
         self.add_edge(c, exit, EdgeOp::Return { value: None, writes: Vec::new() }, Some(close), "}".into());
         self.scopes.pop();
         self.f = None;
+    }
+
+    /// Decision 106: the constructors run before `main`, in definition order, as calls at the
+    /// entry of `main` (after static initialisation, before `main`'s first statement).
+    fn call_constructors(&mut self, main_sp: Sp) {
+        let mut ctors: Vec<(FuncId, String, Sp, Sp)> = self
+            .func_ids
+            .iter()
+            .filter_map(|(n, id)| {
+                let (s, whole) = (*self.constructors.get(n)?)?;
+                Some((*id, n.clone(), s, whole))
+            })
+            .collect();
+        ctors.sort();
+        if ctors.len() != self.constructors.len() {
+            let m = "`__attribute__((constructor))` on a function the program does not define".to_string();
+            self.emit_unsupported(main_sp, m);
+            return;
+        }
+        for (id, name, s, whole) in ctors {
+            let (a, b) = self.orig_range(whole);
+            if self.cfa.skipped_bodies.iter().any(|(x, y)| a <= *x && *y <= b) {
+                // Decision 61 removed its body (it should have been kept as a root).
+                self.emit_unsupported(s, format!("the body of constructor `{name}` was not parsed"));
+                return;
+            }
+            if !self.func_param_tys[id.0 as usize].is_empty() || self.func_variadic[id.0 as usize] {
+                self.emit_unsupported(s, format!("constructor `{name}` with parameters (not modelled)"));
+                return;
+            }
+            if id == self.cfa.main {
+                self.emit_unsupported(s, "`main` declared a constructor (not modelled)".into());
+                return;
+            }
+            let text = format!("{name}() (constructor, before main)");
+            if let Err(m) = self.emit(EdgeOp::Call { callee: id, args: Vec::new(), lhs: None }, s, text) {
+                self.emit_unsupported(s, m);
+                return;
+            }
+        }
     }
 
     // ----------------------------------------------------------------- declarations
@@ -2557,6 +2835,7 @@ impl<'a> Builder<'a> {
         match &s.node {
             Statement::Compound(items) => {
                 self.scopes.push(HashMap::new());
+                let outer_block_end = std::mem::replace(&mut self.block_end, s.span.end);
                 for it in items {
                     match &it.node {
                         BlockItem::Declaration(d) => {
@@ -2569,6 +2848,7 @@ impl<'a> Builder<'a> {
                         BlockItem::Statement(st) => self.stmt(st),
                     }
                 }
+                self.block_end = outer_block_end;
                 self.scopes.pop();
             }
             Statement::Expression(None) => {}
@@ -3029,7 +3309,8 @@ impl<'a> Builder<'a> {
     fn var_expr(&self, name: &str) -> R<Either> {
         match self.lookup(name) {
             Some(Sym::Var(v, ty)) => self.var_either(*v, ty, name),
-            Some(Sym::EnumConst(k)) => Ok(Either::Expr(Expr::int(*k))),
+            Some(Sym::EnumConst(k)) => Ok(Either::Expr(k.clone())),
+            Some(Sym::Unsupported(m)) => Err(m.clone()),
             Some(Sym::Typedef(_)) => Err(format!("type name `{name}` used as a value")),
             None => {
                 if self.func_ids.contains_key(name) || self.sigs.contains_key(name) {
@@ -3045,6 +3326,10 @@ impl<'a> Builder<'a> {
     fn place(&mut self, e: &Node<Expression>) -> R<Either> {
         match &e.node {
             Expression::Identifier(i) => self.var_expr(&i.node.name),
+            Expression::CompoundLiteral(_) => {
+                let id = self.compound_literal(e)?;
+                self.place(&id)
+            }
             Expression::Member(_) => match self.member_place(e) {
                 Ok(x) => Ok(x),
                 Err(m) => self.member_mem(e)?.ok_or(m),
@@ -3471,8 +3756,8 @@ impl<'a> Builder<'a> {
             }
             Expression::AlignOf(t) => {
                 let ty = self.type_name(&t.node.0.node);
-                let n = ty.size(self.dm).ok_or("alignof of an unsupported type")?;
-                Ok(Val::I(Expr::Const { bits: n.min(8), ty: types::size_t(self.dm) }))
+                let n = self.align_of(&ty, esp)?;
+                Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
             }
             Expression::UnaryOperator(u) => {
                 let operand = &u.node.operand;
@@ -3649,7 +3934,10 @@ impl<'a> Builder<'a> {
                 }
                 self.rv_any(&v[n - 1])
             }
-            Expression::CompoundLiteral(_) => Err("compound literal (not supported yet)".into()),
+            Expression::CompoundLiteral(_) => {
+                let id = self.compound_literal(e)?;
+                self.rv_any(&id)
+            }
             Expression::GenericSelection(_) => Err("_Generic (not supported yet)".into()),
             Expression::OffsetOf(o) => {
                 self.offset_of(o).map(|n| Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
@@ -3744,6 +4032,23 @@ impl<'a> Builder<'a> {
             };
             return Ok(Some(Val::I(Expr::FloatClass { class, arg: Box::new(a) })));
         }
+        if let Some(op) = quiet_comparison(name) {
+            let [a, b] = &args[..] else {
+                return Err(format!("`{name}` needs two arguments"));
+            };
+            let (a, b) = (self.rv_any(a)?, self.rv_any(b)?);
+            if matches!((&a, &b), (Val::I(_), Val::I(_))) {
+                return Err(format!("`{name}` with integer arguments (invalid: gcc needs a floating argument)"));
+            }
+            let (a, b) = types::float_operands(a, b);
+            let cmp = |op| Expr::FloatCmp { op, lhs: Box::new(a.clone()), rhs: Box::new(b.clone()) };
+            let nan = |x: &FExpr| Expr::FloatClass { class: FClass::IsNan, arg: Box::new(x.clone()) };
+            return Ok(Some(Val::I(match op {
+                Some(op) => cmp(op),
+                None if name.ends_with("lessgreater") => types::binary(BinOp::LogOr, cmp(FCmp::Lt), cmp(FCmp::Gt)),
+                None => types::binary(BinOp::LogOr, nan(&a), nan(&b)),
+            })));
+        }
         if is_math_name(name) {
             return Err(format!("call to the math function `{name}` (not modelled)"));
         }
@@ -3794,6 +4099,70 @@ impl<'a> Builder<'a> {
         Ok(Expr::Var { var: tmp, ty: IntTy::INT })
     }
 
+    /// `_Alignof(T)` (the ABI alignment, as of a struct member) or GNU `__alignof__(T)` (gcc's
+    /// preferred alignment, larger for `long long` and `double` under i386), by the keyword
+    /// at the start of `esp` (decision 101). Structs and arrays with gcc's layout.
+    fn align_of(&self, ty: &Ty, esp: Sp) -> R<u64> {
+        let gnu = self.src.text.get(esp.0..esp.1).is_some_and(|t| t.trim_start().starts_with("__alignof"));
+        let (_, abi) = self.structs.layout(ty, self.dm).ok_or_else(|| {
+            format!("alignof of type {} (not supported yet){}", ty.describe(self.dm), self.layout_note(ty))
+        })?;
+        Ok(match ty.preferred_align(self.dm) {
+            Some(p) if gnu => p,
+            _ => abi,
+        })
+    }
+
+    /// A compound literal `(T){ … }` in a function (C11 6.5.2.5: an unnamed object with
+    /// automatic storage, initialised each time the expression is evaluated, living until the
+    /// end of the enclosing block): declares a fresh variable `T __compound_literal_N = { … };`
+    /// at this point of evaluation and returns that name, which then stands for the literal
+    /// (decision 104). Outside a function (static storage) and in constant expressions: not
+    /// supported.
+    fn compound_literal(&mut self, e: &Node<Expression>) -> R<Node<Expression>> {
+        let Expression::CompoundLiteral(cl) = &e.node else { return Err("not a compound literal".into()) };
+        if self.pure_mode || self.f.is_none() {
+            return Err("compound literal outside a function or in a constant expression (not supported yet)".into());
+        }
+        self.tmp_counter += 1;
+        let name = format!("__compound_literal_{}", self.tmp_counter);
+        let span = e.span;
+        let tn = &cl.node.type_name.node;
+        let specifiers = tn
+            .specifiers
+            .iter()
+            .map(|q| {
+                let d = match &q.node {
+                    SpecifierQualifier::TypeSpecifier(t) => DeclarationSpecifier::TypeSpecifier(t.clone()),
+                    SpecifierQualifier::TypeQualifier(t) => DeclarationSpecifier::TypeQualifier(t.clone()),
+                    SpecifierQualifier::Extension(x) => DeclarationSpecifier::Extension(x.clone()),
+                };
+                Node::new(d, q.span)
+            })
+            .collect();
+        let ident = Node::new(Identifier { name: name.clone() }, span);
+        let declarator = match &tn.declarator {
+            Some(d) => name_abstract_declarator(&d.node, &ident).ok_or("compound literal of a type not supported")?,
+            None => Declarator {
+                kind: Node::new(DeclaratorKind::Identifier(ident.clone()), span),
+                derived: Vec::new(),
+                extensions: Vec::new(),
+            },
+        };
+        let init = Node::new(Initializer::List(cl.node.initializer_list.clone()), span);
+        let decl = Declaration {
+            specifiers,
+            declarators: vec![Node::new(
+                InitDeclarator { declarator: Node::new(declarator, span), initializer: Some(init) },
+                span,
+            )],
+        };
+        let saved = self.stmt_sp;
+        self.declaration(&Node::new(decl, span), false, self.block_end);
+        self.stmt_sp = saved;
+        Ok(Node::new(Expression::Identifier(Box::new(ident)), span))
+    }
+
     /// `sizeof` of a type, structs included (gcc's layout).
     fn size_of(&self, ty: &Ty) -> Option<u64> {
         ty.size(self.dm).or_else(|| self.structs.layout(ty, self.dm).map(|(s, _)| s))
@@ -3831,6 +4200,20 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The result type of a call of a `__VERIFIER_nondet_*` function: the integer type the
+    /// program declares it with, else the built-in table by name (decision 105). `None`: not
+    /// a nondet function (or one declared with a floating type, see `float_nondet`).
+    fn nondet_result(&self, name: &str) -> Option<R<IntTy>> {
+        if !name.starts_with("__VERIFIER_nondet_") || self.func_ids.contains_key(name) {
+            return nondet_type(name, self.dm);
+        }
+        match self.sigs.get(name).map(|s| &s.ret) {
+            Some(Ty::Int(t)) => Some(Ok(*t)),
+            Some(f @ Ty::Float(_)) if f.float_ty().is_some() => None,
+            _ => nondet_type(name, self.dm),
+        }
+    }
+
     fn call_result_type(&mut self, c: &Node<CallExpression>) -> R<ScalarTy> {
         if self.is_indirect_call(c) {
             let ret = match self.expr_ty(&c.node.callee) {
@@ -3848,7 +4231,7 @@ impl<'a> Builder<'a> {
             };
         }
         let name = self.call_name(c)?;
-        if let Some(r) = nondet_type(name, self.dm) {
+        if let Some(r) = self.nondet_result(name) {
             return r.map(ScalarTy::Int);
         }
         match name {
@@ -3996,11 +4379,7 @@ impl<'a> Builder<'a> {
             }
             return Ok(());
         }
-        let declared_nondet = match self.sigs.get(&name).map(|s| &s.ret) {
-            Some(Ty::Int(t)) if name.starts_with("__VERIFIER_nondet_") => Some(Ok(*t)),
-            _ => None,
-        };
-        if let Some(r) = nondet_type(&name, self.dm).or(declared_nondet) {
+        if let Some(r) = self.nondet_result(&name) {
             let ty = r?;
             for a in args {
                 if has_side_effects(&a.node) {

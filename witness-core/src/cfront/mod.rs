@@ -181,8 +181,13 @@ pub fn function_result_type(cfa: &Cfa, name: &str) -> Option<ScalarTy> {
     if let Some(f) = cfa.function_by_name(name) {
         return cfa.function(f).return_ty;
     }
-    if let Some(Ok(t)) = lower::nondet_type(name, cfa.data_model) {
-        return Some(ScalarTy::Int(t));
+    // A declared integer result type wins over the built-in table (decision 105).
+    let declared = cfa.externs.iter().find(|e| e.name == name).and_then(|e| e.return_ty).map(ScalarTy::Int);
+    if declared.is_some() {
+        return declared;
     }
-    cfa.externs.iter().find(|e| e.name == name).and_then(|e| e.return_ty).map(ScalarTy::Int)
+    match lower::nondet_type(name, cfa.data_model) {
+        Some(Ok(t)) => Some(ScalarTy::Int(t)),
+        _ => None,
+    }
 }

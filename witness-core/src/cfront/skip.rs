@@ -260,6 +260,9 @@ struct Chunk {
     all: Vec<u32>,
     uses: Vec<u32>,
     attr_in_head: bool,
+    /// A `constructor` or `destructor` attribute in the chunk (outside a body): on a
+    /// prototype, it makes the function run without a call (decision 106).
+    ctor_attr: bool,
     /// A recognised definition: name and offset of `{`.
     def: Option<(u32, usize)>,
     body: Vec<u32>,
@@ -360,8 +363,9 @@ fn analyse(text: &str) -> Option<Analysis<'_>> {
     }
     let finish_kept = |c: &mut Chunk, roots: &mut Vec<u32>| {
         let mut c = std::mem::take(c);
-        roots.append(if c.unclear { &mut c.all } else { &mut c.uses });
-        if c.unclear {
+        // A prototype with a constructor attribute: the function it declares is a root.
+        roots.append(if c.unclear || c.ctor_attr { &mut c.all } else { &mut c.uses });
+        if c.unclear || c.ctor_attr {
             roots.append(&mut c.uses);
         }
     };
@@ -425,6 +429,8 @@ fn analyse(text: &str) -> Option<Analysis<'_>> {
             }
             if attr && depth > 0 && c.def.is_none() {
                 c.attr_in_head = true;
+                let bare = lx.names[id as usize].trim_start_matches("__").trim_end_matches("__");
+                c.ctor_attr |= bare == "constructor" || bare == "destructor";
             }
             continue;
         }
@@ -656,6 +662,10 @@ mod tests {
         assert_eq!(skipped(src), vec!["init2"]);
         // `__attribute__((x))` right before `{` is not a function's parameter list: kept, and
         // what it names is a root.
+        // A constructor attribute on a prototype makes the later definition a root too.
+        let proto = "void init(void) __attribute__((__constructor__));\nvoid helper(void) { int y = 2; }\nvoid init(void) { int z = 1; }\n\
+                     int main(void) { return 0; }\n";
+        assert_eq!(skipped(proto), vec!["helper"]);
         let odd = "void g(void) __attribute__((unused)) { h(); }\nvoid h(void) { int a = 1; }\nvoid k(void) { int b = 2; }\nint main(void) { return 0; }\n";
         assert_eq!(skipped(odd), vec!["k"]);
     }

@@ -161,13 +161,15 @@ impl Registry {
     }
 }
 
-/// Size and alignment of a scalar type (i386 System V aligns `long long` and `double` to 4).
+/// Size and (ABI, `_Alignof`) alignment of a scalar type: the i386 System V ABI aligns `long
+/// long`, `double` and `long double` (12 bytes) to 4; x86-64 aligns every scalar to its size
+/// (`long double`: 16) (decision 101).
 fn scalar_layout(ty: &Ty, dm: DataModel) -> Option<(u64, u64)> {
     let size = ty.size(dm)?;
     let align = match (ty, dm) {
-        (Ty::Int(_) | Ty::Float(_), DataModel::Ilp32) if size == 8 => 4,
-        (Ty::Float(_), _) if size == 16 => 16,
-        _ => size,
+        (Ty::Int(_) | Ty::Float(_), DataModel::Ilp32) if size >= 8 => 4,
+        (Ty::Int(_) | Ty::Float(_) | Ty::Pointer(_), _) => size,
+        _ => return None,
     };
     Some((size, align.max(1)))
 }

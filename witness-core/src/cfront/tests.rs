@@ -1332,3 +1332,34 @@ fn removed_bodies_keep_offsets_lines_and_error_positions() {
     let ret = cfa.graph.edge_weights().find(|e| e.text == "return y;").expect("return");
     assert_eq!(ret.span.expect("span").start_line, 7);
 }
+
+/// Decision 100: gcc's enumeration types (unsigned when no value is negative, 64 bits when the
+/// values need them, not modelled with a `packed` attribute) and the types of their constants.
+#[test]
+fn enumeration_types_follow_gcc() {
+    let src = "enum U { UA = 1, UB };\nenum S { SA = -1, SB };\nenum W { WA = 1, WB = 0x100000000 };\n\
+               enum N { NA = -1, NB = 0x80000000 };\ntypedef enum { PA } __attribute__((packed)) P;\n\
+               enum Q { QA } __attribute__((__packed__));\nenum X { XA = 0x7fffffff, XB };\n\
+               int main(void) { enum U u; enum S s; enum W w; enum N n; P p; enum Q q; enum U u2;\n\
+               { enum U { IA = -5 } inner; u2 = 0; }\n  enum U after; return 0; }\n";
+    let cfa = build_dm(src, DataModel::Ilp32);
+    let var_ty = |name: &str| cfa.var(var_named(&cfa, name)).ty.clone();
+    assert_eq!(var_ty("u"), CType::Int(IntTy::UINT));
+    assert_eq!(var_ty("s"), CType::Int(IntTy::INT));
+    assert_eq!(var_ty("w"), CType::Int(IntTy::ULLONG));
+    assert_eq!(var_ty("n"), CType::Int(IntTy::LLONG));
+    assert!(matches!(var_ty("p"), CType::Unsupported(_)), "{:?}", var_ty("p"));
+    assert!(matches!(var_ty("q"), CType::Unsupported(_)), "{:?}", var_ty("q"));
+    // A block-scope tag shadows the file-scope one only in its block.
+    assert_eq!(var_ty("inner"), CType::Int(IntTy::INT));
+    assert_eq!(var_ty("after"), CType::Int(IntTy::UINT));
+    let k = |name: &str| cfa.enum_constants.iter().rev().find(|(n, _, _)| n == name).map(|(_, b, t)| (*b, *t));
+    assert_eq!(k("UB"), Some((2, IntTy::INT)));
+    assert_eq!(k("WB"), Some((0x100000000, IntTy::ULLONG)));
+    assert_eq!(k("NB"), Some((0x80000000, IntTy::LLONG)));
+    assert_eq!(k("SA"), Some((u32::MAX as u64, IntTy::INT)));
+    // gcc: "overflow in enumeration values" for `XB`; its value is not guessed.
+    assert_eq!(k("XA"), Some((0x7fffffff, IntTy::INT)));
+    assert_eq!(k("XB"), None);
+    assert!(cfa.enum_tags.contains(&("enum U".to_string(), IntTy::UINT)));
+}

@@ -86,15 +86,33 @@ impl Ty {
         }
     }
 
+    /// `__alignof__` (gcc's preferred alignment) of a scalar or an array of scalars, where it
+    /// differs from the ABI alignment `_Alignof` gives: `long long` and `double` (and arrays of
+    /// them) under i386 are preferred at 8 bytes, though aligned to 4 in structs (decision 101).
+    pub fn preferred_align(&self, dm: DataModel) -> Option<u64> {
+        let mut t = self;
+        while let Ty::Array(inner, _) = t {
+            t = inner;
+        }
+        match t {
+            Ty::Int(i) if dm.long_bits() == 32 && i.bits == 64 => Some(8),
+            Ty::Float("double") if dm.long_bits() == 32 => Some(8),
+            _ => None,
+        }
+    }
+
     /// `sizeof`, if known.
     pub fn size(&self, dm: DataModel) -> Option<u64> {
         match self {
             Ty::Int(t) => Some(t.bits as u64 / 8),
-            Ty::Float(n) => Some(match *n {
-                "float" => 4,
-                "double" => 8,
-                _ => 16,
-            }),
+            Ty::Float(n) => match *n {
+                "float" => Some(4),
+                "double" => Some(8),
+                // gcc: 80-bit x87 format in 12 bytes (i386) or 16 (x86-64) (decision 101).
+                "long double" => Some(if dm.long_bits() == 64 { 16 } else { 12 }),
+                // `_Complex`, `__int128`, `_FloatN`: not known here.
+                _ => None,
+            },
             Ty::Pointer(_) => Some(dm.long_bits() as u64 / 8),
             Ty::Array(t, Some(n)) => t.size(dm)?.checked_mul(*n),
             _ => None,
@@ -426,7 +444,7 @@ pub fn fconv(f: FExpr, to: FloatTy) -> FExpr {
 
 /// Usual arithmetic conversions when at least one operand is floating (C11 6.3.1.8): both
 /// operands converted to the wider floating type (an integer operand to the floating one).
-fn float_operands(l: Val, r: Val) -> (FExpr, FExpr) {
+pub fn float_operands(l: Val, r: Val) -> (FExpr, FExpr) {
     let fl = match &l {
         Val::F(f) => Some(f.fty()),
         Val::I(_) => None,
@@ -721,6 +739,16 @@ pub fn char_constant(s: &str) -> Result<Expr, String> {
     };
     let body = body.strip_suffix('\'').ok_or_else(|| format!("bad character constant {s}"))?;
     let vals = unescape(body)?;
+    if vals.len() > 1 && !prefix_wide {
+        // gcc: a multi-character constant is an `int` whose bytes are the characters, the
+        // last one lowest (`'ab'` is 0x6162); of more than four, the last four count
+        // (decision 102).
+        if vals.iter().any(|&c| c > 0xff) {
+            return Err(format!("character constant {s} not supported"));
+        }
+        let v = vals.iter().fold(0u32, |acc, &c| (acc << 8) | c);
+        return Ok(Expr::int(v as i32 as i64));
+    }
     if vals.len() != 1 {
         return Err(format!("multi-character constant {s} not supported"));
     }
@@ -818,5 +846,11 @@ mod tests {
         assert_eq!(char_constant("'\\xff'").unwrap(), Expr::int(-1));
         assert_eq!(char_constant("'a'").unwrap(), Expr::int(97));
         assert_eq!(char_constant("'\\0'").unwrap(), Expr::int(0));
+        // Multi-character constants as gcc computes them (checked with gcc -m32/-m64).
+        assert_eq!(char_constant("'ab'").unwrap(), Expr::int(0x6162));
+        assert_eq!(char_constant("'\\xff\\xff'").unwrap(), Expr::int(0xffff));
+        assert_eq!(char_constant("'abcde'").unwrap(), Expr::int(0x62636465));
+        assert_eq!(char_constant("'\\377\\377\\377\\377'").unwrap(), Expr::int(-1));
+        assert!(char_constant("L'ab'").is_err());
     }
 }

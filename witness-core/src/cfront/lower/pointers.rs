@@ -79,11 +79,13 @@ impl<'a> Builder<'a> {
         match &e.node {
             Expression::Identifier(i) => match self.lookup(&i.node.name) {
                 Some(Sym::Var(_, t)) => Some(t.clone()),
+                Some(Sym::EnumConst(k)) => Some(Ty::Int(k.ty())),
                 Some(_) => Some(Ty::Int(IntTy::INT)),
                 None => self.sigs.get(&i.node.name).map(|s| Ty::Func(Box::new(s.clone()))),
             },
             Expression::Constant(_) => Some(Ty::Int(IntTy::INT)),
             Expression::StringLiteral(_) => Some(Ty::Array(Box::new(Ty::Int(IntTy::CHAR)), None)),
+            Expression::CompoundLiteral(cl) => Some(self.type_name(&cl.node.type_name.node)),
             Expression::Member(m) => {
                 let base = self.expr_ty(&m.node.expression)?;
                 let base = if m.node.operator.node == MemberOperator::Indirect { pointee(&base)? } else { base };
@@ -334,6 +336,10 @@ impl<'a> Builder<'a> {
                 self.call(c, Some(Target::Ptr(PLvalue::Var(tmp))), self.stmt_sp)?;
                 Ok((PExpr::Var { var: tmp }, t))
             }
+            Expression::CompoundLiteral(_) => {
+                let id = self.compound_literal(e)?;
+                self.ptr_expr(&id)
+            }
             _ => Err(what()),
         }
     }
@@ -576,6 +582,7 @@ impl<'a> Builder<'a> {
                     vals.extend(self.struct_arg(name, a, t)?);
                     continue;
                 }
+                // Unions included: decision 107 (`transparent_union` is ignored) relies on it.
                 _ => {
                     return Err(format!(
                         "call to `{name}` whose parameter {} has type {} (not supported yet)",
