@@ -1550,6 +1550,7 @@ impl<'a> Builder<'a> {
                     size,
                     zeroed: false,
                     overflow: None,
+                    stack: true,
                 },
                 dsp,
                 text,
