@@ -1431,6 +1431,30 @@ mod tests {
         PtrVal { obj: p.obj, offset: llong(k) }
     }
 
+    /// Decision 110: a stack block dies with its frame, is never a leak, is a root while its
+    /// frame runs, and cannot be freed; using it after the return is a modelling gap.
+    #[test]
+    fn a_stack_block_dies_with_its_frame_and_is_never_a_leak() {
+        let (cfa, mut st, heap) = heap_state();
+        st.push_frame(&cfa, cfa.main, &[]).unwrap_or_else(|e| panic!("{e:?}"));
+        let four = Value::conc(4, IntTy::UINT);
+        let stack = st.allocate("alloca", &four, None, false, true).unwrap_or_else(|e| panic!("{e:?}"));
+        let mut d = Vec::new();
+        // The heap block's only pointer is stored in the stack block: reachable while it lives.
+        st.store(&cfa, &stack, &AnyValue::Ptr(heap.clone()), &mut d).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(d.iter().all(|d| matches!(d.holds, Truth::Known(true))), "{d:?}");
+        assert_eq!(st.lost_blocks(None).map(|b| b.into_iter().collect::<Vec<_>>()), Some(vec![]));
+        assert_eq!(st.leaked_blocks(false), Some(vec![0]), "memcleanup counts the heap block only");
+        let mut d = Vec::new();
+        st.free(&cfa, &stack, &mut d);
+        assert_eq!(d.iter().map(|d| d.violation_kind()).collect::<Vec<_>>(), vec![Some(ViolationKind::Free)]);
+        st.pop_frame();
+        assert_eq!(st.lost_blocks(None).map(|b| b.into_iter().collect::<Vec<_>>()), Some(vec![0]));
+        let mut d = Vec::new();
+        st.load(&cfa, &stack, ScalarTy::Ptr, &mut d).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(d.len() == 1 && d[0].unmodelled && d[0].violation_kind().is_none(), "{d:?}");
+    }
+
     /// A state with the global `union u { int i[2]; double d; char c; } g;` and a pointer to it.
     fn union_state() -> (Cfa, DataState, PtrVal) {
         let src = "union u { int i[2]; double d; char c; } g; int main() { return 0; }";
