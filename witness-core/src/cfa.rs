@@ -921,6 +921,8 @@ pub enum EdgeOp {
     /// `malloc(size)`, `calloc(n, m)` (`size` = n·m, `zeroed`), `alloca(size)`: a fresh heap block
     /// of `size` bytes (`unsigned long`); allocation succeeds (SV-COMP convention). Uninitialised
     /// bytes are nondeterministic. The pointer goes to `lhs` (a call step like `NondetCall`).
+    /// `stack` (`alloca`, a variable-length array): the block belongs to the calling frame and
+    /// dies when it returns (decision 110).
     /// `overflow` (`calloc` only) is nonzero when n·m does not fit in `size_t`: then no block can
     /// hold the array and `calloc` returns a null pointer (C11 7.22.3.2, as glibc does), instead
     /// of a block of the wrapped size.
@@ -930,6 +932,7 @@ pub enum EdgeOp {
         size: Expr,
         zeroed: bool,
         overflow: Option<Expr>,
+        stack: bool,
     },
     /// `free(ptr)`: null is a no-op; anything but the start of a live heap block is undefined
     /// behaviour.

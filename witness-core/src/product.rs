@@ -1432,7 +1432,7 @@ impl<'a> Explorer<'a> {
             };
             let mut next = state.clone();
             Rc::make_mut(&mut next.stack).pop();
-            next.data.frames_mut().pop();
+            next.data.pop_frame();
             next.loc = site.return_loc;
             let returned = next.returned.take();
             if let Some(Target::Struct(writes)) = &site.lhs {
@@ -2258,7 +2258,7 @@ impl<'a> Explorer<'a> {
                 let v = peval!(rhs);
                 settle!(next.data.assign_ptr(cfa, lhs, &v));
             }
-            EdgeOp::Alloc { function, lhs, size, zeroed, overflow } => {
+            EdgeOp::Alloc { function, lhs, size, zeroed, overflow, stack } => {
                 let mut null_result = false;
                 if let Some(o) = overflow {
                     let o = eval!(o);
@@ -2273,6 +2273,7 @@ impl<'a> Explorer<'a> {
                                 holds: holds.not(),
                                 what: format!("`{function}` of a number of bytes that may overflow `size_t`"),
                                 unmodelled: true,
+                                kind: None,
                             };
                             if !self.settle_definedness(&mut next, vec![gap], span) {
                                 return Step::End;
@@ -2286,7 +2287,7 @@ impl<'a> Explorer<'a> {
                     let n = eval!(size);
                     let n = self.pin(&next, n);
                     let bound = self.size_bound(&next, &n);
-                    match next.data.allocate(function, &n, bound, *zeroed) {
+                    match next.data.allocate(function, &n, bound, *zeroed, *stack) {
                         Ok(p) => p,
                         Err(EvalError::Unsupported(w)) => unsupported!(w),
                     }

@@ -1785,6 +1785,7 @@ impl<'a> Builder<'a> {
                     size,
                     zeroed: false,
                     overflow: None,
+                    stack: true,
                 },
                 dsp,
                 text,

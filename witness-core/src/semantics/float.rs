@@ -562,6 +562,7 @@ pub fn to_int(a: &FValue, to: IntTy, defined: &mut Vec<Definedness>) -> Value {
                     unmodelled: false,
                     holds: Truth::Known(false),
                     what: format!("{what}: {}", render(x, a.fty)),
+                    kind: None,
                 });
                 return Value::conc(0, to);
             }
@@ -571,7 +572,7 @@ pub fn to_int(a: &FValue, to: IntTy, defined: &mut Vec<Definedness>) -> Value {
         FVal::Sym(ref t) => {
             let tr = sym_math(FMath::Trunc, t);
             let ok = Bool::and(&[&tr.ge(conc_term(lo, a.fty)), &tr.lt(conc_term(hi, a.fty))]);
-            defined.push(Definedness { unmodelled: false, holds: Truth::Sym(ok), what });
+            defined.push(Definedness { unmodelled: false, holds: Truth::Sym(ok), what, kind: None });
             let rtz = RoundingMode::round_towards_zero();
             let bv = if to.signed {
                 t.to_sbv_with_rounding_mode(&rtz, to.bits)

@@ -144,13 +144,23 @@ fn dummy(want: ScalarTy) -> AnyValue {
 }
 
 fn ub(what: String) -> Definedness {
-    Definedness { unmodelled: false, holds: Truth::Known(false), what }
+    Definedness { unmodelled: false, holds: Truth::Known(false), what, kind: None }
+}
+
+/// The condition `holds` guarding against a violation of `kind` (decision 112).
+fn guard(kind: ViolationKind, holds: Truth, what: String) -> Definedness {
+    Definedness { unmodelled: false, holds, what, kind: Some(kind) }
 }
 
 /// A result that is decided only where `holds`: elsewhere it depends on where objects lie in
 /// memory, which is not modelled (decision 48).
 fn layout(what: String, holds: Truth) -> Definedness {
-    Definedness { unmodelled: true, holds, what: format!("{what} (the result depends on the memory layout)") }
+    Definedness {
+        unmodelled: true,
+        holds,
+        what: format!("{what} (the result depends on the memory layout)"),
+        kind: None,
+    }
 }
 
 /// `lo <= off && off <= hi` for a `long long` offset.
@@ -450,6 +460,7 @@ impl DataState {
             unmodelled: false,
             holds: rest.equals(&llong(0)),
             what: "difference of pointers that are not a whole number of elements apart".into(),
+            kind: None,
         });
         value::cast(&value::binary(BinOp::Div, &bytes, &k, IntTy::LLONG, defined), ty)
     }
@@ -548,7 +559,7 @@ impl DataState {
     ) -> Result<Option<Place>, EvalError> {
         let t = match &p.obj {
             Obj::Null => {
-                defined.push(ub("dereference of a null pointer".into()));
+                defined.push(guard(ViolationKind::Deref, Truth::Known(false), "dereference of a null pointer".into()));
                 return Ok(None);
             }
             Obj::Func(f) => {
@@ -559,18 +570,38 @@ impl DataState {
             }
             Obj::Heap(id) => match self.heap.get(id) {
                 Some(b) if b.live => Place::Heap(*id),
+                // A stack block (decision 110) dies with its frame; it is never freed. Using it
+                // then is undefined, but gcc's sanitizers do not see it (the bytes stay
+                // readable, ASan does not poison them), so whether it is the valid-deref
+                // violation is not decided: a modelling gap (decision 111).
+                Some(b) if b.frame.is_some() => {
+                    defined.push(Definedness {
+                        unmodelled: true,
+                        holds: Truth::Known(false),
+                        what: format!(
+                            "use of {} after its function returned (undefined, but not detected by gcc's \
+                             sanitizers)",
+                            self.obj_name(cfa, &p.obj)
+                        ),
+                        kind: Some(ViolationKind::Deref),
+                    });
+                    return Ok(None);
+                }
                 _ => {
-                    defined.push(ub(format!("use of {} after it was freed", self.obj_name(cfa, &p.obj))));
+                    let what = format!("use of {} after it was freed", self.obj_name(cfa, &p.obj));
+                    defined.push(guard(ViolationKind::Deref, Truth::Known(false), what));
                     return Ok(None);
                 }
             },
             Obj::Var { var, frame } => match self.locate(*frame) {
                 Some(loc) => Place::Var(*var, loc),
                 None => {
-                    defined.push(ub(format!(
+                    // A dangling pointer: an invalid dereference (decision 111).
+                    let what = format!(
                         "dereference of a dangling pointer to `{}` (its function has returned)",
                         cfa.var(*var).name
-                    )));
+                    );
+                    defined.push(guard(ViolationKind::Deref, Truth::Known(false), what));
                     return Ok(None);
                 }
             },
@@ -579,11 +610,8 @@ impl DataState {
         let holds = within_v(&p.offset, 0, &size, -(width as i128));
         let outside = matches!(holds, Truth::Known(false));
         let bytes = size.known().map_or("a symbolic number of".to_string(), |n| n.to_string());
-        defined.push(Definedness {
-            unmodelled: false,
-            holds,
-            what: format!("access of {width} bytes outside {} ({bytes} bytes)", self.obj_name(cfa, &p.obj)),
-        });
+        let what = format!("access of {width} bytes outside {} ({bytes} bytes)", self.obj_name(cfa, &p.obj));
+        defined.push(guard(ViolationKind::Deref, holds, what));
         // Certainly outside: nothing to read or write (the path ends as undefined).
         Ok((!outside).then_some(t))
     }
@@ -759,6 +787,7 @@ impl DataState {
                     unmodelled: false,
                     holds: rem.equals(&llong(0)),
                     what: "misaligned access through a pointer".into(),
+                    kind: None,
                 });
                 Some(value::binary(BinOp::Div, offset, &esv, IntTy::LLONG, &mut d))
             }
@@ -1078,16 +1107,24 @@ impl DataState {
 
     // ------------------------------------------------------------------ heap
 
-    /// A fresh heap block of `size` bytes; returns the pointer to its start. A symbolic size
+    /// A fresh block of `size` bytes; returns the pointer to its start. A symbolic size
     /// needs `bound`, an upper bound the path guarantees (decision 50): the block has that
-    /// many cells, and every access checks the symbolic size.
+    /// many cells, and every access checks the symbolic size. With `stack` (`alloca`, a
+    /// variable-length array) the block belongs to the current frame and dies when it returns
+    /// (decision 110); otherwise it is a heap block, live until freed.
     pub fn allocate(
         &mut self,
         function: &str,
         size: &Value,
         bound: Option<u64>,
         zeroed: bool,
+        stack: bool,
     ) -> Result<PtrVal, EvalError> {
+        let frame = match (stack, self.frames.last()) {
+            (false, _) => None,
+            (true, Some(f)) => Some(f.id),
+            (true, None) => return Err(EvalError::Unsupported(format!("`{function}` outside a function"))),
+        };
         let (n, sym) = match (size.known(), bound) {
             (Some(n), _) => (n, None),
             (None, Some(b)) if b <= MAX_SYMBOLIC_BYTES => (b as i128, Some(value::cast(size, IntTy::ULLONG))),
@@ -1105,7 +1142,7 @@ impl DataState {
         // The size as a `long long` (it is at most `bound`, so the unsigned bits read the same).
         let size = sym.map(|v| Value { val: v.val, ty: IntTy::LLONG });
         Rc::make_mut(&mut self.heap)
-            .insert(id, HeapBlock { cells: Rc::new(cells), live: true, function: function.to_string(), size });
+            .insert(id, HeapBlock { cells: Rc::new(cells), live: true, function: function.to_string(), size, frame });
         Ok(PtrVal { obj: Obj::Heap(id), offset: llong(0) })
     }
 
@@ -1120,7 +1157,7 @@ impl DataState {
         defined: &mut Vec<Definedness>,
     ) -> Result<PtrVal, EvalError> {
         if p.obj == Obj::Null {
-            return self.allocate("realloc", size, bound, false);
+            return self.allocate("realloc", size, bound, false, false);
         }
         match size.known() {
             Some(0) => return Err(EvalError::Unsupported("`realloc` to 0 bytes (implementation-defined)".into())),
@@ -1129,10 +1166,11 @@ impl DataState {
                 unmodelled: true,
                 holds: size.equals(&Value::conc(0, size.ty)).not(),
                 what: "`realloc` to 0 bytes (implementation-defined)".into(),
+                kind: None,
             }),
         }
         let old = match &p.obj {
-            Obj::Heap(id) => self.heap.get(id).filter(|b| b.live).map(|b| b.cells.clone()),
+            Obj::Heap(id) => self.heap.get(id).filter(|b| b.live && b.frame.is_none()).map(|b| b.cells.clone()),
             _ => None,
         };
         // `free` checks the pointer: the start of a live block.
@@ -1140,7 +1178,7 @@ impl DataState {
         let Some(old) = old else { return Ok(PtrVal::null()) };
         // Cells past the old block's (or the new block's) size were never written: copying them
         // keeps them uninitialised.
-        let fresh = self.allocate("realloc", size, bound, false)?;
+        let fresh = self.allocate("realloc", size, bound, false, false)?;
         if let Obj::Heap(id) = fresh.obj {
             if let Some(b) = Rc::make_mut(&mut self.heap).get_mut(&id) {
                 let cells = Rc::make_mut(&mut b.cells);
@@ -1286,24 +1324,30 @@ impl DataState {
 
     /// `free(p)`.
     pub fn free(&mut self, cfa: &Cfa, p: &PtrVal, defined: &mut Vec<Definedness>) {
+        let invalid = |what: String| guard(ViolationKind::Free, Truth::Known(false), what);
         match &p.obj {
-            Obj::Null => defined.push(Definedness {
-                unmodelled: false,
-                holds: p.offset.equals(&llong(0)),
-                what: "free of an address that was not allocated".into(),
-            }),
+            Obj::Null => defined.push(guard(
+                ViolationKind::Free,
+                p.offset.equals(&llong(0)),
+                "free of an address that was not allocated".into(),
+            )),
+            // A stack block (decision 110) is not `malloc`'s to take back, live or not.
+            Obj::Heap(id) if self.heap.get(id).is_some_and(|b| b.frame.is_some()) => defined.push(invalid(format!(
+                "free of {}, which is on the stack, not allocated by `malloc`",
+                self.obj_name(cfa, &p.obj)
+            ))),
             Obj::Heap(id) if self.heap.get(id).is_some_and(|b| b.live) => {
-                defined.push(Definedness {
-                    unmodelled: false,
-                    holds: p.offset.equals(&llong(0)),
-                    what: "free of a pointer into the middle of a block".into(),
-                });
+                defined.push(guard(
+                    ViolationKind::Free,
+                    p.offset.equals(&llong(0)),
+                    "free of a pointer into the middle of a block".into(),
+                ));
                 if let Some(b) = Rc::make_mut(&mut self.heap).get_mut(id) {
                     b.live = false;
                 }
             }
-            Obj::Heap(_) => defined.push(ub(format!("double free of {}", self.obj_name(cfa, &p.obj)))),
-            obj => defined.push(ub(format!("free of {}, which was not allocated", self.obj_name(cfa, obj)))),
+            Obj::Heap(_) => defined.push(invalid(format!("double free of {}", self.obj_name(cfa, &p.obj)))),
+            obj => defined.push(invalid(format!("free of {}, which was not allocated", self.obj_name(cfa, obj)))),
         }
     }
 }
@@ -1337,6 +1381,7 @@ fn to_bits(v: &AnyValue) -> Result<(Value, Option<Definedness>), EvalError> {
                     unmodelled: true,
                     holds: Truth::Sym(c),
                     what: "the bit pattern of a NaN computed by the program (NaN payloads are not modelled)".into(),
+                    kind: None,
                 }),
             ))
         }
@@ -1377,12 +1422,37 @@ mod tests {
                 .map(|p| p.cfa)
                 .unwrap_or_else(|e| panic!("{e}"));
         let mut st = DataState::initial(&cfa).unwrap_or_else(|e| panic!("{e:?}"));
-        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), None, false).unwrap_or_else(|e| panic!("{e:?}"));
+        let p =
+            st.allocate("malloc", &Value::conc(8, IntTy::UINT), None, false, false).unwrap_or_else(|e| panic!("{e:?}"));
         (cfa, st, p)
     }
 
     fn at(p: &PtrVal, k: i128) -> PtrVal {
         PtrVal { obj: p.obj, offset: llong(k) }
+    }
+
+    /// Decision 110: a stack block dies with its frame, is never a leak, is a root while its
+    /// frame runs, and cannot be freed; using it after the return is a modelling gap.
+    #[test]
+    fn a_stack_block_dies_with_its_frame_and_is_never_a_leak() {
+        let (cfa, mut st, heap) = heap_state();
+        st.push_frame(&cfa, cfa.main, &[]).unwrap_or_else(|e| panic!("{e:?}"));
+        let four = Value::conc(4, IntTy::UINT);
+        let stack = st.allocate("alloca", &four, None, false, true).unwrap_or_else(|e| panic!("{e:?}"));
+        let mut d = Vec::new();
+        // The heap block's only pointer is stored in the stack block: reachable while it lives.
+        st.store(&cfa, &stack, &AnyValue::Ptr(heap.clone()), &mut d).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(d.iter().all(|d| matches!(d.holds, Truth::Known(true))), "{d:?}");
+        assert_eq!(st.lost_blocks(None).map(|b| b.into_iter().collect::<Vec<_>>()), Some(vec![]));
+        assert_eq!(st.leaked_blocks(false), Some(vec![0]), "memcleanup counts the heap block only");
+        let mut d = Vec::new();
+        st.free(&cfa, &stack, &mut d);
+        assert_eq!(d.iter().map(|d| d.violation_kind()).collect::<Vec<_>>(), vec![Some(ViolationKind::Free)]);
+        st.pop_frame();
+        assert_eq!(st.lost_blocks(None).map(|b| b.into_iter().collect::<Vec<_>>()), Some(vec![0]));
+        let mut d = Vec::new();
+        st.load(&cfa, &stack, ScalarTy::Ptr, &mut d).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(d.len() == 1 && d[0].unmodelled && d[0].violation_kind().is_none(), "{d:?}");
     }
 
     /// A state with the global `union u { int i[2]; double d; char c; } g;` and a pointer to it.
@@ -1421,7 +1491,7 @@ mod tests {
     #[test]
     fn pointers_into_different_objects_compare_only_where_the_layout_does_not_matter() {
         let (cfa, mut st, p) = heap_state();
-        let q = st.allocate("malloc", &Value::conc(4, IntTy::UINT), None, false).unwrap();
+        let q = st.allocate("malloc", &Value::conc(4, IntTy::UINT), None, false, false).unwrap();
         let decided = |st: &DataState, op, a: &PtrVal, b: &PtrVal| {
             let mut d = Vec::new();
             let t = st.compare_ptr(&cfa, op, a, b, &mut d).unwrap();
@@ -1442,7 +1512,7 @@ mod tests {
     fn a_block_of_symbolic_size_checks_accesses_against_that_size() {
         let (cfa, mut st, _) = heap_state();
         let n = Value::fresh("n", IntTy::UINT);
-        let p = st.allocate("malloc", &n, Some(8), false).unwrap();
+        let p = st.allocate("malloc", &n, Some(8), false, false).unwrap();
         let mut d = Vec::new();
         st.store(&cfa, &at(&p, 4), &int(7), &mut d).unwrap();
         let Some(Truth::Sym(c)) = d.last().map(|x| x.holds.clone()) else { panic!("{d:?}") };
@@ -1452,8 +1522,8 @@ mod tests {
         };
         // 4 bytes at offset 4 fit a block of 8 bytes, not one of 7.
         assert_eq!((with(8), with(7)), (Some(true), Some(false)));
-        assert!(st.allocate("malloc", &n, Some(4097), false).is_err());
-        assert!(st.allocate("malloc", &n, None, false).is_err());
+        assert!(st.allocate("malloc", &n, Some(4097), false, false).is_err());
+        assert!(st.allocate("malloc", &n, None, false, false).is_err());
     }
 
     #[test]
@@ -1519,7 +1589,8 @@ mod byte_tests {
                 .map(|p| p.cfa)
                 .unwrap_or_else(|e| panic!("{e}"));
         let mut st = DataState::initial(&cfa).unwrap_or_else(|e| panic!("{e:?}"));
-        let p = st.allocate("malloc", &Value::conc(8, IntTy::UINT), None, false).unwrap_or_else(|e| panic!("{e:?}"));
+        let p =
+            st.allocate("malloc", &Value::conc(8, IntTy::UINT), None, false, false).unwrap_or_else(|e| panic!("{e:?}"));
         (cfa, st, p)
     }
 

@@ -24,7 +24,7 @@ use crate::cfa::{
 };
 pub use float::{FVal, FValue};
 pub use solver::{Feasibility, Smt};
-pub use value::{Definedness, Truth, Val, Value};
+pub use value::{Definedness, Truth, Val, Value, ViolationKind};
 
 /// Contents of one variable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -199,6 +199,10 @@ pub struct HeapBlock {
     /// A symbolic size (`long long`) bounded by `cells.len()` (decision 50); `None`: the size is
     /// `cells.len()`.
     pub size: Option<Value>,
+    /// Storage duration (decision 110): the [`Frame::id`] of the activation that owns a stack
+    /// block (`alloca`, a variable-length array), which dies when that frame returns, is never
+    /// a leak and cannot be freed; `None` for a heap block (`malloc` and friends).
+    pub frame: Option<u64>,
 }
 
 /// Why an evaluation could not produce a value.
@@ -369,13 +373,14 @@ impl DataState {
             return None;
         }
         if !from_globals {
-            return Some(self.heap.iter().filter(|(_, b)| b.live).map(|(n, _)| *n).collect());
+            return Some(self.heap.iter().filter(|(_, b)| b.live && b.frame.is_none()).map(|(n, _)| *n).collect());
         }
         let mut roots = Vec::new();
         for slot in self.globals.values() {
             slot_blocks(slot, &mut roots);
         }
-        Some(self.unreached(roots).into_iter().collect())
+        // `main` has returned: its stack blocks hold nothing any more (decision 110).
+        Some(self.unreached(roots, false).into_iter().collect())
     }
 
     /// Decision 74: the live heap blocks that nothing reaches: neither a global, nor a local of
@@ -392,20 +397,38 @@ impl DataState {
         if let Some(AnyValue::Ptr(PtrVal { obj: Obj::Heap(n), .. })) = extra {
             roots.push(*n);
         }
-        Some(self.unreached(roots))
+        // The live frames' stack blocks are roots as their locals are (decision 110).
+        roots.extend(self.heap.iter().filter(|(_, b)| b.live && b.frame.is_some()).map(|(n, _)| *n));
+        Some(self.unreached(roots, true))
     }
 
-    /// The live blocks not reachable from the `roots` blocks through stored pointers.
-    fn unreached(&self, mut todo: Vec<u32>) -> std::collections::BTreeSet<u32> {
+    /// The live heap blocks not reachable from the `roots` blocks through pointers stored in
+    /// live memory: a freed block is not scanned (LeakSanitizer scans allocated chunks only), nor
+    /// is a stack block unless `stack_live` (its frame is still running). Stack blocks are never
+    /// in the result: they are no leak (decision 110).
+    fn unreached(&self, mut todo: Vec<u32>, stack_live: bool) -> std::collections::BTreeSet<u32> {
         let mut reached = std::collections::BTreeSet::new();
         while let Some(n) = todo.pop() {
             if reached.insert(n) {
-                if let Some(b) = self.heap.get(&n) {
+                if let Some(b) = self.heap.get(&n).filter(|b| b.live && (stack_live || b.frame.is_none())) {
                     cell_blocks(&b.cells, &mut todo);
                 }
             }
         }
-        self.heap.iter().filter(|(n, b)| b.live && !reached.contains(n)).map(|(n, _)| *n).collect()
+        self.heap.iter().filter(|(n, b)| b.live && b.frame.is_none() && !reached.contains(n)).map(|(n, _)| *n).collect()
+    }
+
+    /// Returns from the current frame: its stack blocks (`alloca`, variable-length arrays) die
+    /// with it (decision 110), so a pointer to them dangles as one to its locals does.
+    pub fn pop_frame(&mut self) {
+        let Some(f) = self.frames_mut().pop() else { return };
+        if self.heap.values().any(|b| b.live && b.frame == Some(f.id)) {
+            for b in Rc::make_mut(&mut self.heap).values_mut() {
+                if b.frame == Some(f.id) {
+                    b.live = false;
+                }
+            }
+        }
     }
 
     /// A fresh symbol of `ty`, also in a guessing run (its range constraint joins the path
@@ -885,6 +908,7 @@ impl DataState {
         let name = cfa.var(var).name.clone();
         defined.push(Definedness {
             unmodelled: false,
+            kind: Some(ViolationKind::Deref),
             holds: Self::index_in_bounds(idx, len),
             what: format!("array index out of bounds in `{name}[…] = …` (length {len})"),
         });
@@ -947,6 +971,7 @@ impl DataState {
         let inb = Self::index_in_bounds(idx, len);
         defined.push(Definedness {
             unmodelled: false,
+            kind: Some(ViolationKind::Deref),
             holds: inb,
             what: format!("array index out of bounds in `{name}[…]` (length {len})"),
         });
@@ -1028,6 +1053,7 @@ impl DataState {
         let inb = Self::index_in_bounds(idx, len);
         defined.push(Definedness {
             unmodelled: false,
+            kind: Some(ViolationKind::Deref),
             holds: inb.clone(),
             what: format!("array index out of bounds in `{name}[…]` (length {len})"),
         });
@@ -1106,6 +1132,7 @@ impl DataState {
                 let name = cfa.var(*var).name.clone();
                 defined.push(Definedness {
                     unmodelled: false,
+                    kind: Some(ViolationKind::Deref),
                     holds: Self::index_in_bounds(idx, *len),
                     what: format!("array index out of bounds in `{name}[…] = …` (length {len})"),
                 });

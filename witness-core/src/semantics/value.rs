@@ -68,6 +68,9 @@ pub struct Definedness {
     /// The condition marks a modelling gap (e.g. the bits of a NaN), not undefined behaviour:
     /// if it may fail, the path is unknown whatever the undefined-behaviour policy.
     pub unmodelled: bool,
+    /// The property violation the condition guards against (decisions 72, 73, 112), if any;
+    /// `None`: undefined behaviour that is no property's violation.
+    pub kind: Option<ViolationKind>,
 }
 
 /// Which property violation a condition guards against (decisions 72, 73), if it is one.
@@ -84,31 +87,14 @@ pub enum ViolationKind {
 }
 
 impl Definedness {
-    /// The violation this condition guards against, read from its text: every such condition
-    /// of the value layer and the memory model starts with one of these phrases.
+    /// The violation this condition guards against: its [`Definedness::kind`], set where the
+    /// condition is made (decision 112: never read from the wording of `what`).
     pub fn violation_kind(&self) -> Option<ViolationKind> {
         // A modelling gap is never a violation, whatever it says.
         if self.unmodelled {
             return None;
         }
-        let w = self.what.as_str();
-        if let Some(op) = w.strip_prefix("signed overflow in ") {
-            return Some(if op.contains("<<") || op.contains("shift") {
-                ViolationKind::ShiftOverflow
-            } else {
-                ViolationKind::Overflow
-            });
-        }
-        if w.starts_with("dereference of a null pointer")
-            || (w.starts_with("use of ") && w.ends_with(" after it was freed"))
-            || (w.starts_with("access of ") && w.contains(" bytes outside "))
-        {
-            return Some(ViolationKind::Deref);
-        }
-        if w.starts_with("free of ") || w.starts_with("double free of ") {
-            return Some(ViolationKind::Free);
-        }
-        None
+        self.kind
     }
 }
 
@@ -242,7 +228,12 @@ pub fn cast(v: &Value, to: IntTy) -> Value {
 }
 
 fn ub(what: String) -> Definedness {
-    Definedness { unmodelled: false, holds: Truth::Known(false), what }
+    Definedness { unmodelled: false, holds: Truth::Known(false), what, kind: None }
+}
+
+/// A definite violation of `kind` (decision 112).
+fn definite(kind: ViolationKind, what: String) -> Definedness {
+    Definedness { unmodelled: false, holds: Truth::Known(false), what, kind: Some(kind) }
 }
 
 /// Unary operation; the operand already has the result type (except `LogNot`).
@@ -257,7 +248,7 @@ pub fn unary(op: UnOp, a: &Value, ty: IntTy, defined: &mut Vec<Definedness>) -> 
             Val::Conc(b) => {
                 let x = as_i128(*b, ty);
                 if ty.signed && -x > ty.max_value() {
-                    defined.push(ub(format!("signed overflow in -({x})")));
+                    defined.push(definite(ViolationKind::Overflow, format!("signed overflow in -({x})")));
                 }
                 Value::from_i128(-x, ty)
             }
@@ -266,6 +257,7 @@ pub fn unary(op: UnOp, a: &Value, ty: IntTy, defined: &mut Vec<Definedness>) -> 
                     let min = BV::from_u64(mask(ty.min_value(), ty), ty.bits);
                     defined.push(Definedness {
                         unmodelled: false,
+                        kind: Some(ViolationKind::Overflow),
                         holds: Truth::Sym(t.eq(&min).not()),
                         what: "signed overflow in negation".into(),
                     });
@@ -293,7 +285,10 @@ fn binary_conc(op: BinOp, xb: u64, xt: IntTy, yb: u64, yt: IntTy, ty: IntTy, def
     let in_range = |v: i128| v >= ty.min_value() && v <= ty.max_value();
     let arith = |v: i128, sym: &str, defined: &mut Vec<Definedness>| {
         if ty.signed && !in_range(v) {
-            defined.push(ub(format!("signed overflow in {x} {sym} {y} ({})", ty.describe())));
+            defined.push(definite(
+                ViolationKind::Overflow,
+                format!("signed overflow in {x} {sym} {y} ({})", ty.describe()),
+            ));
         }
         Value::from_i128(v, ty)
     };
@@ -309,7 +304,7 @@ fn binary_conc(op: BinOp, xb: u64, xt: IntTy, yb: u64, yt: IntTy, ty: IntTy, def
             }
             let q = x / y; // Rust truncates toward zero, as C does
             if ty.signed && !in_range(q) {
-                defined.push(ub(format!("signed overflow in {x} / {y}")));
+                defined.push(definite(ViolationKind::Overflow, format!("signed overflow in {x} / {y}")));
                 return Value::conc(0, ty);
             }
             if op == BinOp::Div {
@@ -329,7 +324,7 @@ fn binary_conc(op: BinOp, xb: u64, xt: IntTy, yb: u64, yt: IntTy, ty: IntTy, def
             if ty.signed {
                 let r = x << y;
                 if x < 0 || !in_range(r) {
-                    defined.push(ub(format!("signed overflow in {x} << {y}")));
+                    defined.push(definite(ViolationKind::ShiftOverflow, format!("signed overflow in {x} << {y}")));
                 }
                 return Value::from_i128(r, ty);
             }
@@ -395,6 +390,7 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
         };
         defined.push(Definedness {
             unmodelled: false,
+            kind: None,
             holds: in_range,
             what: format!("shift amount out of range for a {}-bit type", ty.bits),
         });
@@ -407,6 +403,7 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
             let ok = Bool::and(&[&x.bvsge(&zero), &r.bvashr(&y).eq(&x), &r.bvsge(&zero)]);
             defined.push(Definedness {
                 unmodelled: false,
+                kind: Some(ViolationKind::ShiftOverflow),
                 holds: Truth::Sym(ok),
                 what: "signed overflow in left shift".into(),
             });
@@ -420,6 +417,7 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
                 let ok = fits_signed(&x.sign_ext(1).bvadd(y.sign_ext(1)), ty.bits);
                 defined.push(Definedness {
                     unmodelled: false,
+                    kind: Some(ViolationKind::Overflow),
                     holds: Truth::Sym(ok),
                     what: "signed overflow in +".into(),
                 });
@@ -431,6 +429,7 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
                 let ok = fits_signed(&x.sign_ext(1).bvsub(y.sign_ext(1)), ty.bits);
                 defined.push(Definedness {
                     unmodelled: false,
+                    kind: Some(ViolationKind::Overflow),
                     holds: Truth::Sym(ok),
                     what: "signed overflow in -".into(),
                 });
@@ -442,6 +441,7 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
                 let ok = fits_signed(&x.sign_ext(ty.bits).bvmul(y.sign_ext(ty.bits)), ty.bits);
                 defined.push(Definedness {
                     unmodelled: false,
+                    kind: Some(ViolationKind::Overflow),
                     holds: Truth::Sym(ok),
                     what: "signed overflow in *".into(),
                 });
@@ -454,6 +454,7 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
                 let nonzero = y.eq(&zero).not();
                 defined.push(Definedness {
                     unmodelled: false,
+                    kind: None,
                     holds: Truth::Sym(nonzero),
                     what: "possible division by zero".into(),
                 });
@@ -463,6 +464,7 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
                 let minus_one = BV::from_u64(ty.mask(), ty.bits);
                 defined.push(Definedness {
                     unmodelled: false,
+                    kind: Some(ViolationKind::Overflow),
                     holds: Truth::Sym(Bool::and(&[&x.eq(&min), &y.eq(&minus_one)]).not()),
                     what: "signed overflow in division".into(),
                 });

@@ -526,7 +526,8 @@ impl<'a> Builder<'a> {
                 Some(_) => return Err(format!("result of `{name}` stored into a non-pointer")),
             };
             self.note_call(c.span);
-            self.emit(EdgeOp::Alloc { function: name.to_string(), lhs, size, zeroed, overflow }, csp, text)
+            let stack = matches!(name, "alloca" | "__builtin_alloca");
+            self.emit(EdgeOp::Alloc { function: name.to_string(), lhs, size, zeroed, overflow, stack }, csp, text)
         })())
     }
 
