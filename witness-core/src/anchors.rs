@@ -67,7 +67,7 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, overflow: bool, warnings: &mut Vec<Strin
     let line_end = cfa.line_starts.get(a.line as usize).copied().unwrap_or(cfa.source_len);
     let on_line = |o: usize| o >= line_start && o < line_end;
     let mut column = a.column;
-    if column.is_some() && !cfa.offsets_exact {
+    if column.is_some() && !cfa.line_exact(a.line) {
         warnings.push(format!(
             "waypoint at {}: the program was preprocessed with gcc, so columns are approximate; using the leftmost {} on line {}",
             a.origin,
@@ -251,7 +251,16 @@ fn in_skipped_body(
                     .filter(on_line)
                     .min(),
             };
-            cfa.skipped_bodies.iter().any(|(s, e)| *s < line_end && line_start < *e && leftmost.is_none_or(|l| *s < l))
+            // Issue 19, cause 6: the leftmost place of the waypoint's kind on the line, among the
+            // parsed ones and those a lexical scan finds in the removed bodies.
+            let p = &cfa.skipped_places;
+            let removed = match kind {
+                AnchorKind::Statement => &p.statements,
+                AnchorKind::Branching => &p.branches,
+                AnchorKind::FunctionEnter | AnchorKind::FunctionReturn => &p.calls,
+                AnchorKind::Target => &p.errors,
+            };
+            removed.iter().copied().filter(on_line).min().is_some_and(|r| leftmost.is_none_or(|l| r < l))
         }
     };
     hit.then(|| match kind {
@@ -286,6 +295,31 @@ impl Call {
     }
 }
 
+/// How many distinct places of a waypoint's kind lie on `line` (1-based): more than one means
+/// a waypoint whose column is lost could mean another of them (issue 19, cause 2).
+pub fn candidates_on_line(cfa: &Cfa, kind: AnchorKind, line: u32) -> usize {
+    let Some(&start) = cfa.line_starts.get((line as usize).wrapping_sub(1)) else { return 0 };
+    let end = cfa.line_starts.get(line as usize).copied().unwrap_or(cfa.source_len);
+    let on_line = |o: &usize| *o >= start && *o < end;
+    let mut places: Vec<usize> = match kind {
+        AnchorKind::Statement => cfa.statement_starts.iter().map(|(o, _)| *o).filter(on_line).collect(),
+        AnchorKind::Branching => cfa.branch_keywords.iter().map(|(k, _)| *k).filter(on_line).collect(),
+        AnchorKind::FunctionEnter | AnchorKind::FunctionReturn => {
+            calls(cfa).iter().map(|c| c.paren).filter(on_line).collect()
+        }
+        AnchorKind::Target => cfa
+            .graph
+            .edge_weights()
+            .filter(|e| matches!(e.op, EdgeOp::Error { .. }))
+            .filter_map(|e| e.span.map(|s| s.start_offset))
+            .filter(on_line)
+            .collect(),
+    };
+    places.sort_unstable();
+    places.dedup();
+    places.len()
+}
+
 /// Every call step with a known `)` (one per call expression, sorted by `)`).
 fn calls(cfa: &Cfa) -> Vec<Call> {
     let mut out: Vec<Call> = cfa
@@ -302,6 +336,9 @@ fn calls(cfa: &Cfa) -> Vec<Call> {
                     (function.clone(), false, result)
                 }
                 EdgeOp::FloatNondetCall { function, .. } => (function.clone(), false, true),
+                // A call through a pointer enters (and returns from) whichever function the
+                // pointer holds (issue 19: a waypoint at its `)` is a call anchor).
+                EdgeOp::CallPtr { lhs, .. } => ("(function pointer)".to_string(), true, lhs.is_some()),
                 _ => return None,
             };
             let paren = e.call_paren?;

@@ -1091,6 +1091,9 @@ pub struct Cfa {
     /// had to be run through `gcc -E` (which rewrites white space): then witness offsets must
     /// not be used for matching, only lines.
     pub offsets_exact: bool,
+    /// When not `offsets_exact` (`gcc -E`): per line (index line − 1), whether offsets on it are
+    /// exact anyway (no macro expanded there; issue 19, cause 2).
+    pub exact_lines: Vec<bool>,
     /// Length of the source in bytes, and the byte offset each line starts at.
     pub source_len: usize,
     pub line_starts: Vec<usize>,
@@ -1114,9 +1117,115 @@ pub struct Cfa {
     /// the functions `main` cannot reach, which were not parsed (the functions exist with empty
     /// bodies).
     pub skipped_bodies: Vec<(usize, usize)>,
+    /// The places a column-less waypoint could mean inside those bodies, found lexically
+    /// (issue 19, cause 6).
+    pub skipped_places: SkippedPlaces,
+}
+
+/// Offsets (in the given file) of the places inside removed bodies, by kind, found by a
+/// lexical scan (comments and literals skipped).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SkippedPlaces {
+    /// First characters of statements (after `{`, `;` or `}`).
+    pub statements: Vec<usize>,
+    /// Branching keywords and `?`.
+    pub branches: Vec<usize>,
+    /// Names followed by `(` (calls).
+    pub calls: Vec<usize>,
+    /// Calls of `reach_error` or `__VERIFIER_error`.
+    pub errors: Vec<usize>,
+}
+
+impl SkippedPlaces {
+    /// Scans the given byte ranges of `text`.
+    pub fn scan(text: &str, bodies: &[(usize, usize)]) -> SkippedPlaces {
+        let mut out = SkippedPlaces::default();
+        let b = text.as_bytes();
+        for &(s, e) in bodies {
+            let e = e.min(b.len());
+            let mut i = s;
+            let mut stmt_next = true;
+            while i < e {
+                let c = b[i];
+                if c.is_ascii_whitespace() {
+                    i += 1;
+                    continue;
+                }
+                if c == b'/' && b.get(i + 1) == Some(&b'/') {
+                    while i < e && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                if c == b'/' && b.get(i + 1) == Some(&b'*') {
+                    i += 2;
+                    while i + 1 < e && !(b[i] == b'*' && b[i + 1] == b'/') {
+                        i += 1;
+                    }
+                    i += 2;
+                    continue;
+                }
+                if c == b'}' {
+                    stmt_next = true;
+                    i += 1;
+                    continue;
+                }
+                if stmt_next {
+                    out.statements.push(i);
+                    stmt_next = false;
+                }
+                match c {
+                    b'"' | b'\'' => {
+                        i += 1;
+                        while i < e && b[i] != c {
+                            if b[i] == b'\\' {
+                                i += 1;
+                            }
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                    b';' | b'{' => {
+                        stmt_next = true;
+                        i += 1;
+                    }
+                    b'?' => {
+                        out.branches.push(i);
+                        i += 1;
+                    }
+                    c if c.is_ascii_alphabetic() || c == b'_' => {
+                        let start = i;
+                        while i < e && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                            i += 1;
+                        }
+                        let word = &text[start..i];
+                        let mut j = i;
+                        while j < e && b[j].is_ascii_whitespace() {
+                            j += 1;
+                        }
+                        if matches!(word, "if" | "while" | "for" | "do" | "switch") {
+                            out.branches.push(start);
+                        } else if j < e && b[j] == b'(' && !matches!(word, "sizeof" | "return" | "_Alignof") {
+                            out.calls.push(start);
+                            if matches!(word, "reach_error" | "__VERIFIER_error") {
+                                out.errors.push(start);
+                            }
+                        }
+                    }
+                    _ => i += 1,
+                }
+            }
+        }
+        out
+    }
 }
 
 impl Cfa {
+    /// Are offsets and columns on `line` (1-based) those of the given file?
+    pub fn line_exact(&self, line: u32) -> bool {
+        self.offsets_exact || (line > 0 && self.exact_lines.get(line as usize - 1).copied().unwrap_or(false))
+    }
+
     pub fn function(&self, id: FuncId) -> &FunctionInfo {
         &self.functions[id.0 as usize]
     }

@@ -58,7 +58,11 @@ pub fn plan(cfa: &Cfa, w: &WitnessAutomaton, warnings: &mut Vec<String>) -> Offs
     if ts.is_empty() {
         return OffsetPlan::LinesOnly;
     }
-    if !cfa.offsets_exact {
+    // Issue 19, cause 2: after `gcc -E`, offsets are exact on the lines no macro touched.
+    let on_exact_lines = ts.iter().all(|(_, _, _, lines)| {
+        lines.is_some_and(|r| (r.start..=r.end).all(|l| u32::try_from(l).is_ok_and(|l| cfa.line_exact(l))))
+    });
+    if !cfa.offsets_exact && !on_exact_lines {
         warnings
             .push("the program was preprocessed with gcc, so offsets are approximate; matching by lines only".into());
         return OffsetPlan::LinesOnly;

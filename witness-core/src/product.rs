@@ -373,6 +373,9 @@ struct Explorer<'a> {
     doubts: Doubts,
     /// Lassos: the witness states reachable from a cycle head (its loop part).
     cycle_nodes: HashSet<NodeIndex>,
+    /// Transitions whose offsets or column could not be used and whose line holds several
+    /// places they could mean (issue 19, cause 2): firing one is a guess of which (decision 98).
+    approximate: HashMap<EdgeIndex, String>,
     /// Existential segments: per transition, the program locations from which a step on its
     /// waypoint's line is still reachable.
     revisit: HashMap<EdgeIndex, Rc<ErrorReach>>,
@@ -734,6 +737,74 @@ fn explore_shifted(
     shifted
 }
 
+/// Decision 98: the transitions whose place on their line is lost — GraphML offsets that
+/// cannot be used on this file (preprocessed, or fitting no reading), YAML columns of a
+/// preprocessed program — while their line holds several places they could mean (conditions
+/// for a `control`, steps otherwise). Matching such a transition by its line alone may pick
+/// another place than the witness's: neither more nor fewer runs, so no conclusion may rest
+/// on a run that fires one.
+fn approximate_transitions(ex: &Explorer) -> HashMap<EdgeIndex, String> {
+    let (cfa, w, plan) = (ex.cfa, ex.witness, &ex.offsets);
+    let mut out = HashMap::new();
+    for t in w.graph.edge_indices() {
+        let tr = &w.graph[t];
+        if let Some(a) = &tr.guard.anchor {
+            let n = crate::anchors::candidates_on_line(cfa, a.kind, a.line);
+            if a.column.is_some() && !cfa.line_exact(a.line) && n > 1 {
+                out.insert(
+                    t,
+                    format!(
+                        "the waypoint at {} could mean any of {n} places on line {} (its column is lost after \
+                         preprocessing)",
+                        tr.origin, a.line
+                    ),
+                );
+            }
+            continue;
+        }
+        let (Some(_), Some(lines)) = (tr.guard.offsets, tr.guard.lines) else { continue };
+        if plan.offsets_of(w, t).is_some() {
+            continue;
+        }
+        // The steps of its lines the transition's guard (without offsets) matches.
+        let mut places: Vec<usize> = cfa
+            .graph
+            .edge_references()
+            .filter(|e| !matches!(e.weight().op, EdgeOp::Blank))
+            .filter(|e| {
+                let edge = e.weight();
+                let info = StepInfo {
+                    kind: StepKind::Edge(edge),
+                    span: edge.span,
+                    scope_function: edge.function,
+                    target: e.target(),
+                    result: None,
+                    closure: Default::default(),
+                };
+                ex.guard_matches(t, &info)
+            })
+            .filter_map(|e| e.weight().span)
+            .filter(|sp| lines.overlaps(sp.start_line as u64, sp.end_line as u64))
+            .map(|sp| sp.start_offset)
+            .collect();
+        places.sort_unstable();
+        places.dedup();
+        if places.len() > 1 {
+            out.insert(
+                t,
+                format!(
+                    "the transition at {} could mean any of {} {} on line {} (its offsets cannot be used on this file)",
+                    tr.origin,
+                    places.len(),
+                    if tr.guard.control.is_some() { "conditions" } else { "steps" },
+                    lines.start
+                ),
+            );
+        }
+    }
+    out
+}
+
 /// The reading an exploration with these options follows (decision 97). A test-vector run
 /// follows no automaton: it is exact for what it checks (its inputs alone).
 fn reading_of(witness: &WitnessAutomaton, opts: &ExploreOptions, aligned: bool) -> Reading {
@@ -766,6 +837,7 @@ fn explore_once(
         Some(m) => OffsetPlan::Aligned(m.clone()),
         None => crate::offsets::plan(cfa, witness, &mut ex.warnings),
     };
+    ex.approximate = approximate_transitions(&ex);
     let mut verdict = ex.run();
     let mut lasso_reason = None;
     if opts.target.termination && opts.vector.is_none() {
@@ -857,6 +929,7 @@ impl<'a> Explorer<'a> {
             recurrence: None,
             doubts: Doubts::default(),
             revisit: HashMap::new(),
+            approximate: HashMap::new(),
             cycle_nodes: {
                 let mut seen = HashSet::new();
                 let mut todo: Vec<NodeIndex> =
@@ -2707,6 +2780,11 @@ impl<'a> Explorer<'a> {
                 if self.opts.target.termination && w.graph[target].cycle_head {
                     s.arrival = true;
                 }
+                if let Some(why) = self.approximate.get(&t) {
+                    let why = why.clone();
+                    self.doubts.loosen(why.clone());
+                    self.doubts.tighten(why);
+                }
                 live += 1;
                 let open = !w.graph[target].violation && target != node;
                 if (self.opts.permissive || exact) && depth < 16 && open {
@@ -3034,7 +3112,7 @@ impl<'a> Explorer<'a> {
                     if texts.len() == all.len() && Some(*callee) != scope_function {
                         let in_callee = AssumptionScope { function: Some(*callee), offset: None, result_ty };
                         for (conj, text) in all.iter_mut().zip(&texts) {
-                            let unknown = matches!(conj, Err(m) if m.starts_with("unknown identifier"));
+                            let unknown = matches!(conj, Err(m) if m.starts_with(crate::cfront::NO_SUCH_OBJECT));
                             if !unknown {
                                 continue;
                             }
@@ -3116,6 +3194,12 @@ impl<'a> Explorer<'a> {
                 Err(msg) if msg.starts_with(crate::cfront::AMBIGUOUS) => {
                     self.give_up(format!("assumption at {origin}: {msg}"));
                     return false;
+                }
+                Err(msg) if msg.starts_with(crate::cfront::NO_SUCH_OBJECT) => {
+                    // A claim about an object the program does not have at this step (a
+                    // producer's own variable, another function's local): it constrains no
+                    // program state, so every reading drops it (decision 97).
+                    self.warn(format!("assumption at {origin} ignored in part: {msg}"))
                 }
                 Err(msg) => {
                     // Dropping a conjunct lets the witness allow more runs: from now on this

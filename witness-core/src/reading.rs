@@ -126,11 +126,16 @@ pub fn conclude(reading: &Reading, doubts: &Doubts, verdict: Verdict) -> (Verdic
         if reading.direction != Direction::Exact {
             parts.push(format!("it rests on {}", reading.name));
         }
-        if let Some(l) = &doubts.loosened {
-            parts.push(format!("a constraint of the witness was dropped ({l})"));
-        }
-        if let Some(t) = &doubts.tightened {
-            parts.push(format!("a constraint was added to the witness ({t})"));
+        match (&doubts.loosened, &doubts.tightened) {
+            (Some(l), Some(t)) if l == t => parts.push(format!("the witness's reading is ambiguous: {l}")),
+            (l, t) => {
+                if let Some(l) = l {
+                    parts.push(format!("a constraint of the witness was dropped ({l})"));
+                }
+                if let Some(t) = t {
+                    parts.push(format!("a constraint was added to the witness ({t})"));
+                }
+            }
         }
         format!("{what}, but {}", parts.join(" and "))
     };

@@ -208,6 +208,12 @@ fn member_path(e: &Node<Expression>) -> R<String> {
 /// meets it ends in unknown (neither dropping the conjunct nor reading it one way is safe).
 pub const AMBIGUOUS: &str = "ambiguous: ";
 
+/// Prefix of the message of an assumption conjunct that names no object of the program state
+/// at its step (an identifier no scope declares, a variable of a function not running): a
+/// claim about nothing the program has (decision 97), not a constraint the validator fails
+/// to evaluate.
+pub const NO_SUCH_OBJECT: &str = "names no object of the program here: ";
+
 /// A comparison of a signed bit-field with a constant above its range that is a bit pattern of
 /// its width (`s.d == 9` for the -7 in a signed 4-bit field): CPAchecker and CBMC witnesses print
 /// bit-fields' unsigned bit patterns (decision 31). The comparison is read as the union of both
@@ -437,7 +443,7 @@ impl Lowerer<'_> {
             Some(f) => cfa.function(f).name.clone(),
             None => "global".into(),
         };
-        Err(format!("unknown identifier `{name}` in scope {sc}"))
+        Err(format!("{NO_SUCH_OBJECT}unknown identifier `{name}` in scope {sc}"))
     }
 
     /// A pointer-valued expression: a pointer variable, `p + i`, `p - i`, `q->next`, `a[i]` of

@@ -432,6 +432,7 @@ impl<'a> Builder<'a> {
             main: FuncId(0),
             data_model: dm,
             offsets_exact: src.exact,
+            exact_lines: src.exact_lines.clone(),
             source_len: original.len(),
             line_starts: src.orig_line_starts().to_vec(),
             typedefs: Vec::new(),
@@ -440,6 +441,7 @@ impl<'a> Builder<'a> {
             statement_starts: Vec::new(),
             branch_keywords: Vec::new(),
             external_globals: Vec::new(),
+            skipped_places: crate::cfa::SkippedPlaces::scan(original, &src.skipped_bodies()),
             skipped_bodies: src.skipped_bodies(),
         };
         Builder {

@@ -14,7 +14,7 @@ use crate::error::InputError;
 
 mod assumption;
 mod gnu;
-pub use assumption::AMBIGUOUS;
+pub use assumption::{AMBIGUOUS, NO_SUCH_OBJECT};
 mod lower;
 mod preprocess;
 mod skip;

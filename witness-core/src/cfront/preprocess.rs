@@ -32,6 +32,17 @@ pub struct Prepared {
     text_line_starts: Vec<usize>,
     /// Start offsets of the lines of the original file.
     orig_line_starts: Vec<usize>,
+    /// `gcc -E` output: the original file with comments blanked, to map columns of aligned lines.
+    orig_blanked: String,
+    /// `gcc -E` output as gcc wrote it (before bodies were removed), for the same purpose.
+    prepared: String,
+    /// `gcc -E` output: per line of `text`, whether its non-blank characters are exactly those
+    /// of its original line (no macro expanded, no line spliced): then columns map one to one
+    /// by counting non-blank characters (issue 19, cause 2).
+    aligned: Vec<bool>,
+    /// `gcc -E` output: per original line (index line − 1), whether offsets on it are exact
+    /// (every output line from it is aligned). Empty when `exact`.
+    pub exact_lines: Vec<bool>,
     orig_len: usize,
     pub warnings: Vec<String>,
     /// Parsed-text offset of the first `#pragma pack` (blanked for lang-c; it changes struct
@@ -132,11 +143,32 @@ impl Prepared {
         self.skipped.iter().filter_map(|(_, s, e)| Some((orig(*s)?, orig(e.saturating_sub(1))? + 1))).collect()
     }
 
-    /// Original (line, 0-based column) of an offset of the prepared text (`gcc -E` output).
+    /// Original (line, 0-based column) of an offset of the prepared text (`gcc -E` output). On
+    /// an aligned line the column is the original one (the same count of non-blank characters
+    /// before it); elsewhere it is the output line's column, an approximation.
     fn map_offset(&self, offset: usize) -> Option<(u32, usize)> {
         let i = line_index(&self.text_line_starts, offset);
         let line = (*self.line_map.get(i)?)?;
-        Some((line, offset - self.text_line_starts[i]))
+        let col = offset - self.text_line_starts[i];
+        if self.aligned.get(i).copied().unwrap_or(false) {
+            let out_line = &self.prepared.as_bytes()[self.text_line_starts[i]..offset.min(self.prepared.len())];
+            let before = out_line.iter().filter(|b| !b.is_ascii_whitespace()).count();
+            let l = line as usize - 1;
+            let start = self.orig_line_starts[l];
+            let end = self.orig_line_starts.get(l + 1).copied().unwrap_or(self.orig_blanked.len());
+            let orig = &self.orig_blanked.as_bytes()[start..end];
+            let mut seen = 0;
+            for (c, b) in orig.iter().enumerate() {
+                if b.is_ascii_whitespace() {
+                    continue;
+                }
+                if seen == before {
+                    return Some((line, c));
+                }
+                seen += 1;
+            }
+        }
+        Some((line, col))
     }
 
     /// Original 1-based (line, column) of an offset of the parsed text, for error messages.
@@ -324,6 +356,10 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
             line_map: Vec::new(),
             text: t,
             exact: true,
+            orig_blanked: String::new(),
+            prepared: String::new(),
+            aligned: Vec::new(),
+            exact_lines: Vec::new(),
             orig_line_starts,
             orig_len: text.len(),
             warnings: Vec::new(),
@@ -343,9 +379,11 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
         }
         Err(e) => return Err(gcc_error(path, e)),
     };
-    drop(blanked);
     let text_line_starts = line_starts(&out);
     let line_map = build_line_map(&out);
+    let orig_blanked = blanked.unwrap_or_else(|| blank_comments(text));
+    let (aligned, exact_lines) = align_lines(&out, &text_line_starts, &line_map, &orig_blanked, &orig_line_starts);
+    let prepared = out.clone();
     let (mut out, holes, skipped) = match super::skip::reduce(&out) {
         Some(r) => (r.text, r.holes, r.skipped),
         None => (out, Holes::default(), Vec::new()),
@@ -359,12 +397,52 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
         exact: false,
         line_map,
         text_line_starts,
+        orig_blanked,
+        prepared,
+        aligned,
+        exact_lines,
         orig_line_starts,
         orig_len: text.len(),
         warnings,
         pragma_pack,
         int128_at,
     })
+}
+
+/// Per output line of `gcc -E`, whether its non-blank characters are exactly those of the
+/// original line it comes from; and per original line, whether every output line from it is.
+fn align_lines(
+    out: &str,
+    out_starts: &[usize],
+    line_map: &[Option<u32>],
+    orig: &str,
+    orig_starts: &[usize],
+) -> (Vec<bool>, Vec<bool>) {
+    let squeeze = |t: &str| -> Vec<u8> { t.bytes().filter(|b| !b.is_ascii_whitespace()).collect() };
+    let line_text = |text: &'_ str, starts: &[usize], i: usize| -> (usize, usize) {
+        let s = starts[i];
+        let e = starts.get(i + 1).copied().unwrap_or(text.len());
+        (s, e)
+    };
+    let mut exact_lines = vec![true; orig_starts.len()];
+    let mut seen = vec![0u32; orig_starts.len()];
+    let mut aligned = vec![false; out_starts.len()];
+    for (i, m) in line_map.iter().enumerate().take(out_starts.len()) {
+        let Some(l) = m else { continue };
+        let l = *l as usize;
+        if l == 0 || l > orig_starts.len() {
+            continue;
+        }
+        let (s, e) = line_text(out, out_starts, i);
+        let (os, oe) = line_text(orig, orig_starts, l - 1);
+        let ok = squeeze(&out[s..e]) == squeeze(&orig[os..oe]);
+        aligned[i] = ok;
+        seen[l - 1] += 1;
+        if !ok || seen[l - 1] > 1 {
+            exact_lines[l - 1] = false;
+        }
+    }
+    (aligned, exact_lines)
 }
 
 fn looks_like_multilib(msg: &str) -> bool {
@@ -589,6 +667,39 @@ mod tests {
         assert!(has_directives("  #  include <stdio.h>\n"));
         assert!(!has_directives("# 1 \"x.c\"\n"));
         assert!(!has_directives(&blank_comments("// #include <x>\n")));
+    }
+
+    #[test]
+    fn lines_without_macros_keep_their_columns_after_gcc() {
+        let orig = "#define ONE 1\nint a = ONE;\nint  b =  2; /* c */\n";
+        let out = "# 1 \"<stdin>\"\n\nint a = 1;\nint b = 2;\n";
+        let starts = line_starts(out);
+        let map = build_line_map(out);
+        let blanked = blank_comments(orig);
+        let (aligned, exact) = align_lines(out, &starts, &map, &blanked, &line_starts(orig));
+        // Line 2 expands `ONE`: not aligned; line 3 differs only in blanks and a comment.
+        assert_eq!(aligned, vec![false, false, false, true, true]);
+        assert_eq!(exact, vec![false, false, true, true]);
+        let p = Prepared {
+            text: out.to_string(),
+            holes: Holes::default(),
+            skipped: Vec::new(),
+            exact: false,
+            line_map: map,
+            text_line_starts: starts.clone(),
+            orig_line_starts: line_starts(orig),
+            orig_blanked: blanked,
+            prepared: out.to_string(),
+            aligned,
+            exact_lines: exact,
+            orig_len: orig.len(),
+            warnings: Vec::new(),
+            pragma_pack: None,
+            int128_at: Vec::new(),
+        };
+        // `2` of line 3 is at output column 8, original column 10.
+        let two = starts[3] + 8;
+        assert_eq!(p.map_offset(two), Some((3, 10)));
     }
 
     #[test]

@@ -655,7 +655,8 @@ impl DataState {
                 }
                 None => {
                     return Err(EvalError::Unsupported(format!(
-                        "variable `{}` is not in scope here",
+                        "{}variable `{}` is not in scope here",
+                        crate::cfront::NO_SUCH_OBJECT,
                         cfa.var(*var).name
                     )))
                 }
