@@ -53,6 +53,7 @@ pub fn too_deep(text: &str, limit: u32, parens: u32) -> Option<(usize, String)> 
     // The last token closed a statement (`;` or `}`): a chain continues only with `else`.
     let mut statement_end = false;
     let mut after_close_paren = false;
+    let mut last_else = false;
     // `(` and `[` among the open brackets.
     let mut open_parens = 0u32;
     while i < n {
@@ -130,6 +131,7 @@ pub fn too_deep(text: &str, limit: u32, parens: u32) -> Option<(usize, String)> 
             cast_run += 1;
         }
         after_close_paren = tok == b")";
+        let after_else = std::mem::replace(&mut last_else, tok == b"else");
         prefix_run = if prefix(tok) { prefix_run + 1 } else { 0 };
         match tok {
             b"(" | b"[" | b"{" => {
@@ -151,6 +153,8 @@ pub fn too_deep(text: &str, limit: u32, parens: u32) -> Option<(usize, String)> 
                 statement_end = tok == b"}";
             }
             b";" => statement_end = true,
+            // `else if` nests one statement, not two.
+            b"if" if after_else => {}
             t if control(t) => {
                 if let Some(k) = chains.last_mut() {
                     *k += 1;
@@ -196,7 +200,10 @@ mod tests {
         let casts = format!("int x = {}1;", "(int)".repeat(30));
         assert!(too_deep(&casts, 20, 20).is_some());
         let chain: String = (0..30).map(|i| format!("if (y == {i}) y = 0; else ")).collect();
-        assert!(too_deep(&format!("void f(int y) {{ {chain} ; }}"), 20, 20).is_some());
+        let chain = format!("void f(int y) {{ {chain} ; }}");
+        assert!(too_deep(&chain, 20, 20).is_some());
+        // `else if` counts once (RERS programs have chains of thousands).
+        assert_eq!(too_deep(&chain, 40, 20), None);
         // A chain ends at a statement not followed by `else`: separate statements do not add up.
         let separate: String = (0..30).map(|i| format!("if (y == {i}) y = 0; else y = 1;\n")).collect();
         assert_eq!(too_deep(&format!("void f(int y) {{ {separate} }}"), 20, 20), None);
