@@ -1,5 +1,5 @@
 # Two entry points for newcomers (see README.md); both install missing system packages first.
-.PHONY: setup example test bench
+.PHONY: setup example test bench fuzz-smoke
 
 setup:
 	./scripts/setup
@@ -15,6 +15,11 @@ example: setup
 # ../shared is present).
 test: setup
 	cargo test --workspace
+
+# Bounded fuzzing of every target in fuzz/ (FUZZ_SECONDS per target, default 20; stable
+# toolchain; installs cargo-fuzz when missing). CI runs it after `make test`.
+fuzz-smoke: setup
+	./scripts/fuzz-smoke
 
 # Prints median and p90 validation time per corpus case, then the scaling series (10k-1M lines:
 # wall time and peak memory, NITWIT's too when NITWIT_DIR is set) and the memory of a witness

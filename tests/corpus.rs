@@ -5,17 +5,92 @@
 //! property never confirms another). Prints the rates per manifest and format. `disputed` rows
 //! are not scored, except that a disputed non-termination case (an infinite run whose claimed
 //! recurrent set is not closed) must not be rejected. In `corpus-termination` (issue 14) every
-//! `confirm` case must be confirmed and at least 80 % of the `reject` cases rejected. Skipped (with a message) where the shared data is absent, e.g. on a machine
-//! that has only this repository. `WITNESS_CORPUS` names a single corpus directory instead;
-//! `WITNESS_CORPUS_TIMEOUT` sets the per-case budget in seconds (default 15).
+//! `confirm` case must be confirmed and at least 80 % of the `reject` cases rejected.
+//!
+//! Minimums (decision 133): each manifest and witness format must keep at least the
+//! confirmations and rejections it reached when [`MINIMUMS`] was written (raise them as fixes
+//! land, never lower them). `corpus-adversarial` (issue 19) still has known wrong verdicts: they
+//! are listed, with their reasons, in `tests/adversarial-known-wrong.txt`, which lets exactly
+//! those through; a wrong verdict not on the list fails, and so does a listed case that is no
+//! longer wrong (so the list can only shrink). No other manifest may have a wrong verdict.
+//!
+//! Where the shared data is absent (e.g. CI, which has only this repository) the test says so
+//! on the terminal (not captured) and passes, unless `WITNESS_REQUIRE_CORPUS=1` demands the
+//! corpus. `WITNESS_CORPUS` names a single corpus directory instead; `WITNESS_CORPUS_TIMEOUT`
+//! sets the per-case budget in seconds (default 15).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-/// The manifests' directories under the shared data.
-const SETS: [&str; 4] = ["corpus", "corpus-scale", "corpus-properties", "corpus-termination"];
+/// The manifests' directories under the shared data. `corpus-concurrency` (threads) and
+/// `corpus-correctness` (correctness witnesses) are not validated yet (unknown, or refused with
+/// exit status 3): they count for their wrong verdicts only, none today.
+const SETS: [&str; 7] = [
+    "corpus",
+    "corpus-scale",
+    "corpus-properties",
+    "corpus-termination",
+    "corpus-adversarial",
+    "corpus-concurrency",
+    "corpus-correctness",
+];
+
+/// (manifest, witness format, confirmations, rejections) reached on main (29c48ea) with the
+/// default budget: no run may reach fewer (decision 133).
+const MINIMUMS: &[(&str, &str, u32, u32)] = &[
+    ("corpus", "graphml", 41, 9),
+    ("corpus", "yaml", 33, 39),
+    ("corpus-scale", "graphml", 3, 1),
+    ("corpus-properties", "graphml", 10, 7),
+    ("corpus-properties", "yaml", 7, 4),
+    ("corpus-termination", "graphml", 6, 4),
+    ("corpus-termination", "yaml", 4, 2),
+    // Issue 19: to be raised as its causes are fixed (done when 95 % / 90 %).
+    ("corpus-adversarial", "graphml", 65, 30),
+    ("corpus-adversarial", "yaml", 6, 6),
+    // Not validated yet (threads; correctness witnesses).
+    ("corpus-concurrency", "graphml", 0, 0),
+    ("corpus-concurrency", "yaml", 0, 0),
+    ("corpus-correctness", "graphml", 0, 0),
+    ("corpus-correctness", "yaml", 0, 0),
+];
+
+/// The allow-list of corpus-adversarial cases known to get a wrong verdict, relative to the
+/// repository root.
+const KNOWN_WRONG: &str = "tests/adversarial-known-wrong.txt";
+
+/// The case ids of the allow-list (`id reason...` per line, `#` comments), or a message.
+fn known_wrong() -> Result<BTreeMap<String, String>, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(KNOWN_WRONG);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (id, reason) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        if reason.trim().is_empty() {
+            return Err(format!("{KNOWN_WRONG}:{}: `{id}` has no reason", n + 1));
+        }
+        if out.insert(id.to_string(), reason.trim().to_string()).is_some() {
+            return Err(format!("{KNOWN_WRONG}:{}: `{id}` listed twice", n + 1));
+        }
+    }
+    Ok(out)
+}
+
+/// Says on the terminal (not captured by the test harness) that the corpus was not run.
+fn say_skipped(why: &str) {
+    let banner = "=".repeat(78);
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n{banner}\nCORPUS TEST SKIPPED: {why}.\nNo manifest was scored; set WITNESS_REQUIRE_CORPUS=1 to make this a failure.\n{banner}"
+    );
+}
 
 fn corpus_dirs() -> Vec<PathBuf> {
     if let Some(one) = std::env::var_os("WITNESS_CORPUS") {
@@ -117,9 +192,14 @@ fn run(r: &Row, timeout: u32) -> (String, String, String) {
 fn corpus_has_no_wrong_verdicts() {
     let dirs: Vec<PathBuf> = corpus_dirs().into_iter().filter(|d| d.join("manifest.tsv").exists()).collect();
     if dirs.is_empty() {
-        eprintln!("no shared corpus found next to the repository (set WITNESS_CORPUS); skipping");
+        let why = "no shared corpus next to the repository (../shared/corpus*/manifest.tsv; or set WITNESS_CORPUS)";
+        if std::env::var("WITNESS_REQUIRE_CORPUS").is_ok_and(|v| !v.is_empty() && v != "0") {
+            panic!("WITNESS_REQUIRE_CORPUS is set but there is {why}");
+        }
+        say_skipped(why);
         return;
     }
+    let known = known_wrong().unwrap_or_else(|e| panic!("{e}"));
     let cases: Vec<Row> = dirs
         .iter()
         .flat_map(|d| rows(d))
@@ -154,6 +234,9 @@ fn corpus_has_no_wrong_verdicts() {
     let mut results = results.lock().unwrap().clone();
     results.sort();
     let mut wrong = Vec::new();
+    // corpus-adversarial cases that got a wrong verdict in this run.
+    let mut adversarial_wrong: BTreeSet<String> = BTreeSet::new();
+    let mut adversarial_seen: BTreeSet<String> = BTreeSet::new();
     // (set, format) -> [confirm cases, confirmed, reject cases, rejected]
     let mut tally: BTreeMap<(String, String), [u32; 4]> = BTreeMap::new();
     for (i, verdict, result, reason) in &results {
@@ -163,6 +246,7 @@ fn corpus_has_no_wrong_verdicts() {
         println!("{:20} {:40} expected {:8} got {verdict:10} {result:24} {reason}", r.set, r.id, r.expected);
         let confirmed = verdict == "confirmed";
         let termination = r.set == "corpus-termination";
+        let wrong_before = wrong.len();
         if r.expected == "disputed" {
             // The run is infinite: rejecting it would be wrong; not otherwise scored.
             if verdict.starts_with("rejected") {
@@ -191,6 +275,40 @@ fn corpus_has_no_wrong_verdicts() {
         }
         if confirmed && !r.expected_result.is_empty() && *result != r.expected_result {
             wrong.push(format!("{}/{}: CONFIRMED {result}, expected {} ({reason})", r.set, r.id, r.expected_result));
+        }
+        if r.set == "corpus-adversarial" {
+            adversarial_seen.insert(r.id.clone());
+            if wrong.len() > wrong_before {
+                adversarial_wrong.insert(r.id.clone());
+                if let Some(why) = known.get(&r.id) {
+                    // Known (listed in KNOWN_WRONG): printed, not counted.
+                    for w in wrong.drain(wrong_before..) {
+                        println!("known wrong (allow-listed: {why}): {w}");
+                    }
+                }
+            }
+        }
+    }
+    // The allow-list only shrinks: a listed case that is right now must leave it.
+    for id in known.keys() {
+        if adversarial_seen.contains(id) && !adversarial_wrong.contains(id) {
+            wrong.push(format!(
+                "corpus-adversarial/{id}: listed in {KNOWN_WRONG} but no longer wrong: remove it from the list"
+            ));
+        }
+    }
+    println!(
+        "corpus-adversarial: {} allow-listed wrong verdicts remain",
+        adversarial_wrong.intersection(&known.keys().cloned().collect()).count()
+    );
+    // Minimums per manifest and format (decision 133).
+    for (set, format, min_c, min_r) in MINIMUMS {
+        let Some([_, c, _, rj]) = tally.get(&(set.to_string(), format.to_string())) else { continue };
+        if c < min_c {
+            wrong.push(format!("{set} {format}: {c} confirmations, fewer than the {min_c} reached before"));
+        }
+        if rj < min_r {
+            wrong.push(format!("{set} {format}: {rj} rejections, fewer than the {min_r} reached before"));
         }
     }
     for ((set, format), [ct, c, rt, rj]) in &tally {

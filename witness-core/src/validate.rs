@@ -287,6 +287,9 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
     let program = match cfront::build_program_within(&opts.program, program_text, data_model, Some(deadline)) {
         Ok(p) => p,
         Err(cfront::BuildFailure::Input(e)) => return Err(e),
+        Err(cfront::BuildFailure::Unsupported(reason)) => {
+            return Ok(unknown_report(&reason, &witness, warnings, started, opts, data_model))
+        }
         Err(cfront::BuildFailure::OutOfTime) => {
             return Ok(unknown_report(
                 &format!(

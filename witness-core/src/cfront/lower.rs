@@ -265,6 +265,12 @@ pub struct Builder<'a> {
     f: Option<FState>,
     cur: NodeIndex,
     pure_mode: bool,
+    /// Levels of expression recursion under way (bounded by `depth::MAX_EXPR_DEPTH`).
+    depth: u32,
+    /// Set when [`Self::nested`] refuses a level.
+    depth_exceeded: bool,
+    /// The result type of each `?:` lowered so far (by span), as a placeholder value.
+    arm_types: HashMap<(usize, usize), Val>,
     /// Branching constructs being lowered, innermost last: (construct offset, true target,
     /// false target). An Assume edge into one of the targets decides that construct.
     decisions: Vec<(usize, NodeIndex, NodeIndex)>,
@@ -378,6 +384,14 @@ fn name_abstract_declarator(d: &Declarator, ident: &Node<Identifier>) -> Option<
     })
 }
 
+/// A value of `v`'s type standing for a temporary (`VarId(0)`), to type a `?:` before branching.
+fn placeholder(v: &Val) -> Val {
+    match v {
+        Val::I(x) => Val::I(Expr::Var { var: VarId(0), ty: x.ty() }),
+        Val::F(x) => Val::F(FExpr::Var { var: VarId(0), fty: x.fty() }),
+    }
+}
+
 fn ident_of_declarator(d: &Declarator) -> Option<&str> {
     match &d.kind.node {
         DeclaratorKind::Identifier(i) => Some(&i.node.name),
@@ -457,6 +471,9 @@ impl<'a> Builder<'a> {
             f: None,
             cur: start,
             pure_mode: false,
+            depth: 0,
+            depth_exceeded: false,
+            arm_types: HashMap::new(),
             decisions: Vec::new(),
             pending_call: None,
             pending_outcome: None,
@@ -3118,6 +3135,10 @@ impl<'a> Builder<'a> {
 
     /// Lowers a condition to Assume edges (short-circuit operators become several edges).
     fn branch(&mut self, e: &Node<Expression>, t: NodeIndex, f: NodeIndex, neg: bool) -> R<()> {
+        self.nested(e, |b| b.branch_unbounded(e, t, f, neg))
+    }
+
+    fn branch_unbounded(&mut self, e: &Node<Expression>, t: NodeIndex, f: NodeIndex, neg: bool) -> R<()> {
         match &e.node {
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::LogicalAnd => {
                 let mid = self.new_node();
@@ -3703,6 +3724,43 @@ impl<'a> Builder<'a> {
     /// Lowers an expression of any arithmetic type to a side-effect-free value, emitting edges
     /// for its side effects.
     pub fn rv_any(&mut self, e: &Node<Expression>) -> R<Val> {
+        self.nested(e, |b| b.rv_any_unbounded(e))
+    }
+
+    /// The type of an arm of `?:`, as a placeholder value: from the cache of conditional
+    /// expressions lowered before, or lowered in pure mode, or else lowered (the caller rolls
+    /// the emitted steps back).
+    fn arm_type(&mut self, x: &Node<Expression>) -> R<Val> {
+        if let Some(v) = self.arm_types.get(&(x.span.start, x.span.end)) {
+            return Ok(v.clone());
+        }
+        self.depth_exceeded = false;
+        match self.pure(|b| b.rv_any(x)) {
+            Ok(v) => Ok(placeholder(&v)),
+            // Too deep is too deep in either mode (retrying made deep chains quadratic).
+            Err(e) if self.depth_exceeded => Err(e),
+            Err(_) => self.rv_any(x).map(|v| placeholder(&v)),
+        }
+    }
+
+    /// Runs one level of expression recursion, refusing more than `depth::MAX_EXPR_DEPTH`
+    /// levels (a chain of 300,000 `+` overflowed the parsing thread's stack; decision 131).
+    pub(super) fn nested<T>(&mut self, e: &Node<Expression>, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.depth >= super::depth::MAX_EXPR_DEPTH {
+            self.depth_exceeded = true;
+            let (line, col) = self.src.error_position(e.span.start);
+            return Err(format!(
+                "expression nested more than {} levels deep at line {line}, column {col} (not supported; decision 131)",
+                super::depth::MAX_EXPR_DEPTH
+            ));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    fn rv_any_unbounded(&mut self, e: &Node<Expression>) -> R<Val> {
         let esp = sp(e.span);
         match &e.node {
             Expression::Identifier(_) | Expression::Member(_) => self.place_value(e),
@@ -3852,18 +3910,21 @@ impl<'a> Builder<'a> {
                         if has_side_effects(&b.node.rhs.node) {
                             return self.bool_temp(e).map(Val::I);
                         }
-                        let snap = self.snap();
-                        let l = self.rv_any(&b.node.lhs)?;
-                        let r = self.rv_any(&b.node.rhs)?;
-                        let v = types::binary_any(op, l, r)?;
+                        if self.pure_mode || self.f.is_none() {
+                            let l = self.rv_any(&b.node.lhs)?;
+                            let r = self.rv_any(&b.node.rhs)?;
+                            return types::binary_any(op, l, r);
+                        }
                         // In a statement, `&&`/`||` branch as in CPAchecker's CFA, so that
                         // witnesses can refer to the decisions of its operands (constant
-                        // expressions stay pure).
-                        let constant = matches!(&v, Val::I(x) if types::fold_i128(x).is_some());
-                        if self.pure_mode || self.f.is_none() || constant {
-                            return Ok(v);
+                        // expressions stay pure). The whole expression is tried once in pure
+                        // mode: lowering the operands, folding and rolling back at every level
+                        // made a chain of n `&&` quadratic (decision 130).
+                        if let Ok(v) = self.pure(|b| b.rv_any(e)) {
+                            if matches!(&v, Val::I(x) if types::fold_i128(x).is_some()) {
+                                return Ok(v);
+                            }
                         }
-                        self.rollback(&snap);
                         self.bool_temp(e).map(Val::I)
                     }
                     Some(op) => {
@@ -3876,17 +3937,25 @@ impl<'a> Builder<'a> {
             Expression::Conditional(c) => {
                 let snap = self.snap();
                 let cond = self.rv_any(&c.node.condition)?;
-                let t = self.rv_any(&c.node.then_expression)?;
-                let f = self.rv_any(&c.node.else_expression)?;
                 // Constant expressions stay pure; in statements `?:` is a branch (as in
                 // CPAchecker's CFA), so that witnesses can refer to its decision.
                 let cond_const = matches!(&cond, Val::I(x) if types::fold_i128(x).is_some());
-                if self.pure_mode || (!self.emitted_since(&snap) && cond_const) {
-                    return Ok(types::ite_any(cond, t, f));
-                }
-                let target = match types::ite_any(cond, t, f) {
-                    Val::I(x) => Val::I(Expr::Var { var: VarId(0), ty: x.ty() }),
-                    Val::F(x) => Val::F(FExpr::Var { var: VarId(0), fty: x.fty() }),
+                let target = if self.pure_mode || (!self.emitted_since(&snap) && cond_const) {
+                    let t = self.rv_any(&c.node.then_expression)?;
+                    let f = self.rv_any(&c.node.else_expression)?;
+                    let v = types::ite_any(cond, t, f);
+                    let target = placeholder(&v);
+                    self.arm_types.insert((e.span.start, e.span.end), target.clone());
+                    if self.pure_mode || !self.emitted_since(&snap) {
+                        return Ok(v);
+                    }
+                    target
+                } else {
+                    // Only the arms' types are needed before branching: lowering them here
+                    // and again below made a chain of n `?:` take 2^n steps (decision 130).
+                    let t = self.arm_type(&c.node.then_expression)?;
+                    let f = self.arm_type(&c.node.else_expression)?;
+                    placeholder(&types::ite_any(cond, t, f))
                 };
                 self.rollback(&snap);
                 let tmp = match &target {

@@ -13,6 +13,7 @@ use crate::cfa::{Cfa, DataModel, Expr, FuncId, ScalarTy};
 use crate::error::InputError;
 
 mod assumption;
+mod depth;
 mod gnu;
 pub use assumption::{AMBIGUOUS, NO_SUCH_OBJECT};
 mod lower;
@@ -44,6 +45,7 @@ pub fn build_program(path: &Path, text: &str, data_model: DataModel) -> Result<P
         Ok(p) => Ok(p),
         Err(BuildFailure::Input(e)) => Err(e),
         Err(BuildFailure::OutOfTime) => Err(InputError::invalid(path, "the C parser did not finish")),
+        Err(BuildFailure::Unsupported(m)) => Err(InputError::invalid(path, m)),
     }
 }
 
@@ -55,6 +57,9 @@ pub enum BuildFailure {
     /// Parsing did not finish before the deadline (lang-c's parser backtracks exponentially on
     /// some token sequences). The parsing thread is left behind; the caller should finish soon.
     OutOfTime,
+    /// The program is C the front end cannot take (nested too deeply to parse without
+    /// overflowing the stack, decision 131): the answer is `unknown` with this reason.
+    Unsupported(String),
 }
 
 /// [`build_program`] with a deadline for parsing and lowering. Takes the text (it becomes
@@ -79,23 +84,33 @@ pub fn build_program_within(
         None => rx.recv().map_err(|_| ()),
     };
     match answer {
-        Ok(Ok(r)) => r.map_err(BuildFailure::Input),
+        Ok(Ok(r)) => r,
         Ok(Err(_)) => Err(BuildFailure::Input(InputError::invalid(path, "internal error in the C front end"))),
         Err(()) => Err(BuildFailure::OutOfTime),
     }
 }
 
-fn build_inner(path: &Path, text: String, dm: DataModel) -> Result<Program, InputError> {
-    let mut prepared = preprocess::prepare(path, &text, dm)?;
+fn build_inner(path: &Path, text: String, dm: DataModel) -> Result<Program, BuildFailure> {
+    let mut prepared = preprocess::prepare(path, &text, dm).map_err(BuildFailure::Input)?;
     if let Some(at) = preprocess::adjacent_increments(&prepared.text) {
         let (line, col) = prepared.error_position(at);
-        return Err(InputError::malformed(
+        return Err(BuildFailure::Input(InputError::malformed(
             path,
             line,
             col,
             "C syntax error: two increment/decrement operators in a row (`++`/`--` after `++`/`--`), which no C \
              expression has",
-        ));
+        )));
+    }
+    if let Some((at, what)) = depth::too_deep(&prepared.text, depth::MAX_NESTING, depth::MAX_PARENS) {
+        let (line, col) = prepared.error_position(at);
+        return Err(BuildFailure::Unsupported(format!(
+            "the program is nested too deeply for the C front end at {}:{line}:{col}: {what}, more than it supports \
+             ({} levels, {} parentheses; decision 131)",
+            path.display(),
+            depth::MAX_NESTING,
+            depth::MAX_PARENS
+        )));
     }
     let config = lang_c::driver::Config::with_gcc();
     // lang-c takes the text and gives it back.
@@ -116,17 +131,17 @@ fn build_inner(path: &Path, text: String, dm: DataModel) -> Result<Program, Inpu
             };
             let list = exp.iter().take(12).map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", ");
             let more = if exp.len() > 12 { ", …" } else { "" };
-            return Err(InputError::malformed(
+            return Err(BuildFailure::Input(InputError::malformed(
                 path,
                 line,
                 col,
                 format!("C syntax error: {found}, expected {list}{more}"),
-            ));
+            )));
         }
     };
     let mut b = lower::Builder::new(&prepared, &text, dm);
     if let Err(m) = b.translation_unit(&unit) {
-        return Err(InputError::invalid(path, m));
+        return Err(BuildFailure::Input(InputError::invalid(path, m)));
     }
     let mut warnings = prepared.warnings.clone();
     warnings.append(&mut b.warnings);

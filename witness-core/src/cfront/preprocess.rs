@@ -623,7 +623,7 @@ pub fn adjacent_increments(text: &str) -> Option<usize> {
     None
 }
 
-fn skip_literal(b: &[u8], mut i: usize) -> usize {
+pub(super) fn skip_literal(b: &[u8], mut i: usize) -> usize {
     let (q, n) = (b[i], b.len());
     i += 1;
     while i < n && b[i] != q && b[i] != b'\n' {

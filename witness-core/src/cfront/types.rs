@@ -459,9 +459,11 @@ pub fn float_operands(l: Val, r: Val) -> (FExpr, FExpr) {
 
 /// Typed C binary operator on arithmetic values (integers or floats).
 pub fn binary_any(op: BinOp, l: Val, r: Val) -> Result<Val, String> {
-    if let (Val::I(a), Val::I(b)) = (&l, &r) {
-        return Ok(Val::I(binary(op, a.clone(), b.clone())));
-    }
+    // By value: cloning the operands here made a chain of n `+` quadratic (20k terms: 18 s).
+    let (l, r) = match (l, r) {
+        (Val::I(a), Val::I(b)) => return Ok(Val::I(binary(op, a, b))),
+        lr => lr,
+    };
     let fop = match op {
         BinOp::Add => FBinOp::Add,
         BinOp::Sub => FBinOp::Sub,

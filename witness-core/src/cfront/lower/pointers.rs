@@ -191,6 +191,10 @@ impl<'a> Builder<'a> {
 
     /// Lowers a pointer-valued expression; returns it with the pointee's type.
     pub(super) fn ptr_expr(&mut self, e: &Node<Expression>) -> R<(PExpr, Ty)> {
+        self.nested(e, |b| b.ptr_expr_unbounded(e))
+    }
+
+    fn ptr_expr_unbounded(&mut self, e: &Node<Expression>) -> R<(PExpr, Ty)> {
         let text = self.text(sp(e.span));
         let what = || format!("pointer expression `{text}` (not supported yet)");
         if is_zero_constant(e) {
