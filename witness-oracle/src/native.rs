@@ -87,7 +87,8 @@ pub enum Outcome {
     Overflow,
     /// Other undefined behaviour UBSan reported.
     OtherUb,
-    /// ASan: invalid read/write (out of bounds, use after free, wild or null address).
+    /// ASan: invalid read/write (out of bounds, use after free, wild or null address); UBSan:
+    /// array index out of bounds.
     Deref,
     /// ASan: double or invalid free.
     Free,
@@ -272,6 +273,9 @@ fn parse_run(inputs: Vec<i128>, log: String, status: &str) -> Run {
         Outcome::Reach
     } else if log.contains("runtime error: signed integer overflow") || log.contains("runtime error: negation of") {
         Outcome::Overflow
+    } else if log.contains("runtime error: index") && log.contains("out of bounds") {
+        // UBSan's bounds check: an array indexed out of its bounds (an invalid access).
+        Outcome::Deref
     } else if log.contains("runtime error:") {
         Outcome::OtherUb
     } else if log.contains("ERROR: LeakSanitizer") {

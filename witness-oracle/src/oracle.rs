@@ -405,14 +405,14 @@ fn mutations(prog: &Prog, lines: &[LLine], w0: &Witness, rng: &mut SplitMix) -> 
         Witness { wps: w0.wps.iter().filter(|p| matches!(p, Wp::Branch { .. })).cloned().collect(), target: w0.target },
     ));
     out.push(("target-only".into(), Witness { wps: Vec::new(), target: w0.target }));
-    for _ in 0..3 {
+    for _ in 0..4 {
         if let Some(m) = mutate_value(prog, w0, rng, &consts) {
             out.push(("value-changed".into(), m));
         }
     }
     let br = branch_indices(w0);
     if !br.is_empty() {
-        for _ in 0..2 {
+        for _ in 0..3 {
             let i = br[rng.below(br.len() as u64) as usize];
             let mut m = w0.clone();
             if let Wp::Branch { taken, .. } = &mut m.wps[i] {
@@ -427,7 +427,7 @@ fn mutations(prog: &Prog, lines: &[LLine], w0: &Witness, rng: &mut SplitMix) -> 
         // Moved to another branching line.
         let branch_lines: Vec<usize> =
             (0..lines.len()).filter(|&l| matches!(lines[l].kind, LKind::If(_) | LKind::For { .. })).collect();
-        for _ in 0..2 {
+        for _ in 0..3 {
             let i = br[rng.below(br.len() as u64) as usize];
             let mut m = w0.clone();
             if let Wp::Branch { line, .. } = &mut m.wps[i] {
@@ -548,14 +548,26 @@ fn check_program(prog: &Prog, dir: &Path, cfg: &Config) -> ProgramResult {
         .collect();
     let leaks = !matches!(prog.viol, Viol::Reach | Viol::Overflow);
     let t0 = Instant::now();
-    let mut runs = match bin.run(&vectors, true, leaks) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("oracle: native run failed: {e}");
-            stats.compile_failures += 1;
-            return ProgramResult { stats, found };
+    // Batches stop at the first run that does not return 0; one that stopped on something
+    // other than a violation (undefined behaviour of another kind) goes on after it.
+    let mut runs: Vec<Run> = Vec::new();
+    while runs.len() < vectors.len() {
+        match bin.run(&vectors[runs.len()..], true, leaks) {
+            Ok(r) if !r.is_empty() => {
+                let done = r.last().is_some_and(|l| outcome_violates(prog.viol, l.outcome));
+                runs.extend(r);
+                if done {
+                    break;
+                }
+            }
+            Ok(_) => break,
+            Err(e) => {
+                eprintln!("oracle: native run failed: {e}");
+                stats.compile_failures += 1;
+                return ProgramResult { stats, found };
+            }
         }
-    };
+    }
     stats.native_runs += runs.len() as u64;
     let Some(base) = runs.iter().find(|r| outcome_violates(prog.viol, r.outcome)).cloned() else {
         stats.no_violation_found += 1;
@@ -573,7 +585,12 @@ fn check_program(prog: &Prog, dir: &Path, cfg: &Config) -> ProgramResult {
     for f in prog.features() {
         *stats.features.entry(f).or_default() += 1;
     }
-    let styles = [Style::default(), metamorphic_style(&lines, &mut rng), metamorphic_style(&lines, &mut rng)];
+    let styles = [
+        Style::default(),
+        metamorphic_style(&lines, &mut rng),
+        metamorphic_style(&lines, &mut rng),
+        metamorphic_style(&lines, &mut rng),
+    ];
     let rendered: Vec<Rendered> = styles.iter().map(|s| gen::render(&lines, s)).collect();
     let mut cases = Vec::new();
     for (name, w) in mutations(prog, &lines, &w0, &mut rng) {
@@ -589,7 +606,7 @@ fn check_program(prog: &Prog, dir: &Path, cfg: &Config) -> ProgramResult {
         }
     }
     for fmt in [Format::GraphMl, Format::Yaml] {
-        for style in [1, 2] {
+        for style in [1, 2, 3] {
             cases.push(Case {
                 mutation: "metamorphic".into(),
                 format: fmt,
