@@ -849,3 +849,68 @@ pub fn instrument(lines: &[LLine]) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usual_arithmetic_conversions_follow_gcc() {
+        assert_eq!(IntTy::common(IntTy::Char, IntTy::UShort, false), IntTy::Int);
+        assert_eq!(IntTy::common(IntTy::Int, IntTy::UInt, true), IntTy::UInt);
+        // long cannot hold every unsigned int under ILP32, can under LP64.
+        assert_eq!(IntTy::common(IntTy::Long, IntTy::UInt, false), IntTy::ULong);
+        assert_eq!(IntTy::common(IntTy::Long, IntTy::UInt, true), IntTy::Long);
+        assert_eq!(IntTy::common(IntTy::LongLong, IntTy::ULong, false), IntTy::LongLong);
+        assert_eq!(IntTy::common(IntTy::LongLong, IntTy::ULong, true), IntTy::ULongLong);
+    }
+
+    #[test]
+    fn wrap_and_literals() {
+        assert_eq!(IntTy::Char.wrap(200, true), -56);
+        assert_eq!(IntTy::UInt.wrap(-1, false), 4294967295);
+        assert_eq!(IntTy::Bool.wrap(7, false), 1);
+        assert_eq!(IntTy::LongLong.literal(IntTy::LongLong.min(true), true), "(-9223372036854775807LL - 1)");
+        assert_eq!(IntTy::ULong.literal(5, false), "5U");
+    }
+
+    #[test]
+    fn renderings_keep_every_logical_line_findable() {
+        let prog = Prog {
+            lp64: false,
+            viol: Viol::Reach,
+            inputs: vec![IntTy::Int],
+            items: vec![Item::Branch { a: 0, cmp: Cmp::Lt, c: 2 }, Item::Loop { n: 2, a: 0 }],
+            guard: Guard { a: 0, cmp: Cmp::Eq, c: 3, on_acc: false },
+            ov: (0, Op::Add, 0),
+        };
+        let lines = prog.lines();
+        let style = Style {
+            indent: 4,
+            allman: true,
+            rename: true,
+            inserts: vec![(3, true), (7, false)],
+            inline_comments: vec![lines.iter().position(|l| l.kind == LKind::Stmt).unwrap()],
+        };
+        let r = render(&lines, &style);
+        let text: Vec<&str> = r.text.lines().collect();
+        for (id, l) in lines.iter().enumerate() {
+            let (line, col) = r.pos[id];
+            let at = &text[line as usize - 1][col as usize - 1..];
+            match &l.kind {
+                LKind::If(_) => assert!(at.starts_with("if ("), "{at}"),
+                LKind::For { .. } => assert!(at.starts_with("for ("), "{at}"),
+                LKind::Nondet(_) => assert!(at.starts_with("int v_x0 = "), "{at}"),
+                _ => {}
+            }
+        }
+        assert!(r.text.contains("/* inserted comment 3 */") && r.text.contains("/* c */ "));
+        // The instrumented text marks every statement and branch with its logical id.
+        let instr = instrument(&lines);
+        for (id, l) in lines.iter().enumerate() {
+            if matches!(l.kind, LKind::Stmt | LKind::Nondet(_) | LKind::If(_) | LKind::For { .. }) {
+                assert!(instr.contains(&format!("__wc_at({id});")));
+            }
+        }
+    }
+}

@@ -179,15 +179,25 @@ impl Stats {
             self.subproperty_differs,
             self.unreplayable,
         );
+        // Shrinking often leads several programs to the same minimal case: one line per case.
+        let mut seen: Vec<(String, usize)> = Vec::new();
         for m in &self.mismatches {
-            s.push_str(&format!(
-                "  MISMATCH {} ({} {}): {}{}\n",
+            let key = format!(
+                "{} ({} {}): {}{}",
                 m.kind,
                 m.mutation,
                 m.format.name(),
                 m.detail,
                 m.dir.as_ref().map(|d| format!("\n    written to {}", d.display())).unwrap_or_default()
-            ));
+            );
+            match seen.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, n)) => *n += 1,
+                None => seen.push((key, 1)),
+            }
+        }
+        for (k, n) in seen {
+            let times = if n > 1 { format!(" [{n} programs shrank to it]") } else { String::new() };
+            s.push_str(&format!("  MISMATCH {k}{times}\n"));
         }
         s.push_str(&format!(
             "worker time: gcc {:.0} s, native runs {:.0} s, validation {:.0} s\n",
@@ -698,10 +708,10 @@ fn check_program(prog: &Prog, dir: &Path, cfg: &Config) -> ProgramResult {
             }
             _ => {
                 stats.errors += 1;
-                let short: String = format!("error: {}", o.report.as_ref().err().cloned().unwrap_or_default())
-                    .chars()
-                    .take(90)
-                    .collect();
+                let e = o.report.as_ref().err().cloned().unwrap_or_default();
+                // Without the scratch path, so that the same error groups across workers.
+                let e = e.rsplit_once("/case/").map(|(_, tail)| tail.to_string()).unwrap_or(e);
+                let short: String = format!("error: {e}").chars().take(90).collect();
                 *stats.unknown_reasons.entry(short).or_default() += 1;
             }
         }
@@ -885,12 +895,14 @@ pub fn run(cfg: &Config) -> Stats {
     let total = Arc::new(Mutex::new(Stats::default()));
     let cases_done = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
+    let shrunk: Arc<Mutex<BTreeMap<String, u32>>> = Arc::new(Mutex::new(BTreeMap::new()));
     let mut handles = Vec::new();
     for wi in 0..cfg.workers.max(1) {
         let cfg = cfg.clone();
         let total = Arc::clone(&total);
         let cases_done = Arc::clone(&cases_done);
         let stop = Arc::clone(&stop);
+        let shrunk = Arc::clone(&shrunk);
         let h = std::thread::Builder::new()
             .name(format!("oracle-{wi}"))
             .stack_size(256 << 20)
@@ -916,7 +928,16 @@ pub fn run(cfg: &Config) -> Stats {
                     let prog = tree.current();
                     let mut r = check_program(&prog, &dir, &cfg);
                     cases_done.fetch_add(r.stats.cases, Ordering::Relaxed);
-                    if !r.found.is_empty() && cfg.shrink {
+                    let class = r.found.first().map(|(m, _)| format!("{} {} {}", m.kind, m.mutation, m.format.name()));
+                    // Shrink the first two programs of each kind of mismatch only (shrinking costs
+                    // up to 90 s; later ones are written as found).
+                    let shrink_this = class.as_ref().is_some_and(|c| {
+                        let mut done = shrunk.lock().unwrap();
+                        let n = done.entry(c.clone()).or_insert(0u32);
+                        *n += 1;
+                        *n <= 2
+                    });
+                    if !r.found.is_empty() && cfg.shrink && shrink_this {
                         let target = r.found[0].0.clone();
                         let shrink_deadline = Instant::now() + Duration::from_secs(90);
                         if let Some(mut small) = shrink(&mut *tree, &target, &dir, &cfg, shrink_deadline) {

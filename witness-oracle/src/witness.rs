@@ -221,3 +221,51 @@ pub fn yaml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> String {
     s.push_str(&yaml_location(lines, r, w.target));
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::native::Outcome;
+
+    fn run(events: Vec<Event>, last: usize) -> Run {
+        Run { inputs: vec![], events, outcome: Outcome::Reach, last_line: Some(last), log: String::new() }
+    }
+
+    #[test]
+    fn strict_reading_matches_claims_at_first_visit() {
+        let r = run(
+            vec![
+                Event::At(1),
+                Event::Nondet(1, 5),
+                Event::Br(3, false),
+                Event::Br(3, true),
+                Event::Br(6, true),
+                Event::At(7),
+            ],
+            7,
+        );
+        let exact = Witness {
+            wps: vec![
+                Wp::Value { k: 0, value: 5 },
+                Wp::Branch { line: 3, taken: false },
+                Wp::Branch { line: 3, taken: true },
+                Wp::Branch { line: 6, taken: true },
+            ],
+            target: 7,
+        };
+        assert!(allows(&exact, &r));
+        // A value that differs at its only visit ends the run.
+        let mut w = exact.clone();
+        w.wps[0] = Wp::Value { k: 0, value: 6 };
+        assert!(!allows(&w, &r));
+        // The first visit of line 3 went false: a claim `true` there ends the run (strict), even
+        // though a later visit goes true.
+        let w = Witness { wps: vec![Wp::Branch { line: 3, taken: true }], target: 7 };
+        assert!(!allows(&w, &r));
+        // Fewer claims: still allowed; another target line: not.
+        assert!(allows(&Witness { wps: vec![], target: 7 }, &r));
+        assert!(!allows(&Witness { wps: vec![], target: 6 }, &r));
+        // A claim on a line the run never branches on is never passed.
+        assert!(!allows(&Witness { wps: vec![Wp::Branch { line: 9, taken: true }], target: 7 }, &r));
+    }
+}

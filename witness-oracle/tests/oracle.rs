@@ -31,7 +31,7 @@ fn seeded_round_has_no_mismatch() {
         features: Features::sound(),
         work_dir: work.join("work"),
         findings_dir: work.join("findings"),
-        budget: Duration::from_secs(240),
+        budget: Duration::from_secs(900),
         max_programs: Some(10),
         workers: 2,
         search_runs: 48,
