@@ -1,5 +1,5 @@
 # Two entry points for newcomers (see README.md); both install missing system packages first.
-.PHONY: setup example test bench fuzz-smoke
+.PHONY: setup example test bench fuzz-smoke soak
 
 setup:
 	./scripts/setup
@@ -28,3 +28,13 @@ bench: setup
 	cargo run --release -q -p witness-check --bin corpus-bench -- ../shared/corpus/manifest.tsv
 	cargo build --release -q -p witness-check
 	./scripts/bench-scale
+
+# The differential oracle (issue 19): generated programs, witnesses recorded from native gcc runs
+# (ASan/UBSan) and mutated, every verdict checked against gcc. Runs SOAK_SECONDS (default 600) on
+# all cores; prints cases, verdicts, mismatches (inputs written under target/soak/findings) and
+# the mix of features and properties covered. SOAK_SEED fixes the seed; SOAK_ARGS passes more
+# options (e.g. --all-features for the features known to mismatch today).
+SOAK_SECONDS ?= 600
+soak: setup
+	cargo build --release -q -p witness-oracle --bin soak
+	SOAK_SECONDS=$(SOAK_SECONDS) ./target/release/soak $(SOAK_ARGS)

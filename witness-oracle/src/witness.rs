@@ -1,0 +1,271 @@
+//! Witnesses recorded from native runs, their mutations, their GraphML 1.0 and YAML 2.0 texts,
+//! and the strict reading the oracle uses to decide whether a witness allows a native run.
+
+use crate::gen::{LKind, LLine, Prog, Rendered};
+use crate::native::{Event, Run};
+
+/// One step a witness claims, in terms of logical lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wp {
+    /// Input `k` has this value (GraphML: an assumption on its declaration; YAML: an
+    /// assumption waypoint at the next statement).
+    Value { k: usize, value: i128 },
+    /// The branch on this logical line goes this way.
+    Branch { line: usize, taken: bool },
+}
+
+/// A violation witness: the chain of claims, then the target line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Witness {
+    pub wps: Vec<Wp>,
+    pub target: usize,
+}
+
+/// The witness of a violating run: every value and every branch, in order, and the line of the
+/// violation.
+pub fn record(run: &Run, lines: &[LLine]) -> Option<Witness> {
+    let mut wps = Vec::new();
+    let mut k = 0;
+    for e in &run.events {
+        match e {
+            Event::Nondet(line, v) => {
+                if lines.get(*line).map(|l| &l.kind) == Some(&LKind::Nondet(k)) {
+                    wps.push(Wp::Value { k, value: *v });
+                }
+                k += 1;
+            }
+            Event::Br(line, t) => wps.push(Wp::Branch { line: *line, taken: *t }),
+            Event::At(_) => {}
+        }
+    }
+    Some(Witness { wps, target: run.last_line? })
+}
+
+/// Whether the witness allows the run under the strictest reading: claims are matched in order,
+/// each at the first visit of its line after the previous one (a value or branch that differs
+/// there ends the run, as in CPAchecker), all claims are passed before the violation, and the
+/// violation happens on the target line. A run allowed this way is allowed by every reading
+/// of the witness the formats admit (stuttering, greedy or existential segments), so a
+/// violating run allowed here makes a rejection wrong.
+pub fn allows(w: &Witness, run: &Run) -> bool {
+    let mut j = 0;
+    let mut k = 0;
+    for e in &run.events {
+        if j == w.wps.len() {
+            break;
+        }
+        match (e, &w.wps[j]) {
+            (Event::Nondet(_, v), Wp::Value { k: wk, value }) if k == *wk => {
+                if v != value {
+                    return false;
+                }
+                j += 1;
+            }
+            (Event::Br(line, t), Wp::Branch { line: wl, taken }) if line == wl => {
+                if t != taken {
+                    return false;
+                }
+                j += 1;
+            }
+            _ => {}
+        }
+        if let Event::Nondet(..) = e {
+            k += 1;
+        }
+    }
+    j == w.wps.len() && run.last_line == Some(w.target)
+}
+
+/// Whether every input's value is pinned by the witness (then one native run decides).
+pub fn pins_all(w: &Witness, n_inputs: usize) -> bool {
+    (0..n_inputs).all(|k| w.wps.iter().any(|p| matches!(p, Wp::Value { k: wk, .. } if *wk == k)))
+}
+
+/// The inputs the witness pins, with `fill` for the others.
+pub fn pinned_inputs(w: &Witness, fill: &[i128]) -> Vec<i128> {
+    let mut v = fill.to_vec();
+    for p in &w.wps {
+        if let Wp::Value { k, value } = p {
+            if *k < v.len() {
+                v[*k] = *value;
+            }
+        }
+    }
+    v
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+fn value_claim(prog: &Prog, r: &Rendered, k: usize, value: i128) -> String {
+    format!("{} == {}", r.name(&format!("x{k}")), prog.inputs[k].literal(value, prog.lp64))
+}
+
+/// The input declaration's logical line of input `k`.
+fn nondet_line(lines: &[LLine], k: usize) -> usize {
+    lines.iter().position(|l| l.kind == LKind::Nondet(k)).unwrap_or(0)
+}
+
+/// GraphML 1.0: a chain from the entry to the violation node.
+pub fn graphml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> String {
+    let mut s = String::from(
+        r#"<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+ <key id="witness-type" attr.name="witness-type" attr.type="string" for="graph"/>
+ <key id="sourcecodelang" attr.name="sourcecodelang" attr.type="string" for="graph"/>
+ <key id="producer" attr.name="producer" attr.type="string" for="graph"/>
+ <key id="specification" attr.name="specification" attr.type="string" for="graph"/>
+ <key id="programfile" attr.name="programfile" attr.type="string" for="graph"/>
+ <key id="programhash" attr.name="programhash" attr.type="string" for="graph"/>
+ <key id="architecture" attr.name="architecture" attr.type="string" for="graph"/>
+ <key id="creationtime" attr.name="creationtime" attr.type="string" for="graph"/>
+ <key id="entry" attr.name="entry" attr.type="boolean" for="node"><default>false</default></key>
+ <key id="violation" attr.name="violation" attr.type="boolean" for="node"><default>false</default></key>
+ <key id="startline" attr.name="startline" attr.type="int" for="edge"/>
+ <key id="control" attr.name="control" attr.type="string" for="edge"/>
+ <key id="assumption" attr.name="assumption" attr.type="string" for="edge"/>
+ <key id="assumption.scope" attr.name="assumption.scope" attr.type="string" for="edge"/>
+ <graph edgedefault="directed">
+  <data key="witness-type">violation_witness</data>
+  <data key="sourcecodelang">C</data>
+  <data key="producer">witness-oracle</data>
+"#,
+    );
+    s.push_str(&format!("  <data key=\"specification\">{}</data>\n", xml_escape(prog.viol.property_file().trim_end())));
+    s.push_str("  <data key=\"programfile\">program.c</data>\n");
+    s.push_str(&format!("  <data key=\"programhash\">{}</data>\n", r.sha256));
+    s.push_str(&format!("  <data key=\"architecture\">{}</data>\n", if prog.lp64 { "64bit" } else { "32bit" }));
+    s.push_str("  <data key=\"creationtime\">2026-01-01T00:00:00Z</data>\n");
+    let n = w.wps.len() + 1;
+    for i in 0..=n {
+        if i == 0 {
+            s.push_str("  <node id=\"N0\"><data key=\"entry\">true</data></node>\n");
+        } else if i == n {
+            s.push_str(&format!("  <node id=\"N{i}\"><data key=\"violation\">true</data></node>\n"));
+        } else {
+            s.push_str(&format!("  <node id=\"N{i}\"/>\n"));
+        }
+    }
+    for (i, p) in w.wps.iter().enumerate() {
+        s.push_str(&format!("  <edge source=\"N{i}\" target=\"N{}\">\n", i + 1));
+        match p {
+            Wp::Value { k, value } => {
+                let l = nondet_line(lines, *k);
+                s.push_str(&format!("   <data key=\"startline\">{}</data>\n", r.pos[l].0));
+                s.push_str(&format!(
+                    "   <data key=\"assumption\">{};</data>\n",
+                    xml_escape(&value_claim(prog, r, *k, *value))
+                ));
+                s.push_str("   <data key=\"assumption.scope\">main</data>\n");
+            }
+            Wp::Branch { line, taken } => {
+                s.push_str(&format!("   <data key=\"startline\">{}</data>\n", r.pos[*line].0));
+                s.push_str(&format!(
+                    "   <data key=\"control\">condition-{}</data>\n",
+                    if *taken { "true" } else { "false" }
+                ));
+            }
+        }
+        s.push_str("  </edge>\n");
+    }
+    s.push_str(&format!(
+        "  <edge source=\"N{}\" target=\"N{n}\">\n   <data key=\"startline\">{}</data>\n  </edge>\n",
+        n - 1,
+        r.pos[w.target].0
+    ));
+    s.push_str(" </graph>\n</graphml>\n");
+    s
+}
+
+fn yaml_location(lines: &[LLine], r: &Rendered, l: usize) -> String {
+    format!(
+        "        location:\n          file_name: \"program.c\"\n          line: {}\n          column: {}\n          function: \"{}\"\n",
+        r.pos[l].0, r.pos[l].1, lines[l].func
+    )
+}
+
+/// YAML 2.0: one segment per claim (its follow waypoint), then the target.
+pub fn yaml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> String {
+    let mut s = format!(
+        "- entry_type: \"violation_sequence\"\n  metadata:\n    format_version: \"2.0\"\n    uuid: \
+         \"00000000-0000-4000-8000-000000000000\"\n    creation_time: \"2026-01-01T00:00:00Z\"\n    producer:\n      \
+         name: \"witness-oracle\"\n      version: \"1\"\n    task:\n      input_files:\n      - \"program.c\"\n      \
+         input_file_hashes:\n        program.c: {}\n      specification: \"{}\"\n      data_model: \"{}\"\n      \
+         language: \"C\"\n  content:\n",
+        r.sha256,
+        prog.viol.yaml_spec(),
+        if prog.lp64 { "LP64" } else { "ILP32" }
+    );
+    for p in &w.wps {
+        s.push_str("  - segment:\n    - waypoint:\n");
+        match p {
+            Wp::Value { k, value } => {
+                // Before the statement after the declaration: the input still holds its value.
+                let l = nondet_line(lines, *k) + 1;
+                s.push_str("        type: \"assumption\"\n        action: \"follow\"\n");
+                s.push_str(&format!(
+                    "        constraint:\n          value: \"{}\"\n          format: \"c_expression\"\n",
+                    value_claim(prog, r, *k, *value)
+                ));
+                s.push_str(&yaml_location(lines, r, l));
+            }
+            Wp::Branch { line, taken } => {
+                s.push_str("        type: \"branching\"\n        action: \"follow\"\n");
+                s.push_str(&format!("        constraint:\n          value: \"{taken}\"\n"));
+                s.push_str(&yaml_location(lines, r, *line));
+            }
+        }
+    }
+    s.push_str("  - segment:\n    - waypoint:\n        type: \"target\"\n        action: \"follow\"\n");
+    s.push_str(&yaml_location(lines, r, w.target));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::native::Outcome;
+
+    fn run(events: Vec<Event>, last: usize) -> Run {
+        Run { inputs: vec![], events, outcome: Outcome::Reach, last_line: Some(last), log: String::new() }
+    }
+
+    #[test]
+    fn strict_reading_matches_claims_at_first_visit() {
+        let r = run(
+            vec![
+                Event::At(1),
+                Event::Nondet(1, 5),
+                Event::Br(3, false),
+                Event::Br(3, true),
+                Event::Br(6, true),
+                Event::At(7),
+            ],
+            7,
+        );
+        let exact = Witness {
+            wps: vec![
+                Wp::Value { k: 0, value: 5 },
+                Wp::Branch { line: 3, taken: false },
+                Wp::Branch { line: 3, taken: true },
+                Wp::Branch { line: 6, taken: true },
+            ],
+            target: 7,
+        };
+        assert!(allows(&exact, &r));
+        // A value that differs at its only visit ends the run.
+        let mut w = exact.clone();
+        w.wps[0] = Wp::Value { k: 0, value: 6 };
+        assert!(!allows(&w, &r));
+        // The first visit of line 3 went false: a claim `true` there ends the run (strict), even
+        // though a later visit goes true.
+        let w = Witness { wps: vec![Wp::Branch { line: 3, taken: true }], target: 7 };
+        assert!(!allows(&w, &r));
+        // Fewer claims: still allowed; another target line: not.
+        assert!(allows(&Witness { wps: vec![], target: 7 }, &r));
+        assert!(!allows(&Witness { wps: vec![], target: 6 }, &r));
+        // A claim on a line the run never branches on is never passed.
+        assert!(!allows(&Witness { wps: vec![Wp::Branch { line: 9, taken: true }], target: 7 }, &r));
+    }
+}

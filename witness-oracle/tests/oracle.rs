@@ -1,0 +1,47 @@
+//! The differential oracle's seeded round (issue 19): a fixed seed, a fixed number of
+//! generated programs, every verdict checked against gcc. Fails when any verdict mismatches
+//! the native runs, and fails loudly when gcc cannot build sanitized 32- and 64-bit programs
+//! (CI installs gcc and gcc-multilib with scripts/setup). Set `WITNESS_ORACLE_SKIP=1` to skip
+//! it on a machine without them; the skip is printed.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use witness_oracle::gen::Features;
+use witness_oracle::oracle::{run, Config};
+
+#[test]
+fn seeded_round_has_no_mismatch() {
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-seeded");
+    let _ = std::fs::remove_dir_all(&work);
+    for m32 in [false, true] {
+        if let Err(e) = witness_oracle::native::gcc_available(&work, m32) {
+            if std::env::var_os("WITNESS_ORACLE_SKIP").is_some() {
+                eprintln!("SKIPPED: the differential oracle needs gcc with sanitizers and -m32 ({e})");
+                return;
+            }
+            panic!(
+                "the differential oracle needs gcc with sanitizers and -m32 ({e}); run scripts/setup (gcc, \
+                 gcc-multilib) or set WITNESS_ORACLE_SKIP=1 to skip this test"
+            );
+        }
+    }
+    let cfg = Config {
+        seed: 19,
+        features: Features::sound(),
+        work_dir: work.join("work"),
+        findings_dir: work.join("findings"),
+        budget: Duration::from_secs(900),
+        max_programs: Some(10),
+        workers: 2,
+        search_runs: 48,
+        timeout: Duration::from_secs(20),
+        shrink: false,
+        progress: None,
+    };
+    let stats = run(&cfg);
+    eprintln!("{}", stats.summary());
+    assert!(stats.mismatches.is_empty(), "the oracle found mismatches:\n{}", stats.summary());
+    assert!(stats.programs >= 20, "too few programs generated: {}", stats.programs);
+    assert!(stats.confirmed >= 80 && stats.rejected >= 40, "too few definite verdicts:\n{}", stats.summary());
+}
