@@ -33,7 +33,7 @@ bench: setup
 # (ASan/UBSan) and mutated, every verdict checked against gcc. Runs SOAK_SECONDS (default 600) on
 # all cores; prints cases, verdicts, mismatches (inputs written under target/soak/findings) and
 # the mix of features and properties covered. SOAK_SEED fixes the seed; SOAK_ARGS passes more
-# options (e.g. --all-features for the features known to mismatch today).
+# options (e.g. --all-features for features known to mismatch; none today).
 SOAK_SECONDS ?= 600
 soak: setup
 	cargo build --release -q -p witness-oracle --bin soak

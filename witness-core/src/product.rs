@@ -261,8 +261,15 @@ struct HeadVisit {
 }
 
 /// What identifies a product state in the visited set: its `LassoKey` (the state without the
-/// path condition), the path condition, the test-vector position and the cycle-head visits so far.
-type StateKey = (LassoKey, crate::semantics::PathCond, usize, u32);
+/// path condition), the path condition, the test-vector position, the cycle-head visits so far,
+/// and what makes a state approximate (issue 19, cause 12): the unspecified union bytes, whether
+/// the path read some, and how many values and addresses it knows only approximately. A precise
+/// state is never merged with an approximate one.
+type StateKey = (LassoKey, crate::semantics::PathCond, usize, u32, Approximation);
+
+/// What makes a state approximate (see [`StateKey`]).
+type Approximation =
+    (Rc<std::collections::BTreeMap<crate::semantics::Obj, crate::semantics::ByteRanges>>, bool, usize, usize);
 
 impl ProductState {
     fn lasso_key(&self) -> LassoKey {
@@ -287,6 +294,7 @@ impl ProductState {
             // Passes of a lasso are told apart, so that the repetition is seen at the cycle
             // head (decision 94), not turned away earlier by the visited set.
             self.heads.as_ref().map_or(0, |h| h.count),
+            (self.data.unspecified.clone(), self.data.unspecified_read, self.data.approx.len(), self.data.layout.len()),
         )
     }
 }
@@ -726,7 +734,20 @@ fn explore_shifted(
     k: i64,
     why: &str,
 ) -> Outcome {
-    let mut shifted = explore_with(cfa, source, &shift_lines(witness, k), anchors, opts, reach);
+    let moved = shift_lines(witness, k);
+    let mut shifted = explore_with(cfa, source, &moved, anchors, opts, reach);
+    // Issue 19, cause 3: a shift may confirm only if every value claim lands on a statement that
+    // can carry it (its line names the claim's variables; a `\result` claim, a call).
+    if matches!(shifted.verdict, Verdict::Confirmed { .. }) {
+        if let Some(why) = misplaced_claim(source, &moved) {
+            let reason = format!(
+                "a path to the violation was found with every line shifted by {k:+}, but the shift misplaces a value \
+                 claim: {why}"
+            );
+            shifted.verdict = Verdict::Unknown { reason: reason.clone() };
+            shifted.reason = reason;
+        }
+    }
     shifted.warnings.insert(
         0,
         format!(
@@ -735,6 +756,73 @@ fn explore_shifted(
         ),
     );
     shifted
+}
+
+/// Issue 19, cause 3: the first transition on the way to the violation whose assumption names
+/// a variable its line does not mention, or claims `\result` on a line without a call.
+fn misplaced_claim(source: &str, w: &WitnessAutomaton) -> Option<String> {
+    static WORD: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let word = WORD.get_or_init(|| regex::Regex::new(r"\\?[A-Za-z_][A-Za-z0-9_]*").expect("regex"));
+    let lines: Vec<&str> = source.lines().collect();
+    for t in relevant_transitions(w) {
+        let tr = &w.graph[t];
+        let (Some(a), Some(r)) = (&tr.assumption, tr.guard.lines) else { continue };
+        let text: String = (r.start..=r.end)
+            .filter_map(|l| lines.get((l as usize).wrapping_sub(1)).copied())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mentions: HashSet<&str> = word.find_iter(&text).map(|m| m.as_str()).collect();
+        for e in &a.expressions {
+            for m in word.find_iter(e) {
+                let name = m.as_str();
+                // Suffixes and hex digits of numbers (`1.0f`, `80u`, `0x1F`), members (`s.f`, `p->f`).
+                let before = &e.as_bytes()[..m.start()];
+                if before.last().is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'.') || before.ends_with(b"->") {
+                    continue;
+                }
+                let keyword = matches!(
+                    name,
+                    "sizeof"
+                        | "NAN"
+                        | "INFINITY"
+                        | "HUGE_VAL"
+                        | "HUGE_VALF"
+                        | "int"
+                        | "char"
+                        | "short"
+                        | "long"
+                        | "unsigned"
+                        | "signed"
+                        | "float"
+                        | "double"
+                        | "void"
+                        | "struct"
+                        | "union"
+                        | "enum"
+                        | "_Bool"
+                        | "const"
+                        | "volatile"
+                ) || name.starts_with(|c: char| c.is_ascii_digit());
+                if keyword {
+                    continue;
+                }
+                let missing = if name == "\\result" { !text.contains('(') } else { !mentions.contains(name) };
+                if missing {
+                    return Some(format!(
+                        "the assumption `{e}` at {} lands on line {}, which {}",
+                        tr.origin,
+                        r.start,
+                        if name == "\\result" {
+                            "holds no call".to_string()
+                        } else {
+                            format!("does not mention `{name}`")
+                        }
+                    ));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Decision 98: the transitions whose place on their line is lost — GraphML offsets that
@@ -1047,8 +1135,39 @@ impl<'a> Explorer<'a> {
 /// Decision 93: the loop heads a loop statement starting at `starts` reaches through its own
 /// header (blank edges, and steps on the statement's first line, e.g. a `for`'s
 /// initialisation), or the blank closure of `starts` when no loop head is found.
-fn loop_heads_of(cfa: &Cfa, starts: &HashSet<NodeIndex>) -> Vec<NodeIndex> {
+fn loop_heads_of(cfa: &Cfa, starts: &HashSet<NodeIndex>, offset: usize) -> Vec<NodeIndex> {
     let mut out = Vec::new();
+    // Issue 19, cause 7: only a loop statement has a loop head of its own; the statement at any
+    // other place is the head itself (its header walk would reach a later loop's head).
+    let construct = cfa.branch_keywords.iter().find(|(k, _)| *k == offset).map(|(_, c)| *c);
+    let is_loop = construct
+        .is_some_and(|c| cfa.graph.edge_weights().any(|e| e.decision.as_ref().is_some_and(|d| d.construct == c)))
+        && starts.iter().any(|&s| {
+            let mut seen = HashSet::new();
+            let mut todo = vec![s];
+            while let Some(n) = todo.pop() {
+                if !seen.insert(n) || seen.len() > 64 {
+                    continue;
+                }
+                if cfa.graph[n].loop_head {
+                    return true;
+                }
+                todo.extend(
+                    cfa.graph
+                        .edges_directed(n, Direction::Outgoing)
+                        .filter(|e| e.weight().decision.is_none())
+                        .map(|e| e.target()),
+                );
+            }
+            false
+        });
+    if !is_loop {
+        for &start in starts {
+            out.extend(cfa.blank_closure(start));
+            out.push(start);
+        }
+        return out;
+    }
     for &start in starts {
         let line = cfa
             .graph
@@ -1097,8 +1216,8 @@ fn head_seeds(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> Option<Vec<
         for t in w.graph.edges_directed(h, Direction::Incoming) {
             // A statement is entered where control arrives at it (decision 93: or at the head
             // its start reaches by blank edges).
-            if let Some(ResolvedAnchor::Statement { nodes, .. }) = anchors.get(&t.id()) {
-                seeds.extend(loop_heads_of(cfa, nodes));
+            if let Some(ResolvedAnchor::Statement { nodes, offset }) = anchors.get(&t.id()) {
+                seeds.extend(loop_heads_of(cfa, nodes, *offset));
                 for n in nodes {
                     seeds.extend(cfa.blank_closure(*n));
                 }
@@ -3003,14 +3122,14 @@ impl<'a> Explorer<'a> {
     fn anchor_matches(&self, t: EdgeIndex, info: &StepInfo) -> bool {
         let Some(resolved) = self.anchors.get(&t) else { return false };
         match (resolved, info.kind) {
-            (ResolvedAnchor::Statement { nodes, .. }, _) => {
+            (ResolvedAnchor::Statement { nodes, offset }, _) => {
                 let closure = self.target_closure(info);
                 closure.iter().any(|n| nodes.contains(n))
                     // Decision 93: the recurrence waypoint names the loop statement; every
                     // iteration arrives at its head.
                     || (self.opts.target.termination
                         && self.witness.graph.edge_endpoints(t).is_some_and(|(_, to)| self.witness.graph[to].cycle_head)
-                        && loop_heads_of(self.cfa, nodes).iter().any(|m| closure.contains(m)))
+                        && loop_heads_of(self.cfa, nodes, *offset).iter().any(|m| closure.contains(m)))
             }
             (ResolvedAnchor::Branching { construct }, StepKind::Edge(e)) => {
                 e.decision.as_ref().is_some_and(|d| d.construct == *construct)
@@ -3983,5 +4102,28 @@ impl<'a> Explorer<'a> {
         }
         s.heads = Some(Rc::new(HeadVisit { parent: Some(prev), key: Some(key), count, trace: s.trace.clone() }));
         Arrival::Go(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> (String, WitnessAutomaton) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/graphml").join(name);
+        let src = std::fs::read_to_string(dir.join("program.c")).expect("program");
+        let path = dir.join("witness.graphml");
+        let bytes = std::fs::read(&path).expect("witness");
+        (src, crate::witness::graphml::read_graphml(&path, &bytes).expect("graphml"))
+    }
+
+    #[test]
+    fn a_shift_that_moves_a_value_claim_off_its_variables_is_found() {
+        // `k == 1 && b[k] == 4` sits on `b[k] = __VERIFIER_nondet_int();` (line 7).
+        let (src, w) = fixture("conjuncts-in-order-reject");
+        assert_eq!(misplaced_claim(&src, &w), None);
+        // One line up it lands on `if (k < 0 || k > 2) return 0;`, which does not mention `b`.
+        let up = misplaced_claim(&src, &shift_lines(&w, -1)).expect("misplaced");
+        assert!(up.contains("does not mention `b`"), "{up}");
     }
 }

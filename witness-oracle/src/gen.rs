@@ -348,19 +348,27 @@ pub struct Features {
 }
 
 impl Features {
-    /// What the current validator handles without mismatch (the seeded round of `make test`).
+    /// What the current validator handles without mismatch (the seeded round of `make test`):
+    /// since issue 19's causes 9 (out-of-bounds indices under memsafety) and 10 (enum types)
+    /// were fixed, every generated feature.
     pub fn sound() -> Features {
         Features {
-            viols: vec![Viol::Reach, Viol::Overflow, Viol::HeapOob, Viol::UseAfterFree, Viol::DoubleFree, Viol::Leak],
-            items: vec!["arith", "branch", "loop", "array", "struct", "pointer", "enum", "heap", "call"],
+            viols: vec![
+                Viol::Reach,
+                Viol::Overflow,
+                Viol::HeapOob,
+                Viol::UseAfterFree,
+                Viol::DoubleFree,
+                Viol::Leak,
+                Viol::StackOob,
+            ],
+            items: vec!["arith", "branch", "loop", "array", "struct", "pointer", "enum", "enum-raw", "heap", "call"],
         }
     }
-    /// Also the features known to mismatch (issue 19 causes 9 and 10).
+    /// Every feature (the same as [`Features::sound`] today; kept for features added before the
+    /// validator handles them).
     pub fn all() -> Features {
-        let mut f = Features::sound();
-        f.viols.push(Viol::StackOob);
-        f.items.push("enum-raw");
-        f
+        Features::sound()
     }
 }
 
