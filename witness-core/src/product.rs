@@ -381,6 +381,8 @@ struct Explorer<'a> {
     doubts: Doubts,
     /// Lassos: the witness states reachable from a cycle head (its loop part).
     cycle_nodes: HashSet<NodeIndex>,
+    /// Symbolic closure checks tried on concrete runs that did not repeat (issue 19).
+    recurrence_checks: usize,
     /// Transitions whose offsets or column could not be used and whose line holds several
     /// places they could mean (issue 19, cause 2): firing one is a guess of which (decision 98).
     approximate: HashMap<EdgeIndex, String>,
@@ -420,6 +422,10 @@ enum Arrival {
 
 /// Most visits of the cycle head in the recurrent set on one path before it is given up.
 const MAX_HEAD_VISITS: u32 = 10_000;
+
+/// Visits of the cycle head in the set without a repeated state after which the symbolic
+/// closure check (decision 96) is tried on a concrete run (issue 19).
+const SYMBOLIC_AFTER_VISITS: u32 = 64;
 
 /// Most first visits of the cycle head kept for the checks of a rejection.
 const MAX_LASSO_FIRSTS: usize = 16;
@@ -530,6 +536,25 @@ fn explore_with(
                 ..rejected
             },
         };
+    }
+    // Issue 19: a witness none of whose transitions (with lines, on the way to the violation)
+    // can match any step of the program was written for another program; no exploration can
+    // tell anything about it, and one would spend the whole budget. Unknown at once.
+    if let Some(why) = nothing_matches(cfa, witness) {
+        if unique_line_shift(cfa, witness).is_none() {
+            return Outcome {
+                verdict: Verdict::Unknown { reason: why.clone() },
+                reason: why,
+                states: 0,
+                solver_calls: 0,
+                warnings: Vec::new(),
+                unspecified_read: false,
+                strict_rejected: false,
+                infeasible: None,
+                violated: None,
+                raw_rejected: false,
+            };
+        }
     }
     // Decision 55: offsets from an edited copy of the program, aligned line by line. The
     // alignment is a guess, so only a confirmation may rest on it (the gate sees to that);
@@ -739,7 +764,8 @@ fn explore_shifted(
     // Issue 19, cause 3: a shift may confirm only if every value claim lands on a statement that
     // can carry it (its line names the claim's variables; a `\result` claim, a call).
     if matches!(shifted.verdict, Verdict::Confirmed { .. }) {
-        if let Some(why) = misplaced_claim(source, &moved) {
+        let names: HashSet<&str> = cfa.vars.iter().map(|v| v.name.as_str()).collect();
+        if let Some(why) = misplaced_claim(source, &moved, &names) {
             let reason = format!(
                 "a path to the violation was found with every line shifted by {k:+}, but the shift misplaces a value \
                  claim: {why}"
@@ -759,8 +785,9 @@ fn explore_shifted(
 }
 
 /// Issue 19, cause 3: the first transition on the way to the violation whose assumption names
-/// a variable its line does not mention, or claims `\result` on a line without a call.
-fn misplaced_claim(source: &str, w: &WitnessAutomaton) -> Option<String> {
+/// a variable of the program (one of `names`) its line does not mention, or claims `\result` on
+/// a line without a call. Names of no program variable (a producer's own) are left out.
+fn misplaced_claim(source: &str, w: &WitnessAutomaton, names: &HashSet<&str>) -> Option<String> {
     static WORD: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let word = WORD.get_or_init(|| regex::Regex::new(r"\\?[A-Za-z_][A-Za-z0-9_]*").expect("regex"));
     let lines: Vec<&str> = source.lines().collect();
@@ -803,7 +830,7 @@ fn misplaced_claim(source: &str, w: &WitnessAutomaton) -> Option<String> {
                         | "const"
                         | "volatile"
                 ) || name.starts_with(|c: char| c.is_ascii_digit());
-                if keyword {
+                if keyword || (name != "\\result" && !names.contains(name)) {
                     continue;
                 }
                 let missing = if name == "\\result" { !text.contains('(') } else { !mentions.contains(name) };
@@ -1018,6 +1045,7 @@ impl<'a> Explorer<'a> {
             doubts: Doubts::default(),
             revisit: HashMap::new(),
             approximate: HashMap::new(),
+            recurrence_checks: 0,
             cycle_nodes: {
                 let mut seen = HashSet::new();
                 let mut todo: Vec<NodeIndex> =
@@ -1364,6 +1392,22 @@ fn unmatched_transition(cfa: &Cfa, w: &WitnessAutomaton) -> Option<String> {
             w.graph[t].origin, lines.start
         ))
     })
+}
+
+/// Every transition with lines on the way to a violation state lies on lines with no program
+/// step (and there is at least one): the witness describes another program.
+fn nothing_matches(cfa: &Cfa, w: &WitnessAutomaton) -> Option<String> {
+    let steps = step_lines(cfa);
+    let with_lines: Vec<Range> = relevant_transitions(w).into_iter().filter_map(|t| w.graph[t].guard.lines).collect();
+    if with_lines.is_empty() || with_lines.iter().any(|l| lines_fit(*l, 0, &steps)) {
+        return None;
+    }
+    Some(format!(
+        "none of the witness's {} transitions on the way to the violation names a line with a statement of this \
+         program (they fall on blank lines, comments or braces): the witness seems to be written for another \
+         program",
+        with_lines.len()
+    ))
 }
 
 /// Largest constant line shift searched for (decision 38).
@@ -4094,6 +4138,27 @@ impl<'a> Explorer<'a> {
             }
             cur = v.parent.clone();
         }
+        // Issue 19: a concrete run that has not repeated yet (a counter that wraps only after 2^32
+        // passes) may still be shown endless by one symbolic pass from every state of the set
+        // (decision 96), tried once per path.
+        if count == SYMBOLIC_AFTER_VISITS && self.opts.guess.is_none() && self.recurrence_checks < MAX_RECURRENCE_CHECKS
+        {
+            self.recurrence_checks += 1;
+            match self.recurrence_check(&s, &text) {
+                Ok(example) => {
+                    let values = self.describe(&mut s, &text);
+                    self.violated = Some("termination");
+                    let what = format!(
+                        "the recurrent set `{text}` is reached at the cycle head (entered at line {line}: {values}, visit \
+                         {count} of a run whose state had not repeated) and is closed: from every state in it, each pass \
+                         the loop part allows comes back to the head inside it (one symbolic pass, bit-precise)"
+                    );
+                    let shown = example.unwrap_or_else(|| s.clone());
+                    return Arrival::Confirm(self.confirm(&shown, what));
+                }
+                Err(why) => self.lasso_open.push(why),
+            }
+        }
         if count >= MAX_HEAD_VISITS {
             self.lasso_open.push(format!(
                 "the state at the cycle head (entered at line {line}) did not repeat within {MAX_HEAD_VISITS} visits"
@@ -4121,9 +4186,12 @@ mod tests {
     fn a_shift_that_moves_a_value_claim_off_its_variables_is_found() {
         // `k == 1 && b[k] == 4` sits on `b[k] = __VERIFIER_nondet_int();` (line 7).
         let (src, w) = fixture("conjuncts-in-order-reject");
-        assert_eq!(misplaced_claim(&src, &w), None);
+        let names = HashSet::from(["b", "k"]);
+        assert_eq!(misplaced_claim(&src, &w, &names), None);
         // One line up it lands on `if (k < 0 || k > 2) return 0;`, which does not mention `b`.
-        let up = misplaced_claim(&src, &shift_lines(&w, -1)).expect("misplaced");
+        let up = misplaced_claim(&src, &shift_lines(&w, -1), &names).expect("misplaced");
+        // A name of no program variable (a producer's own) is not held against the shift.
+        assert_eq!(misplaced_claim(&src, &shift_lines(&w, -1), &HashSet::from(["k"])), None);
         assert!(up.contains("does not mention `b`"), "{up}");
     }
 }
