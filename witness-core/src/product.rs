@@ -142,6 +142,29 @@ pub struct Outcome {
     /// The exploration found no allowed path to the violation, whether or not its reading
     /// supports a rejection (decision 97: the gate may have turned it into `unknown`).
     pub raw_rejected: bool,
+    /// The exploration found an allowed path to the violation, whether or not its reading
+    /// supports a confirmation: the last step's line.
+    pub raw_confirmed: Option<u32>,
+}
+
+impl Outcome {
+    /// A conclusion reached without exploring (no states, no solver calls, no warnings).
+    fn without_run(verdict: Verdict, reason: String, strict_rejected: bool) -> Outcome {
+        let raw_rejected = matches!(verdict, Verdict::Rejected);
+        Outcome {
+            verdict,
+            reason,
+            states: 0,
+            solver_calls: 0,
+            warnings: Vec::new(),
+            unspecified_read: false,
+            strict_rejected,
+            infeasible: None,
+            violated: None,
+            raw_rejected,
+            raw_confirmed: None,
+        }
+    }
 }
 
 /// Where the witness's path ends: a transition the program's step cannot pass.
@@ -465,31 +488,24 @@ fn explore_with(
     // No run of the program calls an error function (or does anything that might hide one):
     // true, whatever the witness says.
     if !reach.may_reach(cfa.start, std::iter::empty()) {
-        return Outcome {
-            verdict: Verdict::Rejected,
-            reason: if opts.target.termination {
+        return Outcome::without_run(
+            Verdict::Rejected,
+            if opts.target.termination {
                 "no step of the program can enter the witness's cycle head (its lines are never reached)".into()
             } else {
                 "the program has no reachable call of an error function: no run violates the property, whatever the \
                  witness"
                     .into()
             },
-            states: 0,
-            solver_calls: 0,
-            warnings: Vec::new(),
-            unspecified_read: false,
-            strict_rejected: false,
-            infeasible: None,
-            violated: None,
-            raw_rejected: true,
-        };
+            false,
+        );
     }
     // No violation node is reachable in the witness graph: no run can be in a violation state
     // when the error is called (decision 8), whatever the program does.
     if !witness.graph[witness.entry].violation && !violation_distance(witness).contains_key(&witness.entry) {
-        return Outcome {
-            verdict: Verdict::Rejected,
-            reason: if is_lasso(witness) {
+        return Outcome::without_run(
+            Verdict::Rejected,
+            if is_lasso(witness) {
                 "the witness's cycle head is not reachable from its entry node: no run allowed by the witness can \
                  visit it"
                     .into()
@@ -498,32 +514,14 @@ fn explore_with(
                  can be in a violation state when the error happens"
                     .into()
             },
-            states: 0,
-            solver_calls: 0,
-            warnings: Vec::new(),
-            unspecified_read: false,
-            strict_rejected: false,
-            infeasible: None,
-            violated: None,
-            raw_rejected: true,
-        };
+            false,
+        );
     }
     // Decision 38: transitions past the end of the program that cut every path to the
     // violation: no run can pass them (the exact reading rejects), unless the lines are off by
     // a constant. The shift is a guess: it may confirm, never reject (decision 97).
     if let Some(cut) = past_end_cut(cfa, witness) {
-        let rejected = Outcome {
-            verdict: Verdict::Rejected,
-            reason: cut.clone(),
-            states: 0,
-            solver_calls: 0,
-            warnings: Vec::new(),
-            unspecified_read: false,
-            strict_rejected: true,
-            infeasible: None,
-            violated: None,
-            raw_rejected: true,
-        };
+        let rejected = Outcome::without_run(Verdict::Rejected, cut.clone(), true);
         let Some(k) = unique_line_shift(cfa, witness) else { return rejected };
         let shifted = gate(&Reading::SHIFTED, explore_shifted(cfa, source, witness, anchors, opts, reach, k, &cut));
         return match shifted.verdict {
@@ -542,18 +540,7 @@ fn explore_with(
     // tell anything about it, and one would spend the whole budget. Unknown at once.
     if let Some(why) = nothing_matches(cfa, witness) {
         if unique_line_shift(cfa, witness).is_none() {
-            return Outcome {
-                verdict: Verdict::Unknown { reason: why.clone() },
-                reason: why,
-                states: 0,
-                solver_calls: 0,
-                warnings: Vec::new(),
-                unspecified_read: false,
-                strict_rejected: false,
-                infeasible: None,
-                violated: None,
-                raw_rejected: false,
-            };
+            return Outcome::without_run(Verdict::Unknown { reason: why.clone() }, why, false);
         }
     }
     // Decision 55: offsets from an edited copy of the program, aligned line by line. The
@@ -602,33 +589,16 @@ fn explore_with(
             ..*opts
         };
         let second = explore_once(cfa, witness, anchors, &literal, reach, None);
-        outcome.states += second.states;
-        outcome.solver_calls += second.solver_calls;
-        outcome.warnings.extend(second.warnings);
-        match second.verdict {
-            Verdict::Rejected => {
-                outcome.verdict = Verdict::Rejected;
-                outcome.reason = second.reason;
-            }
-            Verdict::Confirmed { trace, .. } => {
-                let line = trace.last().map(|s| s.line).unwrap_or(0);
-                let reason = format!(
-                    "the readings of the witness's segments disagree: under the greedy reading (the first visit of a \
-                     waypoint's location must pass it) no allowed path reaches the error, but under the format's literal \
-                     reading (a later visit may pass it) a path reaches the error at line {line}"
-                );
-                outcome.verdict = Verdict::Unknown { reason: reason.clone() };
-                outcome.reason = reason;
-            }
-            Verdict::Unknown { reason } => {
-                let reason = format!(
-                    "the greedy segment reading rejects the witness, but the check under the format's literal \
-                     (existential) reading was inconclusive: {reason}"
-                );
-                outcome.verdict = Verdict::Unknown { reason: reason.clone() };
-                outcome.reason = reason;
-            }
-        }
+        recheck_rejection(
+            &mut outcome,
+            second,
+            true,
+            "the readings of the witness's segments disagree: under the greedy reading (the first visit of a \
+             waypoint's location must pass it) no allowed path reaches the error, but under the format's literal \
+             reading (a later visit may pass it) a path reaches the error",
+            "the greedy segment reading rejects the witness, but the check under the format's literal (existential) \
+             reading was inconclusive",
+        );
     }
     if matches!(outcome.verdict, Verdict::Rejected) {
         let doubt = if outcome.unspecified_read {
@@ -683,27 +653,43 @@ fn explore_with(
             ..*opts
         };
         let second = explore_once(cfa, witness, anchors, &permissive, reach, None);
-        outcome.states += second.states;
-        outcome.solver_calls += second.solver_calls;
-        if !second.raw_rejected {
-            let reason = match &second.verdict {
-                Verdict::Unknown { reason } if second.reason.starts_with("a path to the violation was found") => {
-                    let _ = reason;
-                    "the witness is ambiguous for this program: under the strict reading no allowed path reaches the \
-                     error, but a permissive reading (steps whose matching transitions all die are skipped, several \
-                     transitions per step) reaches it"
-                        .to_string()
-                }
-                Verdict::Unknown { reason } => format!(
-                    "the strict reading rejects the witness, but the check under a permissive reading was inconclusive: {reason}"
-                ),
-                _ => second.reason.clone(),
-            };
-            outcome.verdict = Verdict::Unknown { reason: reason.clone() };
-            outcome.reason = reason;
-        }
+        recheck_rejection(
+            &mut outcome,
+            second,
+            false,
+            "the witness is ambiguous for this program: under the strict reading no allowed path reaches the error, \
+             but a permissive reading (steps whose matching transitions all die are skipped, several transitions per \
+             step) reaches it",
+            "the strict reading rejects the witness, but the check under a permissive reading was inconclusive",
+        );
     }
     outcome
+}
+
+/// Decision 97: a rejection found under one reading stands only if `second`, an exploration
+/// under a reading that allows at least the same runs, finds no path either. If `second` finds
+/// one, the readings `disagree` (unknown, with the line); if it decides nothing, the check was
+/// `inconclusive` (unknown, with its reason). `adopt_warnings`: `second`'s warnings are reported.
+fn recheck_rejection(outcome: &mut Outcome, second: Outcome, adopt_warnings: bool, disagree: &str, inconclusive: &str) {
+    outcome.states += second.states;
+    outcome.solver_calls += second.solver_calls;
+    if adopt_warnings {
+        outcome.warnings.extend(second.warnings);
+    }
+    // The second reading's own conclusion, after its gate (a doubt it met may forbid it).
+    let reason = if matches!(second.verdict, Verdict::Rejected) {
+        if !matches!(outcome.verdict, Verdict::Rejected) {
+            outcome.verdict = Verdict::Rejected;
+            outcome.reason = second.reason;
+        }
+        return;
+    } else if let Some(line) = second.raw_confirmed {
+        format!("{disagree} at line {line}")
+    } else {
+        format!("{inconclusive}: {}", second.reason)
+    };
+    outcome.verdict = Verdict::Unknown { reason: reason.clone() };
+    outcome.reason = reason;
 }
 
 /// Decision 97: `outcome` of an exploration under `reading`, gated: a conclusion the reading
@@ -981,6 +967,10 @@ fn explore_once(
     };
     let infeasible = ex.infeasible.clone().map(|(_, i)| i).or_else(|| ex.furthest_step());
     let raw_rejected = matches!(verdict, Verdict::Rejected);
+    let raw_confirmed = match &verdict {
+        Verdict::Confirmed { trace, .. } => Some(trace.last().map(|s| s.line).unwrap_or(0)),
+        _ => None,
+    };
     // Decision 97: the one gate between an exploration and its conclusion.
     let (verdict, reason) = match reading::conclude(&reading_of(witness, opts, aligned.is_some()), &ex.doubts, verdict)
     {
@@ -998,6 +988,7 @@ fn explore_once(
         infeasible,
         violated: ex.violated,
         raw_rejected,
+        raw_confirmed,
     }
 }
 
