@@ -524,15 +524,15 @@ fn explore_with(
         let rejected = Outcome::without_run(Verdict::Rejected, cut.clone(), true);
         let Some(k) = unique_line_shift(cfa, witness) else { return rejected };
         let shifted = gate(&Reading::SHIFTED, explore_shifted(cfa, source, witness, anchors, opts, reach, k, &cut));
-        return match shifted.verdict {
-            Verdict::Confirmed { .. } | Verdict::Unknown { .. } if !shifted.raw_rejected => shifted,
-            _ => Outcome {
-                reason: format!("{cut}; with every line shifted by {k:+} no allowed path reaches the error either"),
-                states: shifted.states,
-                solver_calls: shifted.solver_calls,
-                warnings: shifted.warnings,
-                ..rejected
-            },
+        if !shifted.raw_rejected {
+            return shifted;
+        }
+        return Outcome {
+            reason: format!("{cut}; with every line shifted by {k:+} no allowed path reaches the error either"),
+            states: shifted.states,
+            solver_calls: shifted.solver_calls,
+            warnings: shifted.warnings,
+            ..rejected
         };
     }
     // Issue 19: a witness none of whose transitions (with lines, on the way to the violation)
@@ -618,7 +618,7 @@ fn explore_with(
                     gate(&Reading::SHIFTED, explore_shifted(cfa, source, witness, anchors, opts, reach, k, &unmatched));
                 outcome.states += shifted.states;
                 outcome.solver_calls += shifted.solver_calls;
-                if matches!(shifted.verdict, Verdict::Confirmed { .. }) || !shifted.raw_rejected {
+                if !shifted.raw_rejected {
                     let mut shifted = shifted;
                     shifted.states = outcome.states;
                     shifted.solver_calls = outcome.solver_calls;
@@ -847,11 +847,16 @@ fn misplaced_claim(source: &str, w: &WitnessAutomaton, names: &HashSet<&str>) ->
 fn approximate_transitions(ex: &Explorer) -> HashMap<EdgeIndex, String> {
     let (cfa, w, plan) = (ex.cfa, ex.witness, &ex.offsets);
     let mut out = HashMap::new();
+    // GraphML transitions with offsets this exploration cannot use, by their lines.
+    let mut lost = Vec::new();
     for t in w.graph.edge_indices() {
         let tr = &w.graph[t];
         if let Some(a) = &tr.guard.anchor {
+            if a.column.is_none() || cfa.line_exact(a.line) {
+                continue;
+            }
             let n = crate::anchors::candidates_on_line(cfa, a.kind, a.line);
-            if a.column.is_some() && !cfa.line_exact(a.line) && n > 1 {
+            if n > 1 {
                 out.insert(
                     t,
                     format!(
@@ -861,22 +866,32 @@ fn approximate_transitions(ex: &Explorer) -> HashMap<EdgeIndex, String> {
                     ),
                 );
             }
-            continue;
+        } else if let (Some(_), Some(lines)) = (tr.guard.offsets, tr.guard.lines) {
+            if plan.offsets_of(w, t).is_none() {
+                lost.push((t, lines));
+            }
         }
-        let (Some(_), Some(lines)) = (tr.guard.offsets, tr.guard.lines) else { continue };
-        if plan.offsets_of(w, t).is_some() {
-            continue;
-        }
+    }
+    if lost.is_empty() {
+        return out;
+    }
+    // The program's steps with their lines, read once for all such transitions.
+    let steps: Vec<_> = cfa
+        .graph
+        .edge_references()
+        .filter(|e| !matches!(e.weight().op, EdgeOp::Blank))
+        .filter_map(|e| e.weight().span.map(|sp| (e, sp)))
+        .collect();
+    for (t, lines) in lost {
         // The steps of its lines the transition's guard (without offsets) matches.
-        let mut places: Vec<usize> = cfa
-            .graph
-            .edge_references()
-            .filter(|e| !matches!(e.weight().op, EdgeOp::Blank))
-            .filter(|e| {
+        let mut places: Vec<usize> = steps
+            .iter()
+            .filter(|(_, sp)| lines.overlaps(sp.start_line as u64, sp.end_line as u64))
+            .filter(|(e, sp)| {
                 let edge = e.weight();
                 let info = StepInfo {
                     kind: StepKind::Edge(edge),
-                    span: edge.span,
+                    span: Some(*sp),
                     scope_function: edge.function,
                     target: e.target(),
                     result: None,
@@ -884,13 +899,12 @@ fn approximate_transitions(ex: &Explorer) -> HashMap<EdgeIndex, String> {
                 };
                 ex.guard_matches(t, &info)
             })
-            .filter_map(|e| e.weight().span)
-            .filter(|sp| lines.overlaps(sp.start_line as u64, sp.end_line as u64))
-            .map(|sp| sp.start_offset)
+            .map(|(_, sp)| sp.start_offset)
             .collect();
         places.sort_unstable();
         places.dedup();
         if places.len() > 1 {
+            let tr = &w.graph[t];
             out.insert(
                 t,
                 format!(
@@ -1158,9 +1172,9 @@ fn loop_heads_of(cfa: &Cfa, starts: &HashSet<NodeIndex>, offset: usize) -> Vec<N
     let mut out = Vec::new();
     // Issue 19, cause 7: only a loop statement has a loop head of its own; the statement at any
     // other place is the head itself (its header walk would reach a later loop's head).
-    let construct = cfa.branch_keywords.iter().find(|(k, _)| *k == offset).map(|(_, c)| *c);
-    let is_loop = construct
-        .is_some_and(|c| cfa.graph.edge_weights().any(|e| e.decision.as_ref().is_some_and(|d| d.construct == c)))
+    // A branching keyword whose statement reaches a loop head without deciding anything (an
+    // `if` or `switch` decides first).
+    let is_loop = cfa.branch_keywords.iter().any(|(k, _)| *k == offset)
         && starts.iter().any(|&s| {
             let mut seen = HashSet::new();
             let mut todo = vec![s];
@@ -1241,12 +1255,23 @@ fn head_seeds(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> Option<Vec<
                     seeds.extend(cfa.blank_closure(*n));
                 }
             }
-            let g = &t.weight().guard;
-            let r =
-                g.lines.or_else(|| g.anchor.as_ref().map(|a| Range { start: a.line as u64, end: a.line as u64 }))?;
-            lines.push(r);
+            lines.push(transition_lines(t.weight())?);
         }
     }
+    seeds.extend(line_seeds(cfa, &lines));
+    Some(seeds)
+}
+
+/// The lines a transition names: its `startline`/`endline`, or its waypoint's line.
+fn transition_lines(t: &WitnessTransition) -> Option<Range> {
+    let g = &t.guard;
+    g.lines.or_else(|| g.anchor.as_ref().map(|a| Range { start: a.line as u64, end: a.line as u64 }))
+}
+
+/// The locations where a step on one of `lines` starts (for a call, also the callee's exit,
+/// where its return starts): the seeds of an [`ErrorReach::towards`] those lines.
+fn line_seeds(cfa: &Cfa, lines: &[Range]) -> Vec<NodeIndex> {
+    let mut seeds = Vec::new();
     for e in cfa.graph.edge_references() {
         let Some(sp) = e.weight().span else { continue };
         if lines.iter().any(|r| r.overlaps(sp.start_line as u64, sp.end_line as u64)) {
@@ -1256,7 +1281,7 @@ fn head_seeds(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> Option<Vec<
             }
         }
     }
-    Some(seeds)
+    seeds
 }
 
 /// Decision 95: runs the program from `init` without the witness (every nondeterministic
@@ -2790,24 +2815,8 @@ impl<'a> Explorer<'a> {
         let reach = match self.revisit.get(&t) {
             Some(r) => r.clone(),
             None => {
-                let g = &self.witness.graph[t].guard;
-                let Some(r) =
-                    g.lines.or_else(|| g.anchor.as_ref().map(|a| Range { start: a.line as u64, end: a.line as u64 }))
-                else {
-                    return true;
-                };
-                let cfa = self.cfa;
-                let mut seeds = Vec::new();
-                for e in cfa.graph.edge_references() {
-                    let Some(sp) = e.weight().span else { continue };
-                    if r.overlaps(sp.start_line as u64, sp.end_line as u64) {
-                        seeds.push(e.source());
-                        if let EdgeOp::Call { callee, .. } = &e.weight().op {
-                            seeds.push(cfa.function(*callee).exit);
-                        }
-                    }
-                }
-                let reach = Rc::new(ErrorReach::towards(cfa, &seeds));
+                let Some(r) = transition_lines(&self.witness.graph[t]) else { return true };
+                let reach = Rc::new(ErrorReach::towards(self.cfa, &line_seeds(self.cfa, &[r])));
                 self.revisit.insert(t, reach.clone());
                 reach
             }

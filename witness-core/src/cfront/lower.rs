@@ -455,7 +455,7 @@ impl<'a> Builder<'a> {
             statement_starts: Vec::new(),
             branch_keywords: Vec::new(),
             external_globals: Vec::new(),
-            skipped_places: crate::cfa::SkippedPlaces::scan(original, &src.skipped_bodies()),
+            skipped_places: super::skip::places_in(original, &src.skipped_bodies()),
             skipped_bodies: src.skipped_bodies(),
         };
         Builder {

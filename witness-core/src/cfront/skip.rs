@@ -11,6 +11,7 @@
 //! When the lexer meets anything it does not understand (unterminated literal, unbalanced
 //! brackets, a backslash or `#` inside a line, digraphs), nothing is removed.
 
+use crate::cfa::SkippedPlaces;
 use std::collections::HashMap;
 
 /// One removed body interior: `parsed_open..parsed_close` in the reduced text holds only the
@@ -291,6 +292,85 @@ impl<'t> Lexer<'t> {
         self.stamp_all.push(u32::MAX);
         i
     }
+}
+
+/// Issue 19, cause 6: the places a column-less waypoint could mean inside the removed bodies
+/// `bodies` (byte ranges of `text`, the given file), found lexically: statement starts (after
+/// `{`, `;` or `}`), branching keywords and `?`, calls, and calls of the error functions.
+pub fn places_in(text: &str, bodies: &[(usize, usize)]) -> SkippedPlaces {
+    let mut out = SkippedPlaces::default();
+    let b = text.as_bytes();
+    for &(s, e) in bodies {
+        let e = e.min(b.len());
+        let mut i = s;
+        let mut stmt_next = true;
+        while i < e {
+            let c = b[i];
+            if c.is_ascii_whitespace() {
+                i += 1;
+                continue;
+            }
+            if c == b'/' && b.get(i + 1) == Some(&b'/') {
+                while i < e && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            if c == b'/' && b.get(i + 1) == Some(&b'*') {
+                i += 2;
+                while i + 1 < e && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+                continue;
+            }
+            if c == b'}' {
+                stmt_next = true;
+                i += 1;
+                continue;
+            }
+            if stmt_next {
+                out.statements.push(i);
+                stmt_next = false;
+            }
+            match c {
+                b'"' | b'\'' => {
+                    // An unterminated literal ends with its line.
+                    i = literal_end(&b[..e], i)
+                        .unwrap_or_else(|| b[i..e].iter().position(|&x| x == b'\n').map_or(e, |p| i + p))
+                }
+                b';' | b'{' => {
+                    stmt_next = true;
+                    i += 1;
+                }
+                b'?' => {
+                    out.branches.push(i);
+                    i += 1;
+                }
+                c if is_id_byte(c) && !c.is_ascii_digit() => {
+                    let start = i;
+                    while i < e && is_id_byte(b[i]) {
+                        i += 1;
+                    }
+                    let word = &text[start..i];
+                    let mut j = i;
+                    while j < e && b[j].is_ascii_whitespace() {
+                        j += 1;
+                    }
+                    if matches!(word, "if" | "while" | "for" | "do" | "switch") {
+                        out.branches.push(start);
+                    } else if j < e && b[j] == b'(' && !matches!(word, "sizeof" | "return" | "_Alignof") {
+                        out.calls.push(start);
+                        if matches!(word, "reach_error" | "__VERIFIER_error") {
+                            out.errors.push(start);
+                        }
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+    }
+    out
 }
 
 fn is_id_byte(c: u8) -> bool {
