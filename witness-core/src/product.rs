@@ -114,10 +114,11 @@ pub enum UndefinedBehaviour {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SegmentReading {
     /// First occurrence, as CPAchecker does: the first time the run reaches a follow
-    /// waypoint's location, the waypoint must be passed, or the run dies.
+    /// waypoint's location, the waypoint must be passed, or the run dies. The format's meaning
+    /// as SV-COMP's own witness tasks encode it (decision 100).
     Greedy,
-    /// The literal definition ("the execution can be divided into parts"): a run may also
-    /// let a visit of the follow waypoint go by and pass it later.
+    /// A wider reading of the text ("the execution can be divided into parts"), for users who
+    /// want it: a run may also let a visit of the follow waypoint go by and pass it later.
     Existential,
 }
 
@@ -348,7 +349,13 @@ struct StepInfo<'a> {
 
 /// (transition, scope function, offset, type of `\result`, test-vector entry).
 type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<ScalarTy>, Option<usize>);
-type LoweredAssumption = Rc<Vec<Result<crate::cfa::Expr, String>>>;
+/// An assumption lowered for one step: its conjuncts, and the function whose scope it names.
+struct Lowered {
+    scope: Option<FuncId>,
+    conjuncts: Vec<Result<crate::cfa::Expr, String>>,
+}
+
+type LoweredAssumption = Rc<Lowered>;
 
 struct Explorer<'a> {
     cfa: &'a Cfa,
@@ -577,28 +584,6 @@ fn explore_with(
         outcome.warnings.push(note);
         outcome.states += states;
         outcome.solver_calls += calls;
-    }
-    // Issue 19, cause 5: the greedy (first-visit) segment reading adds a constraint the format
-    // does not make; its rejection is checked under the format's literal, existential reading.
-    if outcome.raw_rejected && !matches!(outcome.verdict, Verdict::Rejected) && witness.exact_locations {
-        let literal = ExploreOptions {
-            segments: SegmentReading::Existential,
-            target: opts.target.clone(),
-            vector: opts.vector.clone(),
-            guess: None,
-            ..*opts
-        };
-        let second = explore_once(cfa, witness, anchors, &literal, reach, None);
-        recheck_rejection(
-            &mut outcome,
-            second,
-            true,
-            "the readings of the witness's segments disagree: under the greedy reading (the first visit of a \
-             waypoint's location must pass it) no allowed path reaches the error, but under the format's literal \
-             reading (a later visit may pass it) a path reaches the error",
-            "the greedy segment reading rejects the witness, but the check under the format's literal (existential) \
-             reading was inconclusive",
-        );
     }
     if matches!(outcome.verdict, Verdict::Rejected) {
         let doubt = if outcome.unspecified_read {
@@ -922,15 +907,13 @@ fn approximate_transitions(ex: &Explorer) -> HashMap<EdgeIndex, String> {
 
 /// The reading an exploration with these options follows (decision 97). A test-vector run
 /// follows no automaton: it is exact for what it checks (its inputs alone).
-fn reading_of(witness: &WitnessAutomaton, opts: &ExploreOptions, aligned: bool) -> Reading {
+fn reading_of(opts: &ExploreOptions, aligned: bool) -> Reading {
     if opts.permissive {
         Reading::PERMISSIVE
     } else if opts.guess.is_some() {
         Reading::GUESSED_VALUES
     } else if aligned {
         Reading::ALIGNED
-    } else if witness.exact_locations && opts.segments == SegmentReading::Greedy && opts.vector.is_none() {
-        Reading::GREEDY
     } else {
         Reading::EXACT
     }
@@ -986,8 +969,7 @@ fn explore_once(
         _ => None,
     };
     // Decision 97: the one gate between an exploration and its conclusion.
-    let (verdict, reason) = match reading::conclude(&reading_of(witness, opts, aligned.is_some()), &ex.doubts, verdict)
-    {
+    let (verdict, reason) = match reading::conclude(&reading_of(opts, aligned.is_some()), &ex.doubts, verdict) {
         (v, Some(why)) => (v, why),
         (v, None) => (v, reason),
     };
@@ -3223,7 +3205,7 @@ impl<'a> Explorer<'a> {
         info: &StepInfo,
     ) -> Vec<Result<Truth, String>> {
         let lowered = self.lowered_assumption(t, entry, a, info);
-        lowered.iter().map(|conj| self.eval_conjunct(s, conj, info)).collect()
+        lowered.conjuncts.iter().map(|conj| self.eval_conjunct(s, conj, lowered.scope, info)).collect()
     }
 
     /// A transition's assumption lowered for this step (in its scope), one entry per conjunct.
@@ -3291,7 +3273,7 @@ impl<'a> Explorer<'a> {
                         }
                     }
                 }
-                let l = Rc::new(all);
+                let l = Rc::new(Lowered { scope: scope_function, conjuncts: all });
                 self.assumption_cache.insert(key, l.clone());
                 l
             }
@@ -3306,10 +3288,20 @@ impl<'a> Explorer<'a> {
         &mut self,
         s: &mut ProductState,
         conj: &Result<crate::cfa::Expr, String>,
+        scope: Option<FuncId>,
         info: &StepInfo,
     ) -> Result<Truth, String> {
         let expr = conj.as_ref().map_err(|m| m.clone())?;
-        let ev = s.data.eval(self.cfa, expr, info.result.as_ref()).map_err(|EvalError::Unsupported(m)| m)?;
+        let result = info.result.as_ref();
+        // In the running frame (a conjunct read in a callee's scope is there); failing that, in
+        // the innermost activation of the function the assumption's scope names.
+        let ev = match s.data.eval(self.cfa, expr, result) {
+            Ok(ev) => ev,
+            Err(EvalError::Unsupported(m)) => match scope {
+                Some(f) => s.data.eval_in_frame_of(self.cfa, expr, result, f).map_err(|_| m)?,
+                None => return Err(m),
+            },
+        };
         for d in &ev.defined {
             match &d.holds {
                 Truth::Known(true) => {}
@@ -3352,8 +3344,8 @@ impl<'a> Explorer<'a> {
         let origin = self.witness.graph[t].origin.clone();
         let lowered = self.lowered_assumption(t, None, a, info);
         // In order, each under the path condition the earlier ones left (`i == 2 && a[i] == 7`).
-        for (i, conj) in lowered.iter().enumerate() {
-            match self.eval_conjunct(s, conj, info) {
+        for (i, conj) in lowered.conjuncts.iter().enumerate() {
+            match self.eval_conjunct(s, conj, lowered.scope, info) {
                 Err(msg) if msg.starts_with(crate::cfront::AMBIGUOUS) => {
                     self.give_up(format!("assumption at {origin}: {msg}"));
                     return false;

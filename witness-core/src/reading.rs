@@ -2,10 +2,10 @@
 //!
 //! A *reading* is one way of turning the witness into a set of allowed runs: exactly as the
 //! format says, or with a constraint dropped (lines without offsets, a conjunct that cannot be
-//! evaluated, a permissive stutter), or with one added or guessed (a first-visit segment
-//! reading, guessed nondet values, a line shift, aligned offsets). Dropping a constraint lets
-//! the witness allow *more* runs: if none of them reaches the violation, none of the witness's
-//! does, so such a reading may reject, never confirm. Adding one lets it allow *fewer*: a
+//! evaluated, a permissive stutter), or with one added or guessed (guessed nondet values, a
+//! line shift, aligned offsets). Dropping a constraint lets the witness allow *more* runs: if
+//! none of them reaches the violation, none of the witness's does, so such a reading may
+//! reject, never confirm. Adding one lets it allow *fewer*: a
 //! violating run among them is one the witness allows, so such a reading may confirm, never
 //! reject.
 //!
@@ -73,9 +73,6 @@ impl Reading {
     pub const SHIFTED: Reading = Reading { name: "a constant line shift", direction: Direction::Under };
     /// Offsets aligned line by line with this file's conditions (decision 55).
     pub const ALIGNED: Reading = Reading { name: "offsets aligned line by line", direction: Direction::Under };
-    /// YAML: the first visit of a follow waypoint's location must pass it (CPAchecker).
-    pub const GREEDY: Reading =
-        Reading { name: "the greedy (first-visit) segment reading", direction: Direction::Under };
     /// One choice, for each transition whose offsets could not be mapped onto this file, of
     /// the step on its line it means (decision 98): a guess of the exact reading.
     pub const CHOSEN_OFFSETS: Reading =
@@ -187,8 +184,8 @@ mod tests {
         assert!(matches!(v, Verdict::Unknown { .. }));
         assert!(why.unwrap().contains("a[i] == 7"));
         // Under-approximations never reject, over-approximations never confirm.
-        assert!(matches!(conclude(&Reading::GREEDY, &none, Verdict::Rejected).0, Verdict::Unknown { .. }));
-        assert!(matches!(conclude(&Reading::GREEDY, &none, confirmed()).0, Verdict::Confirmed { .. }));
+        assert!(matches!(conclude(&Reading::SHIFTED, &none, Verdict::Rejected).0, Verdict::Unknown { .. }));
+        assert!(matches!(conclude(&Reading::SHIFTED, &none, confirmed()).0, Verdict::Confirmed { .. }));
         assert!(matches!(conclude(&Reading::PERMISSIVE, &none, confirmed()).0, Verdict::Unknown { .. }));
         // Guessed values with a dropped conjunct: nothing.
         assert!(matches!(conclude(&Reading::GUESSED_VALUES, &dropped, confirmed()).0, Verdict::Unknown { .. }));

@@ -306,8 +306,13 @@ fn member_of(p: PExpr, layout: &Pointee, path: &str) -> R<Place> {
     Ok(deref(offset(p, Expr::Const { bits: *off, ty: IntTy::LLONG }), *ty))
 }
 
-/// `b.x.y` split into the base expression `b` (not a `.` member access) and the path `x.y`.
+/// `b.x.y` split into the base expression `b` (not a `.` member access) and the path `x.y`;
+/// constant indices into array members are part of the path (`b.i[0]`: `i[0]`).
 fn dot_path(e: &Node<Expression>) -> Option<(&Node<Expression>, String)> {
+    if let Some((lhs, k)) = constant_index(e) {
+        let (b, path) = dot_path(lhs)?;
+        return Some((b, format!("{path}[{k}]")));
+    }
     let Expression::Member(m) = &e.node else { return None };
     if m.node.operator.node != MemberOperator::Direct {
         return None;
@@ -317,6 +322,24 @@ fn dot_path(e: &Node<Expression>) -> Option<(&Node<Expression>, String)> {
         Some((b, path)) => Some((b, format!("{path}.{name}"))),
         None => Some((&m.node.expression, name.clone())),
     }
+}
+
+/// `a[k]` with `k` a decimal, octal or hexadecimal integer constant: `a` and `k`.
+fn constant_index(e: &Node<Expression>) -> Option<(&Node<Expression>, u64)> {
+    let Expression::BinaryOperator(b) = &e.node else { return None };
+    if b.node.operator.node != BinaryOperator::Index {
+        return None;
+    }
+    let Expression::Constant(c) = &b.node.rhs.node else { return None };
+    let Constant::Integer(i) = &c.node else { return None };
+    let digits = i.number.as_ref();
+    let k = match i.base {
+        IntegerBase::Decimal => digits.parse().ok()?,
+        IntegerBase::Octal => u64::from_str_radix(digits, 8).ok()?,
+        IntegerBase::Hexadecimal => u64::from_str_radix(digits, 16).ok()?,
+        _ => return None,
+    };
+    Some((&b.node.lhs, k))
 }
 
 /// The object of type `ty` at `p`.
@@ -335,6 +358,10 @@ fn offset(p: PExpr, k: Expr) -> PExpr {
 
 /// `p->a.b` split into the pointer expression and the member path `a.b`.
 fn arrow_path(e: &Node<Expression>) -> Option<(&Node<Expression>, String)> {
+    if let Some((lhs, k)) = constant_index(e) {
+        let (p, path) = arrow_path(lhs)?;
+        return Some((p, format!("{path}[{k}]")));
+    }
     let Expression::Member(m) = &e.node else { return None };
     let name = &m.node.identifier.node.name;
     if m.node.operator.node == MemberOperator::Indirect {
@@ -463,9 +490,30 @@ impl Lowerer<'_> {
                 return Ok((offset(p, k), pointee));
             }
         }
+        if let Expression::UnaryOperator(u) = &e.node {
+            if u.node.operator.node == UnaryOperator::Address {
+                return Ok((self.address_of(&u.node.operand)?, None));
+            }
+        }
         match self.place(e)? {
             Place::Ptr(p, pointee) => Ok((p, pointee)),
             _ => Err("not a pointer".into()),
+        }
+    }
+
+    /// `&x`: the address of a variable, or of an object in memory (`&u.i[0]`, `&p->m`).
+    fn address_of(&mut self, e: &Node<Expression>) -> R<PExpr> {
+        let at = |var| PExpr::AddrOf { var, offset: Box::new(Expr::int(0)) };
+        match self.place(e)? {
+            Place::Val(Val::I(Expr::Var { var, .. }))
+            | Place::Val(Val::F(FExpr::Var { var, .. }))
+            | Place::Ptr(PExpr::Var { var }, _)
+            | Place::Arr { var, acc: None, .. } => Ok(at(var)),
+            Place::Val(Val::I(Expr::Deref { ptr, .. }))
+            | Place::Val(Val::F(FExpr::Deref { ptr, .. }))
+            | Place::Ptr(PExpr::Load { ptr }, _) => Ok(*ptr),
+            Place::Obj(p, _) => Ok(p),
+            _ => Err("address of something other than a variable or an object in memory (not supported yet)".into()),
         }
     }
 
@@ -519,7 +567,11 @@ impl Lowerer<'_> {
                 }
             }
             Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
-                let Place::Arr { var, elem, mut rest, acc, len } = self.place(&b.node.lhs)? else {
+                let Place::Arr { var, elem, mut rest, acc, len } = (match self.place(&b.node.lhs) {
+                    Ok(place) => place,
+                    // `u.i[0]`, `p->m[1]`: an element of an array member of an object in memory.
+                    Err(m) => return self.member_element(e).ok_or(m)?,
+                }) else {
                     return Err("indexing something that is not an array".into());
                 };
                 let i = conv(types::promote(self.val(&b.node.rhs)?.int("as an index")?), IntTy::LLONG);
@@ -539,6 +591,23 @@ impl Lowerer<'_> {
                 }
             }
             _ => Ok(Place::Val(self.val(e)?)),
+        }
+    }
+
+    /// An element, named with constant indices, of an array member of a struct or union in
+    /// memory (`u.i[0]`, `p->m[1][2]`), or None if `e` is not one.
+    fn member_element(&mut self, e: &Node<Expression>) -> Option<R<Place>> {
+        if let Some((pe, path)) = arrow_path(e) {
+            let (p, layout) = match self.pointer(pe) {
+                Ok((p, Some(layout))) => (p, layout),
+                _ => return None,
+            };
+            return Some(member_of(p, &layout, &path));
+        }
+        let (base, path) = dot_path(e)?;
+        match self.place(base) {
+            Ok(Place::Obj(p, layout)) => Some(member_of(p, &layout, &path)),
+            _ => None,
         }
     }
 
@@ -613,7 +682,12 @@ impl Lowerer<'_> {
                     Place::Val(v) => Ok(v),
                     _ => Err("pointer used as a number in an assumption".into()),
                 },
-                UnaryOperator::Address => Err("address in an assumption (not supported yet)".into()),
+                // `y = &dynamic_object2.a` (CBMC): the address of an object the program does not
+                // have says nothing about it (decision 97).
+                UnaryOperator::Address => match self.place(&u.node.operand) {
+                    Err(m) if m.starts_with(NO_SUCH_OBJECT) => Err(m),
+                    _ => Err("address used as a number in an assumption".into()),
+                },
                 _ => Err("side effect (`++`/`--`) in an assumption".into()),
             },
             Expression::Cast(c) => {

@@ -1059,12 +1059,26 @@ impl<'a> Builder<'a> {
         for f in fields.iter().filter(|f| !f.name.is_empty() && f.bit_width.is_none()) {
             let Some((off, fty)) = self.structs.member(t, &f.name, self.dm) else { continue };
             let path = if prefix.is_empty() { f.name.clone() } else { format!("{prefix}.{}", f.name) };
-            match &fty {
-                Ty::Struct(_) => self.scalar_members(&fty, &path, base + off, depth + 1, out),
-                _ => {
-                    if let Some(st) = Self::scalar_ty(&fty, self.dm) {
-                        out.push((path, base + off, st));
-                    }
+            self.scalar_object(&fty, path, base + off, depth, out);
+        }
+    }
+
+    /// The scalars of an object of type `t` at byte `at`, by access path: itself, its members
+    /// (`in.x`), or the elements of an array member (`i[0]`, `m[1][2].x`; at most
+    /// `MAX_MEMBER_ELEMENTS` per array, for witnesses that name them with constant indices).
+    fn scalar_object(&self, t: &Ty, path: String, at: u64, depth: u32, out: &mut Vec<(String, u64, ScalarTy)>) {
+        const MAX_MEMBER_ELEMENTS: u64 = 256;
+        match t {
+            Ty::Struct(_) => self.scalar_members(t, &path, at, depth + 1, out),
+            Ty::Array(inner, Some(n)) if depth <= 8 => {
+                let Some((size, _)) = self.structs.layout(inner, self.dm) else { return };
+                for k in 0..(*n).min(MAX_MEMBER_ELEMENTS) {
+                    self.scalar_object(inner, format!("{path}[{k}]"), at + k * size, depth + 1, out);
+                }
+            }
+            _ => {
+                if let Some(st) = Self::scalar_ty(t, self.dm) {
+                    out.push((path, at, st));
                 }
             }
         }

@@ -65,6 +65,8 @@ pub struct Frame {
     /// Unique (per path) identity of this activation: pointers to its locals name it, so a
     /// pointer into a frame that has returned is recognised as dangling.
     pub id: u64,
+    /// The function this is an activation of.
+    pub func: FuncId,
 }
 
 /// The conjuncts of a path condition: a persistent list, newest first, whose tail every state
@@ -614,6 +616,31 @@ impl DataState {
         let mut defined = Vec::new();
         let value = self.eval_into(cfa, e, result, &mut defined)?;
         Ok(Evaluated { value, defined })
+    }
+
+    /// `eval` of a witness's claim about the variables of `func`, in its innermost activation
+    /// when the running one is another function's (the caller's locals on a call's post-state,
+    /// CBMC's `x = 180.0` in the scope of the function that makes the call).
+    pub fn eval_in_frame_of(
+        &mut self,
+        cfa: &Cfa,
+        e: &Expr,
+        result: ResultValue,
+        func: FuncId,
+    ) -> Result<Evaluated, EvalError> {
+        let n = self.frames.len();
+        let moved = match self.frames.last() {
+            Some(top) if top.func != func => self.frames.iter().rposition(|f| f.func == func),
+            _ => None,
+        };
+        let Some(i) = moved else { return self.eval(cfa, e, result) };
+        let frame = self.frames_mut().remove(i);
+        self.frames_mut().push(frame);
+        let r = self.eval(cfa, e, result);
+        let frame = self.frames_mut().pop().expect("the frame moved to the top");
+        self.frames_mut().insert(i, frame);
+        debug_assert_eq!(self.frames.len(), n);
+        r
     }
 
     fn eval_into(
@@ -1233,7 +1260,7 @@ impl DataState {
     pub fn push_frame(&mut self, cfa: &Cfa, func: FuncId, args: &[AnyValue]) -> Result<(), EvalError> {
         let id = self.next_frame;
         self.next_frame += 1;
-        self.frames_mut().push(Frame { locals: Rc::new(BTreeMap::new()), id });
+        self.frames_mut().push(Frame { locals: Rc::new(BTreeMap::new()), id, func });
         let params = cfa.function(func).params.clone();
         if params.len() != args.len() {
             return Err(EvalError::Unsupported(format!(
