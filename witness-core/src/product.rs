@@ -11,7 +11,7 @@
 //! anything uncertain on some allowed path (unsupported feature, possible undefined behaviour,
 //! solver gave up, budget) turns a would-be rejection into unknown.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -146,6 +146,9 @@ pub struct Outcome {
     /// The exploration found an allowed path to the violation, whether or not its reading
     /// supports a confirmation: the last step's line.
     pub raw_confirmed: Option<u32>,
+    /// Transitions that fired on a guess of the place they mean, with the places they could
+    /// mean (decision 98); empty when some guess has no case split.
+    ambiguous: Vec<(EdgeIndex, Vec<(usize, usize)>)>,
 }
 
 impl Outcome {
@@ -164,6 +167,7 @@ impl Outcome {
             violated: None,
             raw_rejected,
             raw_confirmed: None,
+            ambiguous: Vec::new(),
         }
     }
 }
@@ -416,6 +420,14 @@ struct Explorer<'a> {
     /// Transitions whose offsets or column could not be used and whose line holds several
     /// places they could mean (issue 19, cause 2): firing one is a guess of which (decision 98).
     approximate: HashMap<EdgeIndex, String>,
+    /// The places (spans of steps) each GraphML transition of `approximate` could mean
+    /// (decision 98's case split).
+    places: HashMap<EdgeIndex, Vec<(usize, usize)>>,
+    /// Decision 98's case split: transitions pinned to one choice of the places they could mean
+    /// (the spans of the steps they match).
+    pins: HashMap<EdgeIndex, Vec<(usize, usize)>>,
+    /// Transitions of `approximate` that fired in this exploration.
+    fired_approximate: BTreeSet<EdgeIndex>,
     /// Existential segments: per transition, the program locations from which a step on its
     /// waypoint's line is still reachable.
     revisit: HashMap<EdgeIndex, Rc<ErrorReach>>,
@@ -562,7 +574,12 @@ fn explore_with(
                  `control` offsets of {} transition(s) were aligned line by line with this file's branch conditions",
                 map.len()
             );
-            let aligned = explore_once(cfa, witness, anchors, opts, reach, Some(&map));
+            let mut aligned = explore_once(cfa, witness, anchors, opts, reach, Some(&map), None);
+            if matches!(aligned.verdict, Verdict::Unknown { .. }) && !aligned.ambiguous.is_empty() {
+                if let Some(split) = case_split(cfa, witness, anchors, opts, reach, Some(&map), &aligned) {
+                    aligned = split;
+                }
+            }
             if matches!(aligned.verdict, Verdict::Confirmed { .. }) {
                 let mut aligned = aligned;
                 aligned.warnings.insert(0, format!("{note}: confirmed with the aligned offsets"));
@@ -578,7 +595,12 @@ fn explore_with(
     if let Some(confirmed) = guessing_run(cfa, witness, anchors, opts, reach) {
         return confirmed;
     }
-    let mut outcome = explore_once(cfa, witness, anchors, opts, reach, None);
+    let mut outcome = explore_once(cfa, witness, anchors, opts, reach, None, None);
+    if matches!(outcome.verdict, Verdict::Unknown { .. }) && !outcome.ambiguous.is_empty() {
+        if let Some(split) = case_split(cfa, witness, anchors, opts, reach, None, &outcome) {
+            outcome = split;
+        }
+    }
     outcome.strict_rejected = outcome.raw_rejected;
     if let Some((note, states, calls)) = aligned_note {
         outcome.warnings.push(note);
@@ -637,7 +659,7 @@ fn explore_with(
             guess: None,
             ..*opts
         };
-        let second = explore_once(cfa, witness, anchors, &permissive, reach, None);
+        let second = explore_once(cfa, witness, anchors, &permissive, reach, None, None);
         recheck_rejection(
             &mut outcome,
             second,
@@ -677,6 +699,85 @@ fn recheck_rejection(outcome: &mut Outcome, second: Outcome, adopt_warnings: boo
     outcome.reason = reason;
 }
 
+/// Most explorations of decision 98's case split.
+const MAX_CASES: usize = 256;
+
+/// The sets of `places` (spans of steps) that some range of offsets overlaps, as a GraphML
+/// guard's offsets do (both ends inclusive); None on a line too long to try every range.
+fn overlap_sets(places: &[(usize, usize)]) -> Option<Vec<Vec<(usize, usize)>>> {
+    let lo = places.iter().map(|p| p.0).min()?;
+    let hi = places.iter().map(|p| p.1).max()?;
+    if hi - lo > 400 {
+        return None;
+    }
+    // A range reaching past the places overlaps what its part in [lo, hi] overlaps.
+    let mut sets = BTreeSet::new();
+    for x in lo..=hi {
+        for y in x..=hi {
+            let set: Vec<(usize, usize)> = places.iter().copied().filter(|p| p.0 <= y && x <= p.1).collect();
+            if !set.is_empty() {
+                sets.insert(set);
+            }
+        }
+    }
+    Some(sets.into_iter().collect())
+}
+
+/// Decision 98: an exploration that fired transitions on a guess of the place each means
+/// (`unknown`) is repeated once for every choice of those places, each transition pinned to
+/// one set of the steps its line holds that a range of offsets can overlap. One of the choices
+/// is what the witness's offsets meant, so when every choice confirms the witness is
+/// confirmed, and when every choice rejects it is rejected; otherwise None.
+fn case_split(
+    cfa: &Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    reach: &ErrorReach,
+    aligned: Option<&HashMap<EdgeIndex, Range>>,
+    guessed: &Outcome,
+) -> Option<Outcome> {
+    let mut choices = Vec::new();
+    for (t, places) in &guessed.ambiguous {
+        choices.push((*t, overlap_sets(places)?));
+    }
+    let total = choices.iter().try_fold(1usize, |n, (_, c)| n.checked_mul(c.len()).filter(|n| *n <= MAX_CASES))?;
+    let mut first: Option<Outcome> = None;
+    let (mut states, mut calls, mut confirmed, mut rejected) = (guessed.states, guessed.solver_calls, 0, 0);
+    for k in 0..total {
+        let mut rest = k;
+        let mut pins = HashMap::new();
+        for (t, c) in &choices {
+            pins.insert(*t, c[rest % c.len()].clone());
+            rest /= c.len();
+        }
+        let run = explore_once(cfa, witness, anchors, opts, reach, aligned, Some(&pins));
+        states += run.states;
+        calls += run.solver_calls;
+        match run.verdict {
+            Verdict::Confirmed { .. } => confirmed += 1,
+            Verdict::Rejected => rejected += 1,
+            Verdict::Unknown { .. } => return None,
+        }
+        if confirmed > 0 && rejected > 0 {
+            return None;
+        }
+        if first.is_none() {
+            first = Some(run);
+        }
+    }
+    let mut out = first?;
+    let what = if confirmed > 0 { "confirms" } else { "rejects" };
+    out.warnings.push(format!(
+        "{}; the witness {what} under each of the {total} choices of the places its transitions with unusable \
+         offsets could mean",
+        guessed.reason
+    ));
+    out.states = states;
+    out.solver_calls = calls;
+    Some(out)
+}
+
 /// Decision 97: `outcome` of an exploration under `reading`, gated: a conclusion the reading
 /// does not support becomes `unknown` (used where a whole portfolio ran under one guess).
 fn gate(reading: &Reading, mut outcome: Outcome) -> Outcome {
@@ -714,7 +815,7 @@ fn guessing_run(
         guess: Some(Rc::new(vector)),
         ..*opts
     };
-    let outcome = explore_once(cfa, witness, anchors, &guess_opts, reach, None);
+    let outcome = explore_once(cfa, witness, anchors, &guess_opts, reach, None, None);
     matches!(outcome.verdict, Verdict::Confirmed { .. }).then_some(outcome)
 }
 
@@ -829,9 +930,12 @@ fn misplaced_claim(source: &str, w: &WitnessAutomaton, names: &HashSet<&str>) ->
 /// for a `control`, steps otherwise). Matching such a transition by its line alone may pick
 /// another place than the witness's: neither more nor fewer runs, so no conclusion may rest
 /// on a run that fires one.
-fn approximate_transitions(ex: &Explorer) -> HashMap<EdgeIndex, String> {
+type Places = HashMap<EdgeIndex, Vec<(usize, usize)>>;
+
+fn approximate_transitions(ex: &Explorer) -> (HashMap<EdgeIndex, String>, Places) {
     let (cfa, w, plan) = (ex.cfa, ex.witness, &ex.offsets);
     let mut out = HashMap::new();
+    let mut spans: Places = HashMap::new();
     // GraphML transitions with offsets this exploration cannot use, by their lines.
     let mut lost = Vec::new();
     for t in w.graph.edge_indices() {
@@ -858,7 +962,7 @@ fn approximate_transitions(ex: &Explorer) -> HashMap<EdgeIndex, String> {
         }
     }
     if lost.is_empty() {
-        return out;
+        return (out, spans);
     }
     // The program's steps with their lines, read once for all such transitions.
     let steps: Vec<_> = cfa
@@ -869,7 +973,7 @@ fn approximate_transitions(ex: &Explorer) -> HashMap<EdgeIndex, String> {
         .collect();
     for (t, lines) in lost {
         // The steps of its lines the transition's guard (without offsets) matches.
-        let mut places: Vec<usize> = steps
+        let mut places: Vec<(usize, usize)> = steps
             .iter()
             .filter(|(_, sp)| lines.overlaps(sp.start_line as u64, sp.end_line as u64))
             .filter(|(e, sp)| {
@@ -884,11 +988,12 @@ fn approximate_transitions(ex: &Explorer) -> HashMap<EdgeIndex, String> {
                 };
                 ex.guard_matches(t, &info)
             })
-            .map(|(_, sp)| sp.start_offset)
+            .map(|(_, sp)| (sp.start_offset, sp.end_offset))
             .collect();
         places.sort_unstable();
         places.dedup();
         if places.len() > 1 {
+            spans.insert(t, places.clone());
             let tr = &w.graph[t];
             out.insert(
                 t,
@@ -902,7 +1007,7 @@ fn approximate_transitions(ex: &Explorer) -> HashMap<EdgeIndex, String> {
             );
         }
     }
-    out
+    (out, spans)
 }
 
 /// The reading an exploration with these options follows (decision 97). A test-vector run
@@ -919,7 +1024,8 @@ fn reading_of(opts: &ExploreOptions, aligned: bool) -> Reading {
     }
 }
 
-/// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets.
+/// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets; `pins`
+/// fixes the places some transitions mean (decision 98's case split).
 fn explore_once(
     cfa: &Cfa,
     witness: &WitnessAutomaton,
@@ -927,6 +1033,7 @@ fn explore_once(
     opts: &ExploreOptions,
     reach: &ErrorReach,
     aligned: Option<&HashMap<EdgeIndex, Range>>,
+    pins: Option<&HashMap<EdgeIndex, Vec<(usize, usize)>>>,
 ) -> Outcome {
     let mut ex = Explorer::new(cfa, witness, anchors, opts, reach);
     // Offsets that were validated against this file make guards precise; the permissive
@@ -935,7 +1042,11 @@ fn explore_once(
         Some(m) => OffsetPlan::Aligned(m.clone()),
         None => crate::offsets::plan(cfa, witness, &mut ex.warnings),
     };
-    ex.approximate = approximate_transitions(&ex);
+    (ex.approximate, ex.places) = approximate_transitions(&ex);
+    if let Some(pins) = pins {
+        ex.approximate.retain(|t, _| !pins.contains_key(t));
+        ex.pins = pins.clone();
+    }
     let mut verdict = ex.run();
     let mut lasso_reason = None;
     if opts.target.termination && opts.vector.is_none() {
@@ -962,6 +1073,12 @@ fn explore_once(
         }
         Verdict::Unknown { reason } => reason.clone(),
     };
+    // Decision 98: the fired transitions whose places were guessed, if each has a case split.
+    let ambiguous = if ex.fired_approximate.iter().all(|t| ex.places.contains_key(t)) {
+        ex.fired_approximate.iter().map(|t| (*t, ex.places[t].clone())).collect()
+    } else {
+        Vec::new()
+    };
     let infeasible = ex.infeasible.clone().map(|(_, i)| i).or_else(|| ex.furthest_step());
     let raw_rejected = matches!(verdict, Verdict::Rejected);
     let raw_confirmed = match &verdict {
@@ -985,6 +1102,7 @@ fn explore_once(
         violated: ex.violated,
         raw_rejected,
         raw_confirmed,
+        ambiguous,
     }
 }
 
@@ -1032,6 +1150,9 @@ impl<'a> Explorer<'a> {
             doubts: Doubts::default(),
             revisit: HashMap::new(),
             approximate: HashMap::new(),
+            places: HashMap::new(),
+            pins: HashMap::new(),
+            fired_approximate: BTreeSet::new(),
             recurrence_checks: 0,
             cycle_nodes: {
                 let mut seen = HashSet::new();
@@ -1342,7 +1463,7 @@ pub fn run_test_vector(
         undefined: UndefinedBehaviour::Unknown,
         ..*opts
     };
-    explore_once(cfa, witness, anchors, &opts, &ErrorReach::for_target(cfa, &opts.target), None)
+    explore_once(cfa, witness, anchors, &opts, &ErrorReach::for_target(cfa, &opts.target), None, None)
 }
 
 /// Transitions on some path from the entry to a violation state: the ones a confirming run
@@ -2926,6 +3047,7 @@ impl<'a> Explorer<'a> {
                     s.arrival = true;
                 }
                 if let Some(why) = self.approximate.get(&t) {
+                    self.fired_approximate.insert(t);
                     let why = why.clone();
                     self.doubts.loosen(why.clone());
                     self.doubts.tighten(why);
@@ -3095,6 +3217,12 @@ impl<'a> Explorer<'a> {
         if let Some(off) = self.offsets.offsets_of(self.witness, t) {
             match info.span {
                 Some(s) if off.overlaps(s.start_offset as u64, s.end_offset as u64) => {}
+                _ => return false,
+            }
+        }
+        if let Some(allowed) = self.pins.get(&t) {
+            match info.span {
+                Some(s) if allowed.contains(&(s.start_offset, s.end_offset)) => {}
                 _ => return false,
             }
         }
