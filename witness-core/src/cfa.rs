@@ -893,11 +893,11 @@ pub enum EdgeOp {
         what: String,
     },
     /// `__VERIFIER_nondet_float()` / `_double()`: a nondeterministic value of `fty` (any bit
-    /// pattern: NaNs, infinities, signed zeros, subnormals), stored into the float variable
-    /// `var` (converted to its type `var_fty` when they differ). A call step like `NondetCall`.
+    /// pattern: NaNs, infinities, signed zeros, subnormals), stored into the float lvalue `lhs`
+    /// (converted to its type when they differ). A call step like `NondetCall`.
     FloatNondetCall {
         function: String,
-        var: Option<(VarId, FloatTy)>,
+        lhs: Option<FLvalue>,
         fty: FloatTy,
     },
     /// `return e;` (or the implicit return at `}`): leads to the function's exit location. A

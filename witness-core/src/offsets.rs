@@ -102,6 +102,23 @@ fn offsets_fit(cfa: &Cfa, ts: &[WithOffsets], shift: i64) -> bool {
     })
 }
 
+/// Issue 19, cause 4: offsets used as exact (as given or shifted) that neither all start where
+/// a step of this file starts nor come with this file's hash may have been written for a copy
+/// that differs inside a line (a comment inserted before a statement): they land on their lines
+/// but not on the steps they meant.
+pub fn unverified(cfa: &Cfa, source: &str, w: &WitnessAutomaton) -> bool {
+    let OffsetPlan::Shift(k) = plan(cfa, w, &mut Vec::new()) else { return false };
+    let starts: HashSet<usize> = cfa.graph.edge_weights().filter_map(|e| e.span.map(|s| s.start_offset)).collect();
+    let hit = with_offsets(w).iter().all(|(_, _, off, _)| starts.contains(&((off.start as i64 - k).max(0) as usize)));
+    if hit {
+        return false;
+    }
+    let Some(h) = w.metadata.program_hash.as_deref().map(|h| h.trim().to_ascii_lowercase()) else { return true };
+    use sha2::Digest;
+    h != format!("{:x}", sha2::Sha256::digest(source.as_bytes()))
+        && !(h.len() == 40 && format!("{:x}", sha1::Sha1::digest(source.as_bytes())) == h)
+}
+
 /// CPAchecker `-preprocess` witnesses carry offsets into the preprocessed text, which differs
 /// from the file by a constant prefix. Accept a shift only if, with it, every offset fits its
 /// lines and at least three quarters of the transitions start exactly where a CFA edge

@@ -95,6 +95,9 @@ pub struct ExploreOptions {
     pub guess: Option<Rc<TestVector>>,
     /// Resident size in bytes at which the exploration stops with `unknown` (decision 68).
     pub memory_limit: crate::resources::MemoryLimit,
+    /// GraphML offsets are not used (issue 19, cause 4: the permissive double check of a
+    /// rejection when the offsets could not be verified against this file).
+    pub lines_only: bool,
 }
 
 /// Policy for *possible* undefined behaviour (signed overflow, division by zero, out-of-bounds
@@ -596,7 +599,10 @@ fn explore_with(
         return confirmed;
     }
     let mut outcome = explore_once(cfa, witness, anchors, opts, reach, None, None);
-    if matches!(outcome.verdict, Verdict::Unknown { .. }) && !outcome.ambiguous.is_empty() {
+    // A rejection after reading unspecified union bytes ends `unknown` below whatever the split
+    // finds (decision 37), so only a confirmation is worth splitting for then.
+    let split_useful = !(outcome.raw_rejected && outcome.unspecified_read);
+    if matches!(outcome.verdict, Verdict::Unknown { .. }) && !outcome.ambiguous.is_empty() && split_useful {
         if let Some(split) = case_split(cfa, witness, anchors, opts, reach, None, &outcome) {
             outcome = split;
         }
@@ -652,21 +658,30 @@ fn explore_with(
         // Witness producers build CFAs of other granularity than ours; before claiming that
         // no allowed path reaches the error, make sure that holds under the most permissive
         // reading too. If that reading reaches the error, the witness is ambiguous: unknown.
+        let lines_only = crate::offsets::unverified(cfa, source, witness);
         let permissive = ExploreOptions {
             permissive: true,
+            lines_only,
             target: opts.target.clone(),
             vector: opts.vector.clone(),
             guess: None,
             ..*opts
         };
         let second = explore_once(cfa, witness, anchors, &permissive, reach, None, None);
+        let disagree = if lines_only {
+            "the witness's offsets land on their lines but not all where steps of this file start, and the program \
+             hash differs (written for a copy edited inside a line?): under them no allowed path reaches the error, \
+             but by lines alone, read permissively, a path reaches it"
+        } else {
+            "the witness is ambiguous for this program: under the strict reading no allowed path reaches the error, \
+             but a permissive reading (steps whose matching transitions all die are skipped, several transitions per \
+             step) reaches it"
+        };
         recheck_rejection(
             &mut outcome,
             second,
             false,
-            "the witness is ambiguous for this program: under the strict reading no allowed path reaches the error, \
-             but a permissive reading (steps whose matching transitions all die are skipped, several transitions per \
-             step) reaches it",
+            disagree,
             "the strict reading rejects the witness, but the check under a permissive reading was inconclusive",
         );
     }
@@ -1040,6 +1055,7 @@ fn explore_once(
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
     ex.offsets = match aligned {
         Some(m) => OffsetPlan::Aligned(m.clone()),
+        None if opts.lines_only => OffsetPlan::LinesOnly,
         None => crate::offsets::plan(cfa, witness, &mut ex.warnings),
     };
     (ex.approximate, ex.places) = approximate_transitions(&ex);
@@ -2498,7 +2514,7 @@ impl<'a> Explorer<'a> {
                 let v = feval!(rhs);
                 settle!(next.data.assign_flv(cfa, lhs, &v, None));
             }
-            EdgeOp::FloatNondetCall { function, var, fty } => {
+            EdgeOp::FloatNondetCall { function, lhs, fty } => {
                 let (v, bits) = match self.guess_input(&mut next, edge, target) {
                     Some(text) => {
                         let b = crate::testvec::float_bits(&text, *fty).unwrap_or(0);
@@ -2507,8 +2523,8 @@ impl<'a> Explorer<'a> {
                     }
                     None => next.data.nondet_float(function, *fty),
                 };
-                if let Some((var, _)) = var {
-                    settle!(next.data.assign_float(cfa, *var, &v).map(|()| Vec::new()));
+                if let Some(lhs) = lhs {
+                    settle!(next.data.assign_flv(cfa, lhs, &v, None));
                 }
                 result = Some(AnyValue::Int(bits));
             }
@@ -3007,6 +3023,10 @@ impl<'a> Explorer<'a> {
                     if self.opts.stutter == StutterMode::Lenient && self.next_step_matches(info.target, t) {
                         stay = true;
                     }
+                    // A transition whose place is lost may mean another step of its line.
+                    if self.opts.permissive && self.approximate.contains_key(&t) {
+                        stay = true;
+                    }
                     // Lassos: only the stem forks; the rejections of a lasso (decision 95) do not
                     // rest on the waypoints of its loop part (decision 97).
                     // A run that lets this visit go by must be able to come back to the
@@ -3048,9 +3068,13 @@ impl<'a> Explorer<'a> {
                 }
                 if let Some(why) = self.approximate.get(&t) {
                     self.fired_approximate.insert(t);
-                    let why = why.clone();
-                    self.doubts.loosen(why.clone());
-                    self.doubts.tighten(why);
+                    // The permissive reading also lets the run stay (below): it allows the runs
+                    // of every choice of the place, so firing is no guess there.
+                    if !self.opts.permissive {
+                        let why = why.clone();
+                        self.doubts.loosen(why.clone());
+                        self.doubts.tighten(why);
+                    }
                 }
                 live += 1;
                 let open = !w.graph[target].violation && target != node;
@@ -3640,7 +3664,7 @@ impl<'a> Explorer<'a> {
         let guess = self.opts.guess.as_ref()?;
         let var = match &edge.op {
             EdgeOp::NondetCall { lhs: Some(crate::cfa::Lvalue::Var { var, .. }), .. } => Some(*var),
-            EdgeOp::FloatNondetCall { var, .. } => var.map(|(v, _)| v),
+            EdgeOp::FloatNondetCall { lhs: Some(crate::cfa::FLvalue::Var { var, .. }), .. } => Some(*var),
             _ => None,
         };
         let info = StepInfo {
@@ -3684,8 +3708,12 @@ impl<'a> Explorer<'a> {
                 };
                 (function, var, r.cloned())
             }
-            (EdgeOp::FloatNondetCall { function, var, fty }, Some(AnyValue::Int(bits))) => {
-                (function, var.map(|(v, _)| v), Some(AnyValue::Float(FValue::from_bits(bits, *fty))))
+            (EdgeOp::FloatNondetCall { function, lhs, fty }, Some(AnyValue::Int(bits))) => {
+                let var = match lhs {
+                    Some(crate::cfa::FLvalue::Var { var, .. }) => Some(*var),
+                    _ => None,
+                };
+                (function, var, Some(AnyValue::Float(FValue::from_bits(bits, *fty))))
             }
             _ => return true,
         };
@@ -4300,6 +4328,20 @@ mod tests {
         let path = dir.join("witness.graphml");
         let bytes = std::fs::read(&path).expect("witness");
         (src, crate::witness::graphml::read_graphml(&path, &bytes).expect("graphml"))
+    }
+
+    #[test]
+    fn the_choices_of_a_lost_place_are_the_sets_a_range_can_overlap() {
+        // Two disjoint conditions: either, or both.
+        let two = overlap_sets(&[(10, 14), (20, 25)]).expect("short line");
+        assert_eq!(two, vec![vec![(10, 14)], vec![(10, 14), (20, 25)], vec![(20, 25)]]);
+        // A call around two conditions: every range that meets a condition meets the call.
+        let nested = overlap_sets(&[(0, 40), (10, 14), (20, 25)]).expect("short line");
+        assert_eq!(nested.len(), 4);
+        assert!(nested.iter().all(|set| set.contains(&(0, 40))));
+        assert!(nested.contains(&vec![(0, 40)]));
+        // A line too long to try every range: no case split.
+        assert!(overlap_sets(&[(0, 10), (900, 910)]).is_none());
     }
 
     #[test]

@@ -199,7 +199,10 @@ fn nondet_edges(cfa: &Cfa) -> impl Iterator<Item = EdgeIndex> + '_ {
 fn nondet_var(cfa: &Cfa, e: EdgeIndex) -> Option<Option<VarId>> {
     match &cfa.edge(e).op {
         EdgeOp::NondetCall { lhs, .. } => Some(if let Some(Lvalue::Var { var, .. }) = lhs { Some(*var) } else { None }),
-        EdgeOp::FloatNondetCall { var, .. } => Some(var.map(|(v, _)| v)),
+        EdgeOp::FloatNondetCall { lhs, .. } => Some(match lhs {
+            Some(crate::cfa::FLvalue::Var { var, .. }) => Some(*var),
+            _ => None,
+        }),
         _ => None,
     }
 }

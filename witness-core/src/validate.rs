@@ -318,6 +318,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         vector: None,
         guess: None,
         memory_limit: opts.memory_limit,
+        lines_only: false,
     };
     let anchors =
         crate::anchors::resolve_anchors(&program.cfa, &witness, explore_opts.target.operations(), &mut warnings)

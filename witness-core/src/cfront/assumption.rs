@@ -283,7 +283,7 @@ enum Place {
     Val(Val),
     Arr {
         var: VarId,
-        elem: IntTy,
+        elem: ScalarTy,
         rest: Vec<u64>,
         acc: Option<Expr>,
         len: u64,
@@ -432,11 +432,21 @@ impl Lowerer<'_> {
             let info = cfa.var(v);
             return match &info.ty {
                 CType::Int(t) => Ok(Place::Val(Val::I(Expr::Var { var: v, ty: *t }))),
-                CType::Array { elem, dims } => {
-                    Ok(Place::Arr { var: v, elem: *elem, rest: dims.clone(), acc: None, len: dims.iter().product() })
-                }
+                CType::Array { elem, dims } => Ok(Place::Arr {
+                    var: v,
+                    elem: ScalarTy::Int(*elem),
+                    rest: dims.clone(),
+                    acc: None,
+                    len: dims.iter().product(),
+                }),
+                CType::FloatArray { elem, dims } => Ok(Place::Arr {
+                    var: v,
+                    elem: ScalarTy::Float(*elem),
+                    rest: dims.clone(),
+                    acc: None,
+                    len: dims.iter().product(),
+                }),
                 CType::Float(f) => Ok(Place::Val(Val::F(FExpr::Var { var: v, fty: *f }))),
-                CType::FloatArray { .. } => Err(format!("`{name}` is a floating-point array (not supported yet)")),
                 CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)")),
                 CType::Void => Err(format!("`{name}` has type void")),
                 CType::Ptr => Ok(Place::Ptr(PExpr::Var { var: v }, info.pointee.clone())),
@@ -585,7 +595,12 @@ impl Lowerer<'_> {
                     ),
                 };
                 if rest.is_empty() {
-                    Ok(Place::Val(Val::I(Expr::Elem { var, index: Box::new(acc), len, ty: elem })))
+                    let index = Box::new(acc);
+                    match elem {
+                        ScalarTy::Int(ty) => Ok(Place::Val(Val::I(Expr::Elem { var, index, len, ty }))),
+                        ScalarTy::Float(fty) => Ok(Place::Val(Val::F(FExpr::Elem { var, index, len, fty }))),
+                        ScalarTy::Ptr => Err("array of pointers in an assumption (not supported yet)".into()),
+                    }
                 } else {
                     Ok(Place::Arr { var, elem, rest, acc: Some(acc), len })
                 }

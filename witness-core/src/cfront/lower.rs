@@ -2344,7 +2344,7 @@ impl<'a> Builder<'a> {
                 if let (Some(fty), Initializer::Expression(e)) = (ty.float_ty(), &init.node) {
                     if let Expression::Call(c) = &e.node {
                         if self.float_nondet_call(c).is_some() {
-                            return self.call_float(c, Some((v, fty)), dsp);
+                            return self.call_float(c, Some(FLvalue::Var { var: v, fty }), dsp);
                         }
                         if self.call_name(c).is_ok_and(|n| self.func_ids.contains_key(n)) {
                             return self.call(c, Some(Target::Float(FLvalue::Var { var: v, fty })), dsp);
@@ -3668,10 +3668,10 @@ impl<'a> Builder<'a> {
             if b.node.operator.node == BinaryOperator::Assign {
                 if let Expression::Call(c) = &b.node.rhs.node {
                     if self.float_nondet_call(c).is_some() {
-                        if let FLvalue::Var { var, fty } = flv {
-                            self.call_float(c, Some((var, fty)), ssp)?;
-                            return Ok(Val::F(read));
-                        }
+                        // One step, whatever the lvalue (`v[1] = __VERIFIER_nondet_float()`): a
+                        // witness's claim about it holds after the step.
+                        self.call_float(c, Some(flv), ssp)?;
+                        return Ok(Val::F(read));
                     } else if self.call_name(c).is_ok_and(|n| self.func_ids.contains_key(n)) {
                         self.call(c, Some(Target::Float(flv)), ssp)?;
                         return Ok(Val::F(read));
@@ -3801,7 +3801,7 @@ impl<'a> Builder<'a> {
                 }
                 if let Some(fty) = self.float_nondet_call(c) {
                     let tmp = self.new_float_temp(fty)?;
-                    self.call_float(c, Some((tmp, fty)), esp)?;
+                    self.call_float(c, Some(FLvalue::Var { var: tmp, fty }), esp)?;
                     return Ok(Val::F(FExpr::Var { var: tmp, fty }));
                 }
                 match self.call_result_type(c)? {
@@ -4152,7 +4152,7 @@ impl<'a> Builder<'a> {
     }
 
     /// A call of `__VERIFIER_nondet_float/double` storing into the float variable `var`.
-    fn call_float(&mut self, c: &Node<CallExpression>, var: Option<(VarId, FloatTy)>, csp: Sp) -> R<()> {
+    fn call_float(&mut self, c: &Node<CallExpression>, lhs: Option<FLvalue>, csp: Sp) -> R<()> {
         let name = self.call_name(c)?.to_string();
         let fty = self.float_nondet_call(c).ok_or_else(|| format!("call to `{name}` returning a float"))?;
         if self.pure_mode {
@@ -4160,7 +4160,7 @@ impl<'a> Builder<'a> {
         }
         let text = self.text(csp);
         self.note_call(c.span);
-        self.emit(EdgeOp::FloatNondetCall { function: name, var, fty }, csp, text)
+        self.emit(EdgeOp::FloatNondetCall { function: name, lhs, fty }, csp, text)
     }
 
     /// `a && b` / `a || b` with side effects as a value: branches and an `int` temporary.
@@ -4444,11 +4444,11 @@ impl<'a> Builder<'a> {
         }
         if let Some(fty) = self.float_nondet_call(c) {
             // A floating nondeterministic value stored into an integer (or dropped).
-            if let Some(Target::Float(FLvalue::Var { var, fty: vty })) = lhs {
-                return self.call_float(c, Some((var, vty)), csp);
+            if let Some(Target::Float(flv)) = lhs {
+                return self.call_float(c, Some(flv), csp);
             }
             let tmp = self.new_float_temp(fty)?;
-            self.call_float(c, Some((tmp, fty)), csp)?;
+            self.call_float(c, Some(FLvalue::Var { var: tmp, fty }), csp)?;
             match lhs {
                 Some(Target::Int(lv)) => {
                     let t = lv.ty();

@@ -162,9 +162,9 @@ fn pop(cfa: &Cfa, op: &EdgeOp) -> String {
         EdgeOp::Declare { var, init } => format!("decl {}{}", cfa.var(*var).name, pinit(cfa, init)),
         EdgeOp::Assign { lhs, rhs } => format!("{} := {}", plv(cfa, lhs), pe(cfa, rhs)),
         EdgeOp::FloatAssign { lhs, rhs } => format!("{} := {}", pflv(cfa, lhs), pf(cfa, rhs)),
-        EdgeOp::FloatNondetCall { function, var, fty } => format!(
+        EdgeOp::FloatNondetCall { function, lhs, fty } => format!(
             "{}nondet {function}:{}",
-            var.map(|(v, _)| format!("{} := ", cfa.var(v).name)).unwrap_or_default(),
+            lhs.as_ref().map(|l| format!("{} := ", pflv(cfa, l))).unwrap_or_default(),
             fty.name()
         ),
         EdgeOp::Assume { cond, source_truth } => {
