@@ -539,8 +539,25 @@ fn dot_marks_where_a_rejected_witness_stops() {
     assert!(text.contains("label=\"line 10\", color=red"), "{text}");
 }
 
+/// Issue 19, cause 12: a confirmation that rests on calling the nondet functions of a call's
+/// arguments left to right is not reproduced natively in that order; `--replay` says that gcc's
+/// order (right to left) reaches the error. Needs gcc with -m32.
+#[test]
+fn replay_tells_the_order_gcc_calls_nondet_arguments_in() {
+    let dir = fixtures_dir().join("graphml").join("nondet-argument-order-confirm");
+    let extra = ["--json".as_ref(), "--replay".as_ref()];
+    let result = validate_in(&dir, &dir.join("witness.graphml"), "ILP32", &extra);
+    assert_eq!(result.status.code(), Some(0), "{}", describe(&result));
+    let json: serde_json::Value = serde_json::from_slice(&result.stdout).expect("one JSON object");
+    assert_eq!(json["verdict"], "confirmed", "{json}");
+    assert_eq!(json["replay"]["reproduced"], false, "{json}");
+    let detail = json["replay"]["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("in gcc's order the native run reaches the error"), "{json}");
+}
+
 /// Decision 77: a sample of the confirmed GraphML fixtures (every third, unreach-call) replays
-/// natively: each harness compiles with its program and reaches the error. Needs gcc with -m32.
+/// natively: each harness compiles with its program and reaches the error (in gcc's order of a
+/// call's nondet arguments, issue 19 cause 12). Needs gcc with -m32.
 #[test]
 fn harnesses_of_a_sample_of_confirmations_reproduce() {
     let mut checked = 0;
@@ -556,7 +573,10 @@ fn harnesses_of_a_sample_of_confirmations_reproduce() {
         let out = validate_in(&case.dir, &case.witness, &case.model, &extra);
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
         checked += 1;
-        if json["replay"]["reproduced"] != true {
+        // A confirmation resting on an order of nondet calls gcc does not take (issue 19, cause
+        // 12) is reproduced in gcc's order instead.
+        let gcc_order = json["replay"]["detail"].as_str().is_some_and(|d| d.contains("in gcc's order the native run"));
+        if json["replay"]["reproduced"] != true && !gcc_order {
             problems.push(format!("{}: {}", case.name, json["replay"]));
         }
     }

@@ -318,6 +318,33 @@ fn print_error(msg: &str, json: bool, kind: &str) {
     }
 }
 
+/// Issue 19, cause 12: the harness did not reproduce the confirmation, which rests on calling
+/// the nondet functions of a call's arguments left to right; tells whether gcc's order (right to
+/// left) does.
+fn right_to_left(r: &Report, harness: &str, first: replay::Replay, opts: &ValidateOptions) -> replay::Replay {
+    let path = std::env::temp_dir().join(format!("witness-check-harness-rtl-{}.c", std::process::id()));
+    if std::fs::write(&path, harness).is_err() {
+        return first;
+    }
+    let second = replay::replay(&opts.program, &path, r.data_model == "ILP32");
+    let _ = std::fs::remove_file(&path);
+    let detail = if second.reproduced {
+        format!(
+            "{}; gcc calls the nondet functions of a call's arguments right to left, this validator left to right \
+             (C leaves the order unspecified): with the values of those calls in gcc's order the native run reaches \
+             the error",
+            first.detail
+        )
+    } else {
+        format!(
+            "{}; with the values of the nondet calls in a call's arguments in gcc's order (right to left) it is not \
+                 reproduced either: {}",
+            first.detail, second.detail
+        )
+    };
+    replay::Replay { reproduced: false, detail }
+}
+
 /// Decision 77: writes the harness of a confirmation (to `out`, else a temporary file for
 /// `--replay`) and replays it; `None` when nothing was replayed.
 fn harness_and_replay(
@@ -334,7 +361,11 @@ fn harness_and_replay(
     }
     let result = replay.then(|| {
         if r.property == "unreach-call" {
-            replay::replay(&opts.program, path, r.data_model == "ILP32")
+            let first = replay::replay(&opts.program, path, r.data_model == "ILP32");
+            match (&r.harness_right_to_left, first.reproduced) {
+                (Some(other), false) => right_to_left(r, other, first, opts),
+                _ => first,
+            }
         } else {
             replay::Replay {
                 reproduced: false,

@@ -1077,6 +1077,10 @@ pub struct ExternInfo {
 #[derive(Debug, Clone, Serialize)]
 pub struct Cfa {
     pub graph: DiGraph<CfaNode, CfaEdge>,
+    /// Lines of calls that pass the results of several nondet calls in different arguments:
+    /// C leaves their order unspecified; the CFA calls them left to right, gcc on x86 right to
+    /// left (issue 19, cause 12).
+    pub unordered_nondet: std::collections::BTreeSet<u32>,
     pub functions: Vec<FunctionInfo>,
     pub externs: Vec<ExternInfo>,
     pub vars: Vec<VarInfo>,

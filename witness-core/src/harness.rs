@@ -50,9 +50,40 @@ fn is_identifier(s: &str) -> bool {
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The harness for `trace` (a confirmation's trace) of the program `cfa`.
-pub fn harness(cfa: &Cfa, trace: &[TraceStep]) -> String {
-    // Every nondet function the program calls, with its return type.
+/// Issue 19, cause 12: the places where a confirmation rests on calling the nondet functions of
+/// one call's arguments left to right (C leaves the order unspecified; gcc on x86 goes right
+/// to left): a line, and the positions of its values in the harness's sequence. Only groups
+/// whose values differ (otherwise the order changes nothing).
+pub fn unordered_groups(cfa: &Cfa, trace: &[TraceStep]) -> Vec<(u32, std::ops::Range<usize>)> {
+    let names = nondet_functions(cfa);
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    let mut run: Option<(u32, usize, Vec<u64>)> = None;
+    let close = |run: &mut Option<(u32, usize, Vec<u64>)>, out: &mut Vec<(u32, std::ops::Range<usize>)>| {
+        if let Some((line, start, bits)) = run.take() {
+            if bits.len() >= 2 && bits.iter().any(|b| *b != bits[0]) {
+                out.push((line, start..start + bits.len()));
+            }
+        }
+    };
+    for s in trace {
+        if run.as_ref().is_some_and(|r| r.0 != s.line) {
+            close(&mut run, &mut out);
+        }
+        let value = s.nondet.as_ref().filter(|n| names.contains_key(&n.function)).and_then(|n| n.bits.map(|b| b.0));
+        if let Some(bits) = value {
+            if cfa.unordered_nondet.contains(&s.line) {
+                run.get_or_insert((s.line, pos, Vec::new())).2.push(bits);
+            }
+            pos += 1;
+        }
+    }
+    close(&mut run, &mut out);
+    out
+}
+
+/// Every nondet function the program calls, with its return type.
+fn nondet_functions(cfa: &Cfa) -> BTreeMap<String, Ret> {
     let mut functions: BTreeMap<String, Ret> = BTreeMap::new();
     for e in cfa.graph.edge_weights() {
         match &e.op {
@@ -66,12 +97,29 @@ pub fn harness(cfa: &Cfa, trace: &[TraceStep]) -> String {
         }
     }
     functions.retain(|name, _| name.starts_with("__VERIFIER_nondet_") && is_identifier(name));
+    functions
+}
+
+/// The harness for `trace` (a confirmation's trace) of the program `cfa`.
+pub fn harness(cfa: &Cfa, trace: &[TraceStep]) -> String {
+    harness_in_order(cfa, trace, &[])
+}
+
+/// The harness with the values of each of `reversed` (positions in the value sequence) in
+/// the opposite order: the run gcc makes when it calls those nondet functions right to left.
+pub fn harness_in_order(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize>]) -> String {
+    let functions = nondet_functions(cfa);
     let names: Vec<&String> = functions.keys().collect();
-    let values: Vec<(usize, u64)> = trace
+    let mut values: Vec<(usize, u64)> = trace
         .iter()
         .filter_map(|s| s.nondet.as_ref())
         .filter_map(|n| Some((names.iter().position(|f| **f == n.function)?, n.bits?.0)))
         .collect();
+    for r in reversed {
+        if let Some(group) = values.get_mut(r.clone()) {
+            group.reverse();
+        }
+    }
 
     let mut out = String::new();
     let _ = writeln!(out, "/* Harness written by witness-check for a confirmed witness: the program's nondet calls");

@@ -375,6 +375,19 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         }
         test_vector = Some(tv.check);
     }
+    // Issue 19, cause 12: a confirmation that rests on the order of the nondet calls in one
+    // call's arguments says so.
+    let unordered = match &verdict {
+        Verdict::Confirmed { trace, .. } => crate::harness::unordered_groups(&program.cfa, trace),
+        _ => Vec::new(),
+    };
+    for (line, _) in &unordered {
+        warnings.push(format!(
+            "the confirmation rests on calling the nondet functions in the arguments of the call at line {line} left \
+             to right: C leaves their order unspecified, and gcc on x86 calls them right to left (with the \
+             witness's values in call order, a native run takes other values there; `--replay` tells)"
+        ));
+    }
     // The confirmed trace, kept only for a harness or a picture.
     let verdict_for_harness = match &verdict {
         Verdict::Confirmed { trace, .. } if opts.harness || opts.dot => Some(trace.clone()),
@@ -413,6 +426,13 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         dot,
         harness: match (&verdict_for_harness, opts.harness) {
             (Some(trace), true) => Some(crate::harness::harness(&program.cfa, trace)),
+            _ => None,
+        },
+        harness_right_to_left: match (&verdict_for_harness, opts.harness, unordered.is_empty()) {
+            (Some(trace), true, false) => {
+                let groups: Vec<_> = unordered.iter().map(|(_, r)| r.clone()).collect();
+                Some(crate::harness::harness_in_order(&program.cfa, trace, &groups))
+            }
             _ => None,
         },
     })
@@ -572,6 +592,7 @@ fn unknown_report(
         test_vector: None,
         property: "unreach-call".into(),
         harness: None,
+        harness_right_to_left: None,
         explanation: None,
         dot: None,
     }

@@ -94,6 +94,10 @@ pub struct Report {
     pub property: String,
     /// The C harness of a confirmation, when asked for (decision 77).
     pub harness: Option<String>,
+    /// When the confirmation rests on calling the nondet functions of a call's arguments left
+    /// to right: the harness for gcc's right-to-left order (issue 19, cause 12).
+    #[serde(skip)]
+    pub harness_right_to_left: Option<String>,
     /// The witness automaton in Graphviz form, when asked for (decision 79).
     pub dot: Option<String>,
     /// Why a rejection (or the `unknown` that followed one) did not confirm: where the

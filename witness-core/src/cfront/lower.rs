@@ -438,6 +438,7 @@ impl<'a> Builder<'a> {
         let start = graph.add_node(CfaNode::default());
         let cfa = Cfa {
             graph,
+            unordered_nondet: Default::default(),
             functions: Vec::new(),
             externs: Vec::new(),
             vars: Vec::new(),

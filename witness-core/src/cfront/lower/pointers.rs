@@ -570,10 +570,38 @@ impl<'a> Builder<'a> {
         self.emit(EdgeOp::CallPtr { fptr, args, lhs }, csp, text)
     }
 
+    /// Does `e` call a `__VERIFIER_nondet_*` function?
+    fn calls_nondet(&self, e: &Node<Expression>) -> bool {
+        struct Calls<'b, 'a> {
+            b: &'b Builder<'a>,
+            found: bool,
+        }
+        impl<'ast> lang_c::visit::Visit<'ast> for Calls<'_, '_> {
+            fn visit_call_expression(&mut self, c: &'ast CallExpression, span: &'ast lang_c::span::Span) {
+                if let Expression::Identifier(i) = &c.callee.node {
+                    let name = i.node.name.as_str();
+                    if name.starts_with("__VERIFIER_nondet_") && !self.b.func_ids.contains_key(name) {
+                        self.found = true;
+                    }
+                }
+                lang_c::visit::visit_call_expression(self, c, span);
+            }
+        }
+        let mut v = Calls { b: self, found: false };
+        lang_c::visit::Visit::visit_expression(&mut v, &e.node, &e.span);
+        v.found
+    }
+
     /// Call arguments converted to the parameter types.
     pub(super) fn lower_args(&mut self, name: &str, args: &[Node<Expression>], ptys: &[Ty]) -> R<Vec<Rvalue>> {
         if ptys.len() != args.len() {
             return Err(format!("call to `{name}` with {} arguments, expected {}", args.len(), ptys.len()));
+        }
+        // Issue 19, cause 12: several arguments that call a nondet function.
+        if args.iter().filter(|a| self.calls_nondet(a)).count() >= 2 {
+            if let Some(span) = args.first().and_then(|a| self.span_of(super::sp(a.span))) {
+                self.cfa.unordered_nondet.insert(span.start_line);
+            }
         }
         let mut vals = Vec::new();
         for (i, (a, t)) in args.iter().zip(ptys).enumerate() {
