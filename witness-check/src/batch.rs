@@ -224,7 +224,14 @@ fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
         print!("{summary}");
     }
     if let Some(path) = &args.plot {
-        let points: Vec<&Outcome> = done.iter().map(|(o, _)| o).collect();
+        let points: Vec<crate::plot::Point> = done
+            .iter()
+            .map(|(o, _)| crate::plot::Point {
+                cpu_s: o.cpu_s,
+                verdict: matches!(o.class, Class::Confirmed | Class::Rejected),
+                correct: o.correct == Some(true),
+            })
+            .collect();
         crate::plot::quantile_plot(path, &points)
             .map_err(|e| BatchError::Input(format!("{}: cannot write the plot: {e}", path.display())))?;
     }

@@ -7,20 +7,27 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::batch::{Class, Outcome};
-
 /// Smallest time drawn (log axis): 1 ms.
 const FLOOR_S: f64 = 0.001;
 
-pub fn quantile_plot(path: &Path, outcomes: &[&Outcome]) -> Result<(), String> {
-    let sorted = |keep: &dyn Fn(&Outcome) -> bool| {
-        let mut v: Vec<f64> = outcomes.iter().filter(|o| keep(o)).map(|o| o.cpu_s.max(FLOOR_S)).collect();
+/// One result as the plot sees it.
+pub struct Point {
+    pub cpu_s: f64,
+    /// Confirmed or rejected (not unknown or error).
+    pub verdict: bool,
+    /// The expected result is known and was reached.
+    pub correct: bool,
+}
+
+pub fn quantile_plot(path: &Path, points: &[Point]) -> Result<(), String> {
+    let sorted = |keep: &dyn Fn(&Point) -> bool| {
+        let mut v: Vec<f64> = points.iter().filter(|p| keep(p)).map(|p| p.cpu_s.max(FLOOR_S)).collect();
         v.sort_by(f64::total_cmp);
         v
     };
     let all = sorted(&|_| true);
-    let verdicts = sorted(&|o| matches!(o.class, Class::Confirmed | Class::Rejected));
-    let correct = sorted(&|o| o.correct == Some(true));
+    let verdicts = sorted(&|p| p.verdict);
+    let correct = sorted(&|p| p.correct);
     let max_t = all.last().copied().unwrap_or(1.0).max(FLOOR_S * 10.0) * 1.5;
     let n = all.len().max(1);
 

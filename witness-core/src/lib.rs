@@ -5,6 +5,20 @@
 //! program file → [`cfront`] → [`cfa::Cfa`];
 //! both → [`product`] exploration (using [`semantics`]) → [`verdict::Verdict`].
 //! [`validate`] wires the stages together. Nothing here prints or panics on input.
+//!
+//! # Validating a witness from a program of your own
+//!
+//! [`validate::validate`] reads the program, the witness and the property from files;
+//! [`validate::validate_text`] takes them as text (its documentation has a runnable example).
+//! Both take [`validate::ValidateOptions`], whose [`new`](validate::ValidateOptions::new) gives
+//! the command line's defaults, and return a [`verdict::Report`]: its
+//! [`result_string`](verdict::Report::result_string) is SV-COMP's result (`false(<property>)`,
+//! `true` or `unknown`), its `reason` says why, and a confirmation's verdict holds the path with
+//! the input values. `witness-core/examples/validate.rs` is a complete program to copy:
+//!
+//! ```text
+//! cargo run -p witness-core --example validate -- program.c witness.graphml unreach-call.prp
+//! ```
 
 pub mod anchors;
 pub mod cfa;

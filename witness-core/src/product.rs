@@ -3,7 +3,7 @@
 //! step is matched against the witness state's outgoing transitions by their source-code
 //! guards; matched transitions' assumptions are evaluated on the step's post-state.
 //!
-//! The product knows witness formats only through [`LocationGuard`] and [`Assumption`]; it
+//! The product knows witness formats only through [`LocationGuard`] and [`Assumption`](crate::witness::Assumption); it
 //! knows C only through the CFA's IR and the [`semantics`](crate::semantics).
 //!
 //! Verdict rules: a violation (call of the property's error function) while the automaton is in
@@ -46,31 +46,7 @@ pub enum StutterMode {
     Lenient,
 }
 
-/// Which program events are property violations.
-#[derive(Debug, Clone)]
-pub struct ErrorTarget {
-    /// Error functions (`reach_error`, `__VERIFIER_error`).
-    pub functions: Vec<String>,
-    /// The historic `ERROR:` label counts.
-    pub label: bool,
-    /// Property no-overflow (decision 72): a signed arithmetic overflow is the violation.
-    pub overflow: bool,
-    /// Property valid-memsafety (decision 73): an invalid dereference or free is the
-    /// violation, and a block lost (decision 74).
-    pub memsafety: bool,
-    /// Property valid-memcleanup (decision 74): a block still allocated at the end.
-    pub memcleanup: bool,
-    /// Property termination (decisions 92–95): the witness is a lasso; its cycle head is the
-    /// target, and a confirmation needs an infinite run.
-    pub termination: bool,
-}
-
-impl ErrorTarget {
-    /// The violations are operations of ordinary steps (not calls of an error function).
-    pub fn operations(&self) -> bool {
-        self.overflow || self.memsafety || self.memcleanup
-    }
-}
+use crate::property::ErrorTarget;
 
 /// Settings of one exploration.
 pub struct ExploreOptions {

@@ -205,6 +205,32 @@ pub fn property_from_specification(spec: &str) -> Option<Property> {
     combine(formulas)
 }
 
+/// Which program events are property violations.
+#[derive(Debug, Clone)]
+pub struct ErrorTarget {
+    /// Error functions (`reach_error`, `__VERIFIER_error`).
+    pub functions: Vec<String>,
+    /// The historic `ERROR:` label counts.
+    pub label: bool,
+    /// Property no-overflow (decision 72): a signed arithmetic overflow is the violation.
+    pub overflow: bool,
+    /// Property valid-memsafety (decision 73): an invalid dereference or free is the
+    /// violation, and a block lost (decision 74).
+    pub memsafety: bool,
+    /// Property valid-memcleanup (decision 74): a block still allocated at the end.
+    pub memcleanup: bool,
+    /// Property termination (decisions 92–95): the witness is a lasso; its cycle head is the
+    /// target, and a confirmation needs an infinite run.
+    pub termination: bool,
+}
+
+impl ErrorTarget {
+    /// The violations are operations of ordinary steps (not calls of an error function).
+    pub fn operations(&self) -> bool {
+        self.overflow || self.memsafety || self.memcleanup
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

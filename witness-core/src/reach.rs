@@ -27,7 +27,7 @@ pub struct ErrorReach {
 impl ErrorReach {
     /// For the property's violations: error calls, or (no-overflow, decision 72) any step at
     /// all, since an overflow may happen wherever there is arithmetic.
-    pub fn for_target(cfa: &Cfa, target: &crate::product::ErrorTarget) -> ErrorReach {
+    pub fn for_target(cfa: &Cfa, target: &crate::property::ErrorTarget) -> ErrorReach {
         // `atexit` handlers run after `main` returns (decision 76): any location may lead to them.
         let handlers = cfa.graph.edge_weights().any(|e| matches!(e.op, EdgeOp::AtExit { .. }));
         if target.operations() || target.termination || handlers {

@@ -12,12 +12,12 @@ use sha2::{Digest, Sha256};
 use crate::cfa::DataModel;
 use crate::cfront;
 use crate::error::InputError;
-use crate::product::{self, ErrorTarget, ExploreOptions, SegmentReading, StutterMode, UndefinedBehaviour};
-use crate::property::{self, PropertyKind};
+use crate::product::{self, ExploreOptions, SegmentReading, StutterMode, UndefinedBehaviour};
+use crate::property::{self, ErrorTarget, PropertyKind};
 use crate::verdict::{Report, Stats, TestVectorCheck, TraceStep, Verdict};
 use crate::witness::{graphml, yaml, WitnessAutomaton, WitnessType};
 
-/// What the user asked for.
+/// What the user asked for. [`ValidateOptions::new`] gives the defaults of the command line.
 #[derive(Debug, Clone)]
 pub struct ValidateOptions {
     pub program: PathBuf,
@@ -41,6 +41,54 @@ pub struct ValidateOptions {
     pub dot: bool,
 }
 
+impl ValidateOptions {
+    /// Validation of `witness` against `program` with the defaults of the command line: the
+    /// task's or the witness's data model (else LP64), 90 s, strict stutter, greedy segments,
+    /// undefined behaviour excluded, the witness automaton's semantics, the default memory
+    /// limit, no harness, no picture, and reachability of `reach_error()` or
+    /// `__VERIFIER_error()` unless [`with_property`](Self::with_property) names a `.prp` file.
+    pub fn new(program: impl Into<PathBuf>, witness: impl Into<PathBuf>) -> Self {
+        ValidateOptions {
+            program: program.into(),
+            witness: witness.into(),
+            property: None,
+            data_model: None,
+            timeout: Duration::from_secs(90),
+            stutter: StutterMode::Strict,
+            segments: SegmentReading::Greedy,
+            undefined: UndefinedBehaviour::Exclude,
+            semantics: WitnessSemantics::Automaton,
+            memory_limit: crate::resources::MemoryLimit::Default,
+            harness: false,
+            dot: false,
+        }
+    }
+
+    /// The property file (`.prp`).
+    pub fn with_property(mut self, property: impl Into<PathBuf>) -> Self {
+        self.property = Some(property.into());
+        self
+    }
+
+    /// The task's data model.
+    pub fn with_data_model(mut self, data_model: DataModel) -> Self {
+        self.data_model = Some(data_model);
+        self
+    }
+
+    /// The wall-clock budget.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Also write the C harness of a confirmation into the report.
+    pub fn with_harness(mut self) -> Self {
+        self.harness = true;
+        self
+    }
+}
+
 /// What a witness must show to be confirmed (decision 53).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WitnessSemantics {
@@ -57,12 +105,16 @@ fn read(path: &Path) -> Result<Vec<u8>, InputError> {
 
 /// Reads a witness in any supported format (chosen by content, not by file extension).
 pub fn read_witness(path: &Path) -> Result<WitnessAutomaton, InputError> {
-    let bytes = read(path)?;
-    if graphml::looks_like_graphml(&bytes) {
-        return graphml::read_graphml(path, &bytes);
+    parse_witness(path, &read(path)?)
+}
+
+/// Parses a witness in any supported format (chosen by content); `path` names it in messages.
+pub fn parse_witness(path: &Path, bytes: &[u8]) -> Result<WitnessAutomaton, InputError> {
+    if graphml::looks_like_graphml(bytes) {
+        return graphml::read_graphml(path, bytes);
     }
-    if yaml::looks_like_yaml(&bytes) {
-        return yaml::read_yaml(path, &bytes);
+    if yaml::looks_like_yaml(bytes) {
+        return yaml::read_yaml(path, bytes);
     }
     Err(InputError::malformed(
         path,
@@ -83,11 +135,96 @@ pub fn parse_data_model(s: &str) -> Option<DataModel> {
 
 /// Runs the whole validation.
 pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
+    let property = opts.property.as_deref().map(Source::File);
+    run(opts, Source::File(&opts.program), Source::File(&opts.witness), property)
+}
+
+/// Validates a witness given as text against a program given as text, without touching the
+/// file system (the paths in `opts` only name them in messages and traces; `property`: the
+/// text of a `.prp` file, `None` for reachability of `reach_error()` or `__VERIFIER_error()`).
+///
+/// ```
+/// use witness_core::validate::{validate_text, ValidateOptions};
+///
+/// let program = "extern void reach_error(void);\n\
+///                extern int __VERIFIER_nondet_int(void);\n\
+///                int main(void) {\n\
+///                  int x = __VERIFIER_nondet_int();\n\
+///                  if (x == 42) reach_error();\n\
+///                  return 0;\n\
+///                }\n";
+/// // A YAML 2.0 witness: x is 42 before line 5, then the error there.
+/// let witness = r#"
+/// - entry_type: violation_sequence
+///   metadata:
+///     format_version: "2.0"
+///     uuid: 1b7a5d4e-3c1f-4f6e-9d2b-0c5e8a7f6b31
+///     creation_time: 2026-11-24T12:00:00Z
+///     producer: { name: example, version: "1" }
+///     task:
+///       input_files: [program.c]
+///       input_file_hashes: {}
+///       specification: G ! call(reach_error())
+///       data_model: LP64
+///       language: C
+///   content:
+///     - segment:
+///         - waypoint:
+///             type: assumption
+///             action: follow
+///             constraint: { value: x == 42 }
+///             location: { file_name: program.c, line: 5, column: 1, function: main }
+///     - segment:
+///         - waypoint:
+///             type: target
+///             action: follow
+///             location: { file_name: program.c, line: 5, column: 14, function: main }
+/// "#;
+/// let report = validate_text(program, witness, None, &ValidateOptions::new("program.c", "witness.yml")).unwrap();
+/// assert_eq!(report.result_string(), "false(unreach-call)");
+/// ```
+pub fn validate_text(
+    program: &str,
+    witness: &str,
+    property: Option<&str>,
+    opts: &ValidateOptions,
+) -> Result<Report, InputError> {
+    run(
+        opts,
+        Source::Text(program.as_bytes()),
+        Source::Text(witness.as_bytes()),
+        property.map(|p| Source::Text(p.as_bytes())),
+    )
+}
+
+/// Where an input's bytes come from.
+enum Source<'a> {
+    File(&'a Path),
+    Text(&'a [u8]),
+}
+
+impl Source<'_> {
+    fn bytes(&self) -> Result<std::borrow::Cow<'_, [u8]>, InputError> {
+        match self {
+            Source::File(p) => read(p).map(std::borrow::Cow::Owned),
+            Source::Text(t) => Ok(std::borrow::Cow::Borrowed(t)),
+        }
+    }
+}
+
+/// [`validate`] on inputs read in this order (witness, property, program), so that the first
+/// faulty one is the one reported.
+fn run(
+    opts: &ValidateOptions,
+    program_src: Source,
+    witness_src: Source,
+    property_src: Option<Source>,
+) -> Result<Report, InputError> {
     let started = Instant::now();
     let deadline = started + opts.timeout;
     let mut warnings = Vec::new();
 
-    let witness = read_witness(&opts.witness)?;
+    let witness = parse_witness(&opts.witness, &witness_src.bytes()?)?;
     warnings.extend(witness.warnings.iter().cloned());
     if witness.metadata.witness_type == Some(WitnessType::Correctness) {
         return Err(InputError::invalid(
@@ -122,9 +259,10 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
     };
 
     // The property decides the error function; without one, both conventional ones count.
-    let target = match &opts.property {
-        Some(p) => {
-            let text = String::from_utf8_lossy(&read(p)?).into_owned();
+    let target = match &property_src {
+        Some(src) => {
+            let p = opts.property.as_deref().unwrap_or(Path::new("property.prp"));
+            let text = String::from_utf8_lossy(&src.bytes()?).into_owned();
             let prop = property::parse_property(p, &text)?;
             match prop.kind {
                 PropertyKind::UnreachCall => ErrorTarget {
@@ -274,7 +412,7 @@ pub fn validate(opts: &ValidateOptions) -> Result<Report, InputError> {
         (None, None) => DataModel::Lp64,
     };
 
-    let program_bytes = read(&opts.program)?;
+    let program_bytes = program_src.bytes()?.into_owned();
     check_hash(witness.metadata.program_hash.as_deref(), &program_bytes, &mut warnings);
     // The bytes become the text without a copy (a 1M-line file is 37 MB).
     let program_text = match String::from_utf8(program_bytes) {

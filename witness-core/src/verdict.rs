@@ -45,12 +45,13 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// The SV-COMP result string: `false(unreach-call)`, `true` or `unknown`.
-    pub fn result_string(&self) -> &'static str {
+    /// SV-COMP's result for a violation witness of `property` (`unreach-call`, `no-overflow`,
+    /// `valid-memsafety`, …): `false(property)` when confirmed, `true` when rejected.
+    pub fn result_string(&self, property: &str) -> String {
         match self {
-            Verdict::Confirmed { .. } => "false(unreach-call)",
-            Verdict::Rejected => "true",
-            Verdict::Unknown { .. } => "unknown",
+            Verdict::Confirmed { .. } => format!("false({property})"),
+            Verdict::Rejected => "true".into(),
+            Verdict::Unknown { .. } => "unknown".into(),
         }
     }
     /// `confirmed`, `rejected` or `unknown`.
@@ -124,10 +125,7 @@ pub struct Explanation {
 impl Report {
     /// The SV-COMP result string: `false(<property>)`, `true` or `unknown`.
     pub fn result_string(&self) -> String {
-        match &self.verdict {
-            Verdict::Confirmed { .. } => format!("false({})", self.property),
-            v => v.result_string().to_string(),
-        }
+        self.verdict.result_string(&self.property)
     }
 }
 

@@ -1,11 +1,11 @@
 //! C front end: parses a C program with lang-c and builds its [`Cfa`]; lowers witness
 //! assumption expressions into the same IR.
 //!
-//! * [`preprocess`]: comment blanking (exact offsets) or `gcc -E` with line mapping.
-//! * [`skip`]: removes the bodies of functions `main` cannot reach before parsing.
-//! * [`types`]: C types, integer conversions, typed IR construction.
-//! * [`lower`]: AST → CFA.
-//! * [`assumption`]: witness assumptions → [`Expr`].
+//! * `preprocess`: comment blanking (exact offsets) or `gcc -E` with line mapping.
+//! * `skip`: removes the bodies of functions `main` cannot reach before parsing.
+//! * `types`: C types, integer conversions, typed IR construction.
+//! * `lower`: AST → CFA.
+//! * `assumption`: witness assumptions → [`Expr`].
 
 use std::path::Path;
 

@@ -1,12 +1,12 @@
 //! The witness linter (`witness-check lint`, decision 80): format checks of a witness on its
 //! own, and program-aware checks when the program is given.
 //!
-//! * [`graphml`]: the checks of witnesslint 1.3 (sv-witnesses `lint/`, digest
+//! * `graphml`: the checks of witnesslint 1.3 (sv-witnesses `lint/`, digest
 //!   `shared/spec/witnesslint-checks.md` §2–§5) with the same triggers, on an XML tree
 //!   (roxmltree), plus ours (§6.1) where they do not contradict witnesslint's verdict.
-//! * [`yaml`]: the schema and consistency checks of format 2.x (§6.2), through the YAML reader
+//! * `yaml`: the schema and consistency checks of format 2.x (§6.2), through the YAML reader
 //!   of the validator (one reading of the format) plus metadata checks the reader tolerates.
-//! * [`program`]: facts about the program (hashes, line lengths, functions, the CFA) and the
+//! * `program`: facts about the program (hashes, line lengths, functions, the CFA) and the
 //!   checks that need them: lines and columns past the end, unknown functions, assumptions
 //!   that do not lower in their scope.
 //!
