@@ -17,6 +17,7 @@ use crate::cfa::{
 };
 use crate::cfa::{MemSource, PExpr, PLvalue, Pointee};
 
+mod ctors;
 mod pointers;
 
 type R<T> = Result<T, String>;
@@ -307,65 +308,13 @@ pub struct Builder<'a> {
     /// End (parsed-text offset) of the innermost block being lowered: the end of the scope of
     /// the objects it declares, compound literals included.
     block_end: usize,
-    /// Names of the functions with `__attribute__((constructor))` (no priority), which gcc
-    /// runs before `main` in definition order (decision 106).
+    /// Names of the functions with `__attribute__((constructor))`, which gcc runs before
+    /// `main` in the order of their keys (decisions 106 and 138).
     /// Each with the parsed-text spans of its definition's declarator and of the whole
     /// definition (`None`: not defined).
-    constructors: HashMap<String, Option<(Sp, Sp)>>,
-}
-
-/// The file-scope functions with a `constructor` attribute (on their definition or on a
-/// declaration), each with whether the attribute has arguments (a priority); one entry per
-/// attribute.
-fn constructor_functions(tu: &TranslationUnit) -> Vec<(String, bool)> {
-    fn ctor_attrs<'b>(exts: impl Iterator<Item = &'b Node<Extension>>, out: &mut Vec<bool>) {
-        for x in exts {
-            if let Extension::Attribute(a) = &x.node {
-                if gnu::bare_name(&a.name.node) == "constructor" {
-                    out.push(!a.arguments.is_empty());
-                }
-            }
-        }
-    }
-    fn spec_exts(specs: &[Node<DeclarationSpecifier>]) -> impl Iterator<Item = &Node<Extension>> {
-        specs.iter().flat_map(|s| match &s.node {
-            DeclarationSpecifier::Extension(v) => v.iter(),
-            _ => [].iter(),
-        })
-    }
-    let mut out = Vec::new();
-    for ed in &tu.0 {
-        let mut found = Vec::new();
-        match &ed.node {
-            ExternalDeclaration::FunctionDefinition(fd) => {
-                ctor_attrs(spec_exts(&fd.node.specifiers), &mut found);
-                ctor_attrs(fd.node.declarator.node.extensions.iter(), &mut found);
-                if let Some(n) = ident_of_declarator(&fd.node.declarator.node) {
-                    out.extend(found.into_iter().map(|p| (n.to_string(), p)));
-                }
-            }
-            ExternalDeclaration::Declaration(d) => {
-                let mut shared = Vec::new();
-                ctor_attrs(spec_exts(&d.node.specifiers), &mut shared);
-                for idecl in &d.node.declarators {
-                    let dcl = &idecl.node.declarator.node;
-                    let mut own = shared.clone();
-                    ctor_attrs(dcl.extensions.iter(), &mut own);
-                    let is_func = dcl.derived.iter().any(|x| matches!(x.node, DerivedDeclarator::Function(_)));
-                    if let (Some(n), true) = (ident_of_declarator(dcl), is_func) {
-                        out.extend(own.into_iter().map(|p| (n.to_string(), p)));
-                    }
-                }
-                // Attributes in the specifiers were counted once per declarator above; the
-                // text has them once.
-                if d.node.declarators.len() > 1 && !shared.is_empty() {
-                    out.push((String::new(), true));
-                }
-            }
-            ExternalDeclaration::StaticAssert(_) => {}
-        }
-    }
-    out
+    constructors: HashMap<String, (ctors::CtorKey, Option<(Sp, Sp)>)>,
+    /// Union types with `__attribute__((transparent_union))` (decision 137).
+    transparent_unions: HashSet<String>,
 }
 
 /// An abstract declarator (of a type name) with its innermost abstract position named `ident`.
@@ -494,6 +443,7 @@ impl<'a> Builder<'a> {
             global_steps: Vec::new(),
             block_end: src.text.len(),
             constructors: HashMap::new(),
+            transparent_unions: HashSet::new(),
         }
     }
 
@@ -643,6 +593,7 @@ impl<'a> Builder<'a> {
             modes: usize,
             structs: Vec<(String, Sp)>,
             plain_decls: Vec<Sp>,
+            typedef_unions: Vec<(String, Sp)>,
         }
         impl<'ast> Visit<'ast> for Seen {
             fn visit_declarator(&mut self, d: &'ast Declarator, span: &'ast Span) {
@@ -669,6 +620,20 @@ impl<'a> Builder<'a> {
                 });
                 if !typedef {
                     self.plain_decls.push(sp(*span));
+                }
+                // `typedef union { … } name __attribute__((transparent_union));` (glibc's form).
+                for s in d.specifiers.iter().filter(|_| typedef) {
+                    if let DeclarationSpecifier::TypeSpecifier(t) = &s.node {
+                        if let TypeSpecifier::Struct(st) = &t.node {
+                            if st.node.kind.node == StructKind::Union {
+                                let key = match &st.node.identifier {
+                                    Some(i) => format!("union {}", i.node.name),
+                                    None => format!("union <anonymous@{}>", st.span.start),
+                                };
+                                self.typedef_unions.push((key, sp(*span)));
+                            }
+                        }
+                    }
                 }
                 lang_c::visit::visit_declaration(self, d, span);
             }
@@ -705,28 +670,49 @@ impl<'a> Builder<'a> {
             ));
         }
         let found = gnu::scan_attributes(&self.src.text);
-        let ctors = constructor_functions(tu);
         let ctor_attrs = found.iter().filter(|a| gnu::bare_name(&a.name) == "constructor").count();
-        // Decision 106: constructors are modelled when every `constructor` attribute of the text
-        // is on a file-scope function in the AST, without a priority.
-        let ctors_modelled = ctors.len() == ctor_attrs && ctors.iter().all(|(_, prio)| !prio);
-        if ctors_modelled {
-            for (n, _) in ctors {
-                let def = tu.0.iter().find_map(|ed| match &ed.node {
-                    ExternalDeclaration::FunctionDefinition(fd)
-                        if ident_of_declarator(&fd.node.declarator.node) == Some(n.as_str()) =>
-                    {
-                        Some((sp(fd.node.declarator.span), sp(fd.span)))
-                    }
-                    _ => None,
-                });
-                self.constructors.insert(n, def);
+        // Decisions 106 and 138: constructors are modelled when every `constructor` attribute
+        // of the text is on a file-scope function in the AST and gcc's order is known.
+        let ctors = ctors::constructors(tu, ctor_attrs, self.dm);
+        match ctors {
+            Ok(ctors) => {
+                for (n, (key, def)) in ctors {
+                    let def = def.and_then(|i| match &tu.0[i].node {
+                        ExternalDeclaration::FunctionDefinition(fd) => Some((sp(fd.node.declarator.span), sp(fd.span))),
+                        _ => None,
+                    });
+                    self.constructors.insert(n, (key, def));
+                }
+            }
+            Err(m) => {
+                if let Some(a) = found.iter().find(|a| gnu::bare_name(&a.name) == "constructor") {
+                    self.global_failures.push(((a.offset, a.offset + a.len), m));
+                }
             }
         }
         let mut modes = 0;
         for a in &found {
             let s = (a.offset, a.offset + a.len);
-            if gnu::bare_name(&a.name) == "constructor" && ctors_modelled {
+            if gnu::bare_name(&a.name) == "constructor" {
+                // Modelled, or already reported with the reason.
+                continue;
+            }
+            if gnu::bare_name(&a.name) == "transparent_union" {
+                // Decision 137: on the union definition it is inside or follows (or between
+                // `union` and its tag). Elsewhere it has no effect here: calls stay unsupported.
+                let inner = structs
+                    .iter()
+                    .filter(|(_, x, y)| *x <= a.offset && a.offset < *y)
+                    .min_by_key(|(_, x, y)| y - x)
+                    .map(|(k, _, _)| k.clone())
+                    .or_else(|| gnu::tag_after_attribute(text, a.offset))
+                    .or_else(|| {
+                        let on = seen.typedef_unions.iter().find(|(_, (x, y))| *x <= a.offset && a.offset < *y);
+                        on.map(|(k, _)| k.clone())
+                    });
+                if let Some(k) = inner.filter(|k| k.starts_with("union ")) {
+                    self.transparent_unions.insert(k);
+                }
                 continue;
             }
             match gnu::classify(&a.name) {
@@ -2155,15 +2141,17 @@ impl<'a> Builder<'a> {
         self.f = None;
     }
 
-    /// Decision 106: the constructors run before `main`, in definition order, as calls at the
-    /// entry of `main` (after static initialisation, before `main`'s first statement).
+    /// Decisions 106 and 138: the constructors run before `main`, in gcc's order (by priority,
+    /// then in the order gcc creates their symbols), as calls at the entry of `main` (after
+    /// static initialisation, before `main`'s first statement).
     fn call_constructors(&mut self, main_sp: Sp) {
-        let mut ctors: Vec<(FuncId, String, Sp, Sp)> = self
+        let mut ctors: Vec<(ctors::CtorKey, FuncId, String, Sp, Sp)> = self
             .func_ids
             .iter()
             .filter_map(|(n, id)| {
-                let (s, whole) = (*self.constructors.get(n)?)?;
-                Some((*id, n.clone(), s, whole))
+                let (key, def) = self.constructors.get(n)?;
+                let (s, whole) = (*def)?;
+                Some((*key, *id, n.clone(), s, whole))
             })
             .collect();
         ctors.sort();
@@ -2172,7 +2160,7 @@ impl<'a> Builder<'a> {
             self.emit_unsupported(main_sp, m);
             return;
         }
-        for (id, name, s, whole) in ctors {
+        for (_, id, name, s, whole) in ctors {
             let (a, b) = self.orig_range(whole);
             if self.cfa.skipped_bodies.iter().any(|(x, y)| a <= *x && *y <= b) {
                 // Decision 61 removed its body (it should have been kept as a root).

@@ -1363,3 +1363,33 @@ fn enumeration_types_follow_gcc() {
     assert_eq!(k("XB"), None);
     assert!(cfa.enum_tags.contains(&("enum U".to_string(), IntTy::UINT)));
 }
+
+#[test]
+fn transparent_union_arguments() {
+    // Decision 137: an argument of a member type is passed; anything else stays unsupported.
+    let head = "typedef union { int *ip; long *lp; } __attribute__((__transparent_union__)) arg_t;\n\
+                int get(arg_t a) { return *a.ip; }\n";
+    let uns = |body: &str| -> Vec<String> {
+        let cfa = build_dm(&format!("{head}int main(void) {{ {body} return 0; }}\n"), DataModel::Ilp32);
+        edges(&cfa)
+            .iter()
+            .filter_map(|e| match &e.op {
+                EdgeOp::Unsupported { what } => Some(what.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(uns("int x = 1; long y = 2; get(&x); get(&y);").is_empty());
+    let w = uns("short s = 1; get(&s);");
+    assert!(w.iter().any(|m| m.contains("none of its member types")), "{w:?}");
+    let w = uns("arg_t u; int x; u.ip = &x; get(u);");
+    assert!(w.iter().any(|m| m.contains("none of its member types")), "{w:?}");
+    // Without the attribute the union parameter is not modelled (decision 107).
+    let cfa = build(
+        "typedef union { int *ip; long *lp; } arg_t;\nint get(arg_t a) { return *a.ip; }\n\
+                     int main(void) { int x = 1; return get(&x); }\n",
+    );
+    assert!(edges(&cfa)
+        .iter()
+        .any(|e| matches!(&e.op, EdgeOp::Unsupported { what } if what.contains("not supported"))));
+}

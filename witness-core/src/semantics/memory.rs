@@ -636,6 +636,19 @@ impl DataState {
         Ok(())
     }
 
+    /// `v` stored in the first bytes of variable `var` (a union parameter, decision 137).
+    pub(super) fn store_at_start(
+        &mut self,
+        cfa: &Cfa,
+        var: VarId,
+        v: &AnyValue,
+    ) -> Result<Vec<Definedness>, EvalError> {
+        let mut defined = Vec::new();
+        let at = PtrVal { obj: self.obj_of(cfa, var)?, offset: llong(0) };
+        self.store(cfa, &at, v, &mut defined)?;
+        Ok(defined)
+    }
+
     /// `*p` read as a value of type `want`.
     pub fn load(
         &mut self,

@@ -1255,8 +1255,9 @@ impl DataState {
     /// Pushes a frame for a call of `func` binding `params` to `args` (already evaluated).
     /// Arguments are converted to the parameter types (the front end already did; this is a
     /// safeguard that never adds undefined behaviour for well-typed IR).
-    /// A parameter stored as bytes (a union) or with a type the semantics does not model is
-    /// unsupported.
+    /// A parameter stored as bytes (a `transparent_union`, decision 137) holds the argument,
+    /// a value of one of its member types, in its first bytes; any other parameter with a type
+    /// the semantics does not model is unsupported.
     pub fn push_frame(&mut self, cfa: &Cfa, func: FuncId, args: &[AnyValue]) -> Result<(), EvalError> {
         let id = self.next_frame;
         self.next_frame += 1;
@@ -1280,6 +1281,20 @@ impl DataState {
                         "argument for parameter `{}` of another type",
                         cfa.var(*p).name
                     )))
+                }
+                (CType::Bytes { size, .. }, a) => {
+                    if let Some(f) = self.frames_mut().last_mut() {
+                        f.locals_mut().insert(*p, Slot::Bytes(Rc::new(vec![None; *size as usize])));
+                    }
+                    // The store into a fresh object of the argument's size always fits.
+                    let defined = self.store_at_start(cfa, *p, a)?;
+                    if defined.iter().any(|d| !matches!(d.holds, Truth::Known(true))) {
+                        return Err(EvalError::Unsupported(format!(
+                            "argument for the union parameter `{}` that does not fit it",
+                            cfa.var(*p).name
+                        )));
+                    }
+                    continue;
                 }
                 (other, _) => return Err(EvalError::Unsupported(format!("parameter of type {other:?}"))),
             };

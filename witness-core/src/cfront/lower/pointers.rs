@@ -615,7 +615,11 @@ impl<'a> Builder<'a> {
                     vals.extend(self.struct_arg(name, a, t)?);
                     continue;
                 }
-                // Unions included: decision 107 (`transparent_union` is ignored) relies on it.
+                // (Not through a function pointer: the callee's parameters are not known here.)
+                Ty::Struct(k) if self.transparent_unions.contains(k) && name != "the function pointer" => {
+                    self.transparent_arg(name, i, a, t)?
+                }
+                // Other unions included (decision 107).
                 _ => {
                     return Err(format!(
                         "call to `{name}` whose parameter {} has type {} (not supported yet)",
@@ -627,6 +631,39 @@ impl<'a> Builder<'a> {
             vals.push(v);
         }
         Ok(vals)
+    }
+
+    /// Decision 137: the argument `a` for parameter `i` (0-based) of transparent union type
+    /// `t`: a value of one of its member types, which fills the union (the callee stores it in
+    /// the parameter's first bytes, see `DataState::push_frame`).
+    fn transparent_arg(&mut self, name: &str, i: usize, a: &Node<Expression>, t: &Ty) -> R<Rvalue> {
+        let dm = self.dm;
+        let why = |what: &str| {
+            format!(
+                "call to `{name}` whose parameter {} has the transparent union type {}, with {what} (not supported yet)",
+                i + 1,
+                t.describe(dm)
+            )
+        };
+        let arg = match self.typeof_expr(a) {
+            Ty::Array(e, _) => Ty::Pointer(e),
+            f @ Ty::Func(_) => Ty::Pointer(Box::new(f)),
+            other => other,
+        };
+        let fields = self.structs.fields(t).unwrap_or_default();
+        let members: Vec<Ty> = fields.iter().filter(|f| f.bit_width.is_none()).map(|f| f.ty.clone()).collect();
+        let size = self.structs.layout(t, self.dm).map(|(s, _)| s);
+        let Some(m) = members.into_iter().find(|m| *m == arg) else {
+            return Err(why("an argument of none of its member types"));
+        };
+        if size.is_none() || self.structs.layout(&m, self.dm).map(|(s, _)| s) != size {
+            return Err(why("an argument of a member type smaller than the union"));
+        }
+        Ok(match &m {
+            Ty::Pointer(_) => Rvalue::Ptr(self.ptr_expr(a)?.0),
+            Ty::Int(it) => Rvalue::Int(self.rv_any(a)?.into_int(*it)),
+            _ => return Err(why("an argument of a member type that is not an integer or a pointer")),
+        })
     }
 
     /// The scalar leaves of a struct argument, in the order of the parameter's leaves: from a
