@@ -2866,10 +2866,10 @@ impl<'a> Explorer<'a> {
 
     /// `n` as a constant if the path pins it to one value (e.g. by a witness assumption).
     /// The largest value a symbolic allocation size can have on this path, if it is at most
-    /// 4096 (decision 50: larger blocks with a symbolic size are not modelled); found by
-    /// bisection with the solver.
+    /// the largest block (1 MiB, decisions 50 and 135; else `u64::MAX`: not modelled); found
+    /// by bisection with the solver.
     fn size_bound(&mut self, state: &ProductState, n: &Value) -> Option<u64> {
-        const LIMIT: u64 = 4096;
+        const LIMIT: u64 = crate::semantics::memory::MAX_BLOCK;
         if !matches!(n.val, Val::Sym(_)) {
             return None;
         }

@@ -2403,6 +2403,7 @@ impl<'a> Builder<'a> {
             // The variable's own type: unions and arrays of structs are bytes, usable even though
             // their C type has no scalar model.
             let opaque = matches!(self.cfa.var(v).ty, CType::Unsupported(_));
+            let made = self.cfa.global_inits.len();
             let r = match (&self.cfa.var(v).ty, ty.to_ctype(self.dm)) {
                 (CType::Bytes { .. }, _) => self.pure(|b| b.initializer(&ty, &init.node)),
                 (_, CType::Unsupported(w)) => {
@@ -2411,6 +2412,14 @@ impl<'a> Builder<'a> {
                 _ => self.pure(|b| b.initializer(&ty, &init.node)),
             };
             match r {
+                // Objects the initializer made (compound literals, decision 136; string
+                // literals) are initialised first: the variable's value may be read from them.
+                Ok(i) if self.cfa.global_inits.len() > made && self.global_init_index.contains_key(&v) => {
+                    let idx = self.global_init_index[&v];
+                    self.cfa.global_inits[idx].1 = Init::Zero;
+                    self.global_init_index.insert(v, self.cfa.global_inits.len());
+                    self.cfa.global_inits.push((v, i));
+                }
                 Ok(i) => {
                     if let Some(&idx) = self.global_init_index.get(&v) {
                         self.cfa.global_inits[idx].1 = i;
@@ -4192,12 +4201,16 @@ impl<'a> Builder<'a> {
     /// automatic storage, initialised each time the expression is evaluated, living until the
     /// end of the enclosing block): declares a fresh variable `T __compound_literal_N = { … };`
     /// at this point of evaluation and returns that name, which then stands for the literal
-    /// (decision 104). Outside a function (static storage) and in constant expressions: not
-    /// supported.
+    /// (decision 104). Outside a function the object has static storage (C11 6.5.2.5p5): see
+    /// [`Self::static_compound_literal`] (decision 136). In a constant expression inside a
+    /// function: not supported.
     fn compound_literal(&mut self, e: &Node<Expression>) -> R<Node<Expression>> {
         let Expression::CompoundLiteral(cl) = &e.node else { return Err("not a compound literal".into()) };
-        if self.pure_mode || self.f.is_none() {
-            return Err("compound literal outside a function or in a constant expression (not supported yet)".into());
+        if self.f.is_none() {
+            return self.static_compound_literal(cl, e.span);
+        }
+        if self.pure_mode {
+            return Err("compound literal in a constant expression (not supported yet)".into());
         }
         self.tmp_counter += 1;
         let name = format!("__compound_literal_{}", self.tmp_counter);
@@ -4235,6 +4248,43 @@ impl<'a> Builder<'a> {
         let saved = self.stmt_sp;
         self.declaration(&Node::new(decl, span), false, self.block_end);
         self.stmt_sp = saved;
+        Ok(Node::new(Expression::Identifier(Box::new(ident)), span))
+    }
+
+    /// A compound literal at file scope (decision 136): an anonymous object of static storage
+    /// duration, `static T __compound_literal_N = { … };`, initialised before `main` with the
+    /// other globals (its initializer is constant, C11 6.5.2.5p3). A struct literal lives in
+    /// memory, so that its address can be taken; one that cannot (bit-fields) is not supported.
+    fn static_compound_literal(&mut self, cl: &Node<CompoundLiteral>, span: Span) -> R<Node<Expression>> {
+        self.tmp_counter += 1;
+        let name = format!("__compound_literal_{}", self.tmp_counter);
+        let ident = Node::new(Identifier { name: name.clone() }, span);
+        let tn = &cl.node.type_name.node;
+        let mut ty = self.type_name(tn);
+        let init = Initializer::List(cl.node.initializer_list.clone());
+        if let Ty::Array(elem, None) = &ty {
+            if let Some(n) = self.infer_len(elem, &init) {
+                ty = Ty::Array(elem.clone(), Some(n));
+            }
+        }
+        self.addressed.insert(name.clone());
+        let v = self.new_var(&name, &ty, VarScope::Global, (0, self.cfa.source_len), false);
+        match &self.cfa.var(v).ty {
+            CType::Unsupported(w) => {
+                return Err(format!("compound literal at file scope of type {w} (not supported yet)"))
+            }
+            CType::Bytes { .. } => {}
+            _ if matches!(ty, Ty::Struct(_)) => {
+                return Err(format!(
+                    "compound literal at file scope of type {} (not supported yet)",
+                    ty.describe(self.dm)
+                ))
+            }
+            _ => {}
+        }
+        let i = self.initializer(&ty, &init)?;
+        self.cfa.global_inits.push((v, i));
+        self.bind(&name, Sym::Var(v, ty));
         Ok(Node::new(Expression::Identifier(Box::new(ident)), span))
     }
 

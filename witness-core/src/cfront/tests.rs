@@ -1393,3 +1393,18 @@ fn transparent_union_arguments() {
         .iter()
         .any(|e| matches!(&e.op, EdgeOp::Unsupported { what } if what.contains("not supported"))));
 }
+
+/// Decision 136: a compound literal at file scope is a static object initialised before the
+/// global whose initializer made it (which may read it, a GNU extension).
+#[test]
+fn file_scope_compound_literals_are_static_objects_initialised_first() {
+    let cfa = build("int *gp = (int[]){1, 2, 3};\nint x = (int){4};\nint main(void) { return gp[2] + x; }\n");
+    let pos = |name: &str| {
+        let v = var_named(&cfa, name);
+        assert_eq!(cfa.var(v).scope, VarScope::Global);
+        cfa.global_inits.iter().rposition(|(w, i)| *w == v && *i != Init::Zero).unwrap_or_else(|| panic!("{name}"))
+    };
+    let lits: Vec<usize> = ["__compound_literal_1", "__compound_literal_2"].iter().map(|n| pos(n)).collect();
+    assert!(lits[0] < pos("gp") && lits[1] < pos("x"), "{:?}", cfa.global_inits);
+    assert!(matches!(cfa.var(var_named(&cfa, "__compound_literal_1")).ty, CType::Array { .. }));
+}

@@ -59,8 +59,19 @@ pub fn mentions_layout(t: &(impl Ast + std::fmt::Display)) -> bool {
     t.to_string().contains(LAYOUT_PREFIX)
 }
 
-/// Largest heap block (bytes).
-const MAX_BLOCK: u64 = 1 << 20;
+/// Largest heap block (bytes); also the largest bound of a symbolic size (decision 135).
+pub(crate) const MAX_BLOCK: u64 = 1 << 20;
+
+/// Why a logged block (decision 135) cannot hold a pointer.
+const LOGGED_PTR: &str = "a pointer stored in a block of a symbolic size over 4096 bytes";
+
+/// `offset + k` of a `long long` offset (`k` < 8; an in-bounds offset does not overflow).
+fn byte_offset(offset: &Value, k: u64) -> Value {
+    if k == 0 {
+        return offset.clone();
+    }
+    value::binary(BinOp::Add, offset, &llong(k as i128), IntTy::LLONG, &mut Vec::new())
+}
 
 fn llong(v: i128) -> Value {
     Value::from_i128(v, IntTy::LLONG)
@@ -275,7 +286,7 @@ impl DataState {
             Obj::Var { var, .. } => Some(var_size(cfa, *var).ok_or_else(|| {
                 EvalError::Unsupported(format!("address of `{}` (its layout is not modelled)", cfa.var(*var).name))
             })?),
-            Obj::Heap(id) => self.heap.get(id).map(|b| b.cells.len() as u64),
+            Obj::Heap(id) => self.heap.get(id).map(|b| b.log.as_ref().map_or(b.cells.len() as u64, |l| l.len)),
             Obj::Func(_) | Obj::Null => None,
         })
     }
@@ -901,6 +912,50 @@ impl DataState {
 
     // ------------------------------------------------------------------ byte objects
 
+    /// The block of `c` if its bytes are a [`ByteLog`] (decision 135).
+    fn logged(&self, c: Place) -> Option<u32> {
+        match c {
+            Place::Heap(id) => self.heap.get(&id).filter(|b| b.log.is_some()).map(|_| id),
+            Place::Var(..) => None,
+        }
+    }
+
+    /// The byte at `offset` (`long long`) of a logged block (decision 135): the newest store to
+    /// that offset, as an if-then-else over the stores whose offsets may equal it; where none
+    /// must, the byte's initial value (0 for `calloc`, else a fresh nondeterministic byte, which
+    /// joins the log so that the same byte reads the same later).
+    fn logged_byte(&mut self, id: u32, offset: &Value) -> Value {
+        let Some(log) = self.heap.get(&id).and_then(|b| b.log.clone()) else { return Value::conc(0, byte_ty()) };
+        let byte = |v: &Val| Value { val: v.clone(), ty: byte_ty() };
+        let (mut maybe, mut base) = (Vec::new(), None);
+        for (o, v) in log.writes.iter().rev() {
+            match if o == offset { Truth::Known(true) } else { offset.equals(o) } {
+                Truth::Known(true) => {
+                    base = Some(byte(v));
+                    break;
+                }
+                Truth::Known(false) => {}
+                c @ Truth::Sym(_) => maybe.push((c, v)),
+            }
+        }
+        let initial = base.is_none();
+        let mut acc = match base {
+            Some(b) => b,
+            None if log.zeroed => Value::conc(0, byte_ty()),
+            None => self.nondet("byte", byte_ty()),
+        };
+        // `maybe` is newest first: the newest store is the outermost test.
+        for (c, v) in maybe.into_iter().rev() {
+            acc = Value::select(&c, &byte(v), &acc);
+        }
+        if initial && !log.zeroed {
+            if let Some(l) = Rc::make_mut(&mut self.heap).get_mut(&id).and_then(|b| b.log.as_mut()) {
+                Rc::make_mut(l).writes.push((offset.clone(), acc.val.clone()));
+            }
+        }
+        acc
+    }
+
     fn cells(&self, c: Place) -> Option<&Rc<Vec<Option<Cell>>>> {
         match c {
             Place::Heap(id) => self.heap.get(&id).map(|b| &b.cells),
@@ -963,6 +1018,9 @@ impl DataState {
 
     /// Byte `i` as an integer (a fresh nondeterministic byte if uninitialised).
     fn byte(&mut self, c: Place, i: u64) -> Result<Value, EvalError> {
+        if let Some(id) = self.logged(c) {
+            return Ok(self.logged_byte(id, &llong(i as i128)));
+        }
         let cell = self.cells(c).and_then(|cs| cs.get(i as usize).cloned());
         match cell {
             Some(Some(Cell::Byte(v))) => Ok(Value { val: v, ty: byte_ty() }),
@@ -989,6 +1047,13 @@ impl DataState {
         want: ScalarTy,
         defined: &mut Vec<Definedness>,
     ) -> Result<AnyValue, EvalError> {
+        if let Some(id) = self.logged(c) {
+            if want == ScalarTy::Ptr {
+                return Err(EvalError::Unsupported(LOGGED_PTR.into()));
+            }
+            let bytes: Vec<Value> = (0..width).map(|k| self.logged_byte(id, &byte_offset(offset, k))).collect();
+            return from_bits(concat(&bytes), want);
+        }
         let Some(o) = offset.known() else {
             if want == ScalarTy::Ptr {
                 return Err(EvalError::Unsupported("pointer load at a symbolic offset".into()));
@@ -1056,6 +1121,16 @@ impl DataState {
                 (0..width as u32).map(|k| Cell::Byte(extract(&bits, k, 1).val)).collect()
             }
         };
+        if let Some(id) = self.logged(c) {
+            if let Some(log) = Rc::make_mut(&mut self.heap).get_mut(&id).and_then(|b| b.log.as_mut()) {
+                let log = Rc::make_mut(log);
+                for (k, cell) in new.into_iter().enumerate() {
+                    let Cell::Byte(b) = cell else { return Err(EvalError::Unsupported(LOGGED_PTR.into())) };
+                    log.writes.push((byte_offset(offset, k as u64), b));
+                }
+            }
+            return Ok(());
+        }
         let Some(o) = offset.known() else {
             if matches!(v, AnyValue::Ptr(_)) {
                 return Err(EvalError::Unsupported("pointer store at a symbolic offset".into()));
@@ -1140,9 +1215,11 @@ impl DataState {
         };
         let (n, sym) = match (size.known(), bound) {
             (Some(n), _) => (n, None),
-            (None, Some(b)) if b <= MAX_SYMBOLIC_BYTES => (b as i128, Some(value::cast(size, IntTy::ULLONG))),
-            (None, Some(b)) => {
-                return Err(EvalError::Unsupported(format!("`{function}` of a symbolic size up to {b} bytes")))
+            (None, Some(b)) if b <= MAX_BLOCK => (b as i128, Some(value::cast(size, IntTy::ULLONG))),
+            (None, Some(_)) => {
+                return Err(EvalError::Unsupported(format!(
+                    "`{function}` of a symbolic size that the path does not bound to at most {MAX_BLOCK} bytes"
+                )))
             }
             (None, None) => return Err(EvalError::Unsupported(format!("`{function}` of a symbolic size"))),
         };
@@ -1151,11 +1228,19 @@ impl DataState {
         }
         let id = self.next_heap;
         self.next_heap += 1;
-        let cells = if zeroed { vec![Some(Cell::Byte(Val::Conc(0))); n as usize] } else { vec![None; n as usize] };
+        // Decision 135: a block of a symbolic size larger than an if-then-else over its cells can
+        // serve keeps the log of its stores instead.
+        let log = (sym.is_some() && n as u64 > MAX_SYMBOLIC_BYTES)
+            .then(|| Rc::new(ByteLog { len: n as u64, writes: Vec::new(), zeroed }));
+        let cells = match (&log, zeroed) {
+            (Some(_), _) => Vec::new(),
+            (None, true) => vec![Some(Cell::Byte(Val::Conc(0))); n as usize],
+            (None, false) => vec![None; n as usize],
+        };
         // The size as a `long long` (it is at most `bound`, so the unsigned bits read the same).
         let size = sym.map(|v| Value { val: v.val, ty: IntTy::LLONG });
-        Rc::make_mut(&mut self.heap)
-            .insert(id, HeapBlock { cells: Rc::new(cells), live: true, function: function.to_string(), size, frame });
+        let block = HeapBlock { cells: Rc::new(cells), log, live: true, function: function.to_string(), size, frame };
+        Rc::make_mut(&mut self.heap).insert(id, block);
         Ok(PtrVal { obj: Obj::Heap(id), offset: llong(0) })
     }
 
@@ -1186,12 +1271,24 @@ impl DataState {
             Obj::Heap(id) => self.heap.get(id).filter(|b| b.live && b.frame.is_none()).map(|b| b.cells.clone()),
             _ => None,
         };
+        if let Obj::Heap(id) = &p.obj {
+            if self.heap.get(id).is_some_and(|b| b.live && b.log.is_some()) {
+                return Err(EvalError::Unsupported(format!(
+                    "`realloc` of a block of a symbolic size over {MAX_SYMBOLIC_BYTES} bytes"
+                )));
+            }
+        }
         // `free` checks the pointer: the start of a live block.
         self.free(cfa, p, defined);
         let Some(old) = old else { return Ok(PtrVal::null()) };
         // Cells past the old block's (or the new block's) size were never written: copying them
         // keeps them uninitialised.
         let fresh = self.allocate("realloc", size, bound, false, false)?;
+        if matches!(fresh.obj, Obj::Heap(id) if self.logged(Place::Heap(id)).is_some()) && !old.is_empty() {
+            return Err(EvalError::Unsupported(format!(
+                "`realloc` to a symbolic size over {MAX_SYMBOLIC_BYTES} bytes"
+            )));
+        }
         if let Obj::Heap(id) = fresh.obj {
             if let Some(b) = Rc::make_mut(&mut self.heap).get_mut(&id) {
                 let cells = Rc::make_mut(&mut b.cells);
@@ -1268,7 +1365,8 @@ impl DataState {
             Obj::Var { var, .. } => matches!(cfa.var(var).ty, CType::Bytes { .. }),
             _ => false,
         };
-        if n == 0 || !bytes_obj(dst) || !bytes_obj(src) {
+        let logged = |st: &Self, p: &PtrVal| matches!(p.obj, Obj::Heap(id) if st.logged(Place::Heap(id)).is_some());
+        if n == 0 || !bytes_obj(dst) || !bytes_obj(src) || logged(self, dst) || logged(self, src) {
             return Ok(None);
         }
         let (Some(from), Some(to)) = (self.target(cfa, src, n, defined)?, self.target(cfa, dst, n, defined)?) else {
@@ -1535,8 +1633,39 @@ mod tests {
         };
         // 4 bytes at offset 4 fit a block of 8 bytes, not one of 7.
         assert_eq!((with(8), with(7)), (Some(true), Some(false)));
-        assert!(st.allocate("malloc", &n, Some(4097), false, false).is_err());
+        assert!(st.allocate("malloc", &n, Some(MAX_BLOCK + 1), false, false).is_err());
         assert!(st.allocate("malloc", &n, None, false, false).is_err());
+    }
+
+    /// Decision 135: a block of a symbolic size over 4096 bytes keeps the log of its stores;
+    /// loads at symbolic offsets see the newest store that may alias, and an unstored byte
+    /// reads the same twice.
+    #[test]
+    fn a_large_block_of_symbolic_size_logs_its_stores() {
+        let (cfa, mut st, _) = heap_state();
+        let n = Value::fresh("n", IntTy::UINT);
+        let p = st.allocate("malloc", &n, Some(100_000), false, false).unwrap();
+        let Obj::Heap(id) = p.obj else { panic!("{p:?}") };
+        assert!(st.heap[&id].cells.is_empty() && st.heap[&id].log.is_some());
+        let k = Value::fresh("k", IntTy::UINT);
+        let last = PtrVal { obj: p.obj, offset: value::cast(&k, IntTy::LLONG) };
+        let byte = |v: u64| AnyValue::Int(Value::conc(v, IntTy::UCHAR));
+        let mut d = Vec::new();
+        st.store(&cfa, &last, &byte(7), &mut d).unwrap();
+        st.store(&cfa, &at(&p, 0), &byte(3), &mut d).unwrap();
+        let AnyValue::Int(v) = st.load(&cfa, &last, ScalarTy::Int(IntTy::UCHAR), &mut d).unwrap() else { panic!() };
+        let with = |x: u64| {
+            let s = [(&k.term(), &BV::from_u64(x, 32))];
+            v.term().substitute(&s).simplify().as_u64()
+        };
+        // The store at 0 hides the one at k exactly when k == 0.
+        assert_eq!((with(0), with(5)), (Some(3), Some(7)));
+        // An unstored byte reads the same value twice.
+        let a = st.load(&cfa, &at(&p, 9), ScalarTy::Int(IntTy::UCHAR), &mut d).unwrap();
+        let b = st.load(&cfa, &at(&p, 9), ScalarTy::Int(IntTy::UCHAR), &mut d).unwrap();
+        assert_eq!(a, b);
+        // A pointer cannot be stored in it.
+        assert!(st.store(&cfa, &at(&p, 0), &AnyValue::Ptr(p.clone()), &mut d).is_err());
     }
 
     #[test]

@@ -190,16 +190,31 @@ pub enum Cell {
     Ptr { p: PtrVal, k: u8 },
 }
 
+/// The bytes of a block too large to keep cell by cell: one of a symbolic size the path bounds
+/// above 4096 bytes (decision 135). Its [`HeapBlock::cells`] are empty.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ByteLog {
+    /// The block's extent: the largest size the path allowed when it was made.
+    pub len: u64,
+    /// The bytes stored, oldest first: offset (`long long`) and 8-bit value. A read of a byte that
+    /// may never have been stored appends the value it read, so that reading it again agrees.
+    pub writes: Vec<(Value, Val)>,
+    /// Bytes never stored are 0 (`calloc`), else nondeterministic.
+    pub zeroed: bool,
+}
+
 /// A block from `malloc` and friends.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct HeapBlock {
     pub cells: Rc<Vec<Option<Cell>>>,
+    /// The bytes of a large block of a symbolic size (decision 135) instead of `cells`.
+    pub log: Option<Rc<ByteLog>>,
     /// False once freed.
     pub live: bool,
     /// The allocating function (for messages).
     pub function: String,
-    /// A symbolic size (`long long`) bounded by `cells.len()` (decision 50); `None`: the size is
-    /// `cells.len()`.
+    /// A symbolic size (`long long`) bounded by `cells.len()` (or the log's `len`, decision 50);
+    /// `None`: the size is `cells.len()`.
     pub size: Option<Value>,
     /// Storage duration (decision 110): the [`Frame::id`] of the activation that owns a stack
     /// block (`alloca`, a variable-length array), which dies when that frame returns, is never
@@ -1337,10 +1352,11 @@ impl DataState {
             && self.unspecified.is_empty()
             && self.globals.values().all(slot)
             && self.frames.iter().all(|f| f.locals.values().all(slot))
-            && self
-                .heap
-                .values()
-                .all(|b| b.cells.iter().flatten().all(cell) && b.size.as_ref().is_none_or(|v| val(&v.val)))
+            && self.heap.values().all(|b| {
+                b.cells.iter().flatten().all(cell)
+                    && b.size.as_ref().is_none_or(|v| val(&v.val))
+                    && b.log.as_ref().is_none_or(|l| l.writes.iter().all(|(o, v)| val(&o.val) && val(v)))
+            })
     }
 
     /// Adds a conjunct to the path condition.
@@ -1391,11 +1407,17 @@ impl DataState {
             Slot::Bytes(cells) => sub_cells(cells, &sub),
             Slot::PtrUninit | Slot::Opaque | Slot::External => {}
         };
-        if self.heap.values().any(|b| cells_symbolic(&b.cells) || b.size.is_some()) {
+        if self.heap.values().any(|b| cells_symbolic(&b.cells) || b.size.is_some() || b.log.is_some()) {
             for b in Rc::make_mut(&mut self.heap).values_mut() {
                 sub_cells(&mut b.cells, &sub);
                 if let Some(v) = &mut b.size {
                     v.val = sub(&v.val);
+                }
+                if let Some(log) = &mut b.log {
+                    for (o, v) in Rc::make_mut(log).writes.iter_mut() {
+                        o.val = sub(&o.val);
+                        *v = sub(v);
+                    }
                 }
             }
         }
