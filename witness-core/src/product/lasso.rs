@@ -1,0 +1,723 @@
+//! Non-termination witnesses (decisions 93-96): cycle heads, repeated states and symbolic
+//! recurrent sets.
+
+use super::*;
+
+/// What identifies a product state at the cycle head, for the repetition check: the state key
+/// without the path condition (decision 94).
+pub(super) type LassoKey = (
+    NodeIndex,
+    NodeIndex,
+    Rc<Vec<CallSite>>,
+    Rc<Vec<crate::semantics::Frame>>,
+    Rc<std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>>,
+    Rc<std::collections::BTreeMap<u32, crate::semantics::HeapBlock>>,
+    Option<AnyValue>,
+    Rc<Vec<(FuncId, EdgeIndex)>>,
+    bool,
+);
+
+/// A visit of the cycle head in the recurrent set on a path (persistent list).
+pub(super) struct HeadVisit {
+    pub(super) parent: Option<Rc<HeadVisit>>,
+    /// The state's key; `None` when some value is symbolic (no repetition check).
+    pub(super) key: Option<LassoKey>,
+    /// Visits in the set so far on this path (1 for the first).
+    pub(super) count: u32,
+    /// The path's last step at the visit, to mark it in a confirmation's trace.
+    pub(super) trace: Option<Rc<TraceNode>>,
+}
+
+/// What one symbolic pass of the loop part found so far (decision 96).
+pub(super) struct RecurrencePass {
+    /// The path conditions of the paths that came back to the cycle head.
+    pub(super) returns: Vec<Vec<Bool>>,
+    /// The first few states that came back, for a confirmation's trace (stem and one pass).
+    pub(super) examples: Vec<ProductState>,
+    /// Why the set is not closed, if a path came back outside it.
+    pub(super) failure: Option<String>,
+}
+
+/// Returning states of a symbolic pass kept to show one pass in a confirmation's trace.
+pub(super) const MAX_PASS_EXAMPLES: usize = 16;
+
+/// Most first visits whose recurrent set is checked over a symbolic pass (decision 96).
+pub(super) const MAX_RECURRENCE_CHECKS: usize = 4;
+
+/// Most integer variables and array cells made symbolic for a symbolic pass (decision 96).
+pub(super) const MAX_RECURRENCE_CELLS: usize = 4096;
+
+/// Most product states of one symbolic pass (decision 96).
+pub(super) const RECURRENCE_MAX_STATES: u64 = 20_000;
+
+/// What the visit of the cycle head does to a path (decision 94).
+pub(super) enum Arrival {
+    Drop,
+    Go(ProductState),
+    Confirm(Verdict),
+}
+
+/// Most visits of the cycle head in the recurrent set on one path before it is given up.
+pub(super) const MAX_HEAD_VISITS: u32 = 10_000;
+
+/// Visits of the cycle head in the set without a repeated state after which the symbolic
+/// closure check (decision 96) is tried on a concrete run (issue 19).
+pub(super) const SYMBOLIC_AFTER_VISITS: u32 = 64;
+
+/// Most first visits of the cycle head kept for the checks of a rejection.
+pub(super) const MAX_LASSO_FIRSTS: usize = 16;
+
+/// Decision 93: the loop heads a loop statement starting at `starts` reaches through its own
+/// header (blank edges, and steps on the statement's first line, e.g. a `for`'s
+/// initialisation), or the blank closure of `starts` when no loop head is found.
+pub(super) fn loop_heads_of(cfa: &Cfa, starts: &HashSet<NodeIndex>, offset: usize) -> Vec<NodeIndex> {
+    let mut out = Vec::new();
+    // Issue 19, cause 7: only a loop statement has a loop head of its own; the statement at any
+    // other place is the head itself (its header walk would reach a later loop's head).
+    // A branching keyword whose statement reaches a loop head without deciding anything (an
+    // `if` or `switch` decides first).
+    let is_loop = cfa.branch_keywords.iter().any(|(k, _)| *k == offset)
+        && starts.iter().any(|&s| {
+            let mut seen = HashSet::new();
+            let mut todo = vec![s];
+            while let Some(n) = todo.pop() {
+                if !seen.insert(n) || seen.len() > 64 {
+                    continue;
+                }
+                if cfa.graph[n].loop_head {
+                    return true;
+                }
+                todo.extend(
+                    cfa.graph
+                        .edges_directed(n, Direction::Outgoing)
+                        .filter(|e| e.weight().decision.is_none())
+                        .map(|e| e.target()),
+                );
+            }
+            false
+        });
+    if !is_loop {
+        for &start in starts {
+            out.extend(cfa.blank_closure(start));
+            out.push(start);
+        }
+        return out;
+    }
+    for &start in starts {
+        let line = cfa
+            .graph
+            .edges_directed(start, Direction::Outgoing)
+            .filter_map(|e| e.weight().span)
+            .map(|sp| sp.start_line)
+            .min();
+        let mut seen = HashSet::new();
+        let mut todo = vec![(start, 0u32)];
+        let mut found = false;
+        while let Some((n, depth)) = todo.pop() {
+            if !seen.insert(n) || depth > 8 {
+                continue;
+            }
+            if cfa.graph[n].loop_head {
+                out.push(n);
+                found = true;
+                continue;
+            }
+            for e in cfa.graph.edges_directed(n, Direction::Outgoing) {
+                let w = e.weight();
+                let header = match w.span {
+                    None => matches!(w.op, EdgeOp::Blank),
+                    Some(sp) => Some(sp.start_line) == line && w.decision.is_none(),
+                };
+                if header {
+                    todo.push((e.target(), depth + 1));
+                }
+            }
+        }
+        if !found {
+            out.extend(cfa.blank_closure(start));
+        }
+        out.push(start);
+    }
+    out
+}
+
+/// Decision 95: the program locations where a step that enters a cycle head starts (every
+/// step on a line of a transition into it; for a call, also the callee's exit, where its
+/// return starts), or `None` if some such transition names no line.
+pub(super) fn head_seeds(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> Option<Vec<NodeIndex>> {
+    let mut lines = Vec::new();
+    let mut seeds = Vec::new();
+    for h in w.graph.node_indices().filter(|n| w.graph[*n].cycle_head) {
+        for t in w.graph.edges_directed(h, Direction::Incoming) {
+            // A statement is entered where control arrives at it (decision 93: or at the head
+            // its start reaches by blank edges).
+            if let Some(ResolvedAnchor::Statement { nodes, offset }) = anchors.get(&t.id()) {
+                seeds.extend(loop_heads_of(cfa, nodes, *offset));
+                for n in nodes {
+                    seeds.extend(cfa.blank_closure(*n));
+                }
+            }
+            lines.push(transition_lines(t.weight())?);
+        }
+    }
+    seeds.extend(line_seeds(cfa, &lines));
+    Some(seeds)
+}
+
+/// The lines a transition names: its `startline`/`endline`, or its waypoint's line.
+pub(super) fn transition_lines(t: &WitnessTransition) -> Option<Range> {
+    let g = &t.guard;
+    g.lines.or_else(|| g.anchor.as_ref().map(|a| Range { start: a.line as u64, end: a.line as u64 }))
+}
+
+/// The locations where a step on one of `lines` starts (for a call, also the callee's exit,
+/// where its return starts): the seeds of an [`ErrorReach::towards`] those lines.
+pub(super) fn line_seeds(cfa: &Cfa, lines: &[Range]) -> Vec<NodeIndex> {
+    let mut seeds = Vec::new();
+    for e in cfa.graph.edge_references() {
+        let Some(sp) = e.weight().span else { continue };
+        if lines.iter().any(|r| r.overlaps(sp.start_line as u64, sp.end_line as u64)) {
+            seeds.push(e.source());
+            if let EdgeOp::Call { callee, .. } = &e.weight().op {
+                seeds.push(cfa.function(*callee).exit);
+            }
+        }
+    }
+    seeds
+}
+
+impl<'a> Explorer<'a> {
+    /// Decision 95: what an exploration of a non-termination witness that confirmed nothing
+    /// means. Rejected only when no run the witness allows can pass the cycle head infinitely
+    /// often in the recurrent set: its stem never reaches the head in the set, or from every
+    /// first visit in the set every run of the program (whatever the witness says) passes the
+    /// locations where the head is entered a bounded number of times.
+    pub(super) fn lasso_verdict(&mut self, verdict: Verdict) -> (Verdict, String) {
+        let text = self
+            .witness
+            .graph
+            .node_indices()
+            .find(|n| self.witness.graph[*n].cycle_head)
+            .and_then(|n| self.witness.graph[n].invariant.clone())
+            .unwrap_or_else(|| "1".into());
+        let open = self.lasso_open.first().cloned();
+        if let Verdict::Unknown { reason } = verdict {
+            let reason = match open {
+                Some(o) => format!("{reason}; also: {o}"),
+                None => reason,
+            };
+            return (Verdict::Unknown { reason: reason.clone() }, reason);
+        }
+        if self.lasso_firsts.is_empty() {
+            if self.repeats > 0 {
+                let r = format!(
+                    "no run allowed by the witness reaches the cycle head in a state of the recurrent set `{text}`, but a program state repeats on the way: the program may run forever outside the claimed set"
+                );
+                return (Verdict::Unknown { reason: r.clone() }, r);
+            }
+            let msg = format!(
+                "the witness's stem is infeasible: no run it allows reaches the cycle head in a state of the recurrent set `{text}` ({} product states explored)",
+                self.states
+            );
+            // Without a dead end or a furthest transition on the way, the explanation names the
+            // transition into the head.
+            if self.infeasible.is_none() && self.furthest_step().is_none() {
+                let w = self.witness;
+                let into_head = w
+                    .graph
+                    .edge_indices()
+                    .find(|&e| w.graph.edge_endpoints(e).is_some_and(|(_, h)| w.graph[h].cycle_head));
+                if let Some(t) = into_head {
+                    let tr = &w.graph[t];
+                    let line = tr
+                        .guard
+                        .anchor
+                        .as_ref()
+                        .map(|a| a.line)
+                        .or(tr.guard.lines.map(|l| l.start as u32))
+                        .unwrap_or(0);
+                    let step = InfeasibleStep { line, origin: tr.origin.clone(), what: msg.clone(), kind: "stem" };
+                    self.infeasible = Some((0, step));
+                }
+            }
+            return (Verdict::Rejected, msg);
+        }
+        let not_rejected = |why: String, open: &Option<String>| {
+            let r = match open {
+                Some(o) => format!("{o}; and no rejection: {why}"),
+                None => {
+                    format!("no pass of the witness's loop part returns to the cycle head; and no rejection: {why}")
+                }
+            };
+            (Verdict::Unknown { reason: r.clone() }, r)
+        };
+        if self.repeats > 0 {
+            // Some run the witness allows may go round forever without visiting the head in the
+            // set: the set is wrong for it, but the run may be infinite.
+            return not_rejected("a program state repeats on some run the witness allows".into(), &open);
+        }
+        if self.lasso_firsts.len() >= MAX_LASSO_FIRSTS {
+            return not_rejected(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"), &open);
+        }
+        let Some(seeds) = head_seeds(self.cfa, self.witness, self.anchors) else {
+            return not_rejected("a transition into the cycle head names no line".into(), &open);
+        };
+        let reach = ErrorReach::towards(self.cfa, &seeds);
+        let firsts = std::mem::take(&mut self.lasso_firsts);
+        let mut shown = None;
+        for f in &firsts {
+            let mut f = f.clone();
+            match free_run(self.cfa, self.anchors, self.opts, &reach, &f) {
+                Ok(states) => self.states += states,
+                Err(why) => return not_rejected(why, &open),
+            }
+            if shown.is_none() {
+                let line = f.trace.as_ref().and_then(|t| t.span).map(|sp| sp.start_line).unwrap_or(0);
+                shown = Some((line, self.describe(&mut f, &text)));
+            }
+        }
+        let (line, values) = shown.unwrap_or_default();
+        let what = format!(
+            "the stem's values end the cycle: from the first visit of the cycle head (entered at line {line}: {values}), every run of the program passes the cycle head's lines a bounded number of times{}",
+            open.map(|o| format!(" ({o})")).unwrap_or_default()
+        );
+        self.infeasible =
+            Some((0, InfeasibleStep { line, origin: String::new(), what: what.clone(), kind: "terminates" }));
+        (Verdict::Rejected, format!("witness rejected: {what}"))
+    }
+
+    /// The scope of the recurrent set at a state: the function whose frame is on top, and the
+    /// offset of the step that arrived (for shadowed names).
+    pub(super) fn invariant_scope(&self, s: &ProductState) -> AssumptionScope {
+        AssumptionScope {
+            function: Some(s.stack.last().map(|c| c.callee).unwrap_or(self.cfa.main)),
+            offset: s.trace.as_ref().and_then(|t| t.span).map(|sp| sp.start_offset),
+            result_ty: None,
+        }
+    }
+
+    /// Evaluates the recurrent set (a C expression) in a state: its truth, or why it cannot be
+    /// used (parse error, unknown name, possibly undefined evaluation).
+    pub(super) fn eval_invariant(&mut self, s: &mut ProductState, text: &str) -> Result<Truth, String> {
+        let scope = self.invariant_scope(s);
+        let mut all = Truth::Known(true);
+        for conj in lower_assumption(self.cfa, text, &scope) {
+            let expr = conj?;
+            let ev = s.data.eval(self.cfa, &expr, None).map_err(|EvalError::Unsupported(m)| m)?;
+            if ev.defined.iter().any(|d| !matches!(d.holds, Truth::Known(true))) {
+                return Err("its evaluation may be undefined".to_string());
+            }
+            all = all.and(&ev.value.truth());
+        }
+        Ok(all)
+    }
+
+    /// The concrete values of the names the recurrent set mentions, e.g. `x = 5, y = 0`.
+    pub(super) fn describe(&mut self, s: &mut ProductState, text: &str) -> String {
+        let scope = self.invariant_scope(s);
+        let mut names: Vec<&str> = Vec::new();
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                let name = &text[start..i];
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            } else if bytes[i].is_ascii_digit() {
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                    i += 1;
+                }
+            } else {
+                i += 1;
+            }
+        }
+        let mut parts = Vec::new();
+        for name in names {
+            let Some(Ok(expr)) = lower_assumption(self.cfa, name, &scope).into_iter().next() else { continue };
+            let Ok(ev) = s.data.eval(self.cfa, &expr, None) else { continue };
+            if let Val::Conc(b) = ev.value.val {
+                parts.push(format!("{name} = {}", as_i128(b, ev.value.ty)));
+            }
+        }
+        if parts.is_empty() {
+            "symbolic values".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+
+    /// Decision 96: is the recurrent set closed? From `s` (a visit of the cycle head), every
+    /// variable becomes a fresh symbol constrained by the set only; one pass of the loop part is
+    /// explored; every path that comes back must be inside the set, and the paths that come back
+    /// must together cover the whole set (with values the witness pins for the nondeterministic
+    /// calls of the pass; any other nondeterministic value makes the check fail).
+    pub(super) fn recurrence_check(&mut self, s: &ProductState, text: &str) -> Result<Option<ProductState>, String> {
+        if self.recurrence.is_some() {
+            return Err("nested recurrence check".into());
+        }
+        let not_modelled = |what: &str| Err(format!("the recurrent set `{text}` is not proven closed: {what}"));
+        let mut g = s.clone();
+        if !g.data.approx.is_empty() || !g.data.layout.is_empty() || !g.data.unspecified.is_empty() {
+            return not_modelled("approximated values or addresses as integers");
+        }
+        if g.returned.is_some() || !g.data.heap.is_empty() {
+            return not_modelled("a returned value or heap memory at the cycle head");
+        }
+        g.data.path = Default::default();
+        let cells = |slots: &std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>| -> usize {
+            slots
+                .values()
+                .map(|s| match s {
+                    crate::semantics::Slot::Array { cells, .. } => cells.len(),
+                    _ => 1,
+                })
+                .sum()
+        };
+        let total = cells(&g.data.globals) + g.data.frames.iter().map(|f| cells(&f.locals)).sum::<usize>();
+        if total > MAX_RECURRENCE_CELLS {
+            return not_modelled(&format!("more than {MAX_RECURRENCE_CELLS} variables and array cells"));
+        }
+        let mut ok = true;
+        // `links`: each new symbol equals the value it replaces in `s` (only for the trace).
+        let mut links: Vec<Bool> = Vec::new();
+        let mut general = |slots: &mut std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>,
+                           data: &mut DataState| {
+            for slot in slots.values_mut() {
+                match slot {
+                    crate::semantics::Slot::Scalar(v) => {
+                        let new = data.symbol("rec", v.ty);
+                        links.push(v.term().eq(new.term()));
+                        *v = new;
+                    }
+                    crate::semantics::Slot::Array { elem, cells } => {
+                        let elem = *elem;
+                        let new: Vec<Option<Val>> = cells
+                            .iter()
+                            .map(|c| {
+                                c.as_ref().map(|old| {
+                                    let new = data.symbol("rec", elem);
+                                    let old = crate::semantics::Value { val: old.clone(), ty: elem };
+                                    links.push(old.term().eq(new.term()));
+                                    new.val
+                                })
+                            })
+                            .collect();
+                        *cells = Rc::new(new);
+                    }
+                    crate::semantics::Slot::PtrUninit
+                    | crate::semantics::Slot::Opaque
+                    | crate::semantics::Slot::External => {}
+                    _ => ok = false,
+                }
+            }
+        };
+        let mut data = g.data.clone();
+        let mut globals = (*g.data.globals).clone();
+        general(&mut globals, &mut data);
+        let mut frames = (*g.data.frames).clone();
+        for f in frames.iter_mut() {
+            let mut locals = (*f.locals).clone();
+            general(&mut locals, &mut data);
+            f.locals = Rc::new(locals);
+        }
+        if !ok {
+            return not_modelled("floats, pointers or memory objects at the cycle head");
+        }
+        data.globals = Rc::new(globals);
+        data.frames = Rc::new(frames);
+        g.data = data;
+        g.heads = Some(Rc::new(HeadVisit { parent: None, key: None, count: 1, trace: None }));
+        g.arrival = false;
+        match self.eval_invariant(&mut g, text) {
+            Ok(Truth::Known(true)) => {}
+            Ok(Truth::Known(false)) => return not_modelled("the set is empty for a general state"),
+            Ok(Truth::Sym(c)) => g.data.constrain(c),
+            Err(m) => return not_modelled(&m),
+        }
+        let base = g.data.path.conjuncts();
+        let fresh = g.data.fresh;
+        let unknown_before = self.unknown.len();
+        let max_before = self.max_states;
+        self.max_states = Some(self.states + RECURRENCE_MAX_STATES);
+        self.recurrence = Some(RecurrencePass { returns: Vec::new(), examples: Vec::new(), failure: None });
+        let repeats_before = self.repeats;
+        let verdict = self.run_from(g);
+        // The pass's own joins of paths say nothing about the runs the witness allows.
+        self.repeats = repeats_before;
+        self.max_states = max_before;
+        let rec = self.recurrence.take();
+        let doubts = self.unknown.split_off(unknown_before.min(self.unknown.len()));
+        let Some(rec) = rec else { return not_modelled("internal") };
+        if let Verdict::Unknown { reason } = verdict {
+            return not_modelled(&format!("one pass is undecided: {reason}"));
+        }
+        if let Some(d) = doubts.first() {
+            return not_modelled(&format!("one pass is undecided: {d}"));
+        }
+        if let Some(f) = rec.failure {
+            return Err(f);
+        }
+        if rec.returns.is_empty() {
+            return Err(format!(
+                "the recurrent set `{text}` is not closed: no pass of the loop part from a general state in it comes \
+                 back to the cycle head"
+            ));
+        }
+        // Values the witness pins for the pass's nondeterministic calls are substituted; any
+        // other symbol of the pass is a choice the check cannot quantify.
+        let is_fresh =
+            |name: &str| name.rsplit('!').next().and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > fresh);
+        let mut covers = Vec::new();
+        for pc in &rec.returns {
+            let pins: Vec<(z3::ast::BV, z3::ast::BV)> = pc
+                .iter()
+                .filter_map(pinned_symbol)
+                .filter(|(sym, _)| is_fresh(&z3::ast::Ast::decl(sym).name()))
+                .collect();
+            let pairs: Vec<(&z3::ast::BV, &z3::ast::BV)> = pins.iter().map(|(a, b)| (a, b)).collect();
+            let all = z3::ast::Ast::substitute(&Bool::and(pc), &pairs);
+            if crate::semantics::solver::symbols(std::slice::from_ref(&all)).iter().any(|(n, _)| is_fresh(n)) {
+                return not_modelled("a nondeterministic value in the loop that the witness does not pin");
+            }
+            covers.push(all);
+        }
+        let any = Bool::or(&covers);
+        match self.smt.check(&base, &[&any.not()]) {
+            Feasibility::Infeasible => {
+                // The trace shows the stem and the pass that `s` itself takes: a returning path
+                // whose condition holds together with the stem's and with the general state
+                // equal to `s`'s (some does, as the passes cover the set).
+                let stem = s.data.path.conjuncts();
+                let example = rec.examples.into_iter().find_map(|mut r| {
+                    let mut all = stem.clone();
+                    all.extend(links.iter().cloned());
+                    all.extend(r.data.path.conjuncts());
+                    if self.smt.check(&all, &[]) != Feasibility::Feasible {
+                        return None;
+                    }
+                    for c in stem.iter().chain(links.iter()) {
+                        r.data.constrain(c.clone());
+                    }
+                    Some(r)
+                });
+                Ok(example)
+            }
+            Feasibility::Feasible => Err(format!(
+                "the recurrent set `{text}` is not closed: from some states in it no pass the loop part allows comes \
+                 back to the cycle head (the loop is left, a sink or a false assumption is met, or undefined \
+                 behaviour is possible)"
+            )),
+            Feasibility::Unknown => not_modelled("the solver could not decide whether the passes cover the set"),
+        }
+    }
+
+    /// Decision 94: marks the visits of the cycle head from visit `from` on (the repeated cycle)
+    /// in a confirmation's trace, with the values of the names in the recurrent set.
+    pub(super) fn mark_visits(
+        &mut self,
+        verdict: &mut Verdict,
+        s: &mut ProductState,
+        prev: &Rc<HeadVisit>,
+        from: u32,
+        text: &str,
+    ) {
+        let Verdict::Confirmed { trace, .. } = verdict else { return };
+        let mut index = HashMap::new();
+        let mut nodes = Vec::new();
+        let mut cur = s.trace.clone();
+        while let Some(n) = cur {
+            nodes.push(Rc::as_ptr(&n));
+            cur = n.parent.clone();
+        }
+        let len = nodes.len();
+        for (i, p) in nodes.into_iter().enumerate() {
+            index.insert(p, len - 1 - i);
+        }
+        let count = prev.count + 1;
+        let mut marks = vec![(count, s.trace.clone(), self.describe(s, text))];
+        let mut cur = Some(prev.clone());
+        while let Some(v) = cur {
+            if v.count < from {
+                break;
+            }
+            let mut t = s.clone();
+            if let Some(k) = &v.key {
+                t.stack = k.2.clone();
+                t.data.frames = k.3.clone();
+                t.data.globals = k.4.clone();
+                t.data.heap = k.5.clone();
+            }
+            marks.push((v.count, v.trace.clone(), self.describe(&mut t, text)));
+            cur = v.parent.clone();
+        }
+        for (c, node, desc) in marks {
+            let Some(i) = node.and_then(|n| index.get(&Rc::as_ptr(&n)).copied()) else { continue };
+            if let Some(step) = trace.get_mut(i) {
+                step.action = format!("{}   [cycle head, visit {c}: {desc}]", step.action);
+            }
+        }
+    }
+
+    /// Decision 94: a step fired a transition into the cycle head. The first visit in the
+    /// recurrent set starts the lasso (a visit outside it does not: the stem goes on); each
+    /// later visit must be in the set, and a concrete state that repeats an earlier visit's
+    /// closes the lasso: the run between them repeats forever.
+    pub(super) fn lasso_arrival(&mut self, mut s: ProductState) -> Arrival {
+        let head = s.witness;
+        if !self.witness.graph[head].cycle_head {
+            self.give_up("a step passes the cycle head and leaves it at once (not modelled)".into());
+            return Arrival::Drop;
+        }
+        let span = s.trace.as_ref().and_then(|t| t.span);
+        let line = span.map(|sp| sp.start_line).unwrap_or(0);
+        let text = self.witness.graph[head].invariant.clone().unwrap_or_else(|| "1".into());
+        let truth = match self.eval_invariant(&mut s, &text) {
+            Ok(t) => t,
+            Err(m) => {
+                self.give_up(format!(
+                    "the recurrent set `{text}` at the cycle head (entered at line {line}) cannot be used: {m}"
+                ));
+                return Arrival::Drop;
+            }
+        };
+        if self.recurrence.is_some() {
+            // Decision 96: the end of a symbolic pass.
+            let closed = match &truth {
+                Truth::Known(b) => Some(*b),
+                Truth::Sym(c) => match self.smt.check(&s.data.path.conjuncts(), &[&c.not()]) {
+                    Feasibility::Infeasible => Some(true),
+                    Feasibility::Feasible => Some(false),
+                    Feasibility::Unknown => None,
+                },
+            };
+            let conjuncts = s.data.path.conjuncts();
+            if let Some(rec) = self.recurrence.as_mut() {
+                match closed {
+                    Some(true) => {
+                        rec.returns.push(conjuncts);
+                        if rec.examples.len() < MAX_PASS_EXAMPLES {
+                            rec.examples.push(s.clone());
+                        }
+                    }
+                    Some(false) => {
+                        rec.failure.get_or_insert_with(|| {
+                            format!(
+                                "the recurrent set `{text}` is not closed: a pass from some state in it comes back to \
+                                 the cycle head (entered at line {line}) outside it"
+                            )
+                        });
+                    }
+                    None => {
+                        rec.failure.get_or_insert_with(|| "the solver could not decide the closure".to_string());
+                    }
+                }
+            }
+            return Arrival::Drop;
+        }
+        let Some(prev) = s.heads.clone() else {
+            let in_set = match truth {
+                Truth::Known(b) => b,
+                c @ Truth::Sym(_) => self.assume(&mut s, c, span),
+            };
+            if !in_set {
+                return Arrival::Go(s); // not in the set: the stem goes on
+            }
+            if self.lasso_firsts.len() < MAX_LASSO_FIRSTS {
+                self.lasso_firsts.push(s.clone());
+            } else if self.lasso_open.is_empty() {
+                self.lasso_open.push(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"));
+            }
+            let key = (s.data.is_concrete() && s.returned.is_none()).then(|| s.lasso_key());
+            if key.is_none() && self.opts.guess.is_none() && self.lasso_firsts.len() <= MAX_RECURRENCE_CHECKS {
+                // Decision 96: a symbolic state in the set; one symbolic pass from every state
+                // of the set may show that the set is closed.
+                match self.recurrence_check(&s, &text) {
+                    Ok(example) => {
+                        let values = self.describe(&mut s, &text);
+                        self.violated = Some("termination");
+                        let what = format!(
+                            "the recurrent set `{text}` is reached at the cycle head (entered at line {line}: {values}) and is \
+                             closed: from every state in it, each pass the loop part allows comes back to the head \
+                             inside it (one symbolic pass, bit-precise)"
+                        );
+                        // The stem and one pass when a returning path of `s` was found.
+                        let shown = example.unwrap_or_else(|| s.clone());
+                        return Arrival::Confirm(self.confirm(&shown, what));
+                    }
+                    Err(why) => self.lasso_open.push(why),
+                }
+            }
+            s.heads = Some(Rc::new(HeadVisit { parent: None, key, count: 1, trace: s.trace.clone() }));
+            return Arrival::Go(s);
+        };
+        let count = prev.count + 1;
+        let closed = match &truth {
+            Truth::Known(b) => *b,
+            Truth::Sym(c) => self.smt.check(&s.data.path.conjuncts(), &[&c.not()]) == Feasibility::Infeasible,
+        };
+        if !closed {
+            let values = self.describe(&mut s, &text);
+            self.lasso_open.push(format!(
+                "the recurrent set is not closed: at visit {count} of the cycle head (entered at line {line}), {values} is not in `{text}`"
+            ));
+            return Arrival::Drop;
+        }
+        if !s.data.is_concrete() || s.returned.is_some() {
+            self.lasso_open.push(format!(
+                "at visit {count} of the cycle head (entered at line {line}) the state is symbolic: the recurrent set `{text}` is not proven closed"
+            ));
+            return Arrival::Drop;
+        }
+        let key = s.lasso_key();
+        let mut cur = Some(prev.clone());
+        while let Some(v) = cur {
+            if v.key.as_ref() == Some(&key) {
+                let passes = count - v.count;
+                let values = self.describe(&mut s, &text);
+                self.violated = Some("termination");
+                let what = format!(
+                    "the state at the cycle head (entered at line {line}: {values}) repeats after {passes} pass{} of the loop, every visit in the recurrent set `{text}`",
+                    if passes == 1 { "" } else { "es" }
+                );
+                let mut verdict = self.confirm(&s, what);
+                self.mark_visits(&mut verdict, &mut s, &prev, v.count, &text);
+                return Arrival::Confirm(verdict);
+            }
+            cur = v.parent.clone();
+        }
+        // Issue 19: a concrete run that has not repeated yet (a counter that wraps only after 2^32
+        // passes) may still be shown endless by one symbolic pass from every state of the set
+        // (decision 96), tried once per path.
+        if count == SYMBOLIC_AFTER_VISITS && self.opts.guess.is_none() && self.recurrence_checks < MAX_RECURRENCE_CHECKS
+        {
+            self.recurrence_checks += 1;
+            match self.recurrence_check(&s, &text) {
+                Ok(example) => {
+                    let values = self.describe(&mut s, &text);
+                    self.violated = Some("termination");
+                    let what = format!(
+                        "the recurrent set `{text}` is reached at the cycle head (entered at line {line}: {values}, visit \
+                         {count} of a run whose state had not repeated) and is closed: from every state in it, each pass \
+                         the loop part allows comes back to the head inside it (one symbolic pass, bit-precise)"
+                    );
+                    let shown = example.unwrap_or_else(|| s.clone());
+                    return Arrival::Confirm(self.confirm(&shown, what));
+                }
+                Err(why) => self.lasso_open.push(why),
+            }
+        }
+        if count >= MAX_HEAD_VISITS {
+            self.lasso_open.push(format!(
+                "the state at the cycle head (entered at line {line}) did not repeat within {MAX_HEAD_VISITS} visits"
+            ));
+            return Arrival::Drop;
+        }
+        s.heads = Some(Rc::new(HeadVisit { parent: Some(prev), key: Some(key), count, trace: s.trace.clone() }));
+        Arrival::Go(s)
+    }
+}

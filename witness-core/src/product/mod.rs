@@ -1,0 +1,994 @@
+//! Exploration of the product of the program's CFA and the witness automaton (format digest
+//! §6): a product state is (CFA location, call stack, witness state, data state). Each program
+//! step is matched against the witness state's outgoing transitions by their source-code
+//! guards; matched transitions' assumptions are evaluated on the step's post-state.
+//!
+//! The product knows witness formats only through [`LocationGuard`] and [`Assumption`](crate::witness::Assumption); it
+//! knows C only through the CFA's IR and the [`semantics`](crate::semantics).
+//!
+//! Verdict rules: a violation (call of the property's error function) while the automaton is in
+//! a violation state confirms; exhausting every path the witness allows without that rejects;
+//! anything uncertain on some allowed path (unsupported feature, possible undefined behaviour,
+//! solver gave up, budget) turns a would-be rejection into unknown.
+//!
+//! Layout: this file holds the state (`ProductState` and its visited-set key), the options, the
+//! outcome, one exploration (`explore_once`: the worklist with its budgets, ending in the gate
+//! of decision 97) and confirmation traces. Each concern beside it has its own file:
+//! `portfolio` (which readings run and how their outcomes combine; the public entry points),
+//! `transfer` (one CFA step on the data, property checks, undefined behaviour), `matching`
+//! (a step against the witness automaton, assumptions), `lasso` (non-termination), `explain`
+//! (where the witness's path died, for reports). Invariant: only `explore_once` turns an
+//! exploration's verdict into a conclusion, through `reading::conclude`.
+
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::rc::Rc;
+use std::time::Instant;
+
+use petgraph::graph::{EdgeIndex, NodeIndex};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use z3::ast::Bool;
+
+use crate::anchors::{Anchors, ResolvedAnchor};
+use crate::cfa::{
+    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, MemSource, Rvalue, ScalarTy, SourceSpan,
+    Target, Write,
+};
+use crate::cfront::{lower_assumption, AssumptionScope};
+use crate::offsets::OffsetPlan;
+use crate::reach::ErrorReach;
+use crate::reading::{self, Doubts, Reading};
+use crate::semantics::value::{as_i128, Definedness, Truth};
+use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
+use crate::testvec::TestVector;
+use crate::verdict::{NondetChoice, TraceStep, Verdict};
+use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, Range, WitnessAutomaton, WitnessTransition};
+
+/// How the automaton treats a program step that some transition matches but whose
+/// assumption fails (digest §6.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StutterMode {
+    /// Official reading since SV-COMP 2023: no implicit self-loop when any guard matched.
+    Strict,
+    /// CPAchecker's reading: additionally stay when the next observable step matches the
+    /// same guard.
+    Lenient,
+}
+
+use crate::property::ErrorTarget;
+
+mod explain;
+mod lasso;
+mod matching;
+mod portfolio;
+mod transfer;
+
+use lasso::*;
+pub use portfolio::explore;
+pub use portfolio::run_test_vector;
+use portfolio::*;
+
+/// Settings of one exploration.
+pub struct ExploreOptions {
+    pub deadline: Instant,
+    pub budget_secs: u64,
+    pub stutter: StutterMode,
+    pub target: ErrorTarget,
+    /// A permissive reading of the witness, used only to double-check a rejection: a step
+    /// whose matching transitions all die may be skipped, one step may fire a chain of
+    /// transitions. Never used to confirm.
+    pub permissive: bool,
+    /// How YAML segments are matched.
+    pub segments: SegmentReading,
+    /// What possible undefined behaviour on an allowed path means.
+    pub undefined: UndefinedBehaviour,
+    /// Test-vector run (decision 52): the witness automaton is not followed; the program's
+    /// nondet calls take these values in call order, and any error call confirms.
+    pub vector: Option<Rc<TestVector>>,
+    /// Guessing run (decision 67): the automaton is followed as usual, but each nondet value
+    /// is a concrete guess (the witness's value for that call where it gives one, else 0), so
+    /// the run needs no solver; used only to confirm, before the exploration proper.
+    pub guess: Option<Rc<TestVector>>,
+    /// Resident size in bytes at which the exploration stops with `unknown` (decision 68).
+    pub memory_limit: crate::resources::MemoryLimit,
+    /// GraphML offsets are not used (issue 19, cause 4: the permissive double check of a
+    /// rejection when the offsets could not be verified against this file).
+    pub lines_only: bool,
+}
+
+/// Policy for *possible* undefined behaviour (signed overflow, division by zero, out-of-bounds
+/// index, bad shift) on a path the witness allows. Definite undefined behaviour — every
+/// execution of the path has it — always makes the path unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UndefinedBehaviour {
+    /// SV-COMP convention: reachability tasks are free of undefined behaviour, so executions
+    /// that would have it are not executions of the task. They are excluded (with a warning),
+    /// and the answer speaks about the remaining executions.
+    Exclude,
+    /// Any possible undefined behaviour on an allowed path makes a rejection impossible.
+    Unknown,
+}
+
+/// How a YAML witness's segments are matched (format 2.0 digest §5.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentReading {
+    /// First occurrence, as CPAchecker does: the first time the run reaches a follow
+    /// waypoint's location, the waypoint must be passed, or the run dies. The format's meaning
+    /// as SV-COMP's own witness tasks encode it (decision 100).
+    Greedy,
+    /// A wider reading of the text ("the execution can be divided into parts"), for users who
+    /// want it: a run may also let a visit of the follow waypoint go by and pass it later.
+    Existential,
+}
+
+/// Result of an exploration.
+pub struct Outcome {
+    pub verdict: Verdict,
+    pub reason: String,
+    pub states: u64,
+    pub solver_calls: u64,
+    pub warnings: Vec<String>,
+    /// Some explored step read union bytes that C leaves unspecified (decision 37).
+    pub unspecified_read: bool,
+    /// The strict reading of the witness found no path to the error (the verdict may still be
+    /// unknown, when a doubt about that rejection remains): the witness's path is infeasible.
+    pub strict_rejected: bool,
+    /// Where the witness's path died, as far as it got (the failed assumption nearest to a
+    /// violation state).
+    pub infeasible: Option<InfeasibleStep>,
+    /// For a confirmed violation of an operation (decisions 72, 73): the property, e.g.
+    /// `valid-deref`.
+    pub violated: Option<&'static str>,
+    /// The exploration found no allowed path to the violation, whether or not its reading
+    /// supports a rejection (decision 97: the gate may have turned it into `unknown`).
+    pub raw_rejected: bool,
+    /// The exploration found an allowed path to the violation, whether or not its reading
+    /// supports a confirmation: the last step's line.
+    pub raw_confirmed: Option<u32>,
+    /// Transitions that fired on a guess of the place they mean, with the places they could
+    /// mean (decision 98); empty when some guess has no case split.
+    ambiguous: Vec<(EdgeIndex, Vec<(usize, usize)>)>,
+}
+
+impl Outcome {
+    /// A conclusion reached without exploring (no states, no solver calls, no warnings).
+    fn without_run(verdict: Verdict, reason: String, strict_rejected: bool) -> Outcome {
+        let raw_rejected = matches!(verdict, Verdict::Rejected);
+        Outcome {
+            verdict,
+            reason,
+            states: 0,
+            solver_calls: 0,
+            warnings: Vec::new(),
+            unspecified_read: false,
+            strict_rejected,
+            infeasible: None,
+            violated: None,
+            raw_rejected,
+            raw_confirmed: None,
+            ambiguous: Vec::new(),
+        }
+    }
+}
+
+/// Where the witness's path ends: a transition the program's step cannot pass.
+#[derive(Debug, Clone)]
+pub struct InfeasibleStep {
+    /// Line of the step the transition matched.
+    pub line: u32,
+    /// Position of the transition in the witness file.
+    pub origin: String,
+    /// What fails, e.g. "assumption `y == 11` is false (y is 10 there)".
+    pub what: String,
+    /// `assumption`, `sink` or `no-progress` (decision 78).
+    pub kind: &'static str,
+}
+
+/// Largest `memset`/`memcpy`/`memmove` modelled (bytes are stored one by one).
+const MAX_MEM_BYTES: u64 = 1 << 16;
+
+/// How many test-vector entries past its position a guessing run looks at for a call's value
+/// (the witness may give no value for some calls).
+const GUESS_LOOKAHEAD: usize = 8;
+
+/// How often (in product states) the exploration samples its resident size.
+const MEMORY_CHECK_EVERY: u64 = 1024;
+
+/// Most product states a guessing run explores before the exploration proper takes over.
+const GUESS_MAX_STATES: u64 = 20_000;
+
+/// Maximum call depth before a path is given up as unknown (unbounded recursion).
+const MAX_CALL_DEPTH: usize = 2000;
+
+/// A call in progress.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct CallSite {
+    callee: FuncId,
+    call_edge: EdgeIndex,
+    return_loc: NodeIndex,
+    lhs: Option<Target>,
+}
+
+/// What a trace shows as the function of a step at file scope (a global declaration).
+pub const FILE_SCOPE: &str = "(file scope)";
+
+/// A step of a path, kept as a persistent list for traces.
+struct TraceNode {
+    parent: Option<Rc<TraceNode>>,
+    span: Option<SourceSpan>,
+    /// `None` for a step at file scope (a global declaration).
+    function: Option<FuncId>,
+    action: Action,
+    witness_node: NodeIndex,
+    nondet: Option<Nondet>,
+}
+
+/// What a trace step did, rendered only for a confirmation's trace (a string per product
+/// state would be most of the product's memory).
+#[derive(Clone, Copy)]
+enum Action {
+    /// The CFA edge's statement text.
+    Edge(EdgeIndex),
+    /// Leaving the function back to its caller.
+    Return(FuncId),
+}
+
+/// A nondeterministic value chosen by a step: the function, the value (for floats: the
+/// bit-vector of its IEEE pattern) and, for floats, their type.
+type Nondet = (String, Value, Option<FloatTy>);
+
+#[derive(Clone)]
+struct ProductState {
+    loc: NodeIndex,
+    /// Shared until a call or return changes it (the visited set keeps one per state).
+    stack: Rc<Vec<CallSite>>,
+    witness: NodeIndex,
+    data: DataState,
+    /// Value returned by the function whose exit location `loc` is.
+    returned: Option<AnyValue>,
+    trace: Option<Rc<TraceNode>>,
+    /// Test-vector run: how many input values the path has taken.
+    vec_pos: usize,
+    /// Handlers registered with `atexit`, with their registration step (decision 76).
+    atexit: Rc<Vec<(FuncId, EdgeIndex)>>,
+    /// The program is ending by `exit` (its handlers run; the frames' locals still reach
+    /// blocks).
+    exiting: bool,
+    /// Non-termination witnesses: the step that made this state fired a transition into the
+    /// cycle head (decision 93).
+    arrival: bool,
+    /// Non-termination witnesses: the path's visits of the cycle head in the recurrent set,
+    /// newest first (decision 94).
+    heads: Option<Rc<HeadVisit>>,
+}
+
+/// What identifies a product state in the visited set: its `LassoKey` (the state without the
+/// path condition), the path condition, the test-vector position, the cycle-head visits so far,
+/// and what makes a state approximate (issue 19, cause 12): the unspecified union bytes, whether
+/// the path read some, and how many values and addresses it knows only approximately. A precise
+/// state is never merged with an approximate one.
+type StateKey = (LassoKey, crate::semantics::PathCond, usize, u32, Approximation);
+
+/// What makes a state approximate (see [`StateKey`]).
+type Approximation =
+    (Rc<std::collections::BTreeMap<crate::semantics::Obj, crate::semantics::ByteRanges>>, bool, usize, usize);
+
+impl ProductState {
+    fn lasso_key(&self) -> LassoKey {
+        (
+            self.loc,
+            self.witness,
+            self.stack.clone(),
+            self.data.frames.clone(),
+            self.data.globals.clone(),
+            self.data.heap.clone(),
+            self.returned.clone(),
+            self.atexit.clone(),
+            self.exiting,
+        )
+    }
+
+    fn key(&self) -> StateKey {
+        (
+            self.lasso_key(),
+            self.data.path.clone(),
+            self.vec_pos,
+            // Passes of a lasso are told apart, so that the repetition is seen at the cycle
+            // head (decision 94), not turned away earlier by the visited set.
+            self.heads.as_ref().map_or(0, |h| h.count),
+            (self.data.unspecified.clone(), self.data.unspecified_read, self.data.approx.len(), self.data.layout.len()),
+        )
+    }
+}
+
+/// An observable program step, as the witness sees it.
+#[derive(Clone, Copy)]
+enum StepKind<'a> {
+    /// A CFA edge.
+    Edge(&'a CfaEdge),
+    /// Leaving `callee` back to the call site (CPAchecker's function-return edge).
+    FunctionReturn { callee: FuncId, call_edge: EdgeIndex },
+}
+
+/// What a step produced, for guards and assumptions.
+struct StepInfo<'a> {
+    kind: StepKind<'a>,
+    span: Option<SourceSpan>,
+    /// Function whose variables the post-state's top frame holds.
+    scope_function: FuncId,
+    /// Location after the step (for `enterLoopHead`).
+    target: NodeIndex,
+    /// The value the step returned (`\result`).
+    result: Option<AnyValue>,
+    /// Locations reachable from `target` through blank edges (computed on first use: several
+    /// guards of one step may need it).
+    closure: std::cell::OnceCell<Vec<NodeIndex>>,
+}
+
+/// (transition, scope function, offset, type of `\result`, test-vector entry).
+type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<ScalarTy>, Option<usize>);
+/// An assumption lowered for one step: its conjuncts, and the function whose scope it names.
+struct Lowered {
+    scope: Option<FuncId>,
+    conjuncts: Vec<Result<crate::cfa::Expr, String>>,
+}
+
+type LoweredAssumption = Rc<Lowered>;
+
+struct Explorer<'a> {
+    cfa: &'a Cfa,
+    witness: &'a WitnessAutomaton,
+    anchors: &'a Anchors,
+    opts: &'a ExploreOptions,
+    smt: Smt,
+    /// How witness offsets take part in matching (decisions 5 and 55).
+    offsets: OffsetPlan,
+    /// Witness states from which a violation state is reachable, with BFS distance.
+    distance: HashMap<NodeIndex, u32>,
+    /// Program locations from which an error call is reachable.
+    reach: &'a ErrorReach,
+    /// Lowered assumptions per (transition, scope function, offset).
+    assumption_cache: HashMap<AssumptionKey, LoweredAssumption>,
+    warnings: Vec<String>,
+    warned: HashSet<String>,
+    /// Reasons some allowed path could not be decided (first few kept).
+    unknown: Vec<String>,
+    states: u64,
+    /// Some executed step read union bytes that C leaves unspecified (decision 37).
+    unspecified_read: bool,
+    /// The failed assumption nearest to a violation state (its source state's distance).
+    infeasible: Option<(u32, InfeasibleStep)>,
+    /// The witness state nearest to a violation state that an explored state was in (its
+    /// distance): where the witness's run got furthest, for explanations (decision 78).
+    furthest: Option<(u32, NodeIndex)>,
+    /// Branch transitions (YAML `branching`, GraphML `control`) whose location a step of an
+    /// allowed path reached while taking the other branch: the step's text, first seen. Turns a
+    /// `no-progress` explanation at such a transition into `branch` (decision 78).
+    wrong_branch: HashMap<EdgeIndex, String>,
+    /// Property no-overflow: a program step is being executed, so overflow conditions are
+    /// violations to collect (not while assumptions are evaluated).
+    collecting_violations: bool,
+    /// The states in which the step being executed overflows, with what overflows (decision 72):
+    /// one per operation of the step that may overflow.
+    pending_violations: Vec<(ProductState, String, &'static str)>,
+    /// The property (SV-COMP name) the confirmation violates, for operations (decision 73).
+    violated: Option<&'static str>,
+    /// States the visited set turned away (a cycle or a join of paths).
+    repeats: u64,
+    /// Most product states explored (free runs of a non-termination check).
+    max_states: Option<u64>,
+    /// Non-termination witnesses: the first visits of the cycle head in the recurrent set
+    /// (decision 94), for the checks of a rejection (decision 95).
+    lasso_firsts: Vec<ProductState>,
+    /// Non-termination witnesses: why a path that reached the cycle head in the recurrent set
+    /// does not show an infinite run (the set is not closed, a symbolic state, …).
+    lasso_open: Vec<String>,
+    /// A symbolic pass of the loop part is being explored (decision 96).
+    recurrence: Option<RecurrencePass>,
+    /// Constraints of the witness this exploration dropped or added (decision 97).
+    doubts: Doubts,
+    /// Lassos: the witness states reachable from a cycle head (its loop part).
+    cycle_nodes: HashSet<NodeIndex>,
+    /// Symbolic closure checks tried on concrete runs that did not repeat (issue 19).
+    recurrence_checks: usize,
+    /// Transitions whose offsets or column could not be used and whose line holds several
+    /// places they could mean (issue 19, cause 2): firing one is a guess of which (decision 98).
+    approximate: HashMap<EdgeIndex, String>,
+    /// The places (spans of steps) each GraphML transition of `approximate` could mean
+    /// (decision 98's case split).
+    places: HashMap<EdgeIndex, Vec<(usize, usize)>>,
+    /// Decision 98's case split: transitions pinned to one choice of the places they could mean
+    /// (the spans of the steps they match).
+    pins: HashMap<EdgeIndex, Vec<(usize, usize)>>,
+    /// Transitions of `approximate` that fired in this exploration.
+    fired_approximate: BTreeSet<EdgeIndex>,
+    /// Existential segments: per transition, the program locations from which a step on its
+    /// waypoint's line is still reachable.
+    revisit: HashMap<EdgeIndex, Rc<ErrorReach>>,
+}
+
+/// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets; `pins`
+/// fixes the places some transitions mean (decision 98's case split).
+fn explore_once(
+    cfa: &Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    reach: &ErrorReach,
+    aligned: Option<&HashMap<EdgeIndex, Range>>,
+    pins: Option<&HashMap<EdgeIndex, Vec<(usize, usize)>>>,
+) -> Outcome {
+    let mut ex = Explorer::new(cfa, witness, anchors, opts, reach);
+    // Offsets that were validated against this file make guards precise; the permissive
+    // reading keeps them (it relaxes only what depends on the CFA's granularity).
+    ex.offsets = match aligned {
+        Some(m) => OffsetPlan::Aligned(m.clone()),
+        None if opts.lines_only => OffsetPlan::LinesOnly,
+        None => crate::offsets::plan(cfa, witness, &mut ex.warnings),
+    };
+    (ex.approximate, ex.places) = approximate_transitions(&ex);
+    if let Some(pins) = pins {
+        ex.approximate.retain(|t, _| !pins.contains_key(t));
+        ex.pins = pins.clone();
+    }
+    let mut verdict = ex.run();
+    let mut lasso_reason = None;
+    if opts.target.termination && opts.vector.is_none() {
+        if let Verdict::Confirmed { error_function, .. } = &verdict {
+            lasso_reason = Some(format!("witness confirmed (non-termination): {error_function}"));
+        } else if opts.guess.is_none() {
+            let (v, r) = ex.lasso_verdict(verdict);
+            verdict = v;
+            lasso_reason = Some(r);
+        }
+    }
+    let reason = match &verdict {
+        _ if lasso_reason.is_some() => lasso_reason.unwrap_or_default(),
+        Verdict::Confirmed { trace, error_function } => {
+            let line = trace.last().map(|s| s.line).unwrap_or(0);
+            if opts.target.operations() {
+                format!("witness confirmed: {error_function} at line {line} after {} steps", trace.len())
+            } else {
+                format!("witness confirmed: {error_function}() is reached at line {line} after {} steps", trace.len())
+            }
+        }
+        Verdict::Rejected => {
+            format!("no path allowed by the witness reaches the error ({} product states explored)", ex.states)
+        }
+        Verdict::Unknown { reason } => reason.clone(),
+    };
+    // Decision 98: the fired transitions whose places were guessed, if each has a case split.
+    let ambiguous = if ex.fired_approximate.iter().all(|t| ex.places.contains_key(t)) {
+        ex.fired_approximate.iter().map(|t| (*t, ex.places[t].clone())).collect()
+    } else {
+        Vec::new()
+    };
+    let infeasible = ex.infeasible.clone().map(|(_, i)| i).or_else(|| ex.furthest_step());
+    let raw_rejected = matches!(verdict, Verdict::Rejected);
+    let raw_confirmed = match &verdict {
+        Verdict::Confirmed { trace, .. } => Some(trace.last().map(|s| s.line).unwrap_or(0)),
+        _ => None,
+    };
+    // Decision 97: the one gate between an exploration and its conclusion.
+    let (verdict, reason) = match reading::conclude(&reading_of(opts, aligned.is_some()), &ex.doubts, verdict) {
+        (v, Some(why)) => (v, why),
+        (v, None) => (v, reason),
+    };
+    Outcome {
+        verdict,
+        reason,
+        states: ex.states,
+        solver_calls: ex.smt.calls,
+        warnings: ex.warnings,
+        unspecified_read: ex.unspecified_read,
+        strict_rejected: false,
+        infeasible,
+        violated: ex.violated,
+        raw_rejected,
+        raw_confirmed,
+        ambiguous,
+    }
+}
+
+impl<'a> Explorer<'a> {
+    fn new(
+        cfa: &'a Cfa,
+        witness: &'a WitnessAutomaton,
+        anchors: &'a Anchors,
+        opts: &'a ExploreOptions,
+        reach: &'a ErrorReach,
+    ) -> Explorer<'a> {
+        Explorer {
+            cfa,
+            witness,
+            anchors,
+            opts,
+            smt: {
+                let mut smt = Smt::new(opts.deadline);
+                smt.floats = cfa
+                    .vars
+                    .iter()
+                    .any(|v| matches!(v.ty, crate::cfa::CType::Float(_) | crate::cfa::CType::FloatArray { .. }));
+                smt
+            },
+            offsets: OffsetPlan::LinesOnly,
+            distance: violation_distance(witness),
+            reach,
+            assumption_cache: HashMap::new(),
+            warnings: Vec::new(),
+            warned: HashSet::new(),
+            unknown: Vec::new(),
+            states: 0,
+            unspecified_read: false,
+            infeasible: None,
+            furthest: None,
+            wrong_branch: HashMap::new(),
+            collecting_violations: false,
+            pending_violations: Vec::new(),
+            violated: None,
+            repeats: 0,
+            max_states: None,
+            lasso_firsts: Vec::new(),
+            lasso_open: Vec::new(),
+            recurrence: None,
+            doubts: Doubts::default(),
+            revisit: HashMap::new(),
+            approximate: HashMap::new(),
+            places: HashMap::new(),
+            pins: HashMap::new(),
+            fired_approximate: BTreeSet::new(),
+            recurrence_checks: 0,
+            cycle_nodes: {
+                let mut seen = HashSet::new();
+                let mut todo: Vec<NodeIndex> =
+                    witness.graph.node_indices().filter(|n| witness.graph[*n].cycle_head).collect();
+                while let Some(n) = todo.pop() {
+                    if seen.insert(n) {
+                        todo.extend(witness.graph.neighbors_directed(n, Direction::Outgoing));
+                    }
+                }
+                seen
+            },
+        }
+    }
+}
+
+enum Step {
+    /// Continue with this state (witness not yet advanced).
+    Next(ProductState, Option<AnyValue>),
+    /// The path ends here without violation.
+    End,
+    /// The step reached the property violation.
+    Violation(ProductState, String),
+}
+
+impl<'a> Explorer<'a> {
+    fn warn(&mut self, w: String) {
+        if self.warned.insert(w.clone()) {
+            self.warnings.push(w);
+        }
+    }
+
+    fn give_up(&mut self, reason: String) {
+        if !self.unknown.contains(&reason) {
+            self.unknown.push(reason);
+        }
+    }
+
+    fn run(&mut self) -> Verdict {
+        let cfa = self.cfa;
+        let data = match DataState::initial(cfa) {
+            Ok(d) => d,
+            Err(EvalError::Unsupported(w)) => {
+                return Verdict::Unknown { reason: format!("global initialisation: {w}") }
+            }
+        };
+        let init = ProductState {
+            loc: cfa.start,
+            stack: Rc::new(Vec::new()),
+            witness: self.witness.entry,
+            data,
+            returned: None,
+            trace: None,
+            vec_pos: 0,
+            atexit: Rc::new(Vec::new()),
+            exiting: false,
+            arrival: false,
+            heads: None,
+        };
+        let mut init = init;
+        init.data.guessing = self.opts.guess.is_some();
+        // `distance` holds every violation state (at 0) and every state that reaches one.
+        if self.opts.vector.is_none() && !self.distance.contains_key(&self.witness.entry) {
+            self.warn("no violation node is reachable from the witness's entry node".into());
+            return Verdict::Rejected;
+        }
+        self.run_from(init)
+    }
+
+    fn run_from(&mut self, init: ProductState) -> Verdict {
+        let mut stack = vec![init];
+        // Boxed keys: the table holds a pointer per state, so its growth (which briefly holds
+        // the old and the new table) costs little next to the keys themselves.
+        let mut visited: HashSet<Box<StateKey>> = HashSet::new();
+        while let Some(mut state) = stack.pop() {
+            if Instant::now() >= self.opts.deadline {
+                return self.out_of_time();
+            }
+            if state.arrival {
+                state.arrival = false;
+                match self.lasso_arrival(state) {
+                    Arrival::Drop => continue,
+                    Arrival::Go(s) => state = s,
+                    Arrival::Confirm(v) => return v,
+                }
+            }
+            // A state from which no error call is reachable can never confirm, and nothing on
+            // its paths matters for a rejection.
+            if !self.reach.may_reach(state.loc, state.stack.iter().map(|c| c.return_loc)) {
+                continue;
+            }
+            if !visited.insert(Box::new(state.key())) {
+                self.repeats += 1;
+                continue;
+            }
+            if self.max_states.is_some_and(|m| self.states >= m) {
+                return Verdict::Unknown { reason: format!("stopped after {} product states", self.states) };
+            }
+            if let Some(&d) = self.distance.get(&state.witness) {
+                if self.furthest.is_none_or(|(best, _)| d < best) {
+                    self.furthest = Some((d, state.witness));
+                }
+            }
+            self.states += 1;
+            if self.states.is_multiple_of(MEMORY_CHECK_EVERY) {
+                if let Some(limit) = self.opts.memory_limit.bytes() {
+                    if crate::resources::resident_bytes().is_some_and(|r| r > limit) {
+                        return self.out_of_memory(limit);
+                    }
+                }
+            }
+            if self.opts.guess.is_some() && self.states > GUESS_MAX_STATES {
+                return Verdict::Unknown { reason: format!("guessing run stopped after {GUESS_MAX_STATES} states") };
+            }
+            let mut succs = Vec::new();
+            if let Some(v) = self.expand(state, &mut succs) {
+                return v;
+            }
+            // Depth-first, nearest-to-violation first: push the farthest first.
+            succs
+                .sort_by_key(|s: &ProductState| std::cmp::Reverse(self.distance.get(&s.witness).copied().unwrap_or(0)));
+            stack.extend(succs);
+        }
+        if Instant::now() >= self.opts.deadline {
+            return self.out_of_time();
+        }
+        if self.unknown.is_empty() {
+            Verdict::Rejected
+        } else {
+            let n = self.unknown.len();
+            let mut reason = self.unknown[0].clone();
+            if n > 1 {
+                reason.push_str(&format!(" (and {} other reason{})", n - 1, if n > 2 { "s" } else { "" }));
+            }
+            Verdict::Unknown { reason }
+        }
+    }
+
+    fn out_of_memory(&self, limit: u64) -> Verdict {
+        Verdict::Unknown {
+            reason: format!(
+                "memory limit of {} MiB reached after {} product states (see --memory-limit){}",
+                limit >> 20,
+                self.states,
+                self.unknown.first().map(|u| format!("; also: {u}")).unwrap_or_default()
+            ),
+        }
+    }
+
+    fn out_of_time(&self) -> Verdict {
+        Verdict::Unknown {
+            reason: format!(
+                "time budget of {} s exhausted after {} product states{}",
+                self.opts.budget_secs,
+                self.states,
+                self.unknown.first().map(|u| format!("; also: {u}")).unwrap_or_default()
+            ),
+        }
+    }
+
+    fn line_of(&self, span: Option<SourceSpan>) -> String {
+        match span {
+            Some(s) => format!("line {}", s.start_line),
+            None => "an unknown line".into(),
+        }
+    }
+
+    /// Expands one product state into its successors; returns a verdict on confirmation.
+    fn expand(&mut self, state: ProductState, out: &mut Vec<ProductState>) -> Option<Verdict> {
+        let cfa = self.cfa;
+        // At a function's exit: return to the caller (or the program ends).
+        let current = state.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
+        if state.loc != cfa.start && state.loc == cfa.function(current).exit {
+            let Some(site) = state.stack.last().cloned() else {
+                // main returned (or an `exit` handler did): the next `atexit` handler runs
+                // (decision 76); then the program ends (a leak may be the violation, decision 74).
+                if let Some(next) = self.run_atexit_handler(&state) {
+                    out.push(next);
+                    return None;
+                }
+                return self.leak_at_end(&state);
+            };
+            let mut next = state.clone();
+            Rc::make_mut(&mut next.stack).pop();
+            next.data.pop_frame();
+            next.loc = site.return_loc;
+            let returned = next.returned.take();
+            if let Some(Target::Struct(writes)) = &site.lhs {
+                if !self.write_all(&mut next, writes, cfa.edge(site.call_edge).span) {
+                    return None;
+                }
+            } else if let Some(lhs) = &site.lhs {
+                let Some(v) = returned.clone() else {
+                    self.give_up(format!("the value of a void function `{}` is used", cfa.function(site.callee).name));
+                    return None;
+                };
+                let stored = match (lhs, v) {
+                    (Target::Int(lv), v) => {
+                        let mut defined = Vec::new();
+                        match v.convert(ScalarTy::Int(lv.ty()), &mut defined) {
+                            AnyValue::Int(v) => next.data.assign(cfa, lv, &v, None).map(|mut d| {
+                                defined.append(&mut d);
+                                defined
+                            }),
+                            _ => Err(EvalError::Unsupported("conversion of a result".into())),
+                        }
+                    }
+                    (Target::Ptr(plv), AnyValue::Ptr(p)) => next.data.assign_ptr(cfa, plv, &p),
+                    (Target::Ptr(_), _) => {
+                        Err(EvalError::Unsupported("a non-pointer result stored into a pointer".into()))
+                    }
+                    (Target::Struct(_), _) => {
+                        Err(EvalError::Unsupported("a scalar result stored into a struct".into()))
+                    }
+                    (Target::Float(flv), v) => {
+                        let mut defined = Vec::new();
+                        match v.convert(ScalarTy::Float(flv.fty()), &mut defined) {
+                            AnyValue::Float(v) => next.data.assign_flv(cfa, flv, &v, None).map(|mut d| {
+                                defined.append(&mut d);
+                                defined
+                            }),
+                            _ => Err(EvalError::Unsupported("conversion of a result".into())),
+                        }
+                    }
+                };
+                match stored {
+                    Ok(defined) => {
+                        if !self.settle_definedness(&mut next, defined, cfa.edge(site.call_edge).span) {
+                            return None;
+                        }
+                    }
+                    Err(EvalError::Unsupported(w)) => {
+                        self.give_up(format!("{w} at {}", self.line_of(cfa.edge(site.call_edge).span)));
+                        return None;
+                    }
+                }
+            }
+            let caller = next.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
+            let info = StepInfo {
+                kind: StepKind::FunctionReturn { callee: site.callee, call_edge: site.call_edge },
+                span: cfa.edge(site.call_edge).span,
+                scope_function: caller,
+                target: site.return_loc,
+                result: returned,
+                closure: Default::default(),
+            };
+            let from = out.len();
+            self.advance_witness(next, &info, Action::Return(site.callee), None, out);
+            return self.memtrack_loss(&state, out, from, info.span);
+        }
+        let edges: Vec<EdgeIndex> = cfa.graph.edges_directed(state.loc, Direction::Outgoing).map(|e| e.id()).collect();
+        for e in edges {
+            let resolved;
+            let edge = match &cfa.edge(e).op {
+                EdgeOp::CallPtr { fptr, args, lhs } => match self.resolve_call(&state, fptr, args, cfa.edge(e).span) {
+                    Some(callee) => {
+                        resolved = CfaEdge {
+                            op: EdgeOp::Call { callee, args: args.clone(), lhs: lhs.clone() },
+                            ..cfa.edge(e).clone()
+                        };
+                        &resolved
+                    }
+                    None => continue,
+                },
+                _ => cfa.edge(e),
+            };
+            let target = cfa.graph.edge_endpoints(e).map(|(_, t)| t).unwrap_or(state.loc);
+            self.collecting_violations = self.opts.target.operations();
+            let step = self.execute(&state, e, edge, target);
+            self.collecting_violations = false;
+            for (v, what, property) in std::mem::take(&mut self.pending_violations) {
+                // The step violates the property (decisions 72, 73): like an error call, a
+                // step the witness may match into its violation node.
+                let info = StepInfo {
+                    kind: StepKind::Edge(edge),
+                    span: edge.span,
+                    scope_function: v.stack.last().map(|c| c.callee).unwrap_or(cfa.main),
+                    target,
+                    result: None,
+                    closure: Default::default(),
+                };
+                let mut after = Vec::new();
+                self.advance_witness(v, &info, Action::Edge(e), None, &mut after);
+                for s in after {
+                    if (self.opts.vector.is_some() || self.witness.graph[s.witness].violation)
+                        && self.approx_settled(&s)
+                    {
+                        self.violated = Some(property);
+                        return Some(self.confirm(&s, what));
+                    }
+                }
+            }
+            if let Step::Next(n, _) | Step::Violation(n, _) = &step {
+                self.unspecified_read |= n.data.unspecified_read;
+            }
+            match step {
+                Step::End => {}
+                Step::Next(mut next, result) => {
+                    if self.opts.vector.is_some() && !self.take_input(&mut next, edge, target, result.as_ref()) {
+                        continue;
+                    }
+                    // A blank edge with a source span is a `goto` statement: an edge of the
+                    // producers' CFAs too (CPAchecker's "Goto: L", CBMC's GOTO), so observable.
+                    if matches!(edge.op, EdgeOp::Blank) && edge.span.is_none() {
+                        out.push(next);
+                        continue;
+                    }
+                    let scope_function = match &edge.op {
+                        EdgeOp::Call { callee, .. } => *callee,
+                        _ => next.stack.last().map(|c| c.callee).unwrap_or(cfa.main),
+                    };
+                    let (nondet, result) = match (&edge.op, result) {
+                        (EdgeOp::NondetCall { function, .. }, Some(AnyValue::Int(v))) => {
+                            (Some((function.clone(), v.clone(), None)), Some(AnyValue::Int(v)))
+                        }
+                        // The float's bits are for the trace only, never `\result`.
+                        (EdgeOp::FloatNondetCall { function, fty, .. }, Some(AnyValue::Int(v))) => {
+                            (Some((function.clone(), v, Some(*fty))), None)
+                        }
+                        (_, r) => (None, r),
+                    };
+                    let info = StepInfo {
+                        kind: StepKind::Edge(edge),
+                        span: edge.span,
+                        scope_function,
+                        target,
+                        result,
+                        closure: Default::default(),
+                    };
+                    let from = out.len();
+                    self.advance_witness(next, &info, Action::Edge(e), nondet, out);
+                    if let Some(v) = self.memtrack_loss(&state, out, from, edge.span) {
+                        return Some(v);
+                    }
+                }
+                Step::Violation(next, function) => {
+                    // The error call is itself a step the witness may match (into the violation node).
+                    let info = StepInfo {
+                        kind: StepKind::Edge(edge),
+                        span: edge.span,
+                        scope_function: next.stack.last().map(|c| c.callee).unwrap_or(cfa.main),
+                        target,
+                        result: None,
+                        closure: Default::default(),
+                    };
+                    let mut after = Vec::new();
+                    self.advance_witness(next, &info, Action::Edge(e), None, &mut after);
+                    for s in after {
+                        if self.opts.vector.is_some() || self.witness.graph[s.witness].violation {
+                            if !self.approx_settled(&s) {
+                                continue;
+                            }
+                            return Some(self.confirm(&s, function));
+                        }
+                    }
+                    // Violation outside a violation state: does not count; the path ends.
+                }
+            }
+        }
+        None
+    }
+
+    /// Builds the confirmed verdict with a trace (nondeterministic values from a model).
+    fn confirm(&mut self, s: &ProductState, function: String) -> Verdict {
+        let cfa = self.cfa;
+        let mut nodes = Vec::new();
+        let mut cur = s.trace.clone();
+        while let Some(n) = cur {
+            cur = n.parent.clone();
+            nodes.push(n);
+        }
+        nodes.reverse();
+        let terms: Vec<z3::ast::BV> = nodes
+            .iter()
+            .filter_map(|n| n.nondet.as_ref())
+            .filter_map(|(_, v, _)| match &v.val {
+                Val::Sym(t) => Some(t.clone()),
+                Val::Conc(_) => None,
+            })
+            .collect();
+        let model =
+            if terms.is_empty() { Some(Vec::new()) } else { self.smt.model_values(&s.data.path.conjuncts(), &terms) };
+        let mut model_iter = model.unwrap_or_default().into_iter();
+        let file = String::new();
+        let trace = nodes
+            .iter()
+            .map(|n| TraceStep {
+                file: file.clone(),
+                line: n.span.map(|s| s.start_line).unwrap_or(0),
+                function: n.function.map_or_else(|| FILE_SCOPE.to_string(), |f| cfa.function(f).name.clone()),
+                action: match n.action {
+                    Action::Edge(e) => cfa.edge(e).text.clone(),
+                    Action::Return(f) => format!("return from {}", cfa.function(f).name),
+                },
+                witness_node: self.witness.graph[n.witness_node].id.clone(),
+                nondet: n.nondet.as_ref().map(|(f, v, fty)| {
+                    let bits = match &v.val {
+                        Val::Conc(b) => Some(*b),
+                        Val::Sym(_) => model_iter.next(),
+                    };
+                    let render = |b: u64| match fty {
+                        Some(fty) => crate::semantics::float::render(b, *fty),
+                        None => as_i128(b, v.ty).to_string(),
+                    };
+                    NondetChoice {
+                        function: f.clone(),
+                        value: bits.map(render).unwrap_or_else(|| "?".into()),
+                        bits: bits.map(|b| (b, fty.map(|t| t.bits()))),
+                    }
+                }),
+            })
+            .collect();
+        Verdict::Confirmed { trace, error_function: function }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> (String, WitnessAutomaton) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/graphml").join(name);
+        let src = std::fs::read_to_string(dir.join("program.c")).expect("program");
+        let path = dir.join("witness.graphml");
+        let bytes = std::fs::read(&path).expect("witness");
+        (src, crate::witness::graphml::read_graphml(&path, &bytes).expect("graphml"))
+    }
+
+    #[test]
+    fn the_choices_of_a_lost_place_are_the_sets_a_range_can_overlap() {
+        // Two disjoint conditions: either, or both.
+        let two = overlap_sets(&[(10, 14), (20, 25)]).expect("short line");
+        assert_eq!(two, vec![vec![(10, 14)], vec![(10, 14), (20, 25)], vec![(20, 25)]]);
+        // A call around two conditions: every range that meets a condition meets the call.
+        let nested = overlap_sets(&[(0, 40), (10, 14), (20, 25)]).expect("short line");
+        assert_eq!(nested.len(), 4);
+        assert!(nested.iter().all(|set| set.contains(&(0, 40))));
+        assert!(nested.contains(&vec![(0, 40)]));
+        // A line too long to try every range: no case split.
+        assert!(overlap_sets(&[(0, 10), (900, 910)]).is_none());
+    }
+
+    #[test]
+    fn a_shift_that_moves_a_value_claim_off_its_variables_is_found() {
+        // `k == 1 && b[k] == 4` sits on `b[k] = __VERIFIER_nondet_int();` (line 7).
+        let (src, w) = fixture("conjuncts-in-order-reject");
+        let names = HashSet::from(["b", "k"]);
+        assert_eq!(misplaced_claim(&src, &w, &names), None);
+        // One line up it lands on `if (k < 0 || k > 2) return 0;`, which does not mention `b`.
+        let up = misplaced_claim(&src, &shift_lines(&w, -1), &names).expect("misplaced");
+        // A name of no program variable (a producer's own) is not held against the shift.
+        assert_eq!(misplaced_claim(&src, &shift_lines(&w, -1), &HashSet::from(["k"])), None);
+        assert!(up.contains("does not mention `b`"), "{up}");
+    }
+}
