@@ -3,7 +3,7 @@
 //! Data flows one way (see ARCHITECTURE.md):
 //! witness file → [`witness`] reader → [`witness::WitnessAutomaton`];
 //! program file → [`cfront`] → [`cfa::Cfa`];
-//! both → [`product`] exploration (using [`semantics`]) → [`verdict::Verdict`].
+//! both → [`product`] exploration (using `semantics`) → [`verdict::Verdict`].
 //! [`validate`] wires the stages together. Nothing here prints or panics on input.
 //!
 //! # Validating a witness from a program of your own
@@ -20,21 +20,21 @@
 //! cargo run -p witness-core --example validate -- program.c witness.graphml unreach-call.prp
 //! ```
 
-pub mod anchors;
+pub(crate) mod anchors;
 pub mod cfa;
 pub mod cfront;
 pub mod error;
 pub mod harness;
 pub mod lint;
-pub mod offsets;
+pub(crate) mod offsets;
 pub mod product;
 pub mod property;
-pub mod reach;
-pub mod reading;
+pub(crate) mod reach;
+pub(crate) mod reading;
 pub mod resources;
-pub mod semantics;
+pub(crate) mod semantics;
 pub mod taskdef;
-pub mod testvec;
+pub(crate) mod testvec;
 pub mod validate;
 pub mod verdict;
 pub mod witness;

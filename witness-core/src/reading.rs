@@ -73,10 +73,6 @@ impl Reading {
     pub const SHIFTED: Reading = Reading { name: "a constant line shift", direction: Direction::Under };
     /// Offsets aligned line by line with this file's conditions (decision 55).
     pub const ALIGNED: Reading = Reading { name: "offsets aligned line by line", direction: Direction::Under };
-    /// One choice, for each transition whose offsets could not be mapped onto this file, of
-    /// the step on its line it means (decision 98): a guess of the exact reading.
-    pub const CHOSEN_OFFSETS: Reading =
-        Reading { name: "one choice of the conditions the witness's lost offsets mean", direction: Direction::Under };
 }
 
 /// Constraints an exploration dropped or added while it ran (the first reason of each kind).

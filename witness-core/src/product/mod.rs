@@ -4,7 +4,7 @@
 //! guards; matched transitions' assumptions are evaluated on the step's post-state.
 //!
 //! The product knows witness formats only through [`LocationGuard`] and [`Assumption`](crate::witness::Assumption); it
-//! knows C only through the CFA's IR and the [`semantics`](crate::semantics).
+//! knows C only through the CFA's IR and the `semantics` module.
 //!
 //! Verdict rules: a violation (call of the property's error function) while the automaton is in
 //! a violation state confirms; exhausting every path the witness allows without that rejects;

@@ -128,6 +128,7 @@ impl FValue {
             FVal::Sym(t) => t.clone(),
         }
     }
+    #[cfg(test)]
     pub fn is_conc(&self) -> Option<u64> {
         match self.val {
             FVal::Conc(b) => Some(b),

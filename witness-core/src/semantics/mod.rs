@@ -107,9 +107,6 @@ impl PathCond {
     pub fn len(&self) -> usize {
         self.0.as_ref().map_or(0, |n| n.len)
     }
-    pub fn is_empty(&self) -> bool {
-        self.0.is_none()
-    }
     /// Newest first.
     pub fn iter(&self) -> impl Iterator<Item = &Bool> {
         let mut cur = self.0.as_deref();

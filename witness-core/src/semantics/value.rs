@@ -38,12 +38,6 @@ impl Truth {
             Truth::Sym(b) => Truth::Sym(b.not()),
         }
     }
-    pub fn to_bool(&self) -> Bool {
-        match self {
-            Truth::Known(b) => Bool::from_bool(*b),
-            Truth::Sym(b) => b.clone(),
-        }
-    }
     pub fn and(&self, other: &Truth) -> Truth {
         match (self, other) {
             (Truth::Known(false), _) | (_, Truth::Known(false)) => Truth::Known(false),
@@ -130,6 +124,7 @@ impl Value {
     }
     /// A fresh unconstrained value (`_Bool` callers must add `v <= 1` themselves: see
     /// [`Value::range_constraint`]).
+    #[cfg(test)]
     pub fn fresh(prefix: &str, ty: IntTy) -> Value {
         Value { val: Val::Sym(BV::fresh_const(prefix, ty.bits)), ty }
     }
