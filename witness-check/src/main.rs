@@ -111,8 +111,8 @@ struct ValidateArgs {
     /// Wall-clock budget in seconds; when it runs out the answer is unknown.
     #[arg(long, value_name = "SECS", default_value_t = 90)]
     timeout: u64,
-    /// Resident memory in MiB at which the exploration stops with `unknown` (never an
-    /// out-of-memory kill). Default: 85 % of the cgroup's memory limit, else half of
+    /// Resident memory in MiB the validation may add before the exploration stops with
+    /// `unknown` (never an out-of-memory kill). Default: 85 % of the cgroup's memory limit, else half of
     /// physical memory; 0: no limit.
     #[arg(long = "memory-limit", value_name = "MIB")]
     memory_limit: Option<u64>,

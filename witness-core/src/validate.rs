@@ -33,7 +33,8 @@ pub struct ValidateOptions {
     pub undefined: UndefinedBehaviour,
     /// Which witnesses count as confirmed (decision 53).
     pub semantics: WitnessSemantics,
-    /// Resident size in bytes at which exploration stops with `unknown` (decision 68).
+    /// Resident bytes the validation may add before its exploration stops with `unknown`
+    /// (decision 68).
     pub memory_limit: crate::resources::MemoryLimit,
     /// Write the C harness of a confirmation into the report (decision 77).
     pub harness: bool,
@@ -223,6 +224,8 @@ fn run(
     let started = Instant::now();
     let deadline = started + opts.timeout;
     let mut warnings = Vec::new();
+    // Memory is bounded for this validation, whatever its caller holds (decision 68).
+    let memory_baseline = crate::resources::resident_bytes().unwrap_or(0);
 
     let witness = parse_witness(&opts.witness, &witness_src.bytes()?)?;
     warnings.extend(witness.warnings.iter().cloned());
@@ -456,6 +459,7 @@ fn run(
         vector: None,
         guess: None,
         memory_limit: opts.memory_limit,
+        memory_baseline,
         lines_only: false,
     };
     let anchors =

@@ -91,6 +91,9 @@ pub struct ExploreOptions {
     pub guess: Option<Rc<TestVector>>,
     /// Resident size in bytes at which the exploration stops with `unknown` (decision 68).
     pub memory_limit: crate::resources::MemoryLimit,
+    /// Resident bytes of the process when the validation began: the limit bounds what the
+    /// validation adds, not what its caller holds (issue 20).
+    pub memory_baseline: u64,
     /// GraphML offsets are not used (issue 19, cause 4: the permissive double check of a
     /// rejection when the offsets could not be verified against this file).
     pub lines_only: bool,
@@ -643,7 +646,8 @@ impl<'a> Explorer<'a> {
             self.states += 1;
             if self.states.is_multiple_of(MEMORY_CHECK_EVERY) {
                 if let Some(limit) = self.opts.memory_limit.bytes() {
-                    if crate::resources::resident_bytes().is_some_and(|r| r > limit) {
+                    let grown = |r: u64| r.saturating_sub(self.opts.memory_baseline) > limit;
+                    if crate::resources::resident_bytes().is_some_and(grown) {
                         return self.out_of_memory(limit);
                     }
                 }
