@@ -42,6 +42,14 @@ pub struct ValidateOptions {
     pub dot: bool,
 }
 
+/// The command line's defaults, for texts named `program.c` and `witness` (see
+/// [`validate_text`]).
+impl Default for ValidateOptions {
+    fn default() -> Self {
+        ValidateOptions::new("program.c", "witness")
+    }
+}
+
 impl ValidateOptions {
     /// Validation of `witness` against `program` with the defaults of the command line: the
     /// task's or the witness's data model (else LP64), 90 s, strict stutter, greedy segments,
