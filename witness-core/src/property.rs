@@ -205,29 +205,74 @@ pub fn property_from_specification(spec: &str) -> Option<Property> {
     combine(formulas)
 }
 
-/// Which program events are property violations.
-#[derive(Debug, Clone)]
-pub struct ErrorTarget {
-    /// Error functions (`reach_error`, `__VERIFIER_error`).
-    pub functions: Vec<String>,
-    /// The historic `ERROR:` label counts.
-    pub label: bool,
-    /// Property no-overflow (decision 72): a signed arithmetic overflow is the violation.
-    pub overflow: bool,
-    /// Property valid-memsafety (decision 73): an invalid dereference or free is the
-    /// violation, and a block lost (decision 74).
-    pub memsafety: bool,
-    /// Property valid-memcleanup (decision 74): a block still allocated at the end.
-    pub memcleanup: bool,
-    /// Property termination (decisions 92–95): the witness is a lasso; its cycle head is the
-    /// target, and a confirmation needs an infinite run.
-    pub termination: bool,
+/// Which program events are violations: the task's property, one of five (issue 20: one
+/// variant each, no combination of flags).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ErrorTarget {
+    /// unreach-call: a call of one of these error functions (`reach_error`,
+    /// `__VERIFIER_error`), or with `label` the historic `ERROR:` label.
+    Reach { functions: Vec<String>, label: bool },
+    /// no-overflow (decision 72): a signed arithmetic overflow.
+    Overflow,
+    /// valid-memsafety (decision 73): an invalid dereference or free, or a block lost
+    /// (decision 74).
+    MemSafety,
+    /// valid-memcleanup (decision 74): a block still allocated at the end.
+    MemCleanup,
+    /// termination (decisions 92–95): the witness is a lasso; its cycle head is the target,
+    /// and a confirmation needs an infinite run.
+    Termination,
 }
 
 impl ErrorTarget {
+    /// unreach-call with both conventional error functions (no property file).
+    pub fn default_reach() -> ErrorTarget {
+        ErrorTarget::Reach { functions: vec!["reach_error".into(), "__VERIFIER_error".into()], label: false }
+    }
+
     /// The violations are operations of ordinary steps (not calls of an error function).
     pub fn operations(&self) -> bool {
-        self.overflow || self.memsafety || self.memcleanup
+        matches!(self, ErrorTarget::Overflow | ErrorTarget::MemSafety | ErrorTarget::MemCleanup)
+    }
+
+    pub fn overflow(&self) -> bool {
+        matches!(self, ErrorTarget::Overflow)
+    }
+
+    pub fn memsafety(&self) -> bool {
+        matches!(self, ErrorTarget::MemSafety)
+    }
+
+    pub fn memcleanup(&self) -> bool {
+        matches!(self, ErrorTarget::MemCleanup)
+    }
+
+    pub fn termination(&self) -> bool {
+        matches!(self, ErrorTarget::Termination)
+    }
+
+    /// The error functions (none outside unreach-call).
+    pub fn functions(&self) -> &[String] {
+        match self {
+            ErrorTarget::Reach { functions, .. } => functions,
+            _ => &[],
+        }
+    }
+
+    /// The historic `ERROR:` label counts.
+    pub fn label(&self) -> bool {
+        matches!(self, ErrorTarget::Reach { label: true, .. })
+    }
+
+    /// The property's SV-COMP name (`unreach-call`, `no-overflow`, `valid-memsafety`, …).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ErrorTarget::Reach { .. } => "unreach-call",
+            ErrorTarget::Overflow => "no-overflow",
+            ErrorTarget::MemSafety => "valid-memsafety",
+            ErrorTarget::MemCleanup => "valid-memcleanup",
+            ErrorTarget::Termination => "termination",
+        }
     }
 }
 

@@ -260,15 +260,6 @@ fn run(
             opts.data_model.unwrap_or(DataModel::Lp64),
         ));
     }
-    let termination_target = ErrorTarget {
-        functions: Vec::new(),
-        label: false,
-        overflow: false,
-        memsafety: false,
-        memcleanup: false,
-        termination: true,
-    };
-
     // The property decides the error function; without one, both conventional ones count.
     let target = match &property_src {
         Some(src) => {
@@ -276,47 +267,12 @@ fn run(
             let text = String::from_utf8_lossy(&src.bytes()?).into_owned();
             let prop = property::parse_property(p, &text)?;
             match prop.kind {
-                PropertyKind::UnreachCall => ErrorTarget {
-                    functions: prop.error_functions.clone(),
-                    label: false,
-                    overflow: false,
-                    memsafety: false,
-                    memcleanup: false,
-                    termination: false,
-                },
-                PropertyKind::UnreachLabel => ErrorTarget {
-                    functions: Vec::new(),
-                    label: true,
-                    overflow: false,
-                    memsafety: false,
-                    memcleanup: false,
-                    termination: false,
-                },
-                PropertyKind::NoOverflow => ErrorTarget {
-                    functions: Vec::new(),
-                    label: false,
-                    overflow: true,
-                    memsafety: false,
-                    memcleanup: false,
-                    termination: false,
-                },
-                PropertyKind::MemSafety => ErrorTarget {
-                    functions: Vec::new(),
-                    label: false,
-                    overflow: false,
-                    memsafety: true,
-                    memcleanup: false,
-                    termination: false,
-                },
-                PropertyKind::MemCleanup => ErrorTarget {
-                    functions: Vec::new(),
-                    label: false,
-                    overflow: false,
-                    memsafety: false,
-                    memcleanup: true,
-                    termination: false,
-                },
-                PropertyKind::Other(what) if is_termination(&what) => termination_target.clone(),
+                PropertyKind::UnreachCall => ErrorTarget::Reach { functions: prop.error_functions.clone(), label: false },
+                PropertyKind::UnreachLabel => ErrorTarget::Reach { functions: Vec::new(), label: true },
+                PropertyKind::NoOverflow => ErrorTarget::Overflow,
+                PropertyKind::MemSafety => ErrorTarget::MemSafety,
+                PropertyKind::MemCleanup => ErrorTarget::MemCleanup,
+                PropertyKind::Other(what) if is_termination(&what) => ErrorTarget::Termination,
                 PropertyKind::Other(what) => {
                     let dm = opts.data_model.unwrap_or(DataModel::Lp64);
                     return Ok(unknown_report(
@@ -330,15 +286,8 @@ fn run(
                 }
             }
         }
-        None if lasso => termination_target.clone(),
-        None => ErrorTarget {
-            functions: vec!["reach_error".into(), "__VERIFIER_error".into()],
-            label: false,
-            overflow: false,
-            memsafety: false,
-            memcleanup: false,
-            termination: false,
-        },
+        None if lasso => ErrorTarget::Termination,
+        None => ErrorTarget::default_reach(),
     };
     // Decision 72: a witness for one property never confirms another. A witness whose
     // specifications all name another kind of property (unreach-call, no-overflow, memory
@@ -351,17 +300,7 @@ fn run(
         PropertyKind::Other(f) if is_termination(f) => "termination",
         PropertyKind::Other(_) => "another property",
     };
-    let ours = if target.termination {
-        "termination"
-    } else if target.overflow {
-        "no-overflow"
-    } else if target.memsafety {
-        "valid-memsafety"
-    } else if target.memcleanup {
-        "valid-memcleanup"
-    } else {
-        "unreach-call"
-    };
+    let ours = target.name();
     let specs: Vec<&'static str> = witness
         .metadata
         .specifications
@@ -370,7 +309,7 @@ fn run(
         .map(|p| category(&p.kind))
         .collect();
     // Decision 92: a lasso is validated only for termination, and termination only with a lasso.
-    if lasso != target.termination {
+    if lasso != target.termination() {
         let dm = opts.data_model.unwrap_or(DataModel::Lp64);
         let why = if lasso {
             format!("the witness is a non-termination witness (a lasso), the task's property is {ours}: not validated")
@@ -396,13 +335,13 @@ fn run(
     for spec in &witness.metadata.specifications {
         if let Some(p) = property::property_from_specification(spec) {
             if p.kind == PropertyKind::UnreachCall
-                && !target.functions.is_empty()
-                && !p.error_functions.iter().any(|f| target.functions.contains(f))
+                && !target.functions().is_empty()
+                && !p.error_functions.iter().any(|f| target.functions().contains(f))
             {
                 warnings.push(format!(
                     "the witness's specification names {} but the property file names {}",
                     p.error_functions.join(", "),
-                    target.functions.join(", ")
+                    target.functions().join(", ")
                 ));
             }
         }
@@ -486,7 +425,7 @@ fn run(
     if outcome.strict_rejected
         && !matches!(verdict, Verdict::Confirmed { .. })
         && !explore_opts.target.operations()
-        && !explore_opts.target.termination
+        && !explore_opts.target.termination()
     {
         let tv = test_vector_run(&program.cfa, &witness, &anchors, &explore_opts);
         states += tv.states;
@@ -564,12 +503,10 @@ fn run(
         data_model: data_model.name().into(),
         test_vector,
         property: violated
-            .unwrap_or(if explore_opts.target.termination {
-                "termination"
-            } else if explore_opts.target.overflow {
-                "no-overflow"
-            } else {
-                "unreach-call"
+            .unwrap_or(match explore_opts.target {
+                // A memory violation names its subproperty (`violated`).
+                ErrorTarget::Termination | ErrorTarget::Overflow => explore_opts.target.name(),
+                _ => "unreach-call",
             })
             .into(),
         explanation,

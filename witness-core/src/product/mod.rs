@@ -436,7 +436,7 @@ fn explore_once(
     }
     let mut verdict = ex.run();
     let mut lasso_reason = None;
-    if opts.target.termination && opts.vector.is_none() {
+    if opts.target.termination() && opts.vector.is_none() {
         if let Verdict::Confirmed { error_function, .. } = &verdict {
             lasso_reason = Some(format!("witness confirmed (non-termination): {error_function}"));
         } else if opts.guess.is_none() {

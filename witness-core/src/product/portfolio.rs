@@ -19,7 +19,7 @@ pub fn explore(
     opts: &ExploreOptions,
 ) -> Outcome {
     // Decision 95: a lasso's runs matter only while they can still enter the cycle head.
-    let reach = match opts.target.termination.then(|| head_seeds(cfa, witness, anchors)).flatten() {
+    let reach = match opts.target.termination().then(|| head_seeds(cfa, witness, anchors)).flatten() {
         Some(seeds) => ErrorReach::towards(cfa, &seeds),
         None => ErrorReach::for_target(cfa, &opts.target),
     };
@@ -40,7 +40,7 @@ pub(super) fn explore_with(
     if !reach.may_reach(cfa.start, std::iter::empty()) {
         return Outcome::without_run(
             Verdict::Rejected,
-            if opts.target.termination {
+            if opts.target.termination() {
                 "no step of the program can enter the witness's cycle head (its lines are never reached)".into()
             } else {
                 "the program has no reachable call of an error function: no run violates the property, whatever the \
@@ -598,14 +598,8 @@ pub(super) fn free_run(
     let fopts = ExploreOptions {
         deadline: opts.deadline.min(now + FREE_RUN_MAX_TIME.min(opts.deadline.saturating_duration_since(now) / 4)),
         permissive: false,
-        target: ErrorTarget {
-            functions: Vec::new(),
-            label: false,
-            overflow: false,
-            memsafety: false,
-            memcleanup: false,
-            termination: false,
-        },
+        // No event is a violation: the free run only visits the program's states.
+        target: ErrorTarget::Reach { functions: Vec::new(), label: false },
         undefined: UndefinedBehaviour::Unknown,
         vector: None,
         guess: None,

@@ -23,10 +23,10 @@ impl<'a> Explorer<'a> {
         let mut groups: Vec<(&'static str, Truth, Vec<String>)> = Vec::new();
         for d in defined {
             let property = match d.violation_kind() {
-                Some(ViolationKind::Overflow) if self.opts.target.overflow => "no-overflow",
-                Some(ViolationKind::Deref) if self.opts.target.memsafety => "valid-deref",
-                Some(ViolationKind::Free) if self.opts.target.memsafety => "valid-free",
-                Some(ViolationKind::ShiftOverflow) if self.opts.target.overflow => {
+                Some(ViolationKind::Overflow) if self.opts.target.overflow() => "no-overflow",
+                Some(ViolationKind::Deref) if self.opts.target.memsafety() => "valid-deref",
+                Some(ViolationKind::Free) if self.opts.target.memsafety() => "valid-free",
+                Some(ViolationKind::ShiftOverflow) if self.opts.target.overflow() => {
                     rest.push(Definedness {
                         unmodelled: true,
                         what: format!("{} (whether a shift's overflow violates no-overflow is not decided)", d.what),
@@ -88,7 +88,7 @@ impl<'a> Explorer<'a> {
         from: usize,
         span: Option<SourceSpan>,
     ) -> Option<Verdict> {
-        if !self.opts.target.memsafety {
+        if !self.opts.target.memsafety() {
             return None;
         }
         let candidates: Vec<usize> =
@@ -125,9 +125,9 @@ impl<'a> Explorer<'a> {
     /// still reach blocks, as LeakSanitizer scans the stack at exit; after `main` returned only
     /// the globals do.
     pub(super) fn leak(&mut self, s: &ProductState, frames_live: bool) -> Option<(&'static str, String)> {
-        let (property, from_globals) = if self.opts.target.memcleanup {
+        let (property, from_globals) = if self.opts.target.memcleanup() {
             ("valid-memcleanup", false)
-        } else if self.opts.target.memsafety {
+        } else if self.opts.target.memsafety() {
             ("valid-memtrack", true)
         } else {
             return None;
@@ -632,9 +632,9 @@ impl<'a> Explorer<'a> {
             EdgeOp::Error { kind, function } => {
                 let counts = match kind {
                     ErrorKind::ReachError | ErrorKind::VerifierError => {
-                        self.opts.target.functions.iter().any(|f| f == function)
+                        self.opts.target.functions().iter().any(|f| f == function)
                     }
-                    ErrorKind::ErrorLabel => self.opts.target.label,
+                    ErrorKind::ErrorLabel => self.opts.target.label(),
                     ErrorKind::AssertFail => false,
                 };
                 if counts {
