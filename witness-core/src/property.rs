@@ -7,7 +7,9 @@
 
 use std::path::Path;
 
+use crate::cfa::ErrorKind;
 use crate::error::InputError;
+use crate::semantics::value::ViolationKind;
 
 /// Which kind of property is to be checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,6 +226,17 @@ pub enum ErrorTarget {
     Termination,
 }
 
+/// What an operation's violation is under a property ([`ErrorTarget::classify`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Classified {
+    /// The property's violation, named by its (sub)property (`valid-deref`, `no-overflow`).
+    Violation(&'static str),
+    /// The property says nothing certain about it: unknown where it may happen.
+    Undecided(&'static str),
+    /// Not this property's concern.
+    Other,
+}
+
 impl ErrorTarget {
     /// unreach-call with both conventional error functions (no property file).
     pub fn default_reach() -> ErrorTarget {
@@ -264,6 +277,41 @@ impl ErrorTarget {
         matches!(self, ErrorTarget::Reach { label: true, .. })
     }
 
+    /// Whether a call of an error function (or the `ERROR:` label) is this property's violation.
+    pub fn counts_error(&self, kind: &ErrorKind, function: &str) -> bool {
+        match kind {
+            ErrorKind::ReachError | ErrorKind::VerifierError => self.functions().iter().any(|f| f == function),
+            ErrorKind::ErrorLabel => self.label(),
+            ErrorKind::AssertFail => false,
+        }
+    }
+
+    /// What an operation's violation of `kind` is under this property: its (sub)property, or
+    /// that the property does not decide it, or nothing (the condition is undefined behaviour
+    /// of the task, decided by the undefined-behaviour policy).
+    pub fn classify(&self, kind: ViolationKind) -> Classified {
+        match (self, kind) {
+            (ErrorTarget::Overflow, ViolationKind::Overflow) => Classified::Violation("no-overflow"),
+            (ErrorTarget::Overflow, ViolationKind::ShiftOverflow) => {
+                Classified::Undecided("whether a shift's overflow violates no-overflow is not decided")
+            }
+            (ErrorTarget::MemSafety, ViolationKind::Deref) => Classified::Violation("valid-deref"),
+            (ErrorTarget::MemSafety, ViolationKind::Free) => Classified::Violation("valid-free"),
+            _ => Classified::Other,
+        }
+    }
+
+    /// Decision 74: the leak this property counts when the program ends: its name, and whether
+    /// only blocks no global reaches count (valid-memtrack, as LeakSanitizer) or every block
+    /// still allocated (valid-memcleanup).
+    pub fn leak_rule(&self) -> Option<(&'static str, bool)> {
+        match self {
+            ErrorTarget::MemCleanup => Some(("valid-memcleanup", false)),
+            ErrorTarget::MemSafety => Some(("valid-memtrack", true)),
+            _ => None,
+        }
+    }
+
     /// The property's SV-COMP name (`unreach-call`, `no-overflow`, `valid-memsafety`, …).
     pub fn name(&self) -> &'static str {
         match self {
@@ -279,6 +327,25 @@ impl ErrorTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_property_answers_for_its_own_violations() {
+        use crate::cfa::ErrorKind;
+        use crate::semantics::value::ViolationKind as K;
+        let reach = ErrorTarget::default_reach();
+        assert!(reach.counts_error(&ErrorKind::ReachError, "reach_error"));
+        assert!(!reach.counts_error(&ErrorKind::ErrorLabel, "ERROR"));
+        assert!(ErrorTarget::Reach { functions: Vec::new(), label: true }.counts_error(&ErrorKind::ErrorLabel, "ERROR"));
+        assert!(!ErrorTarget::Overflow.counts_error(&ErrorKind::ReachError, "reach_error"));
+        assert_eq!(reach.classify(K::Overflow), Classified::Other);
+        assert_eq!(ErrorTarget::Overflow.classify(K::Overflow), Classified::Violation("no-overflow"));
+        assert!(matches!(ErrorTarget::Overflow.classify(K::ShiftOverflow), Classified::Undecided(_)));
+        assert_eq!(ErrorTarget::MemSafety.classify(K::Free), Classified::Violation("valid-free"));
+        assert_eq!(ErrorTarget::MemCleanup.classify(K::Deref), Classified::Other);
+        assert_eq!(ErrorTarget::MemSafety.leak_rule(), Some(("valid-memtrack", true)));
+        assert_eq!(ErrorTarget::MemCleanup.leak_rule(), Some(("valid-memcleanup", false)));
+        assert_eq!(ErrorTarget::Termination.leak_rule(), None);
+    }
 
     fn p(text: &str) -> Result<Property, InputError> {
         parse_property(Path::new("test.prp"), text)

@@ -267,7 +267,9 @@ fn run(
             let text = String::from_utf8_lossy(&src.bytes()?).into_owned();
             let prop = property::parse_property(p, &text)?;
             match prop.kind {
-                PropertyKind::UnreachCall => ErrorTarget::Reach { functions: prop.error_functions.clone(), label: false },
+                PropertyKind::UnreachCall => {
+                    ErrorTarget::Reach { functions: prop.error_functions.clone(), label: false }
+                }
                 PropertyKind::UnreachLabel => ErrorTarget::Reach { functions: Vec::new(), label: true },
                 PropertyKind::NoOverflow => ErrorTarget::Overflow,
                 PropertyKind::MemSafety => ErrorTarget::MemSafety,

@@ -17,21 +17,15 @@ impl<'a> Explorer<'a> {
         defined: Vec<Definedness>,
         span: Option<SourceSpan>,
     ) -> Option<Vec<Definedness>> {
-        use crate::semantics::value::ViolationKind;
+        use crate::property::Classified;
         let mut rest = Vec::new();
         // Per property: the conjunction of its conditions and what they guard against.
         let mut groups: Vec<(&'static str, Truth, Vec<String>)> = Vec::new();
         for d in defined {
-            let property = match d.violation_kind() {
-                Some(ViolationKind::Overflow) if self.opts.target.overflow() => "no-overflow",
-                Some(ViolationKind::Deref) if self.opts.target.memsafety() => "valid-deref",
-                Some(ViolationKind::Free) if self.opts.target.memsafety() => "valid-free",
-                Some(ViolationKind::ShiftOverflow) if self.opts.target.overflow() => {
-                    rest.push(Definedness {
-                        unmodelled: true,
-                        what: format!("{} (whether a shift's overflow violates no-overflow is not decided)", d.what),
-                        ..d
-                    });
+            let property = match d.violation_kind().map(|k| self.opts.target.classify(k)) {
+                Some(Classified::Violation(property)) => property,
+                Some(Classified::Undecided(why)) => {
+                    rest.push(Definedness { unmodelled: true, what: format!("{} ({why})", d.what), ..d });
                     continue;
                 }
                 _ => {
@@ -125,13 +119,7 @@ impl<'a> Explorer<'a> {
     /// still reach blocks, as LeakSanitizer scans the stack at exit; after `main` returned only
     /// the globals do.
     pub(super) fn leak(&mut self, s: &ProductState, frames_live: bool) -> Option<(&'static str, String)> {
-        let (property, from_globals) = if self.opts.target.memcleanup() {
-            ("valid-memcleanup", false)
-        } else if self.opts.target.memsafety() {
-            ("valid-memtrack", true)
-        } else {
-            return None;
-        };
+        let (property, from_globals) = self.opts.target.leak_rule()?;
         let blocks = if from_globals && frames_live {
             s.data.lost_blocks(None).map(|b| b.into_iter().collect::<Vec<u32>>())
         } else {
@@ -630,13 +618,7 @@ impl<'a> Explorer<'a> {
                 next.loc = func.exit;
             }
             EdgeOp::Error { kind, function } => {
-                let counts = match kind {
-                    ErrorKind::ReachError | ErrorKind::VerifierError => {
-                        self.opts.target.functions().iter().any(|f| f == function)
-                    }
-                    ErrorKind::ErrorLabel => self.opts.target.label(),
-                    ErrorKind::AssertFail => false,
-                };
+                let counts = self.opts.target.counts_error(kind, function);
                 if counts {
                     return Step::Violation(next, function.clone());
                 }
