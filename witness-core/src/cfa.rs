@@ -281,7 +281,7 @@ pub enum Target {
 pub struct VarId(pub u32);
 
 /// Index of a function in [`Cfa::functions`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct FuncId(pub u32);
 
 /// Where a variable lives.

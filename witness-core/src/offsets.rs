@@ -108,15 +108,18 @@ fn offsets_fit(cfa: &Cfa, ts: &[WithOffsets], shift: i64) -> bool {
 /// but not on the steps they meant.
 pub fn unverified(cfa: &Cfa, source: &str, w: &WitnessAutomaton) -> bool {
     let OffsetPlan::Shift(k) = plan(cfa, w, &mut Vec::new()) else { return false };
-    let starts: HashSet<usize> = cfa.graph.edge_weights().filter_map(|e| e.span.map(|s| s.start_offset)).collect();
+    let starts = step_starts(cfa);
     let hit = with_offsets(w).iter().all(|(_, _, off, _)| starts.contains(&((off.start as i64 - k).max(0) as usize)));
     if hit {
         return false;
     }
-    let Some(h) = w.metadata.program_hash.as_deref().map(|h| h.trim().to_ascii_lowercase()) else { return true };
-    use sha2::Digest;
-    h != format!("{:x}", sha2::Sha256::digest(source.as_bytes()))
-        && !(h.len() == 40 && format!("{:x}", sha1::Sha1::digest(source.as_bytes())) == h)
+    let Some(h) = w.metadata.program_hash.as_deref() else { return true };
+    crate::witness::check_program_hash(h, source.as_bytes()).is_err()
+}
+
+/// The offsets where a step of this file starts.
+fn step_starts(cfa: &Cfa) -> HashSet<usize> {
+    cfa.graph.edge_weights().filter_map(|e| e.span.map(|s| s.start_offset)).collect()
 }
 
 /// CPAchecker `-preprocess` witnesses carry offsets into the preprocessed text, which differs
@@ -124,7 +127,7 @@ pub fn unverified(cfa: &Cfa, source: &str, w: &WitnessAutomaton) -> bool {
 /// lines and at least three quarters of the transitions start exactly where a CFA edge
 /// starts, and no other shift does as well.
 fn recover_offset_shift(cfa: &Cfa, ts: &[WithOffsets]) -> Option<i64> {
-    let starts: HashSet<usize> = cfa.graph.edge_weights().filter_map(|e| e.span.map(|s| s.start_offset)).collect();
+    let starts = step_starts(cfa);
     let mut candidates: Vec<i64> =
         ts.iter().flat_map(|(_, _, off, _)| starts.iter().map(move |s| off.start as i64 - *s as i64)).collect();
     candidates.sort_unstable();

@@ -6,9 +6,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sha1::Sha1;
-use sha2::{Digest, Sha256};
-
 use crate::cfa::DataModel;
 use crate::cfront;
 use crate::error::InputError;
@@ -694,14 +691,8 @@ fn check_hash(hash: Option<&str>, bytes: &[u8], warnings: &mut Vec<String>) {
         warnings.push("the witness has no program hash".into());
         return;
     };
-    let h = h.trim().to_ascii_lowercase();
-    // A SHA-1 hash has 40 hex digits: only then is SHA-1 computed (each digest of a large file
-    // costs milliseconds).
-    if h.len() == 40 && format!("{:x}", Sha1::digest(bytes)) == h {
-        return;
-    }
-    let sha256 = format!("{:x}", Sha256::digest(bytes));
-    if h != sha256 {
+    if let Err(sha256) = crate::witness::check_program_hash(h, bytes) {
+        let h = h.trim().to_ascii_lowercase();
         warnings.push(format!("program hash mismatch: the witness says {h}, the file's SHA-256 is {sha256}"));
     }
 }

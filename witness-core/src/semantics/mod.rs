@@ -59,7 +59,7 @@ pub enum Slot {
 }
 
 /// Variables of one activation of a function.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Frame {
     /// Shared between the states of a path until one of them writes (copy on write): the
     /// product's visited set keeps every state's frames, so a copy per state would dominate

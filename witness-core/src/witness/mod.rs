@@ -27,6 +27,23 @@ pub enum WitnessType {
     Termination,
 }
 
+/// Compares a witness's program hash (hex, any case) with the program's bytes, as SHA-256 or, for
+/// 40 hex digits, SHA-1 (digest §9.2). `Err` holds the file's SHA-256 for the message.
+pub fn check_program_hash(hash: &str, bytes: &[u8]) -> Result<(), String> {
+    use sha1::Digest;
+    let h = hash.trim().to_ascii_lowercase();
+    // Only a 40-digit hash can be SHA-1 (each digest of a large file costs milliseconds).
+    if h.len() == 40 && format!("{:x}", sha1::Sha1::digest(bytes)) == h {
+        return Ok(());
+    }
+    let sha256 = format!("{:x}", sha2::Sha256::digest(bytes));
+    if h == sha256 {
+        Ok(())
+    } else {
+        Err(sha256)
+    }
+}
+
 /// Graph-level metadata, as far as the validator uses it.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct WitnessMetadata {

@@ -578,6 +578,9 @@ impl<'a> Builder<'a> {
         }
         impl<'ast> lang_c::visit::Visit<'ast> for Calls<'_, '_> {
             fn visit_call_expression(&mut self, c: &'ast CallExpression, span: &'ast lang_c::span::Span) {
+                if self.found {
+                    return;
+                }
                 if let Expression::Identifier(i) = &c.callee.node {
                     let name = i.node.name.as_str();
                     if name.starts_with("__VERIFIER_nondet_") && !self.b.func_ids.contains_key(name) {

@@ -218,7 +218,6 @@ pub(super) fn explore_with(
         recheck_rejection(
             &mut outcome,
             second,
-            false,
             disagree,
             "the strict reading rejects the witness, but the check under a permissive reading was inconclusive",
         );
@@ -229,19 +228,10 @@ pub(super) fn explore_with(
 /// Decision 97: a rejection found under one reading stands only if `second`, an exploration
 /// under a reading that allows at least the same runs, finds no path either. If `second` finds
 /// one, the readings `disagree` (unknown, with the line); if it decides nothing, the check was
-/// `inconclusive` (unknown, with its reason). `adopt_warnings`: `second`'s warnings are reported.
-pub(super) fn recheck_rejection(
-    outcome: &mut Outcome,
-    second: Outcome,
-    adopt_warnings: bool,
-    disagree: &str,
-    inconclusive: &str,
-) {
+/// `inconclusive` (unknown, with its reason). `second`'s warnings are not reported.
+pub(super) fn recheck_rejection(outcome: &mut Outcome, second: Outcome, disagree: &str, inconclusive: &str) {
     outcome.states += second.states;
     outcome.solver_calls += second.solver_calls;
-    if adopt_warnings {
-        outcome.warnings.extend(second.warnings);
-    }
     // The second reading's own conclusion, after its gate (a doubt it met may forbid it).
     let reason = if matches!(second.verdict, Verdict::Rejected) {
         if !matches!(outcome.verdict, Verdict::Rejected) {
