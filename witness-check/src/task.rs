@@ -100,13 +100,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// The kind of property a `.prp` file or a witness's specification names (as in decision 72).
-fn category(kind: &PropertyKind) -> String {
-    match kind {
-        PropertyKind::UnreachCall | PropertyKind::UnreachLabel => "unreach-call".into(),
-        PropertyKind::NoOverflow => "no-overflow".into(),
-        PropertyKind::MemSafety => "valid-memsafety".into(),
-        PropertyKind::MemCleanup => "valid-memcleanup".into(),
-        PropertyKind::Other(f) => f.clone(),
+fn category(p: &property::Property) -> String {
+    match (property::category(p), &p.kind) {
+        (Some(name), _) => name.into(),
+        (None, PropertyKind::Other(f)) => f.clone(),
+        (None, other) => format!("{other:?}"),
     }
 }
 
@@ -126,7 +124,7 @@ fn choose_property<'a>(
     for p in props {
         let f = &p.property_file;
         let bytes = std::fs::read(f).map_err(|source| InputError::Io { path: f.clone(), source })?;
-        kinds.push(category(&property::parse_property(f, &String::from_utf8_lossy(&bytes))?.kind));
+        kinds.push(category(&property::parse_property(f, &String::from_utf8_lossy(&bytes))?));
     }
     let automaton = read_witness(witness)?;
     let named: Vec<String> = automaton
@@ -134,7 +132,7 @@ fn choose_property<'a>(
         .specifications
         .iter()
         .filter_map(|s| property::property_from_specification(s))
-        .map(|p| category(&p.kind))
+        .map(|p| category(&p))
         .collect();
     let matching: Vec<usize> = (0..props.len()).filter(|&i| named.contains(&kinds[i])).collect();
     if let [one] = matching.as_slice() {

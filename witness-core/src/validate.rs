@@ -10,7 +10,7 @@ use crate::cfa::DataModel;
 use crate::cfront;
 use crate::error::InputError;
 use crate::product::{self, ExploreOptions, SegmentReading, StutterMode, UndefinedBehaviour};
-use crate::property::{self, ErrorTarget, PropertyKind};
+use crate::property::{self, PropertyKind};
 use crate::verdict::{Report, Stats, TestVectorCheck, TraceStep, Verdict};
 use crate::witness::{graphml, yaml, WitnessAutomaton, WitnessType};
 
@@ -263,19 +263,16 @@ fn run(
             let p = opts.property.as_deref().unwrap_or(Path::new("property.prp"));
             let text = String::from_utf8_lossy(&src.bytes()?).into_owned();
             let prop = property::parse_property(p, &text)?;
-            match prop.kind {
-                PropertyKind::UnreachCall => {
-                    ErrorTarget::Reach { functions: prop.error_functions.clone(), label: false }
-                }
-                PropertyKind::UnreachLabel => ErrorTarget::Reach { functions: Vec::new(), label: true },
-                PropertyKind::NoOverflow => ErrorTarget::Overflow,
-                PropertyKind::MemSafety => ErrorTarget::MemSafety,
-                PropertyKind::MemCleanup => ErrorTarget::MemCleanup,
-                PropertyKind::Other(what) if is_termination(&what) => ErrorTarget::Termination,
-                PropertyKind::Other(what) => {
+            match property::check_for(&prop) {
+                Some(check) => check,
+                None => {
                     let dm = opts.data_model.unwrap_or(DataModel::Lp64);
+                    let what = match &prop.kind {
+                        PropertyKind::Other(what) => what.as_str(),
+                        _ => "?",
+                    };
                     return Ok(unknown_report(
-                        &format!("property `{what}` is not supported yet (only unreach-call and no-overflow)"),
+                        &format!("property `{what}` is not supported yet"),
                         &witness,
                         warnings,
                         started,
@@ -285,30 +282,21 @@ fn run(
                 }
             }
         }
-        None if lasso => ErrorTarget::Termination,
-        None => ErrorTarget::default_reach(),
+        None => property::without_property_file(lasso),
     };
     // Decision 72: a witness for one property never confirms another. A witness whose
     // specifications all name another kind of property (unreach-call, no-overflow, memory
     // safety) than the task's is not validated.
-    let category = |k: &PropertyKind| match k {
-        PropertyKind::UnreachCall | PropertyKind::UnreachLabel => "unreach-call",
-        PropertyKind::NoOverflow => "no-overflow",
-        PropertyKind::MemSafety => "valid-memsafety",
-        PropertyKind::MemCleanup => "valid-memcleanup",
-        PropertyKind::Other(f) if is_termination(f) => "termination",
-        PropertyKind::Other(_) => "another property",
-    };
     let ours = target.name();
     let specs: Vec<&'static str> = witness
         .metadata
         .specifications
         .iter()
         .filter_map(|s| property::property_from_specification(s))
-        .map(|p| category(&p.kind))
+        .map(|p| property::category(&p).unwrap_or("another property"))
         .collect();
     // Decision 92: a lasso is validated only for termination, and termination only with a lasso.
-    if lasso != target.termination() {
+    if lasso != target.lasso() {
         let dm = opts.data_model.unwrap_or(DataModel::Lp64);
         let why = if lasso {
             format!("the witness is a non-termination witness (a lasso), the task's property is {ours}: not validated")
@@ -334,13 +322,13 @@ fn run(
     for spec in &witness.metadata.specifications {
         if let Some(p) = property::property_from_specification(spec) {
             if p.kind == PropertyKind::UnreachCall
-                && !target.functions().is_empty()
-                && !p.error_functions.iter().any(|f| target.functions().contains(f))
+                && !target.error_functions().is_empty()
+                && !p.error_functions.iter().any(|f| target.error_functions().contains(f))
             {
                 warnings.push(format!(
                     "the witness's specification names {} but the property file names {}",
                     p.error_functions.join(", "),
-                    target.functions().join(", ")
+                    target.error_functions().join(", ")
                 ));
             }
         }
@@ -424,7 +412,7 @@ fn run(
     if outcome.strict_rejected
         && !matches!(verdict, Verdict::Confirmed { .. })
         && !explore_opts.target.operations()
-        && !explore_opts.target.termination()
+        && !explore_opts.target.lasso()
     {
         let tv = test_vector_run(&program.cfa, &witness, &anchors, &explore_opts);
         states += tv.states;
@@ -501,13 +489,8 @@ fn run(
         reading: reading_name(&witness, opts),
         data_model: data_model.name().into(),
         test_vector,
-        property: violated
-            .unwrap_or(match explore_opts.target {
-                // A memory violation names its subproperty (`violated`).
-                ErrorTarget::Termination | ErrorTarget::Overflow => explore_opts.target.name(),
-                _ => "unreach-call",
-            })
-            .into(),
+        // A memory violation names its subproperty (`violated`).
+        property: violated.unwrap_or(explore_opts.target.name()).into(),
         explanation,
         dot,
         harness: match (&verdict_for_harness, opts.harness) {
@@ -522,11 +505,6 @@ fn run(
             _ => None,
         },
     })
-}
-
-/// `F end`: the termination property (spaces ignored).
-fn is_termination(formula: &str) -> bool {
-    formula.split_whitespace().collect::<String>() == "Fend"
 }
 
 /// Decision 78: the explanation of a rejection, or of an `unknown` that followed one: where the

@@ -639,7 +639,7 @@ impl<'a> Explorer<'a> {
                 match self.recurrence_check(&s, &text) {
                     Ok(example) => {
                         let values = self.describe(&mut s, &text);
-                        self.violated = Some("termination");
+                        self.violated = Some(self.opts.target.name());
                         let what = format!(
                             "the recurrent set `{text}` is reached at the cycle head (entered at line {line}: {values}) and is \
                              closed: from every state in it, each pass the loop part allows comes back to the head \
@@ -679,7 +679,7 @@ impl<'a> Explorer<'a> {
             if v.key.as_ref() == Some(&key) {
                 let passes = count - v.count;
                 let values = self.describe(&mut s, &text);
-                self.violated = Some("termination");
+                self.violated = Some(self.opts.target.name());
                 let what = format!(
                     "the state at the cycle head (entered at line {line}: {values}) repeats after {passes} pass{} of the loop, every visit in the recurrent set `{text}`",
                     if passes == 1 { "" } else { "es" }
@@ -699,7 +699,7 @@ impl<'a> Explorer<'a> {
             match self.recurrence_check(&s, &text) {
                 Ok(example) => {
                     let values = self.describe(&mut s, &text);
-                    self.violated = Some("termination");
+                    self.violated = Some(self.opts.target.name());
                     let what = format!(
                         "the recurrent set `{text}` is reached at the cycle head (entered at line {line}: {values}, visit \
                          {count} of a run whose state had not repeated) and is closed: from every state in it, each pass \

@@ -140,7 +140,7 @@ impl<'a> Explorer<'a> {
                         continue;
                     }
                 }
-                if self.opts.target.termination() && w.graph[target].cycle_head {
+                if self.opts.target.lasso() && w.graph[target].cycle_head {
                     s.arrival = true;
                 }
                 if let Some(why) = self.approximate.get(&t) {
@@ -382,7 +382,7 @@ impl<'a> Explorer<'a> {
                 closure.iter().any(|n| nodes.contains(n))
                     // Decision 93: the recurrence waypoint names the loop statement; every
                     // iteration arrives at its head.
-                    || (self.opts.target.termination()
+                    || (self.opts.target.lasso()
                         && self.witness.graph.edge_endpoints(t).is_some_and(|(_, to)| self.witness.graph[to].cycle_head)
                         && loop_heads_of(self.cfa, nodes, *offset).iter().any(|m| closure.contains(m)))
             }

@@ -436,7 +436,7 @@ fn explore_once(
     }
     let mut verdict = ex.run();
     let mut lasso_reason = None;
-    if opts.target.termination() && opts.vector.is_none() {
+    if opts.target.lasso() && opts.vector.is_none() {
         if let Verdict::Confirmed { error_function, .. } = &verdict {
             lasso_reason = Some(format!("witness confirmed (non-termination): {error_function}"));
         } else if opts.guess.is_none() {
@@ -789,7 +789,7 @@ impl<'a> Explorer<'a> {
             };
             let from = out.len();
             self.advance_witness(next, &info, Action::Return(site.callee), None, out);
-            return self.memtrack_loss(&state, out, from, info.span);
+            return self.lost_block_violation(&state, out, from, info.span);
         }
         let edges: Vec<EdgeIndex> = cfa.graph.edges_directed(state.loc, Direction::Outgoing).map(|e| e.id()).collect();
         for e in edges {
@@ -872,7 +872,7 @@ impl<'a> Explorer<'a> {
                     };
                     let from = out.len();
                     self.advance_witness(next, &info, Action::Edge(e), nondet, out);
-                    if let Some(v) = self.memtrack_loss(&state, out, from, edge.span) {
+                    if let Some(v) = self.lost_block_violation(&state, out, from, edge.span) {
                         return Some(v);
                     }
                 }

@@ -22,7 +22,7 @@ impl<'a> Explorer<'a> {
         // Per property: the conjunction of its conditions and what they guard against.
         let mut groups: Vec<(&'static str, Truth, Vec<String>)> = Vec::new();
         for d in defined {
-            let property = match d.violation_kind().map(|k| self.opts.target.classify(k)) {
+            let property = match d.violation_kind().map(|k| self.opts.target.on_condition(k)) {
                 Some(Classified::Violation(property)) => property,
                 Some(Classified::Undecided(why)) => {
                     rest.push(Definedness { unmodelled: true, what: format!("{} ({why})", d.what), ..d });
@@ -71,20 +71,19 @@ impl<'a> Explorer<'a> {
         self.assume(state, ok, span).then_some(rest)
     }
 
-    /// Decision 74, valid-memtrack during the run: the successors `out[from..]` of `before` that
+    /// Decision 74, a block lost during the run (valid-memtrack): the successors `out[from..]` of `before` that
     /// are in a violation state and in which a live block became unreachable by this step
     /// (nothing reaches it any more: an overwritten pointer, a returning function's locals, a
-    /// freed block that held the last pointer) confirm `false(valid-memtrack)`.
-    pub(super) fn memtrack_loss(
+    /// freed block that held the last pointer) confirm the property's violation, if it counts
+    /// lost blocks.
+    pub(super) fn lost_block_violation(
         &mut self,
         before: &ProductState,
         out: &[ProductState],
         from: usize,
         span: Option<SourceSpan>,
     ) -> Option<Verdict> {
-        if !self.opts.target.memsafety() {
-            return None;
-        }
+        let property = self.opts.target.on_lost_block()?;
         let candidates: Vec<usize> =
             (from..out.len()).filter(|&i| self.witness.graph[out[i].witness].violation).collect();
         if candidates.is_empty() {
@@ -106,7 +105,7 @@ impl<'a> Explorer<'a> {
                 if !self.approx_settled(&s) {
                     continue;
                 }
-                self.violated = Some("valid-memtrack");
+                self.violated = Some(property);
                 return Some(self.confirm(&s, format!("the last pointer to a block from `{by}` is lost")));
             }
         }
@@ -119,7 +118,7 @@ impl<'a> Explorer<'a> {
     /// still reach blocks, as LeakSanitizer scans the stack at exit; after `main` returned only
     /// the globals do.
     pub(super) fn leak(&mut self, s: &ProductState, frames_live: bool) -> Option<(&'static str, String)> {
-        let (property, from_globals) = self.opts.target.leak_rule()?;
+        let crate::property::LeakRule { property, from_globals } = self.opts.target.on_end()?;
         let blocks = if from_globals && frames_live {
             s.data.lost_blocks(None).map(|b| b.into_iter().collect::<Vec<u32>>())
         } else {
@@ -618,7 +617,7 @@ impl<'a> Explorer<'a> {
                 next.loc = func.exit;
             }
             EdgeOp::Error { kind, function } => {
-                let counts = self.opts.target.counts_error(kind, function);
+                let counts = self.opts.target.on_error_call(kind, function);
                 if counts {
                     return Step::Violation(next, function.clone());
                 }

@@ -35,7 +35,7 @@ pub(in crate::product) fn free_run(
         deadline: opts.deadline.min(now + FREE_RUN_MAX_TIME.min(opts.deadline.saturating_duration_since(now) / 4)),
         permissive: false,
         // No event is a violation: the free run only visits the program's states.
-        target: ErrorTarget::Reach { functions: Vec::new(), label: false },
+        target: ErrorTarget::nothing(),
         undefined: UndefinedBehaviour::Unknown,
         vector: None,
         guess: None,

@@ -29,7 +29,7 @@ pub fn explore(
     opts: &ExploreOptions,
 ) -> Outcome {
     // Decision 95: a lasso's runs matter only while they can still enter the cycle head.
-    let reach = match opts.target.termination().then(|| head_seeds(cfa, witness, anchors)).flatten() {
+    let reach = match opts.target.lasso().then(|| head_seeds(cfa, witness, anchors)).flatten() {
         Some(seeds) => ErrorReach::towards(cfa, &seeds),
         None => ErrorReach::for_target(cfa, &opts.target),
     };
@@ -50,7 +50,7 @@ pub(super) fn explore_with(
     if !reach.may_reach(cfa.start, std::iter::empty()) {
         return Outcome::without_run(
             Verdict::Rejected,
-            if opts.target.termination() {
+            if opts.target.lasso() {
                 "no step of the program can enter the witness's cycle head (its lines are never reached)".into()
             } else {
                 "the program has no reachable call of an error function: no run violates the property, whatever the \

@@ -1,15 +1,78 @@
-//! SV-COMP property specifications: the `.prp` file given to the validator and the
-//! `specification` strings written inside witnesses.
+//! SV-COMP properties: the `.prp` file given to the validator and the `specification`
+//! strings written inside witnesses (this file: text only, no file IO, never prints, never
+//! panics on input), and what each property makes of a run's events ([`PropertyCheck`],
+//! one file per property, registered in `CHECKS`).
 //!
-//! Both use lines of the form `CHECK( init(main()), LTL(G ! call(reach_error())) )`
-//! (format digest §8). This module only parses text: it does no file IO, never prints and
-//! never panics on input.
+//! Both texts use lines of the form `CHECK( init(main()), LTL(G ! call(reach_error())) )`
+//! (format digest §8).
 
 use std::path::Path;
 
-use crate::cfa::ErrorKind;
 use crate::error::InputError;
-use crate::semantics::value::ViolationKind;
+
+mod check;
+mod no_overflow;
+mod termination;
+mod unreach_call;
+mod valid_memsafety;
+
+pub use check::{Classified, ErrorTarget, LeakRule, PropertyCheck, Shape};
+pub use termination::is_termination;
+pub use unreach_call::UnreachCall;
+
+/// The properties this validator checks, each in its own file: the first whose formula the
+/// property is builds its check. A property is added by adding its file and its line here.
+const CHECKS: &[fn(&Property) -> Option<ErrorTarget>] = &[
+    unreach_call::from_property,
+    no_overflow::from_property,
+    valid_memsafety::from_property,
+    ValidMemcleanup::from_property,
+    termination::from_property,
+];
+
+/// The check of a parsed property; `None` if it is none this validator checks.
+pub fn check_for(p: &Property) -> Option<ErrorTarget> {
+    CHECKS.iter().find_map(|from| from(p))
+}
+
+/// The SV-COMP name of the property a formula is (as a witness's specification names it);
+/// `None` if it is none this validator checks.
+pub fn category(p: &Property) -> Option<&'static str> {
+    check_for(p).map(|c| c.name())
+}
+
+/// The property a witness is validated against when no property file is given: termination
+/// for a lasso, otherwise unreach-call with both conventional error functions.
+pub fn without_property_file(lasso: bool) -> ErrorTarget {
+    match lasso {
+        true => ErrorTarget::new(termination::Termination),
+        false => ErrorTarget::default_reach(),
+    }
+}
+
+/// valid-memcleanup (decision 74): every block is freed before the program ends.
+#[derive(Debug)]
+struct ValidMemcleanup;
+
+impl ValidMemcleanup {
+    fn from_property(p: &Property) -> Option<ErrorTarget> {
+        (p.kind == PropertyKind::MemCleanup).then(|| ErrorTarget::new(ValidMemcleanup))
+    }
+}
+
+impl PropertyCheck for ValidMemcleanup {
+    fn name(&self) -> &'static str {
+        "valid-memcleanup"
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Operation
+    }
+
+    fn on_end(&self) -> Option<LeakRule> {
+        Some(LeakRule { property: "valid-memcleanup", from_globals: false })
+    }
+}
 
 /// Which kind of property is to be checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,145 +270,9 @@ pub fn property_from_specification(spec: &str) -> Option<Property> {
     combine(formulas)
 }
 
-/// Which program events are violations: the task's property, one of five (issue 20: one
-/// variant each, no combination of flags).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ErrorTarget {
-    /// unreach-call: a call of one of these error functions (`reach_error`,
-    /// `__VERIFIER_error`), or with `label` the historic `ERROR:` label.
-    Reach { functions: Vec<String>, label: bool },
-    /// no-overflow (decision 72): a signed arithmetic overflow.
-    Overflow,
-    /// valid-memsafety (decision 73): an invalid dereference or free, or a block lost
-    /// (decision 74).
-    MemSafety,
-    /// valid-memcleanup (decision 74): a block still allocated at the end.
-    MemCleanup,
-    /// termination (decisions 92–95): the witness is a lasso; its cycle head is the target,
-    /// and a confirmation needs an infinite run.
-    Termination,
-}
-
-/// What an operation's violation is under a property ([`ErrorTarget::classify`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Classified {
-    /// The property's violation, named by its (sub)property (`valid-deref`, `no-overflow`).
-    Violation(&'static str),
-    /// The property says nothing certain about it: unknown where it may happen.
-    Undecided(&'static str),
-    /// Not this property's concern.
-    Other,
-}
-
-impl ErrorTarget {
-    /// unreach-call with both conventional error functions (no property file).
-    pub fn default_reach() -> ErrorTarget {
-        ErrorTarget::Reach { functions: vec!["reach_error".into(), "__VERIFIER_error".into()], label: false }
-    }
-
-    /// The violations are operations of ordinary steps (not calls of an error function).
-    pub fn operations(&self) -> bool {
-        matches!(self, ErrorTarget::Overflow | ErrorTarget::MemSafety | ErrorTarget::MemCleanup)
-    }
-
-    pub fn overflow(&self) -> bool {
-        matches!(self, ErrorTarget::Overflow)
-    }
-
-    pub fn memsafety(&self) -> bool {
-        matches!(self, ErrorTarget::MemSafety)
-    }
-
-    pub fn memcleanup(&self) -> bool {
-        matches!(self, ErrorTarget::MemCleanup)
-    }
-
-    pub fn termination(&self) -> bool {
-        matches!(self, ErrorTarget::Termination)
-    }
-
-    /// The error functions (none outside unreach-call).
-    pub fn functions(&self) -> &[String] {
-        match self {
-            ErrorTarget::Reach { functions, .. } => functions,
-            _ => &[],
-        }
-    }
-
-    /// The historic `ERROR:` label counts.
-    pub fn label(&self) -> bool {
-        matches!(self, ErrorTarget::Reach { label: true, .. })
-    }
-
-    /// Whether a call of an error function (or the `ERROR:` label) is this property's violation.
-    pub fn counts_error(&self, kind: &ErrorKind, function: &str) -> bool {
-        match kind {
-            ErrorKind::ReachError | ErrorKind::VerifierError => self.functions().iter().any(|f| f == function),
-            ErrorKind::ErrorLabel => self.label(),
-            ErrorKind::AssertFail => false,
-        }
-    }
-
-    /// What an operation's violation of `kind` is under this property: its (sub)property, or
-    /// that the property does not decide it, or nothing (the condition is undefined behaviour
-    /// of the task, decided by the undefined-behaviour policy).
-    pub fn classify(&self, kind: ViolationKind) -> Classified {
-        match (self, kind) {
-            (ErrorTarget::Overflow, ViolationKind::Overflow) => Classified::Violation("no-overflow"),
-            (ErrorTarget::Overflow, ViolationKind::ShiftOverflow) => {
-                Classified::Undecided("whether a shift's overflow violates no-overflow is not decided")
-            }
-            (ErrorTarget::MemSafety, ViolationKind::Deref) => Classified::Violation("valid-deref"),
-            (ErrorTarget::MemSafety, ViolationKind::Free) => Classified::Violation("valid-free"),
-            _ => Classified::Other,
-        }
-    }
-
-    /// Decision 74: the leak this property counts when the program ends: its name, and whether
-    /// only blocks no global reaches count (valid-memtrack, as LeakSanitizer) or every block
-    /// still allocated (valid-memcleanup).
-    pub fn leak_rule(&self) -> Option<(&'static str, bool)> {
-        match self {
-            ErrorTarget::MemCleanup => Some(("valid-memcleanup", false)),
-            ErrorTarget::MemSafety => Some(("valid-memtrack", true)),
-            _ => None,
-        }
-    }
-
-    /// The property's SV-COMP name (`unreach-call`, `no-overflow`, `valid-memsafety`, …).
-    pub fn name(&self) -> &'static str {
-        match self {
-            ErrorTarget::Reach { .. } => "unreach-call",
-            ErrorTarget::Overflow => "no-overflow",
-            ErrorTarget::MemSafety => "valid-memsafety",
-            ErrorTarget::MemCleanup => "valid-memcleanup",
-            ErrorTarget::Termination => "termination",
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn each_property_answers_for_its_own_violations() {
-        use crate::cfa::ErrorKind;
-        use crate::semantics::value::ViolationKind as K;
-        let reach = ErrorTarget::default_reach();
-        assert!(reach.counts_error(&ErrorKind::ReachError, "reach_error"));
-        assert!(!reach.counts_error(&ErrorKind::ErrorLabel, "ERROR"));
-        assert!(ErrorTarget::Reach { functions: Vec::new(), label: true }.counts_error(&ErrorKind::ErrorLabel, "ERROR"));
-        assert!(!ErrorTarget::Overflow.counts_error(&ErrorKind::ReachError, "reach_error"));
-        assert_eq!(reach.classify(K::Overflow), Classified::Other);
-        assert_eq!(ErrorTarget::Overflow.classify(K::Overflow), Classified::Violation("no-overflow"));
-        assert!(matches!(ErrorTarget::Overflow.classify(K::ShiftOverflow), Classified::Undecided(_)));
-        assert_eq!(ErrorTarget::MemSafety.classify(K::Free), Classified::Violation("valid-free"));
-        assert_eq!(ErrorTarget::MemCleanup.classify(K::Deref), Classified::Other);
-        assert_eq!(ErrorTarget::MemSafety.leak_rule(), Some(("valid-memtrack", true)));
-        assert_eq!(ErrorTarget::MemCleanup.leak_rule(), Some(("valid-memcleanup", false)));
-        assert_eq!(ErrorTarget::Termination.leak_rule(), None);
-    }
 
     fn p(text: &str) -> Result<Property, InputError> {
         parse_property(Path::new("test.prp"), text)
