@@ -14,6 +14,7 @@ mod check;
 mod no_overflow;
 mod termination;
 mod unreach_call;
+mod valid_memcleanup;
 mod valid_memsafety;
 
 pub use check::{Classified, ErrorTarget, LeakRule, PropertyCheck, Shape};
@@ -26,7 +27,7 @@ const CHECKS: &[fn(&Property) -> Option<ErrorTarget>] = &[
     unreach_call::from_property,
     no_overflow::from_property,
     valid_memsafety::from_property,
-    ValidMemcleanup::from_property,
+    valid_memcleanup::from_property,
     termination::from_property,
 ];
 
@@ -47,30 +48,6 @@ pub fn without_property_file(lasso: bool) -> ErrorTarget {
     match lasso {
         true => ErrorTarget::new(termination::Termination),
         false => ErrorTarget::default_reach(),
-    }
-}
-
-/// valid-memcleanup (decision 74): every block is freed before the program ends.
-#[derive(Debug)]
-struct ValidMemcleanup;
-
-impl ValidMemcleanup {
-    fn from_property(p: &Property) -> Option<ErrorTarget> {
-        (p.kind == PropertyKind::MemCleanup).then(|| ErrorTarget::new(ValidMemcleanup))
-    }
-}
-
-impl PropertyCheck for ValidMemcleanup {
-    fn name(&self) -> &'static str {
-        "valid-memcleanup"
-    }
-
-    fn shape(&self) -> Shape {
-        Shape::Operation
-    }
-
-    fn on_end(&self) -> Option<LeakRule> {
-        Some(LeakRule { property: "valid-memcleanup", from_globals: false })
     }
 }
 
