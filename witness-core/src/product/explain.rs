@@ -1,39 +1,88 @@
-//! Explanations: where the witness's path died nearest to a violation, for reports.
+//! Explanations (decision 78): an observer of the search. The explorer reports what it sees
+//! (the witness states its paths reach, the transitions where they die, the branches they take
+//! the other way) and [`Explanation`] keeps what explains a rejection best: the dead end
+//! nearest to a violation state, else where the run got furthest. Invariant: nothing here
+//! changes which states are explored or the verdict.
 
 use super::*;
 
-impl<'a> Explorer<'a> {
-    /// Remembers a false assumption if it is the nearest to a violation state so far.
-    pub(super) fn note_infeasible(
-        &mut self,
-        s: &mut ProductState,
-        t: EdgeIndex,
-        conjunct: usize,
-        a: &crate::witness::Assumption,
-        info: &StepInfo,
-    ) {
-        if self.opts.permissive || self.opts.vector.is_some() || !self.nearer_dead_end(t) {
-            return;
+/// What the search showed about where the witness's run stops.
+pub(super) struct Explanation {
+    /// Dead ends are noted (not in permissive or test-vector runs, which explain nothing).
+    enabled: bool,
+    /// The dead end nearest to a violation state (its source state's distance).
+    dead_end: Option<(u32, InfeasibleStep)>,
+    /// The witness state nearest to a violation state that an explored state was in (its
+    /// distance): where the witness's run got furthest.
+    furthest: Option<(u32, NodeIndex)>,
+    /// Branch transitions (YAML `branching`, GraphML `control`) whose location a step of an
+    /// allowed path reached while taking the other branch: the step's text, first seen. Turns a
+    /// `no-progress` explanation at such a transition into `branch`.
+    wrong_branch: HashMap<EdgeIndex, String>,
+}
+
+impl Explanation {
+    pub(super) fn new(enabled: bool) -> Explanation {
+        Explanation { enabled, dead_end: None, furthest: None, wrong_branch: HashMap::new() }
+    }
+
+    /// An explored state is in a witness state `d` transitions from a violation state.
+    pub(super) fn reached(&mut self, d: u32, q: NodeIndex) {
+        if self.furthest.is_none_or(|(best, _)| d < best) {
+            self.furthest = Some((d, q));
         }
-        let pieces: Vec<String> = a.expressions.iter().flat_map(|e| crate::cfront::split_assumption(e)).collect();
-        let Some(text) = pieces.get(conjunct).cloned() else { return };
-        let what = match self.operand_value(s, &text, a, info) {
-            Some(v) => format!("assumption `{text}` is false ({v})"),
-            None => format!("assumption `{text}` is false"),
-        };
-        self.note_dead_end(t, info, "assumption", what);
+    }
+
+    /// Would a dead end at a transition out of a state `d` transitions from a violation state
+    /// be kept (it is nearer than the one noted so far)?
+    pub(super) fn wants_dead_end(&self, d: u32) -> bool {
+        self.enabled && self.dead_end.as_ref().is_none_or(|(best, _)| *best > d)
+    }
+
+    /// A path dies at a transition out of a state `d` transitions from a violation state.
+    pub(super) fn dead_end(&mut self, d: u32, step: InfeasibleStep) {
+        if self.wants_dead_end(d) {
+            self.dead_end = Some((d, step));
+        }
+    }
+
+    /// The search's own conclusion (a lasso's stem, decision 95) replaces any dead end.
+    pub(super) fn conclude(&mut self, step: InfeasibleStep) {
+        self.dead_end = Some((0, step));
+    }
+
+    pub(super) fn has_dead_end(&self) -> bool {
+        self.dead_end.is_some()
+    }
+
+    /// A step of an allowed path decided branch transition `t`'s construct the other way.
+    pub(super) fn other_branch(&mut self, t: EdgeIndex, taken: &str) {
+        self.wrong_branch.entry(t).or_insert_with(|| taken.to_string());
+    }
+
+    /// Whether `t`'s branch was seen taken the other way already.
+    pub(super) fn knows_other_branch(&self, t: EdgeIndex) -> bool {
+        self.wrong_branch.contains_key(&t)
+    }
+
+    /// The explanation: the nearest dead end, else where the run got furthest.
+    pub(super) fn best(&self, w: &WitnessAutomaton, distance: &HashMap<NodeIndex, u32>) -> Option<InfeasibleStep> {
+        self.dead_end.clone().map(|(_, i)| i).or_else(|| self.furthest_step(w, distance))
     }
 
     /// Decision 78: where the witness's run got furthest, when no transition was seen to fail
     /// there: the first transition out of that state towards a violation state, which no step
     /// of an allowed path passed.
-    pub(super) fn furthest_step(&self) -> Option<InfeasibleStep> {
+    pub(super) fn furthest_step(
+        &self,
+        w: &WitnessAutomaton,
+        distance: &HashMap<NodeIndex, u32>,
+    ) -> Option<InfeasibleStep> {
         let (d, q) = self.furthest?;
-        let w = self.witness;
         let t = w
             .graph
             .edges_directed(q, Direction::Outgoing)
-            .filter(|t| self.distance.get(&t.target()).is_some_and(|x| *x < d))
+            .filter(|t| distance.get(&t.target()).is_some_and(|x| *x < d))
             .min_by_key(|t| t.id())?;
         let tr = &w.graph[t.id()];
         let line = match &tr.guard.anchor {
@@ -63,28 +112,50 @@ impl<'a> Explorer<'a> {
         );
         Some(InfeasibleStep { line, origin: tr.origin.clone(), what, kind: "no-progress" })
     }
+}
 
-    /// Is transition `t` nearer to a violation state than the dead end noted so far?
-    pub(super) fn nearer_dead_end(&self, t: EdgeIndex) -> bool {
-        let Some((from, _)) = self.witness.graph.edge_endpoints(t) else { return false };
-        let d = self.distance.get(&from).copied().unwrap_or(u32::MAX);
-        self.infeasible.as_ref().is_none_or(|(best, _)| *best > d)
+/// The explorer's reports to its [`Explanation`].
+impl<'a> Explorer<'a> {
+    /// The distance to a violation state of transition `t`'s source.
+    fn dead_end_distance(&self, t: EdgeIndex) -> Option<u32> {
+        let (from, _) = self.witness.graph.edge_endpoints(t)?;
+        Some(self.distance.get(&from).copied().unwrap_or(u32::MAX))
     }
 
     /// Notes where the witness's path ends if it got nearer to a violation state than before.
     pub(super) fn note_dead_end(&mut self, t: EdgeIndex, info: &StepInfo, kind: &'static str, what: String) {
-        if self.opts.permissive || self.opts.vector.is_some() || !self.nearer_dead_end(t) {
+        let Some(d) = self.dead_end_distance(t) else { return };
+        if !self.explain.wants_dead_end(d) {
             return;
         }
-        let Some((from, _)) = self.witness.graph.edge_endpoints(t) else { return };
-        let d = self.distance.get(&from).copied().unwrap_or(u32::MAX);
         // A YAML waypoint names its own line (an `assumption` is evaluated on arrival there).
         let line = match &self.witness.graph[t].guard.anchor {
             Some(a) => a.line,
             None => info.span.map(|s| s.start_line).unwrap_or(0),
         };
         let step = InfeasibleStep { line, origin: self.witness.graph[t].origin.clone(), what, kind };
-        self.infeasible = Some((d, step));
+        self.explain.dead_end(d, step);
+    }
+
+    /// Remembers a false assumption if it is the nearest to a violation state so far.
+    pub(super) fn note_infeasible(
+        &mut self,
+        s: &mut ProductState,
+        t: EdgeIndex,
+        conjunct: usize,
+        a: &crate::witness::Assumption,
+        info: &StepInfo,
+    ) {
+        if !self.dead_end_distance(t).is_some_and(|d| self.explain.wants_dead_end(d)) {
+            return;
+        }
+        let pieces: Vec<String> = a.expressions.iter().flat_map(|e| crate::cfront::split_assumption(e)).collect();
+        let Some(text) = pieces.get(conjunct).cloned() else { return };
+        let what = match self.operand_value(s, &text, a, info) {
+            Some(v) => format!("assumption `{text}` is false ({v})"),
+            None => format!("assumption `{text}` is false"),
+        };
+        self.note_dead_end(t, info, "assumption", what);
     }
 
     /// `x is V`: the left operand of a comparison conjunct and its value in `s`, when known.
@@ -127,5 +198,47 @@ impl<'a> Explorer<'a> {
             Rvalue::Ptr(_) => return None,
         };
         Some(format!("{lhs} is {rendered} there"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(line: u32) -> InfeasibleStep {
+        InfeasibleStep { line, origin: String::new(), what: format!("dies at {line}"), kind: "assumption" }
+    }
+
+    #[test]
+    fn the_dead_end_nearest_to_a_violation_is_kept() {
+        let mut graph = petgraph::graph::DiGraph::new();
+        let entry = graph.add_node(crate::witness::WitnessState::default());
+        let w = WitnessAutomaton {
+            graph,
+            entry,
+            metadata: Default::default(),
+            warnings: Vec::new(),
+            format: String::new(),
+            exact_locations: true,
+        };
+        let mut e = Explanation::new(true);
+        e.dead_end(3, step(10));
+        e.dead_end(1, step(20));
+        e.dead_end(2, step(30));
+        assert_eq!(e.best(&w, &HashMap::new()).map(|s| s.line), Some(20));
+        // A conclusion of the search replaces every dead end.
+        e.conclude(step(40));
+        assert_eq!(e.best(&w, &HashMap::new()).map(|s| s.line), Some(40));
+    }
+
+    #[test]
+    fn a_run_that_explains_nothing_notes_no_dead_end() {
+        let mut e = Explanation::new(false);
+        assert!(!e.wants_dead_end(0));
+        e.dead_end(0, step(10));
+        assert!(!e.has_dead_end());
+        e.other_branch(EdgeIndex::new(0), "x > 0");
+        e.other_branch(EdgeIndex::new(0), "x <= 0");
+        assert_eq!(e.wrong_branch.get(&EdgeIndex::new(0)).map(String::as_str), Some("x > 0"));
     }
 }

@@ -221,7 +221,7 @@ impl<'a> Explorer<'a> {
             );
             // Without a dead end or a furthest transition on the way, the explanation names the
             // transition into the head.
-            if self.infeasible.is_none() && self.furthest_step().is_none() {
+            if !self.explain.has_dead_end() && self.explain.furthest_step(self.witness, &self.distance).is_none() {
                 let w = self.witness;
                 let into_head = w
                     .graph
@@ -237,7 +237,7 @@ impl<'a> Explorer<'a> {
                         .or(tr.guard.lines.map(|l| l.start as u32))
                         .unwrap_or(0);
                     let step = InfeasibleStep { line, origin: tr.origin.clone(), what: msg.clone(), kind: "stem" };
-                    self.infeasible = Some((0, step));
+                    self.explain.conclude(step);
                 }
             }
             return (Verdict::Rejected, msg);
@@ -281,8 +281,7 @@ impl<'a> Explorer<'a> {
             "the stem's values end the cycle: from the first visit of the cycle head (entered at line {line}: {values}), every run of the program passes the cycle head's lines a bounded number of times{}",
             open.map(|o| format!(" ({o})")).unwrap_or_default()
         );
-        self.infeasible =
-            Some((0, InfeasibleStep { line, origin: String::new(), what: what.clone(), kind: "terminates" }));
+        self.explain.conclude(InfeasibleStep { line, origin: String::new(), what: what.clone(), kind: "terminates" });
         (Verdict::Rejected, format!("witness rejected: {what}"))
     }
 

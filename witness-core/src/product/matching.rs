@@ -211,7 +211,7 @@ impl<'a> Explorer<'a> {
         let w = self.witness;
         for t in w.graph.edges_directed(q, Direction::Outgoing) {
             let tr = t.weight();
-            if tr.avoid || self.wrong_branch.contains_key(&t.id()) {
+            if tr.avoid || self.explain.knows_other_branch(t.id()) {
                 continue;
             }
             let wrong = if tr.decision.is_some() {
@@ -226,7 +226,7 @@ impl<'a> Explorer<'a> {
                 false
             };
             if wrong {
-                self.wrong_branch.insert(t.id(), edge.text.clone());
+                self.explain.other_branch(t.id(), &edge.text);
             }
         }
     }

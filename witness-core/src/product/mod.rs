@@ -58,6 +58,7 @@ pub enum StutterMode {
 use crate::property::ErrorTarget;
 
 mod explain;
+use explain::Explanation;
 mod lasso;
 mod matching;
 mod portfolio;
@@ -359,15 +360,8 @@ struct Explorer<'a> {
     states: u64,
     /// Some executed step read union bytes that C leaves unspecified (decision 37).
     unspecified_read: bool,
-    /// The failed assumption nearest to a violation state (its source state's distance).
-    infeasible: Option<(u32, InfeasibleStep)>,
-    /// The witness state nearest to a violation state that an explored state was in (its
-    /// distance): where the witness's run got furthest, for explanations (decision 78).
-    furthest: Option<(u32, NodeIndex)>,
-    /// Branch transitions (YAML `branching`, GraphML `control`) whose location a step of an
-    /// allowed path reached while taking the other branch: the step's text, first seen. Turns a
-    /// `no-progress` explanation at such a transition into `branch` (decision 78).
-    wrong_branch: HashMap<EdgeIndex, String>,
+    /// The observer that explains a rejection (decision 78).
+    explain: Explanation,
     /// Property no-overflow: a program step is being executed, so overflow conditions are
     /// violations to collect (not while assumptions are evaluated).
     collecting_violations: bool,
@@ -466,7 +460,7 @@ fn explore_once(
     } else {
         Vec::new()
     };
-    let infeasible = ex.infeasible.clone().map(|(_, i)| i).or_else(|| ex.furthest_step());
+    let infeasible = ex.explain.best(ex.witness, &ex.distance);
     let raw_rejected = matches!(verdict, Verdict::Rejected);
     let raw_confirmed = match &verdict {
         Verdict::Confirmed { trace, .. } => Some(trace.last().map(|s| s.line).unwrap_or(0)),
@@ -523,9 +517,7 @@ impl<'a> Explorer<'a> {
             unknown: Vec::new(),
             states: 0,
             unspecified_read: false,
-            infeasible: None,
-            furthest: None,
-            wrong_branch: HashMap::new(),
+            explain: Explanation::new(!opts.permissive && opts.vector.is_none()),
             collecting_violations: false,
             pending_violations: Vec::new(),
             violated: None,
@@ -639,9 +631,7 @@ impl<'a> Explorer<'a> {
                 return Verdict::Unknown { reason: format!("stopped after {} product states", self.states) };
             }
             if let Some(&d) = self.distance.get(&state.witness) {
-                if self.furthest.is_none_or(|(best, _)| d < best) {
-                    self.furthest = Some((d, state.witness));
-                }
+                self.explain.reached(d, state.witness);
             }
             self.states += 1;
             if self.states.is_multiple_of(MEMORY_CHECK_EVERY) {

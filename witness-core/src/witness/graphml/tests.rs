@@ -1,4 +1,3 @@
-
 use super::*;
 use std::io::Write;
 use std::path::PathBuf;
