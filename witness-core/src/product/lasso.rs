@@ -28,6 +28,35 @@ pub(super) struct HeadVisit {
     pub(super) trace: Option<Rc<TraceNode>>,
 }
 
+/// The explorer's state for a non-termination witness (decisions 93–96).
+pub(super) struct LassoSearch {
+    /// The first visits of the cycle head in the recurrent set (decision 94), for the checks of
+    /// a rejection (decision 95).
+    pub(super) firsts: Vec<ProductState>,
+    /// Why a path that reached the cycle head in the recurrent set does not show an infinite
+    /// run (the set is not closed, a symbolic state, …).
+    pub(super) open: Vec<String>,
+    /// A symbolic pass of the loop part is being explored (decision 96).
+    pub(super) recurrence: Option<RecurrencePass>,
+    /// The witness states reachable from a cycle head (its loop part).
+    pub(super) cycle_nodes: HashSet<NodeIndex>,
+    /// Symbolic closure checks tried on concrete runs that did not repeat (issue 19).
+    pub(super) checks: usize,
+}
+
+impl LassoSearch {
+    pub(super) fn new(witness: &WitnessAutomaton) -> LassoSearch {
+        let mut cycle_nodes = HashSet::new();
+        let mut todo: Vec<NodeIndex> = witness.graph.node_indices().filter(|n| witness.graph[*n].cycle_head).collect();
+        while let Some(n) = todo.pop() {
+            if cycle_nodes.insert(n) {
+                todo.extend(witness.graph.neighbors_directed(n, Direction::Outgoing));
+            }
+        }
+        LassoSearch { firsts: Vec::new(), open: Vec::new(), recurrence: None, cycle_nodes, checks: 0 }
+    }
+}
+
 /// What one symbolic pass of the loop part found so far (decision 96).
 pub(super) struct RecurrencePass {
     /// The path conditions of the paths that came back to the cycle head.
@@ -200,7 +229,7 @@ impl<'a> Explorer<'a> {
             .find(|n| self.witness.graph[*n].cycle_head)
             .and_then(|n| self.witness.graph[n].invariant.clone())
             .unwrap_or_else(|| "1".into());
-        let open = self.lasso_open.first().cloned();
+        let open = self.lasso.open.first().cloned();
         if let Verdict::Unknown { reason } = verdict {
             let reason = match open {
                 Some(o) => format!("{reason}; also: {o}"),
@@ -208,7 +237,7 @@ impl<'a> Explorer<'a> {
             };
             return (Verdict::Unknown { reason: reason.clone() }, reason);
         }
-        if self.lasso_firsts.is_empty() {
+        if self.lasso.firsts.is_empty() {
             if self.repeats > 0 {
                 let r = format!(
                     "no run allowed by the witness reaches the cycle head in a state of the recurrent set `{text}`, but a program state repeats on the way: the program may run forever outside the claimed set"
@@ -256,14 +285,14 @@ impl<'a> Explorer<'a> {
             // set: the set is wrong for it, but the run may be infinite.
             return not_rejected("a program state repeats on some run the witness allows".into(), &open);
         }
-        if self.lasso_firsts.len() >= MAX_LASSO_FIRSTS {
+        if self.lasso.firsts.len() >= MAX_LASSO_FIRSTS {
             return not_rejected(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"), &open);
         }
         let Some(seeds) = head_seeds(self.cfa, self.witness, self.anchors) else {
             return not_rejected("a transition into the cycle head names no line".into(), &open);
         };
         let reach = ErrorReach::towards(self.cfa, &seeds);
-        let firsts = std::mem::take(&mut self.lasso_firsts);
+        let firsts = std::mem::take(&mut self.lasso.firsts);
         let mut shown = None;
         for f in &firsts {
             let mut f = f.clone();
@@ -356,7 +385,7 @@ impl<'a> Explorer<'a> {
     /// must together cover the whole set (with values the witness pins for the nondeterministic
     /// calls of the pass; any other nondeterministic value makes the check fail).
     pub(super) fn recurrence_check(&mut self, s: &ProductState, text: &str) -> Result<Option<ProductState>, String> {
-        if self.recurrence.is_some() {
+        if self.lasso.recurrence.is_some() {
             return Err("nested recurrence check".into());
         }
         let not_modelled = |what: &str| Err(format!("the recurrent set `{text}` is not proven closed: {what}"));
@@ -443,13 +472,13 @@ impl<'a> Explorer<'a> {
         let unknown_before = self.unknown.len();
         let max_before = self.max_states;
         self.max_states = Some(self.states + RECURRENCE_MAX_STATES);
-        self.recurrence = Some(RecurrencePass { returns: Vec::new(), examples: Vec::new(), failure: None });
+        self.lasso.recurrence = Some(RecurrencePass { returns: Vec::new(), examples: Vec::new(), failure: None });
         let repeats_before = self.repeats;
         let verdict = self.run_from(g);
         // The pass's own joins of paths say nothing about the runs the witness allows.
         self.repeats = repeats_before;
         self.max_states = max_before;
-        let rec = self.recurrence.take();
+        let rec = self.lasso.recurrence.take();
         let doubts = self.unknown.split_off(unknown_before.min(self.unknown.len()));
         let Some(rec) = rec else { return not_modelled("internal") };
         if let Verdict::Unknown { reason } = verdict {
@@ -584,7 +613,7 @@ impl<'a> Explorer<'a> {
                 return Arrival::Drop;
             }
         };
-        if self.recurrence.is_some() {
+        if self.lasso.recurrence.is_some() {
             // Decision 96: the end of a symbolic pass.
             let closed = match &truth {
                 Truth::Known(b) => Some(*b),
@@ -595,7 +624,7 @@ impl<'a> Explorer<'a> {
                 },
             };
             let conjuncts = s.data.path.conjuncts();
-            if let Some(rec) = self.recurrence.as_mut() {
+            if let Some(rec) = self.lasso.recurrence.as_mut() {
                 match closed {
                     Some(true) => {
                         rec.returns.push(conjuncts);
@@ -626,13 +655,13 @@ impl<'a> Explorer<'a> {
             if !in_set {
                 return Arrival::Go(s); // not in the set: the stem goes on
             }
-            if self.lasso_firsts.len() < MAX_LASSO_FIRSTS {
-                self.lasso_firsts.push(s.clone());
-            } else if self.lasso_open.is_empty() {
-                self.lasso_open.push(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"));
+            if self.lasso.firsts.len() < MAX_LASSO_FIRSTS {
+                self.lasso.firsts.push(s.clone());
+            } else if self.lasso.open.is_empty() {
+                self.lasso.open.push(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"));
             }
             let key = (s.data.is_concrete() && s.returned.is_none()).then(|| s.lasso_key());
-            if key.is_none() && self.opts.guess.is_none() && self.lasso_firsts.len() <= MAX_RECURRENCE_CHECKS {
+            if key.is_none() && self.opts.guess.is_none() && self.lasso.firsts.len() <= MAX_RECURRENCE_CHECKS {
                 // Decision 96: a symbolic state in the set; one symbolic pass from every state
                 // of the set may show that the set is closed.
                 match self.recurrence_check(&s, &text) {
@@ -648,7 +677,7 @@ impl<'a> Explorer<'a> {
                         let shown = example.unwrap_or_else(|| s.clone());
                         return Arrival::Confirm(self.confirm(&shown, what));
                     }
-                    Err(why) => self.lasso_open.push(why),
+                    Err(why) => self.lasso.open.push(why),
                 }
             }
             s.heads = Some(Rc::new(HeadVisit { parent: None, key, count: 1, trace: s.trace.clone() }));
@@ -661,13 +690,13 @@ impl<'a> Explorer<'a> {
         };
         if !closed {
             let values = self.describe(&mut s, &text);
-            self.lasso_open.push(format!(
+            self.lasso.open.push(format!(
                 "the recurrent set is not closed: at visit {count} of the cycle head (entered at line {line}), {values} is not in `{text}`"
             ));
             return Arrival::Drop;
         }
         if !s.data.is_concrete() || s.returned.is_some() {
-            self.lasso_open.push(format!(
+            self.lasso.open.push(format!(
                 "at visit {count} of the cycle head (entered at line {line}) the state is symbolic: the recurrent set `{text}` is not proven closed"
             ));
             return Arrival::Drop;
@@ -692,9 +721,8 @@ impl<'a> Explorer<'a> {
         // Issue 19: a concrete run that has not repeated yet (a counter that wraps only after 2^32
         // passes) may still be shown endless by one symbolic pass from every state of the set
         // (decision 96), tried once per path.
-        if count == SYMBOLIC_AFTER_VISITS && self.opts.guess.is_none() && self.recurrence_checks < MAX_RECURRENCE_CHECKS
-        {
-            self.recurrence_checks += 1;
+        if count == SYMBOLIC_AFTER_VISITS && self.opts.guess.is_none() && self.lasso.checks < MAX_RECURRENCE_CHECKS {
+            self.lasso.checks += 1;
             match self.recurrence_check(&s, &text) {
                 Ok(example) => {
                     let values = self.describe(&mut s, &text);
@@ -707,11 +735,11 @@ impl<'a> Explorer<'a> {
                     let shown = example.unwrap_or_else(|| s.clone());
                     return Arrival::Confirm(self.confirm(&shown, what));
                 }
-                Err(why) => self.lasso_open.push(why),
+                Err(why) => self.lasso.open.push(why),
             }
         }
         if count >= MAX_HEAD_VISITS {
-            self.lasso_open.push(format!(
+            self.lasso.open.push(format!(
                 "the state at the cycle head (entered at line {line}) did not repeat within {MAX_HEAD_VISITS} visits"
             ));
             return Arrival::Drop;

@@ -110,7 +110,7 @@ impl<'a> Explorer<'a> {
                     // waypoint's line; otherwise staying can never pass it.
                     if exact
                         && self.opts.segments == SegmentReading::Existential
-                        && !self.cycle_nodes.contains(&node)
+                        && !self.lasso.cycle_nodes.contains(&node)
                         && self.may_revisit(t, info.target, &cur)
                     {
                         stay = true;

@@ -374,20 +374,10 @@ struct Explorer<'a> {
     repeats: u64,
     /// Most product states explored (free runs of a non-termination check).
     max_states: Option<u64>,
-    /// Non-termination witnesses: the first visits of the cycle head in the recurrent set
-    /// (decision 94), for the checks of a rejection (decision 95).
-    lasso_firsts: Vec<ProductState>,
-    /// Non-termination witnesses: why a path that reached the cycle head in the recurrent set
-    /// does not show an infinite run (the set is not closed, a symbolic state, …).
-    lasso_open: Vec<String>,
-    /// A symbolic pass of the loop part is being explored (decision 96).
-    recurrence: Option<RecurrencePass>,
+    /// Non-termination witnesses: what the lasso search found so far (decisions 93–96).
+    lasso: LassoSearch,
     /// Constraints of the witness this exploration dropped or added (decision 97).
     doubts: Doubts,
-    /// Lassos: the witness states reachable from a cycle head (its loop part).
-    cycle_nodes: HashSet<NodeIndex>,
-    /// Symbolic closure checks tried on concrete runs that did not repeat (issue 19).
-    recurrence_checks: usize,
     /// Transitions whose offsets or column could not be used and whose line holds several
     /// places they could mean (issue 19, cause 2): firing one is a guess of which (decision 98).
     approximate: HashMap<EdgeIndex, String>,
@@ -523,27 +513,13 @@ impl<'a> Explorer<'a> {
             violated: None,
             repeats: 0,
             max_states: None,
-            lasso_firsts: Vec::new(),
-            lasso_open: Vec::new(),
-            recurrence: None,
+            lasso: LassoSearch::new(witness),
             doubts: Doubts::default(),
             revisit: HashMap::new(),
             approximate: HashMap::new(),
             places: HashMap::new(),
             pins: HashMap::new(),
             fired_approximate: BTreeSet::new(),
-            recurrence_checks: 0,
-            cycle_nodes: {
-                let mut seen = HashSet::new();
-                let mut todo: Vec<NodeIndex> =
-                    witness.graph.node_indices().filter(|n| witness.graph[*n].cycle_head).collect();
-                while let Some(n) = todo.pop() {
-                    if seen.insert(n) {
-                        todo.extend(witness.graph.neighbors_directed(n, Direction::Outgoing));
-                    }
-                }
-                seen
-            },
         }
     }
 }
