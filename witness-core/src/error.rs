@@ -43,6 +43,16 @@ pub fn line_col(text: &[u8], offset: usize) -> (u32, u32) {
     (line, col)
 }
 
+/// Prefix of the message of an assumption conjunct whose meaning is ambiguous: a run that
+/// meets it ends in unknown (neither dropping the conjunct nor reading it one way is safe).
+pub const AMBIGUOUS: &str = "ambiguous: ";
+
+/// Prefix of the message of an assumption conjunct that names no object of the program state
+/// at its step (an identifier no scope declares, a variable of a function not running): a
+/// claim about nothing the program has (decision 97), not a constraint the validator fails
+/// to evaluate.
+pub const NO_SUCH_OBJECT: &str = "names no object of the program here: ";
+
 #[cfg(test)]
 mod tests {
     use super::line_col;

@@ -24,6 +24,7 @@ pub(crate) mod anchors;
 pub mod cfa;
 pub mod cfront;
 pub mod error;
+pub(crate) mod floatbits;
 pub mod harness;
 pub mod lint;
 pub(crate) mod offsets;

@@ -7,6 +7,8 @@ use super::types::{self, conv, SpecCounter, Ty, Val};
 use super::AssumptionScope;
 use crate::cfa::{BinOp, CType, Cfa, Expr, FExpr, FloatTy, IntTy, PExpr, Pointee, ScalarTy, UnOp, VarId, VarScope};
 
+use crate::error::{AMBIGUOUS, NO_SUCH_OBJECT};
+
 type R<T> = Result<T, String>;
 
 /// Reserved identifier standing for `\result`.
@@ -170,7 +172,7 @@ fn expected(set: &std::collections::HashSet<&'static str>) -> String {
 /// NaN is not modelled, so `-NAN` is read the same way.)
 fn nan_equality(op: BinOp, l: &Val, r: &Val) -> Option<Val> {
     let is_nan = |v: &Val| match v {
-        Val::F(FExpr::Const { bits, fty }) => crate::semantics::float::to_f64(*bits, *fty).is_nan(),
+        Val::F(FExpr::Const { bits, fty }) => crate::floatbits::to_f64(*bits, *fty).is_nan(),
         _ => false,
     };
     let other = match (is_nan(l), is_nan(r)) {
@@ -203,16 +205,6 @@ fn member_path(e: &Node<Expression>) -> R<String> {
         _ => Err("member access on an expression other than a struct variable (not supported yet)".into()),
     }
 }
-
-/// Prefix of the message of an assumption conjunct whose meaning is ambiguous: a run that
-/// meets it ends in unknown (neither dropping the conjunct nor reading it one way is safe).
-pub const AMBIGUOUS: &str = "ambiguous: ";
-
-/// Prefix of the message of an assumption conjunct that names no object of the program state
-/// at its step (an identifier no scope declares, a variable of a function not running): a
-/// claim about nothing the program has (decision 97), not a constraint the validator fails
-/// to evaluate.
-pub const NO_SUCH_OBJECT: &str = "names no object of the program here: ";
 
 /// A comparison of a signed bit-field with a constant above its range that is a bit pattern of
 /// its width (`s.d == 9` for the -7 in a signed 4-bit field): CPAchecker and CBMC witnesses print

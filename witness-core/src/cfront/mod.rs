@@ -15,7 +15,7 @@ use crate::error::InputError;
 mod assumption;
 mod depth;
 mod gnu;
-pub use assumption::{AMBIGUOUS, NO_SUCH_OBJECT};
+pub use crate::error::{AMBIGUOUS, NO_SUCH_OBJECT};
 mod lower;
 mod preprocess;
 mod skip;

@@ -64,7 +64,7 @@ fn pp(cfa: &Cfa, p: &PExpr) -> String {
 /// Compact rendering of a floating-point expression: `1.5:double`, `(float)e`.
 fn pf(cfa: &Cfa, e: &FExpr) -> String {
     match e {
-        FExpr::Const { bits, fty } => format!("{}:{}", crate::semantics::float::render(*bits, *fty), fty.name()),
+        FExpr::Const { bits, fty } => format!("{}:{}", crate::floatbits::render(*bits, *fty), fty.name()),
         FExpr::Var { var, .. } => cfa.var(*var).name.clone(),
         FExpr::Neg { arg } => format!("-({})", pf(cfa, arg)),
         FExpr::Binary { op, lhs, rhs } => format!("({} {op:?} {}):{}", pf(cfa, lhs), pf(cfa, rhs), e.fty().name()),

@@ -403,7 +403,7 @@ impl Val {
         match self {
             Val::I(e) => match fold(&e) {
                 Some((bits, ty)) => {
-                    FExpr::Const { bits: crate::semantics::float::conc_from_int(value_of(bits, ty), to), fty: to }
+                    FExpr::Const { bits: crate::floatbits::conc_from_int(value_of(bits, ty), to), fty: to }
                 }
                 None => FExpr::FromInt { arg: Box::new(e), fty: to },
             },
@@ -437,7 +437,7 @@ pub fn fconv(f: FExpr, to: FloatTy) -> FExpr {
         return f;
     }
     if let FExpr::Const { bits, .. } = f {
-        return FExpr::Const { bits: crate::semantics::float::conc_cast(bits, from, to), fty: to };
+        return FExpr::Const { bits: crate::floatbits::conc_cast(bits, from, to), fty: to };
     }
     FExpr::Cast { arg: Box::new(f), to }
 }

@@ -76,7 +76,7 @@ impl DataState {
                 None => {
                     return Err(EvalError::Unsupported(format!(
                         "{}variable `{}` is not in scope here",
-                        crate::cfront::NO_SUCH_OBJECT,
+                        crate::error::NO_SUCH_OBJECT,
                         cfa.var(*var).name
                     )))
                 }

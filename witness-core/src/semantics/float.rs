@@ -16,6 +16,7 @@ use z3_sys::Z3_ast;
 
 use super::value::{Definedness, Truth, Val, Value};
 use crate::cfa::{FBinOp, FClass, FCmp, FMath, FloatTy, IntTy, Libm};
+pub use crate::floatbits::{conc_cast, conc_from_int, render, to_f64};
 
 /// The value of a floating-point expression.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -77,29 +78,6 @@ fn mask(fty: FloatTy) -> u64 {
         u64::MAX
     } else {
         (1u64 << fty.bits()) - 1
-    }
-}
-
-/// A concrete value as `f64` (exact for both types).
-pub fn to_f64(bits: u64, fty: FloatTy) -> f64 {
-    match fty {
-        FloatTy::F32 => f32::from_bits(bits as u32) as f64,
-        FloatTy::F64 => f64::from_bits(bits),
-    }
-}
-
-/// Decimal rendering for traces (`NAN`, `INFINITY`, shortest round-trip decimal otherwise).
-pub fn render(bits: u64, fty: FloatTy) -> String {
-    let v = to_f64(bits, fty);
-    if v.is_nan() {
-        return if v.is_sign_negative() { "-NAN".into() } else { "NAN".into() };
-    }
-    if v.is_infinite() {
-        return if v < 0.0 { "-INFINITY".into() } else { "INFINITY".into() };
-    }
-    match fty {
-        FloatTy::F32 => format!("{:?}", f32::from_bits(bits as u32)),
-        FloatTy::F64 => format!("{v:?}"),
     }
 }
 
@@ -430,25 +408,8 @@ pub fn sym_cmp(op: FCmp, a: &Float, b: &Float) -> Bool {
     }
 }
 
-/// Float to float conversion (exact when widening; rounds to nearest even when narrowing).
-pub fn conc_cast(x: u64, from: FloatTy, to: FloatTy) -> u64 {
-    match (from, to) {
-        (FloatTy::F32, FloatTy::F64) => (f32::from_bits(x as u32) as f64).to_bits(),
-        (FloatTy::F64, FloatTy::F32) => (f64::from_bits(x) as f32).to_bits() as u64,
-        _ => x,
-    }
-}
-
 pub fn sym_cast(a: &Float, to: FloatTy) -> Float {
     a.to_fp_with_rounding_mode(&rne(), &sort(to))
-}
-
-/// Integer (its mathematical value) to float, rounded to nearest even (Rust's `as` does this).
-pub fn conc_from_int(v: i128, fty: FloatTy) -> u64 {
-    match fty {
-        FloatTy::F32 => (v as f32).to_bits() as u64,
-        FloatTy::F64 => (v as f64).to_bits(),
-    }
 }
 
 pub fn sym_from_int(t: &BV, ty: IntTy, fty: FloatTy) -> Float {
