@@ -1,5 +1,5 @@
 # Two entry points for newcomers (see README.md); both install missing system packages first.
-.PHONY: setup example test bench fuzz-smoke soak
+.PHONY: setup example test bench fuzz-smoke soak dist
 
 setup:
 	./scripts/setup
@@ -38,3 +38,9 @@ SOAK_SECONDS ?= 600
 soak: setup
 	cargo build --release -q -p witness-oracle --bin soak
 	SOAK_SECONDS=$(SOAK_SECONDS) ./target/release/soak $(SOAK_ARGS)
+
+# The competition archive target/dist/witness-check.zip: release binary, the Z3 library it was
+# linked with (found through the run path $ORIGIN/lib), BenchExec module, example, README and
+# licences; runs where Z3 is not installed (tests/dist.rs, part of `make test`).
+dist: setup
+	./scripts/dist

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -177,6 +178,25 @@ class Version(unittest.TestCase):
         version = Tool().version(binary)
         self.assertRegex(version, r"^\d+\.\d+\.\d+")
         self.assertEqual(printed.strip(), f"witness-check {version}")
+
+    def test_version_names_commit_and_z3(self):
+        binary = os.environ.get("WITNESS_CHECK_BIN") or os.path.join(HERE, "../../target/release/witness-check")
+        if not os.path.exists(binary):
+            self.skipTest(f"no binary at {binary}")
+        self.assertRegex(Tool().version(binary), r"^\d+\.\d+\.\d+ \(commit (\w+), Z3 \d+\.\d+")
+
+    def test_archive_files_are_program_files(self):
+        # The layout `make dist` writes: the binary, and the Z3 library under lib/ (listed as
+        # the directory, which BenchExec takes whole).
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "lib"))
+            for f in ["witness-check", "lib/libz3.so.4", "lib/LICENSE-z3"]:
+                open(os.path.join(d, f), "w").close()
+            files = Tool().program_files(os.path.join(d, "witness-check"))
+            self.assertEqual(
+                sorted(os.path.relpath(f, d) for f in files),
+                ["lib", "witness-check"],
+            )
 
     def test_repository_root_as_tool_directory(self):
         root = os.path.normpath(os.path.join(HERE, "../.."))

@@ -159,8 +159,22 @@ enum Answer {
     Panicked(String),
 }
 
+/// `--version`: ours, the commit built from, and the Z3 library this process runs with (results
+/// tables tell builds apart by it).
+fn version() -> String {
+    format!(
+        "{} (commit {}, Z3 {})",
+        env!("CARGO_PKG_VERSION"),
+        env!("WITNESS_CHECK_COMMIT"),
+        witness_core::solver_version()
+    )
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // clap keeps the text for the process's life: leaked once, at start.
+    let version: &'static str = Box::leak(version().into_boxed_str());
+    let matches = <Cli as clap::CommandFactory>::command().version(version).get_matches();
+    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match cli.command {
         Command::Validate(args) => run_validate(args),
         Command::Lint(args) => leave_now(lint_cmd::run(args)),

@@ -41,3 +41,9 @@ pub mod verdict;
 pub mod witness;
 
 pub use error::InputError;
+
+/// The version of the Z3 library this process runs with (`4.8.12.0`): the library is
+/// linked dynamically, so the build alone does not say which one answers.
+pub fn solver_version() -> String {
+    z3::full_version().to_string()
+}

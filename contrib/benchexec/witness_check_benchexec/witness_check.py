@@ -57,12 +57,20 @@ class Tool(benchexec.tools.template.BaseTool2):
         except ToolNotFoundException:
             return tool_locator.find_executable("witness-check", subdir="target/release")
 
+    # The competition archive's files besides the binary (`make dist`): the Z3 library the
+    # binary loads through its run path $ORIGIN/lib, and its licence.
+    REQUIRED_PATHS = ["lib"]
+
+    def program_files(self, executable):
+        return [executable] + self._program_files_from_executable(executable, self.REQUIRED_PATHS)
+
     def name(self):
         return "witness-check"
 
     def version(self, executable):
-        # `witness-check --version` prints "witness-check 0.1.0".
-        return self._version_from_tool(executable).replace("witness-check", "").strip()
+        # `witness-check --version` prints "witness-check 0.1.0 (commit 0123abcd4567, Z3 4.8.12.0)":
+        # the version, the commit built from and the Z3 library loaded tell builds apart.
+        return self._version_from_tool(executable).replace("witness-check", "", 1).strip()
 
     def cmdline(self, executable, options, task, rlimits):
         task_options = task.options if isinstance(task.options, dict) else {}
