@@ -730,7 +730,11 @@ fn batch_runs_a_manifest_and_writes_results_summary_and_plot() {
     // The same batch with `--fail-on-wrong`: the mislabelled row's confirmation is wrong.
     let strict = run_str(&["batch", "--jobs", "2", "--timeout", "30", "--fail-on-wrong", path_str(&manifest)]);
     assert_eq!(strict.status.code(), Some(1), "{}", describe(&strict));
-    assert!(String::from_utf8_lossy(&strict.stderr).contains("1 wrong verdict(s)"), "{}", describe(&strict));
+    assert!(
+        String::from_utf8_lossy(&strict.stderr).contains("1 wrong verdict(s) (named in the summary)"),
+        "{}",
+        describe(&strict)
+    );
     let summary = String::from_utf8_lossy(&out.stdout).into_owned();
     let lines: Vec<serde_json::Value> = std::fs::read_to_string(&results)
         .unwrap()
@@ -766,6 +770,10 @@ fn batch_runs_a_manifest_and_writes_results_summary_and_plot() {
         "confirmed 1/3  rejected 1/3  WRONG-confirm 1  wrong-reject 0  unknown 1  error 2",
         "SV-COMP validation score: -13 of 9 possible",
         "CPU time (s): min",
+        // Issue 21: the wrong and failed tasks by name.
+        "wrong: mislabelled (expected reject, got false(unreach-call))",
+        "error: gone: ",
+        "error: error-malformed-xml: ",
     ] {
         assert!(summary.contains(want), "summary lacks `{want}`:\n{summary}");
     }
@@ -816,6 +824,47 @@ fn check_svg(svg: &str) {
     assert_eq!(roots, ["svg"], "{svg}");
     assert!(lines >= 3, "three quantile lines expected: {svg}");
     assert!(texts.contains("CPU time (s)") && texts.contains("n-th fastest result"), "{texts}");
+}
+
+/// Issue 21: a mistyped option forwarded to every validation, or one `batch` sets itself, is a
+/// usage error before any task runs (it used to make every task an `error` and exit 0).
+#[test]
+fn batch_refuses_a_bad_forwarded_option_before_any_task_runs() {
+    let list = taskdef_dir().join("pairs.txt");
+    for bad in [&["--bogus"][..], &["--timeout", "5"][..], &["--stutter", "sideways"][..]] {
+        let mut argv = vec!["batch", path_str(&list), "--"];
+        argv.extend_from_slice(bad);
+        let out = run_str(&argv);
+        assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("the options after `--`") && err.contains(bad[0]), "{}", describe(&out));
+        assert!(!err.lines().any(|l| l.starts_with('[')), "a task ran: {}", describe(&out));
+    }
+    let ok = run_str(&["batch", path_str(&list), "--", "--stutter", "lenient"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", describe(&ok));
+}
+
+/// Issue 21: two rows of a pair list that name the same task get different ids.
+#[test]
+fn batch_ids_are_unique() {
+    let dir = std::env::temp_dir().join(format!("witness-check-e2e-ids-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = taskdef_dir();
+    let list = dir.join("pairs.txt");
+    let row = format!("{} {}\n", t.join("long-is-32.yml").display(), t.join("witness.graphml").display());
+    std::fs::write(&list, row.repeat(2)).unwrap();
+    let out = run_str(&["batch", "--results", "-", path_str(&list)]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let mut ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    assert_eq!(ids.len(), 2);
+    assert_ne!(ids[0], ids[1], "{ids:?}");
+    assert!(ids.iter().all(|i| i.contains("long-is-32.yml@witness.graphml")), "{ids:?}");
 }
 
 /// `batch` over a list of task-definition/witness pairs.

@@ -130,7 +130,7 @@ pub struct Outcome {
 pub fn run(args: BatchArgs) -> ! {
     let code = match run_batch(&args) {
         Ok(wrong) if wrong > 0 && args.fail_on_wrong => {
-            eprintln!("witness-check batch: {wrong} wrong verdict(s)");
+            eprintln!("witness-check batch: {wrong} wrong verdict(s) (named in the summary)");
             1
         }
         Ok(_) => 0,
@@ -159,6 +159,13 @@ enum BatchError {
 
 /// Runs the batch; returns the number of wrong verdicts among the labelled tasks.
 fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
+    // A mistyped forwarded option would make every task an error: refused before any runs.
+    crate::check_forwarded_options(&args.validate_options).map_err(|e| {
+        BatchError::Usage(format!(
+            "the options after `--` ({}) are not what `validate` takes in a batch: {e}",
+            args.validate_options.join(" ")
+        ))
+    })?;
     let mut tasks = Vec::new();
     for input in &args.inputs {
         tasks.extend(load_list(input, args.format.as_deref())?);
@@ -166,6 +173,7 @@ fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
     if tasks.is_empty() {
         return Err(BatchError::Usage("the task lists name no task".into()));
     }
+    unique_ids(&mut tasks);
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     // Workers actually started (the memory limit is shared among them).
     let jobs = jobs.min(tasks.len());
@@ -255,6 +263,35 @@ fn load_list(path: &Path, format: Option<&str>) -> Result<Vec<Task>, BatchError>
         load_manifest(path, dir, &text, format)
     } else {
         load_pairs(path, dir, &text)
+    }
+}
+
+/// Makes every task's id unique (results and summaries name tasks by it): an id that several
+/// tasks share gets its witness's file name (`task.yml@witness.graphml`), and one still shared
+/// a counter (`#2`, `#3`, in list order).
+fn unique_ids(tasks: &mut [Task]) {
+    let count = |tasks: &[Task]| {
+        let mut n: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for t in tasks {
+            *n.entry(t.id.clone()).or_default() += 1;
+        }
+        n
+    };
+    let n = count(tasks);
+    for t in tasks.iter_mut() {
+        if n[&t.id] > 1 {
+            if let Some(w) = t.witness.as_ref().and_then(|w| w.file_name()) {
+                t.id = format!("{}@{}", t.id, w.to_string_lossy());
+            }
+        }
+    }
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for t in tasks.iter_mut() {
+        let k = seen.entry(t.id.clone()).or_default();
+        *k += 1;
+        if *k > 1 {
+            t.id = format!("{}#{k}", t.id);
+        }
     }
 }
 
@@ -652,6 +689,7 @@ fn summary_text(tasks: &[Task], done: &[(Outcome, Value)], jobs: usize, wall: Du
     let unlabelled = done.len() - labelled.len();
     if labelled.is_empty() {
         let _ = writeln!(s, "no expected verdicts: no agreement or score");
+        s.push_str(&named_tasks(done));
         return s;
     }
     let of =
@@ -702,6 +740,42 @@ fn summary_text(tasks: &[Task], done: &[(Outcome, Value)], jobs: usize, wall: Du
     let score: i64 = labelled.iter().filter_map(|(_, (_, r))| r["score"].as_i64()).sum();
     let max: i64 = labelled.iter().map(|(t, _)| if t.expected == Some(Expected::Confirm) { 1 } else { 2 }).sum();
     let _ = writeln!(s, "SV-COMP validation score: {score} of {max} possible");
+    s.push_str(&named_tasks(done));
+    s
+}
+
+/// Every wrong verdict and every failed task, by id, with what happened (the summary's counts
+/// alone do not say which task to look at).
+fn named_tasks(done: &[(Outcome, Value)]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let mut sorted: Vec<&(Outcome, Value)> = done.iter().collect();
+    sorted.sort_by_key(|(_, r)| r["index"].as_u64());
+    let reason = |r: &Value| {
+        let text = r["reason"].as_str().unwrap_or_default().lines().next().unwrap_or_default().to_string();
+        if text.chars().count() > 160 {
+            format!("{}…", text.chars().take(160).collect::<String>())
+        } else {
+            text
+        }
+    };
+    for (o, r) in &sorted {
+        if o.correct == Some(false) {
+            let _ = writeln!(
+                s,
+                "wrong: {} (expected {}, got {}): {}",
+                r["id"].as_str().unwrap_or_default(),
+                r["expected_result"].as_str().or(r["expected"].as_str()).unwrap_or_default(),
+                r["result"].as_str().unwrap_or("no result"),
+                reason(r)
+            );
+        }
+    }
+    for (o, r) in &sorted {
+        if o.class == Class::Error {
+            let _ = writeln!(s, "error: {}: {}", r["id"].as_str().unwrap_or_default(), reason(r));
+        }
+    }
     s
 }
 

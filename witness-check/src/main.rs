@@ -170,6 +170,27 @@ fn version() -> String {
     )
 }
 
+/// Whether `options` are options `validate` accepts in a child command line as `batch` builds it
+/// (with its own `--json`, `--timeout`, `--memory-limit`, `--witness`, `--property` and
+/// `--data-model`, which may therefore not be forwarded): clap's message otherwise.
+pub(crate) fn check_forwarded_options(options: &[String]) -> Result<(), String> {
+    let mut argv: Vec<String> = ["witness-check", "validate", "--json", "--timeout", "1", "--memory-limit", "1"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    argv.extend(["--witness", "w", "--property", "p", "--data-model", "LP64"].iter().map(|s| s.to_string()));
+    argv.extend(options.iter().cloned());
+    argv.push("program.c".into());
+    match <Cli as clap::Parser>::try_parse_from(argv) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+            Err(first)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     // clap keeps the text for the process's life: leaked once, at start.
     let version: &'static str = Box::leak(version().into_boxed_str());
