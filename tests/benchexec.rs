@@ -124,3 +124,82 @@ fn tool_info_module_unit_test_passes() {
     let version_line = text.lines().find(|l| l.starts_with("test_version_of_the_binary"));
     assert!(version_line.is_some_and(|l| l.ends_with("... ok")), "{}", describe(&out));
 }
+
+/// Issue 21: `batch --benchexec-xml` writes a result file BenchExec's `table-generator` reads:
+/// the table lists every task with its status, and the wrong confirmation of the batch's
+/// mislabelled task is counted as wrong (its `category`).
+#[test]
+fn table_generator_renders_a_batch_result_file() {
+    let Some(python) = python() else { return };
+    let dir = std::env::temp_dir().join(format!("witness-check-benchexec-xml-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixtures = repo().join("fixtures/graphml");
+    // Two tasks from the fixtures, one labelled wrongly, and one whose program is missing.
+    let mut manifest = String::from("id\tprogram\twitness\tproperty\tdata_model\texpected\n");
+    for (id, case, label) in [
+        ("confirmed-ok", "overflow-confirm", "confirm"),
+        ("mislabelled", "overflow-confirm", "reject"),
+        ("rejected-ok", "overflow-reject", "reject"),
+        ("gone", "no-such-case", "confirm"),
+    ] {
+        let from = fixtures.join(case);
+        let to = dir.join(id);
+        std::fs::create_dir_all(&to).unwrap();
+        for f in ["program.c", "witness.graphml", "property.prp"] {
+            let _ = std::fs::copy(from.join(f), to.join(f));
+        }
+        let dm =
+            std::fs::read_to_string(from.join("expected.txt")).ok().and_then(|t| t.lines().nth(1).map(String::from));
+        manifest.push_str(&format!(
+            "{id}\tprogram.c\twitness.graphml\tproperty.prp\t{}\t{label}\n",
+            dm.unwrap_or_else(|| "LP64".into())
+        ));
+    }
+    std::fs::write(dir.join("manifest.tsv"), manifest).unwrap();
+    let xml = dir.join("results.xml");
+    let batch = Command::new(BIN)
+        .args(["batch", "--jobs", "1", "--timeout", "30", "--benchexec-xml"])
+        .arg(&xml)
+        .arg(dir.join("manifest.tsv"))
+        .output()
+        .expect("batch runs");
+    assert!(batch.status.success(), "{}", describe(&batch));
+    // `table-generator` as its console script runs it.
+    const TABLE_GENERATOR: &str = "import sys, benchexec.tablegenerator as t; sys.exit(t.main())";
+    let out = Command::new(&python)
+        .env("PYTHONPATH", repo().join("contrib/benchexec"))
+        .args(["-c", TABLE_GENERATOR, "--quiet", "--outputpath"])
+        .arg(dir.join("table"))
+        .args(["--name", "batch"])
+        .arg(&xml)
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "{}", describe(&out));
+    let table = |ext: &str| {
+        let path = dir.join("table").join(format!("batch.{ext}"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}; {}", path.display(), describe(&out)))
+    };
+    let (csv, html) = (table("csv"), table("html"));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (id, status) in [
+        ("confirmed-ok", "false(no-overflow)"),
+        ("mislabelled", "false(no-overflow)"),
+        ("rejected-ok", "true"),
+        ("gone", "ERROR (exit code 3)"),
+    ] {
+        let row = csv.lines().find(|l| l.contains(id)).unwrap_or_else(|| panic!("no row for {id} in\n{csv}"));
+        assert!(row.contains(status), "{id}: `{status}` expected in `{row}`");
+    }
+    // The HTML table's data carries each row's category, as the result file gives it.
+    let category = |id: &str| {
+        let at = html.find(&format!("\"id\": [\"{id}\"]")).unwrap_or_else(|| panic!("no row {id} in the HTML"));
+        let rest = &html[at..];
+        let from = rest.find("\"category\": \"").expect("a category") + "\"category\": \"".len();
+        rest[from..].split('"').next().unwrap_or_default().to_string()
+    };
+    assert_eq!(category("confirmed-ok"), "correct");
+    assert_eq!(category("mislabelled"), "wrong");
+    assert_eq!(category("rejected-ok"), "correct");
+    assert_eq!(category("gone"), "error");
+}

@@ -48,6 +48,10 @@ pub struct BatchArgs {
     /// SV-COMP reports) into this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+    /// Write the results as a BenchExec result file (XML, as `benchexec` writes it), which
+    /// BenchExec's `table-generator` renders beside other tools' runs.
+    #[arg(long = "benchexec-xml", value_name = "FILE.xml")]
+    benchexec_xml: Option<PathBuf>,
     /// Only manifest rows whose `witness_format` starts with this (e.g. `graphml`, `yaml`).
     #[arg(long, value_name = "PREFIX")]
     format: Option<String>,
@@ -189,10 +193,10 @@ fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
             std::fs::File::create(p).map_err(|e| BatchError::Input(format!("{}: cannot create: {e}", p.display())))?,
         )))),
     };
-    // A plot that cannot be written is reported before the tasks run, not after.
-    if let Some(path) = &args.plot {
+    // A plot or result file that cannot be written is reported before the tasks run, not after.
+    for path in args.plot.iter().chain(&args.benchexec_xml) {
         std::fs::File::create(path)
-            .map_err(|e| BatchError::Input(format!("{}: cannot create the plot: {e}", path.display())))?;
+            .map_err(|e| BatchError::Input(format!("{}: cannot create: {e}", path.display())))?;
     }
     let runner = Runner { exe, timeout: args.timeout, memory_limit, extra: args.validate_options.clone() };
 
@@ -242,6 +246,20 @@ fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
             .collect();
         crate::plot::quantile_plot(path, &points)
             .map_err(|e| BatchError::Input(format!("{}: cannot write the plot: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.benchexec_xml {
+        let mut records: Vec<&Value> = done.iter().map(|(_, r)| r).collect();
+        records.sort_by_key(|r| r["index"].as_u64());
+        let version = crate::version();
+        let set = crate::benchexec_xml::RunSet {
+            version: &version,
+            timelimit_s: args.timeout,
+            memlimit_mib: memory_limit,
+            jobs,
+            options: &args.validate_options,
+        };
+        crate::benchexec_xml::write(path, &set, &records)
+            .map_err(|e| BatchError::Input(format!("{}: cannot write the results: {e}", path.display())))?;
     }
     if let Some(e) = write_failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(BatchError::Input(format!("cannot write the results: {e}")));

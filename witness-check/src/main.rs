@@ -19,6 +19,7 @@ use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
 use witness_core::verdict::{Report, Verdict};
 
 mod batch;
+mod benchexec_xml;
 mod lint_cmd;
 mod plot;
 mod replay;
@@ -161,7 +162,7 @@ enum Answer {
 
 /// `--version`: ours, the commit built from, and the Z3 library this process runs with (results
 /// tables tell builds apart by it).
-fn version() -> String {
+pub(crate) fn version() -> String {
     format!(
         "{} (commit {}, Z3 {})",
         env!("CARGO_PKG_VERSION"),
