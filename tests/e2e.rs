@@ -826,6 +826,52 @@ fn check_svg(svg: &str) {
     assert!(texts.contains("CPU time (s)") && texts.contains("n-th fastest result"), "{texts}");
 }
 
+/// Issue 21: `--shard K/N` splits a batch deterministically (every task in exactly one shard)
+/// and `--merge` of the shards' results gives the summary of the whole batch.
+#[test]
+fn batch_shards_merge_into_the_whole_batch() {
+    let dir = std::env::temp_dir().join(format!("witness-check-e2e-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = small_manifest(&dir);
+    // The summary without its first line (wall time) and CPU-time line, which differ run to run.
+    let stable = |text: &str| -> Vec<String> {
+        text.lines().skip(1).filter(|l| !l.starts_with("CPU time")).map(String::from).collect()
+    };
+    let whole = run_str(&["batch", "--jobs", "2", "--timeout", "30", path_str(&manifest)]);
+    assert_eq!(whole.status.code(), Some(0), "{}", describe(&whole));
+    let mut shards = Vec::new();
+    for k in 1..=3 {
+        let results = dir.join(format!("shard-{k}.jsonl"));
+        let shard = format!("{k}/3");
+        let out = run_str(&[
+            "batch",
+            "--timeout",
+            "30",
+            "--shard",
+            &shard,
+            "--results",
+            path_str(&results),
+            path_str(&manifest),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        assert!(String::from_utf8_lossy(&out.stdout).starts_with("witness-check batch: 2 tasks"), "{}", describe(&out));
+        shards.push(results);
+    }
+    let mut argv = vec!["batch", "--merge"];
+    argv.extend(shards.iter().map(|p| path_str(p)));
+    let merged = run_str(&argv);
+    // A task in two results files is refused.
+    let twice = run_str(&["batch", "--merge", path_str(&shards[0]), path_str(&shards[0])]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(merged.status.code(), Some(0), "{}", describe(&merged));
+    let merged_text = String::from_utf8_lossy(&merged.stdout).into_owned();
+    assert!(merged_text.starts_with("witness-check batch: 6 tasks, merged from 3 results files"), "{merged_text}");
+    assert_eq!(stable(&merged_text), stable(&String::from_utf8_lossy(&whole.stdout)));
+    assert_eq!(twice.status.code(), Some(3), "{}", describe(&twice));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("was already in"), "{}", describe(&twice));
+}
+
 /// Issue 21: a mistyped option forwarded to every validation, or one `batch` sets itself, is a
 /// usage error before any task runs (it used to make every task an `error` and exit 0).
 #[test]

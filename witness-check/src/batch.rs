@@ -55,6 +55,15 @@ pub struct BatchArgs {
     /// Only manifest rows whose `witness_format` starts with this (e.g. `graphml`, `yaml`).
     #[arg(long, value_name = "PREFIX")]
     format: Option<String>,
+    /// Run only shard K of N (1 ≤ K ≤ N): the tasks at positions K, K+N, K+2N, … of the whole
+    /// task list, so that N jobs of a cluster scheduler (a Slurm job array) split a batch
+    /// deterministically; `--merge` joins their `--results` files.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// The inputs are `--results` files of earlier batches (the shards of one batch): print
+    /// their joint summary and write the plot and BenchExec file of all of them; nothing runs.
+    #[arg(long, conflicts_with_all = ["shard", "results", "format", "jobs", "memory_limit"])]
+    merge: bool,
     /// Exit with status 1 when a labelled task got a wrong verdict (a confirmation of a witness
     /// expected to be rejected, or of another violation, or a rejection of one expected to be
     /// confirmed), for CI pipelines; without it a finished batch exits 0.
@@ -63,6 +72,17 @@ pub struct BatchArgs {
     /// Further options for every validation, after `--` (e.g. `-- --stutter lenient`).
     #[arg(last = true, value_name = "VALIDATE-OPTIONS")]
     validate_options: Vec<String>,
+}
+
+/// `K/N` of `--shard`.
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 3/16")?;
+    let (k, n): (usize, usize) =
+        (k.trim().parse().map_err(|_| "K is not a number")?, n.trim().parse().map_err(|_| "N is not a number")?);
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("shard {k} of {n}: expected 1 ≤ K ≤ N"));
+    }
+    Ok((k, n))
 }
 
 /// What the task's witness is expected to get.
@@ -109,6 +129,14 @@ impl Class {
         } else {
             Class::Error
         }
+    }
+
+    /// The class of its name (`name`'s inverse; anything else is an error).
+    fn named(name: &str) -> Class {
+        [Class::Confirmed, Class::Rejected, Class::Unknown]
+            .into_iter()
+            .find(|c| c.name() == name)
+            .unwrap_or(Class::Error)
     }
 
     fn name(self) -> &'static str {
@@ -163,6 +191,9 @@ enum BatchError {
 
 /// Runs the batch; returns the number of wrong verdicts among the labelled tasks.
 fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
+    if args.merge {
+        return merge(args);
+    }
     // A mistyped forwarded option would make every task an error: refused before any runs.
     crate::check_forwarded_options(&args.validate_options).map_err(|e| {
         BatchError::Usage(format!(
@@ -178,6 +209,14 @@ fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
         return Err(BatchError::Usage("the task lists name no task".into()));
     }
     unique_ids(&mut tasks);
+    // Positions in the whole list (results keep them, so shards merge in list order).
+    let mut tasks: Vec<(usize, Task)> = tasks.into_iter().enumerate().collect();
+    if let Some((k, n)) = args.shard {
+        tasks.retain(|(i, _)| i % n == k - 1);
+        if tasks.is_empty() {
+            return Err(BatchError::Usage(format!("shard {k}/{n} holds no task (the lists name fewer than {k})")));
+        }
+    }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     // Workers actually started (the memory limit is shared among them).
     let jobs = jobs.min(tasks.len());
@@ -209,8 +248,8 @@ fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
         for _ in 0..jobs {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(t) = tasks.get(i) else { break };
-                let (outcome, record) = runner.run(i, t);
+                let Some((position, t)) = tasks.get(i) else { break };
+                let (outcome, record) = runner.run(*position, t);
                 progress.done(t, &outcome);
                 if let Some(sink) = &sink {
                     let mut w = sink.lock().unwrap_or_else(|e| e.into_inner());
@@ -229,12 +268,26 @@ fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
     let wall = started.elapsed();
     let done: Vec<(Outcome, Value)> =
         outcomes.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect();
-    let summary = summary_text(&tasks, &done, jobs, wall);
+    let summary = summary_text(&done, &format!("{jobs} jobs, {:.1} s wall", wall.as_secs_f64()));
     if to_stdout {
         eprint!("{summary}");
     } else {
         print!("{summary}");
     }
+    let wrong = finish(args, &done, jobs, memory_limit)?;
+    if let Some(e) = write_failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(BatchError::Input(format!("cannot write the results: {e}")));
+    }
+    Ok(wrong)
+}
+
+/// The plot and the BenchExec file of finished tasks; the number of wrong verdicts.
+fn finish(
+    args: &BatchArgs,
+    done: &[(Outcome, Value)],
+    jobs: usize,
+    memory_limit: Option<u64>,
+) -> Result<usize, BatchError> {
     if let Some(path) = &args.plot {
         let points: Vec<crate::plot::Point> = done
             .iter()
@@ -253,18 +306,49 @@ fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
         let version = crate::version();
         let set = crate::benchexec_xml::RunSet {
             version: &version,
-            timelimit_s: args.timeout,
+            // A merge does not know the shards' limits.
+            timelimit_s: (!args.merge).then_some(args.timeout),
             memlimit_mib: memory_limit,
-            jobs,
+            jobs: (!args.merge).then_some(jobs),
             options: &args.validate_options,
         };
         crate::benchexec_xml::write(path, &set, &records)
             .map_err(|e| BatchError::Input(format!("{}: cannot write the results: {e}", path.display())))?;
     }
-    if let Some(e) = write_failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(BatchError::Input(format!("cannot write the results: {e}")));
-    }
     Ok(done.iter().filter(|(o, _)| o.correct == Some(false)).count())
+}
+
+/// `--merge`: the joint summary, plot and BenchExec file of `--results` files.
+fn merge(args: &BatchArgs) -> Result<usize, BatchError> {
+    let mut done: Vec<(Outcome, Value)> = Vec::new();
+    let mut seen: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for path in &args.inputs {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| BatchError::Input(format!("{}: cannot read: {e}", path.display())))?;
+        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let at = format!("{}:{}", path.display(), n + 1);
+            let record: Value = serde_json::from_str(line)
+                .map_err(|e| BatchError::Input(format!("{at}: not a JSON line of `batch --results`: {e}")))?;
+            let (Some(id), Some(class)) = (record["id"].as_str(), record["class"].as_str()) else {
+                return Err(BatchError::Input(format!("{at}: a record without `id` or `class`")));
+            };
+            if let Some(first) = seen.insert(id.to_string(), at.clone()) {
+                return Err(BatchError::Input(format!("{at}: task `{id}` was already in {first}")));
+            }
+            let outcome = Outcome {
+                class: Class::named(class),
+                cpu_s: record["cpu_s"].as_f64().unwrap_or(0.0),
+                correct: record["correct"].as_bool(),
+            };
+            done.push((outcome, record));
+        }
+    }
+    if done.is_empty() {
+        return Err(BatchError::Usage("the results files hold no task".into()));
+    }
+    done.sort_by_key(|(_, r)| r["index"].as_u64());
+    print!("{}", summary_text(&done, &format!("merged from {} results files", args.inputs.len())));
+    finish(args, &done, 0, None)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -671,13 +755,23 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[rank - 1]
 }
 
-fn summary_text(tasks: &[Task], done: &[(Outcome, Value)], jobs: usize, wall: Duration) -> String {
+/// The expected answer a record names (`expected`: the label as `batch` read it).
+fn expected_of(r: &Value) -> Option<Expected> {
+    match r["expected"].as_str() {
+        Some("confirm") => Some(Expected::Confirm),
+        Some("reject") => Some(Expected::Reject),
+        _ => None,
+    }
+}
+
+/// The summary of finished tasks (their records alone: a merge of shards has no task list).
+fn summary_text(done: &[(Outcome, Value)], how: &str) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let count = |c: Class| done.iter().filter(|(o, _)| o.class == c).count();
     let mut cpu: Vec<f64> = done.iter().map(|(o, _)| o.cpu_s).collect();
     cpu.sort_by(f64::total_cmp);
-    let _ = writeln!(s, "witness-check batch: {} tasks, {jobs} jobs, {:.1} s wall", done.len(), wall.as_secs_f64());
+    let _ = writeln!(s, "witness-check batch: {} tasks, {how}", done.len());
     let _ = writeln!(s, "{:<10} {:>6}", "result", "tasks");
     for c in [Class::Confirmed, Class::Rejected, Class::Unknown, Class::Error] {
         let _ = writeln!(s, "{:<10} {:>6}", c.name(), count(c));
@@ -696,27 +790,18 @@ fn summary_text(tasks: &[Task], done: &[(Outcome, Value)], jobs: usize, wall: Du
         cpu.last().copied().unwrap_or(0.0),
         cpu.iter().sum::<f64>()
     );
-    let labelled: Vec<(&Task, &(Outcome, Value))> = done
-        .iter()
-        .filter_map(|d| {
-            let i = d.1["index"].as_u64()? as usize;
-            let t = tasks.get(i)?;
-            t.expected.is_some().then_some((t, d))
-        })
-        .collect();
+    let labelled: Vec<(Expected, &(Outcome, Value))> =
+        done.iter().filter_map(|d| expected_of(&d.1).map(|e| (e, d))).collect();
     let unlabelled = done.len() - labelled.len();
     if labelled.is_empty() {
         let _ = writeln!(s, "no expected verdicts: no agreement or score");
         s.push_str(&named_tasks(done));
         return s;
     }
-    let of =
-        |e: Expected, c: Class| labelled.iter().filter(|(t, (o, _))| t.expected == Some(e) && o.class == c).count();
-    let n = |e: Expected| labelled.iter().filter(|(t, _)| t.expected == Some(e)).count();
-    let other = labelled
-        .iter()
-        .filter(|(t, (_, r))| t.expected == Some(Expected::Confirm) && r["other_violation"] == json!(true))
-        .count();
+    let of = |e: Expected, c: Class| labelled.iter().filter(|(x, (o, _))| *x == e && o.class == c).count();
+    let n = |e: Expected| labelled.iter().filter(|(x, _)| *x == e).count();
+    let other =
+        labelled.iter().filter(|(x, (_, r))| *x == Expected::Confirm && r["other_violation"] == json!(true)).count();
     let _ = writeln!(
         s,
         "agreement with the expected verdicts ({} labelled tasks{}):",
@@ -756,7 +841,7 @@ fn summary_text(tasks: &[Task], done: &[(Outcome, Value)], jobs: usize, wall: Du
         let _ = writeln!(s, "  ({other} confirmation(s) of another violation than the expected one count as wrong)");
     }
     let score: i64 = labelled.iter().filter_map(|(_, (_, r))| r["score"].as_i64()).sum();
-    let max: i64 = labelled.iter().map(|(t, _)| if t.expected == Some(Expected::Confirm) { 1 } else { 2 }).sum();
+    let max: i64 = labelled.iter().map(|(x, _)| if *x == Expected::Confirm { 1 } else { 2 }).sum();
     let _ = writeln!(s, "SV-COMP validation score: {score} of {max} possible");
     s.push_str(&named_tasks(done));
     s

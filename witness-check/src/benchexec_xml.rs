@@ -15,9 +15,10 @@ use serde_json::Value;
 pub struct RunSet<'a> {
     /// `--version`'s text after the name.
     pub version: &'a str,
-    pub timelimit_s: u64,
+    /// Unknown (`None`) for a merge of shards.
+    pub timelimit_s: Option<u64>,
     pub memlimit_mib: Option<u64>,
-    pub jobs: usize,
+    pub jobs: Option<usize>,
     /// The options forwarded to every validation.
     pub options: &'a [String],
 }
@@ -69,20 +70,20 @@ pub fn write(path: &Path, set: &RunSet, records: &[&Value]) -> std::io::Result<(
           \"https://www.sosy-lab.org/benchexec/result-3.0.dtd\">",
     )?;
     let mut result = BytesStart::new("result");
-    let timelimit = format!("{} s", set.timelimit_s);
+    let timelimit = set.timelimit_s.map(|t| format!("{t} s"));
     let memlimit = set.memlimit_mib.map(|m| format!("{} B", m << 20));
-    let jobs = set.jobs.to_string();
+    let jobs = set.jobs.map(|j| j.to_string());
     let options = set.options.join(" ");
     result.push_attribute(("benchmarkname", "witness-check-batch"));
     result.push_attribute(("generator", "witness-check batch"));
     result.push_attribute(("tool", "witness-check"));
     result.push_attribute(("toolmodule", "witness_check_benchexec.witness_check"));
     result.push_attribute(("version", set.version));
-    result.push_attribute(("timelimit", timelimit.as_str()));
-    if let Some(m) = &memlimit {
-        result.push_attribute(("memlimit", m.as_str()));
+    for (name, value) in [("timelimit", &timelimit), ("memlimit", &memlimit), ("cpuCores", &jobs)] {
+        if let Some(v) = value {
+            result.push_attribute((name, v.as_str()));
+        }
     }
-    result.push_attribute(("cpuCores", jobs.as_str()));
     result.push_attribute(("options", options.as_str()));
     w.write_event(Event::Start(result))?;
     for r in records {
