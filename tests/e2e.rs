@@ -372,6 +372,52 @@ fn minimal_example_is_confirmed_in_human_output() {
     assert_eq!(last.map(str::trim), Some("RESULT: false(unreach-call)"), "{}", describe(&out));
 }
 
+/// Issue 21: messages say what happened, in the user's terms. A zero budget is blamed on the
+/// budget (it was blamed on the C parser's backtracking); a property the validator does not
+/// check lists the ones it does (it said "only unreach-call and no-overflow").
+#[test]
+fn messages_name_the_real_cause() {
+    let minimal = fixtures_dir().join("minimal");
+    let (program, witness) = (minimal.join("minimal-example.c"), minimal.join("minimal-example.graphml"));
+    let out = run(&[
+        "validate".as_ref(),
+        "--timeout".as_ref(),
+        "0".as_ref(),
+        "--witness".as_ref(),
+        witness.as_os_str(),
+        program.as_os_str(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("ran out before the program was parsed (give more time with --timeout)"),
+        "{}",
+        describe(&out)
+    );
+    assert!(!text.contains("backtracks"), "{}", describe(&out));
+    let dir = std::env::temp_dir().join(format!("witness-check-e2e-msg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prp = dir.join("p.prp");
+    std::fs::write(&prp, "CHECK( init(main()), LTL(G valid-memsafety) )\n").unwrap();
+    let out = run(&[
+        "validate".as_ref(),
+        "--property".as_ref(),
+        prp.as_os_str(),
+        "--witness".as_ref(),
+        witness.as_os_str(),
+        program.as_os_str(),
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "property `G valid-memsafety` is not supported (supported: unreach-call, no-overflow, valid-memsafety, \
+             valid-memcleanup, termination)"
+        ),
+        "{}",
+        describe(&out)
+    );
+}
+
 #[test]
 fn global_declaration_steps_open_the_trace() {
     // Decision 46: the trace shows the global declarations the witness passed, at file scope.

@@ -77,10 +77,14 @@ pub fn plan(cfa: &Cfa, w: &WitnessAutomaton, warnings: &mut Vec<String>) -> Offs
         return OffsetPlan::Shift(shift);
     }
     let (_, origin, off, lines) = &ts[0];
+    let line = match lines {
+        Some(l) => format!("is not on its line {}", l.start),
+        None => "is not in this file".to_string(),
+    };
     warnings.push(format!(
-        "witness offsets do not match this file (e.g. transition at {origin}: offset {} vs. line {:?}); matching by lines only",
-        off.start,
-        lines.map(|l| l.start)
+        "witness offsets do not match this file (e.g. the transition at {origin}: its offset {} {line}, with or \
+         without a constant shift); matching by lines only",
+        off.start
     ));
     OffsetPlan::Ignored
 }

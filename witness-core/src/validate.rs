@@ -272,7 +272,7 @@ fn run(
                         _ => "?",
                     };
                     return Ok(unknown_report(
-                        &format!("property `{what}` is not supported yet"),
+                        &format!("property `{what}` is not supported (supported: {})", property::supported()),
                         &witness,
                         warnings,
                         started,
@@ -366,17 +366,7 @@ fn run(
             return Ok(unknown_report(&reason, &witness, warnings, started, opts, data_model))
         }
         Err(cfront::BuildFailure::OutOfTime) => {
-            return Ok(unknown_report(
-                &format!(
-                    "time budget of {} s exhausted while parsing the program (the C parser backtracks exponentially on some token sequences)",
-                    opts.timeout.as_secs()
-                ),
-                &witness,
-                warnings,
-                started,
-                opts,
-                data_model,
-            ))
+            return Ok(unknown_report(&parse_out_of_time(opts.timeout), &witness, warnings, started, opts, data_model))
         }
     };
     warnings.extend(program.warnings.iter().cloned());
@@ -505,6 +495,23 @@ fn run(
             _ => None,
         },
     })
+}
+
+/// Why parsing did not finish: a budget that leaves parsing no real time says so; only a generous
+/// one points at lang-c's exponential backtracking (decision 131).
+fn parse_out_of_time(budget: Duration) -> String {
+    if budget < Duration::from_secs(5) {
+        format!(
+            "the time budget of {:.1} s ran out before the program was parsed (give more time with --timeout)",
+            budget.as_secs_f64()
+        )
+    } else {
+        format!(
+            "the time budget of {} s ran out while parsing the program (the C parser backtracks exponentially on some \
+             token sequences)",
+            budget.as_secs()
+        )
+    }
 }
 
 /// Decision 78: the explanation of a rejection, or of an `unknown` that followed one: where the

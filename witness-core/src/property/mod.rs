@@ -21,19 +21,28 @@ pub use check::{Classified, ErrorTarget, LeakRule, PropertyCheck, Shape};
 pub use termination::is_termination;
 pub use unreach_call::UnreachCall;
 
-/// The properties this validator checks, each in its own file: the first whose formula the
-/// property is builds its check. A property is added by adding its file and its line here.
-const CHECKS: &[fn(&Property) -> Option<ErrorTarget>] = &[
-    unreach_call::from_property,
-    no_overflow::from_property,
-    valid_memsafety::from_property,
-    valid_memcleanup::from_property,
-    termination::from_property,
+/// A property file's constructor of its check: the check if the property is its own.
+type FromProperty = fn(&Property) -> Option<ErrorTarget>;
+
+/// The properties this validator checks, each in its own file, with its SV-COMP name: the first
+/// whose formula the property is builds its check. A property is added by adding its file and
+/// its line here.
+const CHECKS: &[(&str, FromProperty)] = &[
+    ("unreach-call", unreach_call::from_property),
+    ("no-overflow", no_overflow::from_property),
+    ("valid-memsafety", valid_memsafety::from_property),
+    ("valid-memcleanup", valid_memcleanup::from_property),
+    ("termination", termination::from_property),
 ];
 
 /// The check of a parsed property; `None` if it is none this validator checks.
 pub fn check_for(p: &Property) -> Option<ErrorTarget> {
-    CHECKS.iter().find_map(|from| from(p))
+    CHECKS.iter().find_map(|(_, from)| from(p))
+}
+
+/// The names of the properties this validator checks (for messages).
+pub fn supported() -> String {
+    CHECKS.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ")
 }
 
 /// The SV-COMP name of the property a formula is (as a witness's specification names it);
@@ -250,6 +259,26 @@ pub fn property_from_specification(spec: &str) -> Option<Property> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_registered_check_answers_to_its_name() {
+        let memsafety = "CHECK( init(main()), LTL(G valid-free) )\nCHECK( init(main()), LTL(G valid-deref) )\n\
+                         CHECK( init(main()), LTL(G valid-memtrack) )\n";
+        let cases = [
+            ("CHECK( init(main()), LTL(G ! call(reach_error())) )", "unreach-call"),
+            ("CHECK( init(main()), LTL(G ! overflow) )", "no-overflow"),
+            (memsafety, "valid-memsafety"),
+            ("CHECK( init(main()), LTL(G valid-memcleanup) )", "valid-memcleanup"),
+            ("CHECK( init(main()), LTL(F end) )", "termination"),
+        ];
+        for (text, name) in cases {
+            let p = parse_property(Path::new("p.prp"), text).unwrap();
+            assert_eq!(category(&p), Some(name), "{text}");
+        }
+        let names: Vec<&str> = cases.iter().map(|c| c.1).collect();
+        assert_eq!(supported(), names.join(", "));
+        assert_eq!(category(&parse_property(Path::new("p.prp"), "CHECK( init(main()), LTL(F G x) )").unwrap()), None);
+    }
 
     fn p(text: &str) -> Result<Property, InputError> {
         parse_property(Path::new("test.prp"), text)

@@ -975,7 +975,8 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
         graph,
         entry,
         metadata,
-        warnings: warnings.list,
+        // A warning names its file, as an error does (positions inside it are `line:col`).
+        warnings: warnings.list.into_iter().map(|w| format!("{}: {w}", ctx.path.display())).collect(),
         format: FORMAT_NAME.to_string(),
         exact_locations: false,
     })

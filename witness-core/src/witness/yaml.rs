@@ -432,13 +432,18 @@ impl Warnings {
         }
     }
 
-    fn finish(&mut self) -> Vec<String> {
+    /// The warnings, each that starts with a position prefixed by the file's name (a warning
+    /// names its file as an error does).
+    fn finish(&mut self, path: &Path) -> Vec<String> {
         for (rest, n) in std::mem::take(&mut self.repeats) {
             if n > Self::REPEAT {
                 self.list.push(format!("… and {} more times: {rest}", n - Self::REPEAT));
             }
         }
         std::mem::take(&mut self.list)
+            .into_iter()
+            .map(|m| if strip_position(&m).len() < m.len() { format!("{}:{m}", path.display()) } else { m })
+            .collect()
     }
 }
 
@@ -722,7 +727,6 @@ impl<'a> Reader<'a> {
             None => self.warn(format!("{}: violation_sequence entry without `metadata`", self.pos(entry))),
         }
         let version = metadata.format_version.clone().unwrap_or_else(|| "2.0".into());
-        let format_21 = version.starts_with("2.1");
         let Some(content) = self.get(map, "content", "a violation_sequence entry")? else {
             return Err(self.err(self.pos(entry), "violation_sequence entry without `content` (the list of segments)"));
         };
@@ -733,7 +737,7 @@ impl<'a> Reader<'a> {
             .any(|w| w.action == Action::Cycle || w.wtype == WaypointType::RecurrenceCondition);
         if termination {
             metadata.witness_type = Some(WitnessType::Termination);
-            if !format_21 {
+            if version == "2.0" {
                 self.warn(format!(
                     "format_version {version} with non-termination waypoints (a format 2.1 feature); read as 2.1"
                 ));
@@ -763,8 +767,12 @@ impl<'a> Reader<'a> {
             graph,
             entry: NodeIndex::new(0),
             metadata,
-            warnings: self.warnings.finish(),
-            format: if format_21 || termination { "YAML 2.1" } else { "YAML 2.0" }.into(),
+            warnings: self.warnings.finish(self.path),
+            format: match version.as_str() {
+                "2.0" if !termination => "YAML 2.0".into(),
+                "2.0" | "2.1" => "YAML 2.1".into(),
+                other => format!("YAML {other}"),
+            },
             exact_locations: true,
         })
     }
@@ -783,13 +791,13 @@ impl<'a> Reader<'a> {
             graph,
             entry,
             metadata,
-            warnings: self.warnings.finish(),
+            warnings: self.warnings.finish(self.path),
             format: if version.starts_with("0.") {
                 format!("YAML {version} ({name})")
-            } else if version.starts_with("2.1") {
-                "YAML 2.1".into()
-            } else {
+            } else if version.is_empty() {
                 "YAML 2.0".into()
+            } else {
+                format!("YAML {version}")
             },
             exact_locations: true,
         }
@@ -807,10 +815,20 @@ impl<'a> Reader<'a> {
                     "2.10" => "2.1".to_string(),
                     other => other.to_string(),
                 };
-                if version != "2.0" && version != "2.1" {
+                let major = version.split('.').next().unwrap_or_default();
+                if major != "2" && major != "0" {
+                    // Another major version may mean anything: reading it as 2.x could drop or
+                    // change constraints, so it is not read at all.
+                    return Err(self.err(
+                        self.pos(v),
+                        format!("format_version `{raw}` is not supported (this validator reads 2.0 and 2.1)"),
+                    ));
+                }
+                if major == "2" && version != "2.0" && version != "2.1" {
                     let pos = self.pos(v);
                     self.warn(format!(
-                        "{pos}: format_version `{raw}` is neither 2.0 nor 2.1; reading the witness as 2.x"
+                        "{pos}: format_version `{raw}` is newer than 2.1; read as 2.1 (what 2.1 does not define is \
+                         refused where it occurs)"
                     ));
                 }
                 out.format_version = Some(version);

@@ -444,8 +444,19 @@ fn format_version_as_number() {
     assert!(w.warnings.is_empty(), "{:?}", w.warnings);
     let w = ok(&witness(TARGET).replace("format_version: \"2.0\"", "format_version: 2.1"));
     assert_eq!(w.format, "YAML 2.1");
-    let w = ok(&witness(TARGET).replace("format_version: \"2.0\"", "format_version: 3.5"));
-    assert!(w.warnings.iter().any(|m| m.contains("neither 2.0 nor 2.1")), "{:?}", w.warnings);
+    // Issue 21: a later 2.x is read as 2.1 and named as it is; another major version is refused
+    // (it was read as 2.x and reported as "YAML 2.0").
+    let w = ok(&witness(TARGET).replace("format_version: \"2.0\"", "format_version: 2.2"));
+    assert_eq!(w.format, "YAML 2.2");
+    assert!(
+        w.warnings.iter().any(|m| m.starts_with("w.yml:3:21: format_version `2.2` is newer than 2.1")),
+        "{:?}",
+        w.warnings
+    );
+    assert_eq!(
+        malformed(&witness(TARGET).replace("format_version: \"2.0\"", "format_version: 3.0")),
+        (3, 21, "format_version `3.0` is not supported (this validator reads 2.0 and 2.1)".to_string())
+    );
 }
 
 #[test]
