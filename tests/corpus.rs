@@ -326,3 +326,107 @@ fn corpus_has_no_wrong_verdicts() {
     }
     assert!(wrong.is_empty(), "wrong verdicts:\n{}", wrong.join("\n"));
 }
+
+/// Issue 21: the refined witness (`--refine`, the confirmed run with every nondet value pinned)
+/// of every case of `../shared/corpus` that is confirmed validates to the same result and lints
+/// clean (no error, no warning), written as GraphML 1.0 and as YAML 2.0, from witnesses of
+/// either format.
+#[test]
+fn refined_witnesses_of_confirmed_cases_validate_and_lint_clean() {
+    let dir = corpus_dirs().into_iter().find(|d| d.ends_with("corpus") && d.join("manifest.tsv").exists());
+    let Some(dir) = dir else {
+        say_skipped("no ../shared/corpus: the refined witnesses were not checked");
+        return;
+    };
+    let bin = env!("CARGO_BIN_EXE_witness-check");
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("refined");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let rows: Vec<Row> = rows(&dir).into_iter().filter(|r| r.expected == "confirm").collect();
+    let failures = Arc::new(Mutex::new(Vec::<String>::new()));
+    let checked = Arc::new(Mutex::new(0usize));
+    let next = Arc::new(Mutex::new(0usize));
+    let rows = Arc::new(rows);
+    let json_result = |out: &std::process::Output| -> String {
+        serde_json::from_slice::<serde_json::Value>(&out.stdout)
+            .ok()
+            .and_then(|v| v["result"].as_str().map(String::from))
+            .unwrap_or_else(|| format!("no JSON (exit {:?})", out.status.code()))
+    };
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            let (failures, checked, next, rows, tmp) =
+                (failures.clone(), checked.clone(), next.clone(), rows.clone(), &tmp);
+            s.spawn(move || loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                let Some(r) = rows.get(i) else { break };
+                let case = r.dir.join(&r.id);
+                let (program, property) = (case.join(&r.program), case.join(&r.property));
+                for format in ["graphml", "yaml"] {
+                    let refined = tmp.join(format!("{}-{}-{}.{format}", r.id, r.format, i));
+                    let out = Command::new(bin)
+                        .args(["validate", "--json", "--timeout", "30", "--data-model", &r.data_model, "--witness"])
+                        .arg(case.join(&r.witness))
+                        .arg("--property")
+                        .arg(&property)
+                        .arg("--refine")
+                        .arg(&refined)
+                        .args(["--refine-format", format])
+                        .arg(&program)
+                        .output()
+                        .expect("binary runs");
+                    let original = json_result(&out);
+                    if !original.starts_with("false") {
+                        break; // not confirmed: nothing to refine
+                    }
+                    let fail = |what: String| {
+                        failures.lock().unwrap().push(format!("{} ({}) as {format}: {what}", r.id, r.format))
+                    };
+                    if !refined.exists() {
+                        fail("no refined witness written".into());
+                        continue;
+                    }
+                    let again = Command::new(bin)
+                        .args(["validate", "--json", "--timeout", "30", "--data-model", &r.data_model, "--witness"])
+                        .arg(&refined)
+                        .arg("--property")
+                        .arg(&property)
+                        .arg(&program)
+                        .output()
+                        .expect("binary runs");
+                    let result = json_result(&again);
+                    if result != original {
+                        let reason = serde_json::from_slice::<serde_json::Value>(&again.stdout)
+                            .ok()
+                            .and_then(|v| v["reason"].as_str().map(String::from))
+                            .unwrap_or_default();
+                        fail(format!("refined witness gives {result}, not {original}: {reason}"));
+                    }
+                    let lint = Command::new(bin)
+                        .arg("lint")
+                        .arg(&refined)
+                        .arg("--program")
+                        .arg(&program)
+                        .output()
+                        .expect("lint runs");
+                    let text = String::from_utf8_lossy(&lint.stdout);
+                    if !lint.status.success() || !text.contains("0 error(s), 0 warning(s)") {
+                        let findings: Vec<&str> =
+                            text.lines().filter(|l| l.contains("error") || l.contains("warning")).take(4).collect();
+                        fail(format!("lint (exit {:?}): {findings:?}", lint.status.code()));
+                    }
+                    *checked.lock().unwrap() += 1;
+                }
+            });
+        }
+    });
+    let failures = failures.lock().unwrap();
+    let checked = *checked.lock().unwrap();
+    eprintln!("refined witnesses checked: {checked} (confirmed cases × 2 formats)");
+    assert!(failures.is_empty(), "{} refined witness(es) failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(checked >= 100, "only {checked} refined witnesses were checked");
+}

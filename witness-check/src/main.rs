@@ -14,6 +14,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use witness_core::cfa::DataModel;
 use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
+use witness_core::refine::RefineFormat;
 use witness_core::resources::MemoryLimit;
 use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
 use witness_core::verdict::{Report, Verdict};
@@ -43,6 +44,14 @@ enum DataModelArg {
     Ilp32,
     #[value(name = "LP64", alias = "lp64", alias = "64bit")]
     Lp64,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RefineFormatArg {
+    /// GraphML 1.0.
+    Graphml,
+    /// YAML 2.0.
+    Yaml,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -124,6 +133,14 @@ struct ValidateArgs {
     /// `__VERIFIER_nondet_*` functions return the trace's values in call order.
     #[arg(long, value_name = "OUT.c")]
     harness: Option<PathBuf>,
+    /// For a confirmation: write the confirmed run as a witness to this file, every
+    /// nondeterministic value pinned (`\result == v` of each call), in `--refine-format`.
+    #[arg(long, value_name = "OUT")]
+    refine: Option<PathBuf>,
+    /// The refined witness's format; default: the validated witness's (so GraphML ↔ YAML is
+    /// a conversion).
+    #[arg(long = "refine-format", value_enum, requires = "refine")]
+    refine_format: Option<RefineFormatArg>,
     /// Write the witness automaton in Graphviz form to this file: the states of a confirmed
     /// run filled, the transition an explanation names in red.
     #[arg(long, value_name = "FILE.dot")]
@@ -215,6 +232,8 @@ fn run_validate(args: ValidateArgs) -> ! {
         json,
         harness,
         dot,
+        refine,
+        refine_format,
         replay,
         stutter,
         segments,
@@ -261,6 +280,11 @@ fn run_validate(args: ValidateArgs) -> ! {
         },
         harness: harness.is_some() || replay,
         dot: dot.is_some(),
+        refine: refine.as_ref().map(|_| match refine_format {
+            Some(RefineFormatArg::Graphml) => RefineFormat::Graphml,
+            Some(RefineFormatArg::Yaml) => RefineFormat::Yaml,
+            None => RefineFormat::AsWitness,
+        }),
         memory_limit: match memory_limit {
             Some(0) => MemoryLimit::Off,
             Some(mib) => MemoryLimit::Bytes(mib << 20),
@@ -295,6 +319,19 @@ fn run_validate(args: ValidateArgs) -> ! {
     match rx.recv_timeout(opts.timeout + grace) {
         Ok(Answer::Done(r)) => match *r {
             Ok(report) => {
+                if let Some(path) = &refine {
+                    match &report.refined {
+                        Some(text) => {
+                            if let Err(e) = std::fs::write(path, text) {
+                                eprintln!("witness-check: cannot write {}: {e}", path.display());
+                            }
+                        }
+                        None => eprintln!(
+                            "witness-check: no refined witness written to {}: only a confirmation has a run to refine",
+                            path.display()
+                        ),
+                    }
+                }
                 if let (Some(path), Some(text)) = (&dot, &report.dot) {
                     if let Err(e) = std::fs::write(path, text) {
                         eprintln!("witness-check: cannot write {}: {e}", path.display());

@@ -32,6 +32,7 @@ pub mod product;
 pub mod property;
 pub(crate) mod reach;
 pub(crate) mod reading;
+pub mod refine;
 pub mod resources;
 pub(crate) mod semantics;
 pub mod taskdef;

@@ -37,6 +37,8 @@ pub struct ValidateOptions {
     pub harness: bool,
     /// Write the witness automaton in Graphviz form into the report (decision 79).
     pub dot: bool,
+    /// Write a confirmation's run as a witness in this format into the report (issue 21).
+    pub refine: Option<crate::refine::RefineFormat>,
 }
 
 /// The command line's defaults, for texts named `program.c` and `witness` (see
@@ -67,6 +69,7 @@ impl ValidateOptions {
             memory_limit: crate::resources::MemoryLimit::Default,
             harness: false,
             dot: false,
+            refine: None,
         }
     }
 
@@ -91,6 +94,12 @@ impl ValidateOptions {
     /// Also write the C harness of a confirmation into the report.
     pub fn with_harness(mut self) -> Self {
         self.harness = true;
+        self
+    }
+
+    /// Also write a confirmation's run as a witness (every nondet value pinned) into the report.
+    pub fn with_refine(mut self, format: crate::refine::RefineFormat) -> Self {
+        self.refine = Some(format);
         self
     }
 }
@@ -258,10 +267,12 @@ fn run(
         ));
     }
     // The property decides the error function; without one, both conventional ones count.
+    let mut property_text = None;
     let target = match &property_src {
         Some(src) => {
             let p = opts.property.as_deref().unwrap_or(Path::new("property.prp"));
             let text = String::from_utf8_lossy(&src.bytes()?).into_owned();
+            property_text = Some(text.clone());
             let prop = property::parse_property(p, &text)?;
             match property::check_for(&prop) {
                 Some(check) => check,
@@ -351,6 +362,8 @@ fn run(
 
     let program_bytes = program_src.bytes()?.into_owned();
     check_hash(witness.metadata.program_hash.as_deref(), &program_bytes, &mut warnings);
+    // A refined witness names the file as it is (its hash, its columns).
+    let original = opts.refine.is_some().then(|| program_bytes.clone());
     // The bytes become the text without a copy (a 1M-line file is 37 MB).
     let program_text = match String::from_utf8(program_bytes) {
         Ok(t) => t,
@@ -459,6 +472,33 @@ fn run(
         Verdict::Confirmed { trace, .. } if opts.harness || opts.dot => Some(trace.clone()),
         _ => None,
     };
+    let refined = match (&verdict, opts.refine, &original) {
+        (Verdict::Confirmed { trace, error_function }, Some(format), Some(source)) => {
+            let file_name = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+            let task = crate::refine::Task {
+                file_name: &file_name,
+                source,
+                property: property_text.as_deref(),
+                error_function,
+                data_model,
+            };
+            let format = match format {
+                crate::refine::RefineFormat::AsWitness if witness.format.starts_with("YAML") => {
+                    crate::refine::RefineFormat::Yaml
+                }
+                crate::refine::RefineFormat::AsWitness => crate::refine::RefineFormat::Graphml,
+                f => f,
+            };
+            match crate::refine::refine(format, &task, trace) {
+                Ok(text) => Some(text),
+                Err(why) => {
+                    warnings.push(why);
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
     let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     if let Verdict::Confirmed { trace, .. } = &mut verdict {
         for step in trace.iter_mut() {
@@ -494,6 +534,7 @@ fn run(
             }
             _ => None,
         },
+        refined,
     })
 }
 
@@ -666,6 +707,7 @@ fn unknown_report(
         harness_right_to_left: None,
         explanation: None,
         dot: None,
+        refined: None,
     }
 }
 

@@ -30,6 +30,13 @@ pub struct TraceStep {
     /// Set when the step called a `__VERIFIER_nondet_*` function.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nondet: Option<NondetChoice>,
+    /// The step's place in the program text (byte offsets), for refined witnesses.
+    #[serde(skip)]
+    pub span: Option<crate::cfa::SourceSpan>,
+    /// A call's `)` closing its argument list (byte offset): where a YAML `function_return`
+    /// waypoint of its value points.
+    #[serde(skip)]
+    pub call_paren: Option<usize>,
 }
 
 /// The three answers a validator can give.
@@ -101,6 +108,10 @@ pub struct Report {
     pub harness_right_to_left: Option<String>,
     /// The witness automaton in Graphviz form, when asked for (decision 79).
     pub dot: Option<String>,
+    /// A confirmation's run as a witness with every nondet value pinned, when asked for
+    /// (`--refine`, issue 21).
+    #[serde(skip)]
+    pub refined: Option<String>,
     /// Why a rejection (or the `unknown` that followed one) did not confirm: where the
     /// witness and the program part ways (decision 78).
     pub explanation: Option<Explanation>,

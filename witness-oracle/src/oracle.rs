@@ -515,6 +515,7 @@ fn validate_case(
         memory_limit: MemoryLimit::Off,
         harness: false,
         dot: false,
+        refine: None,
     };
     match std::panic::catch_unwind(|| validate(&opts)) {
         Ok(Ok(r)) => Ok(r),

@@ -66,6 +66,7 @@ fn main() {
             memory_limit: witness_core::resources::MemoryLimit::Default,
             harness: false,
             dot: false,
+            refine: None,
         };
         let mut times = Vec::new();
         let mut verdict = String::new();

@@ -822,9 +822,10 @@ impl<'a> Explorer<'a> {
                         (EdgeOp::NondetCall { function, .. }, Some(AnyValue::Int(v))) => {
                             (Some((function.clone(), v.clone(), None)), Some(AnyValue::Int(v)))
                         }
-                        // The float's bits are for the trace only, never `\result`.
+                        // The float's bits for the trace; `\result` is the float itself.
                         (EdgeOp::FloatNondetCall { function, fty, .. }, Some(AnyValue::Int(v))) => {
-                            (Some((function.clone(), v, Some(*fty))), None)
+                            let value = AnyValue::Float(FValue::from_bits(&v, *fty));
+                            (Some((function.clone(), v, Some(*fty))), Some(value))
                         }
                         (_, r) => (None, r),
                     };
@@ -902,6 +903,11 @@ impl<'a> Explorer<'a> {
                     Action::Return(f) => format!("return from {}", cfa.function(f).name),
                 },
                 witness_node: self.witness.graph[n.witness_node].id.clone(),
+                span: n.span,
+                call_paren: match n.action {
+                    Action::Edge(e) => cfa.edge(e).call_paren,
+                    Action::Return(_) => None,
+                },
                 nondet: n.nondet.as_ref().map(|(f, v, fty)| {
                     let bits = match &v.val {
                         Val::Conc(b) => Some(*b),
