@@ -546,6 +546,76 @@ fn harness_replays_a_confirmation_natively() {
     assert!(harness.contains("unsigned char __VERIFIER_nondet_uchar(void)"), "{harness}");
 }
 
+/// Issue 21: the harness builds with the program as its header says (`gcc program.c harness.c`),
+/// also when the program defines `reach_error` itself (every SV-COMP program does; it was a
+/// duplicate symbol): the program's own definition then runs. Where the program only declares
+/// it, the harness's reports reaching it (exit 86).
+#[test]
+fn harness_builds_with_the_program_by_itself() {
+    if Command::new("gcc").arg("--version").output().is_err() {
+        eprintln!("note: no gcc here: the harness build was not checked");
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("witness-check-e2e-harness-build-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let build_and_run = |program: &Path, harness: &Path, model: &str| {
+        let exe = tmp.join("replay");
+        let gcc =
+            Command::new("gcc").arg(model).arg("-o").arg(&exe).arg(program).arg(harness).arg("-lm").output().unwrap();
+        assert!(gcc.status.success(), "gcc {}: {}", program.display(), String::from_utf8_lossy(&gcc.stderr));
+        Command::new(&exe).output().unwrap()
+    };
+    // The program defines `void reach_error(void) {}`: its own (empty) one runs, the run ends.
+    let dir = fixtures_dir().join("graphml").join("guessing-pinned-inputs-no-solver");
+    let harness = tmp.join("defines.c");
+    let extra = ["--harness".as_ref(), harness.as_os_str()];
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "ILP32", &extra);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let own = build_and_run(&dir.join("program.c"), &harness, "-m32");
+    assert_eq!(own.status.code(), Some(0), "{own:?}");
+    // The program only declares it: the harness's definition reports the error.
+    let minimal = fixtures_dir().join("minimal");
+    let harness = tmp.join("declares.c");
+    let out = run(&[
+        "validate".as_ref(),
+        "--witness".as_ref(),
+        minimal.join("minimal-example.graphml").as_os_str(),
+        "--harness".as_ref(),
+        harness.as_os_str(),
+        minimal.join("minimal-example.c").as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let done = build_and_run(&minimal.join("minimal-example.c"), &harness, "-m32");
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(done.status.code(), Some(86), "{done:?}");
+    assert!(String::from_utf8_lossy(&done.stderr).contains("harness: error reached (reach_error)"), "{done:?}");
+}
+
+/// Issue 21: a rejected witness whose input values alone reach the error gets the harness of
+/// those values (it wrote nothing before), and `--replay` runs it; without such values, the
+/// binary says why no harness was written.
+#[test]
+fn a_rejection_whose_values_reach_the_error_has_a_harness() {
+    let dir = fixtures_dir().join("graphml").join("testvec-other-claim-reject");
+    let out = std::env::temp_dir().join(format!("witness-check-e2e-vector-harness-{}.c", std::process::id()));
+    let extra = ["--json".as_ref(), "--harness".as_ref(), out.as_os_str(), "--replay".as_ref()];
+    let result = validate_in(&dir, &dir.join("witness.graphml"), "ILP32", &extra);
+    let json: serde_json::Value = serde_json::from_slice(&result.stdout).expect("one JSON object");
+    let written = std::fs::read_to_string(&out);
+    let _ = std::fs::remove_file(&out);
+    assert_eq!(json["result"], "true", "{json}");
+    assert_eq!(json["test_vector"]["reaches_error"], true, "{json}");
+    assert!(written.is_ok_and(|h| h.contains("__VERIFIER_nondet_int")), "no harness written: {json}");
+    if Command::new("gcc").arg("--version").output().is_ok() {
+        assert_eq!(json["replay"]["reproduced"], true, "{json}");
+    }
+    let dir = fixtures_dir().join("graphml").join("guessing-respects-assumptions-reject");
+    let none = std::env::temp_dir().join(format!("witness-check-e2e-no-harness-{}.c", std::process::id()));
+    let result = validate_in(&dir, &dir.join("witness.graphml"), "ILP32", &["--harness".as_ref(), none.as_os_str()]);
+    assert!(!none.exists());
+    assert!(String::from_utf8_lossy(&result.stderr).contains("no harness written to"), "{}", describe(&result));
+}
+
 /// Decision 78: a rejection's text output shows the explanation's line as an annotated snippet.
 #[test]
 fn rejection_explanation_shows_the_source_line() {

@@ -426,7 +426,16 @@ fn harness_and_replay(
     replay: bool,
     opts: &ValidateOptions,
 ) -> Option<replay::Replay> {
-    let text = r.harness.as_ref()?;
+    let Some(text) = r.harness.as_ref() else {
+        if let Some(path) = out {
+            eprintln!(
+                "witness-check: no harness written to {}: no run reaches the error (a harness is written for a \
+                 confirmation, and for a rejected witness whose input values alone reach the error)",
+                path.display()
+            );
+        }
+        return None;
+    };
     let temp = std::env::temp_dir().join(format!("witness-check-harness-{}.c", std::process::id()));
     let path = out.unwrap_or(&temp);
     if let Err(e) = std::fs::write(path, text) {

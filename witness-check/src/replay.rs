@@ -42,7 +42,8 @@ pub fn replay(program: &Path, harness: &Path, ilp32: bool) -> Replay {
         ("objcopy failed", weaken),
         ("the harness does not compile or link with the program", {
             let mut c = Command::new("gcc");
-            c.args([model, "-w", "-O0", "-o"]).arg(&exe).arg(&object).arg(harness).arg("-lm");
+            // The harness's error functions strong (see its header), the program's weakened.
+            c.args([model, "-w", "-O0", "-DWITNESS_CHECK_REPLAY", "-o"]).arg(&exe).arg(&object).arg(harness).arg("-lm");
             c
         }),
     ];

@@ -14,6 +14,18 @@ use std::fmt::Write;
 use crate::cfa::{Cfa, EdgeOp, IntTy};
 use crate::verdict::TraceStep;
 
+/// The harness's first lines: what it is and how to build it.
+const HEADER: &str = "/* Harness written by witness-check: the program's __VERIFIER_nondet_* calls return the run's
+   values in call order. Build and run it with the program (add -m32 for ILP32 tasks):
+       gcc -o replay program.c harness.c -lm && ./replay
+   It defines nothing the program defines. Its error functions (reach_error, __VERIFIER_error,
+   __assert_fail) are weak: where the program defines its own, the program's run (an assertion
+   failure, an abort); where it does not, the harness prints \"harness: error reached\" and exits
+   with status 86. witness-check --replay compiles it with -DWITNESS_CHECK_REPLAY (the harness's
+   error functions strong) and weakens the program's with objcopy --weaken-symbol, so that
+   reaching any of them is reported the same way. */
+";
+
 /// Exit status of a harness run that reached the error.
 pub const REACHED_STATUS: i32 = 86;
 /// The error functions the harness defines; a replay weakens the program's own definitions of
@@ -122,9 +134,13 @@ pub fn harness_in_order(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Ra
     }
 
     let mut out = String::new();
-    let _ = writeln!(out, "/* Harness written by witness-check for a confirmed witness: the program's nondet calls");
-    let _ = writeln!(out, "   return the confirmed trace's values in call order. Compile it with the program. */");
+    out.push_str(HEADER);
     out.push_str("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n\n");
+    out.push_str(
+        "/* The error functions below are weak unless WITNESS_CHECK_REPLAY is defined: the program's own\n   \
+         definitions win. */\n#ifdef WITNESS_CHECK_REPLAY\n#define HARNESS_ERROR_FUNCTION\n#else\n\
+         #define HARNESS_ERROR_FUNCTION __attribute__((weak))\n#endif\n\n",
+    );
     let _ =
         writeln!(out, "static const int harness_function[] = {{{}}};", join(values.iter().map(|v| v.0.to_string())));
     let _ = writeln!(
@@ -156,26 +172,30 @@ pub fn harness_in_order(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Ra
             }
         }
     }
-    out.push_str(
-        "\nvoid __VERIFIER_assume(int c) {\n  if (!c) {\n    \
-         fprintf(stderr, \"harness: an assumption is false: the run is not the witness's\\n\");\n    \
-         exit(0);\n  }\n}\n\n",
-    );
+    // Nothing the program defines is defined again (the two link as they are).
+    if cfa.function_by_name("__VERIFIER_assume").is_none() {
+        out.push_str(
+            "\nvoid __VERIFIER_assume(int c) {\n  if (!c) {\n    \
+             fprintf(stderr, \"harness: an assumption is false: the run is not the witness's\\n\");\n    \
+             exit(0);\n  }\n}\n\n",
+        );
+    }
     let reached = |what: &str| {
         format!("  fprintf(stderr, \"{REACHED_TEXT} ({what})\\n\");\n  fflush(stderr);\n  _exit({REACHED_STATUS});\n")
     };
     if cfa.function_by_name("__assert_fail").is_none() {
         out.push_str(
-            "void __assert_fail(const char *assertion, const char *file, unsigned int line, const char *function) {\n",
+            "HARNESS_ERROR_FUNCTION void __assert_fail(const char *assertion, const char *file, unsigned int line, \
+             const char *function) {\n",
         );
         out.push_str("  (void) assertion; (void) file; (void) line; (void) function;\n");
         out.push_str(&reached("__assert_fail"));
         out.push_str("}\n");
     }
-    // Defined also where the program defines them (often with an empty body): the replay
-    // weakens the program's definitions, so these win.
+    // Weak, so that they link with a program that defines them (every SV-COMP program defines
+    // `reach_error`); the replay makes them strong and weakens the program's, so these win.
     for error in ERROR_FUNCTIONS {
-        let _ = writeln!(out, "void {error}(void) {{");
+        let _ = writeln!(out, "HARNESS_ERROR_FUNCTION void {error}(void) {{");
         out.push_str(&reached(error));
         out.push_str("}\n");
     }

@@ -412,6 +412,8 @@ fn run(
     // Decision 52: a second check of every rejection (and of every unknown that followed one):
     // do the witness's input values alone reach the error?
     let mut test_vector = None;
+    // The harness of a rejected witness's input values, when they alone reach the error.
+    let mut vector_harness = None;
     if outcome.strict_rejected
         && !matches!(verdict, Verdict::Confirmed { .. })
         && !explore_opts.target.operations()
@@ -433,7 +435,13 @@ fn run(
                 ),
             };
             match opts.semantics {
-                WitnessSemantics::Automaton => reason = format!("{reason}; {sentence}"),
+                WitnessSemantics::Automaton => {
+                    reason = format!("{reason}; {sentence}");
+                    // Issue 21: the harness of those input values reproduces the error natively.
+                    if opts.harness {
+                        vector_harness = Some(crate::harness::harness(&program.cfa, &trace));
+                    }
+                }
                 WitnessSemantics::TestVector => {
                     warnings.push(format!(
                         "the automaton reading {} this witness ({reason}); it is confirmed only because \
@@ -525,7 +533,7 @@ fn run(
         dot,
         harness: match (&verdict_for_harness, opts.harness) {
             (Some(trace), true) => Some(crate::harness::harness(&program.cfa, trace)),
-            _ => None,
+            _ => vector_harness,
         },
         harness_right_to_left: match (&verdict_for_harness, opts.harness, unordered.is_empty()) {
             (Some(trace), true, false) => {
