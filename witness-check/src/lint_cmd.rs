@@ -168,7 +168,7 @@ fn print_text(report: &LintReport, args: &LintArgs, witness: &[u8], program: Opt
 
 /// The finding's line as an annotated snippet (annotate-snippets, as the explanations).
 fn snippet(text: &str, line: u32, column: Option<u32>, origin: &str, sev: Severity) -> Option<String> {
-    use annotate_snippets::{Level, Renderer, Snippet};
+    use annotate_snippets::Level;
     let src = text.lines().nth((line as usize).checked_sub(1)?)?;
     let src = src.trim_end_matches('\r');
     if src.trim().is_empty() || src.len() > 400 {
@@ -190,10 +190,28 @@ fn snippet(text: &str, line: u32, column: Option<u32>, origin: &str, sev: Severi
         Severity::Warning => Level::Warning,
         Severity::Note => Level::Note,
     };
-    let message = level
-        .title("")
-        .snippet(Snippet::source(src).line_start(line as usize).origin(origin).annotation(level.span(start..end)));
-    let rendered = Renderer::plain().render(message).to_string();
+    let rendered = crate::snippet::render(level, "", src, line as usize, origin, start..end, "");
     // The title line is empty (the finding was printed above it).
     Some(rendered.lines().skip(1).collect::<Vec<_>>().join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 21: on a line indented with tabs the underline starts under the column's character.
+    #[test]
+    fn the_underline_sits_under_the_column_on_a_tab_indented_line() {
+        let s = snippet("\t\tif (x == 42) reach_error();", 1, Some(3), "p.c", Severity::Error).unwrap();
+        let lines: Vec<&str> = s.lines().collect();
+        let code = lines.iter().find(|l| l.contains("if (x")).expect("the source line");
+        let marks = lines.iter().find(|l| l.contains('^')).expect("the underline");
+        assert_eq!(marks.find('^'), code.find("if"), "\n{s}");
+        // Without tabs nothing moves.
+        let s = snippet("  if (x == 42) reach_error();", 1, Some(3), "p.c", Severity::Error).unwrap();
+        let lines: Vec<&str> = s.lines().collect();
+        let code = lines.iter().find(|l| l.contains("if (x")).unwrap();
+        let marks = lines.iter().find(|l| l.contains('^')).unwrap();
+        assert_eq!(marks.find('^'), code.find("if"), "\n{s}");
+    }
 }

@@ -24,6 +24,7 @@ mod benchexec_xml;
 mod lint_cmd;
 mod plot;
 mod replay;
+mod snippet;
 mod task;
 use witness_core::InputError;
 
@@ -463,7 +464,7 @@ fn harness_and_replay(
 
 /// Decision 78: the explanation's line of the program (or witness) as an annotated snippet.
 fn snippet(e: &witness_core::verdict::Explanation, files: (&std::path::Path, &std::path::Path)) -> Option<String> {
-    use annotate_snippets::{Level, Renderer, Snippet};
+    use annotate_snippets::Level;
     let (program, witness) = files;
     let path = if program.file_name().is_some_and(|f| f.to_string_lossy() == e.file) { program } else { witness };
     let text = String::from_utf8_lossy(&std::fs::read(path).ok()?).into_owned();
@@ -481,14 +482,7 @@ fn snippet(e: &witness_core::verdict::Explanation, files: (&std::path::Path, &st
         _ => "here",
     };
     let title = format!("witness not confirmed ({})", e.kind);
-    let message = Level::Note.title(&title).snippet(
-        Snippet::source(line)
-            .line_start(e.line as usize)
-            .origin(&e.file)
-            .annotation(Level::Note.span(start..end).label(label)),
-    );
-    let rendered = Renderer::plain().render(message).to_string();
-    Some(rendered)
+    Some(crate::snippet::render(Level::Note, &title, line, e.line as usize, &e.file, start..end, label))
 }
 
 fn print_report(

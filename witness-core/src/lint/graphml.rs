@@ -78,7 +78,8 @@ struct EdgeCalls {
 
 /// An edge data item the program-aware checks look at.
 struct EdgeItem {
-    line: u32,
+    /// Line and column of its `<data>` element.
+    at: (u32, u32),
     key: String,
     value: String,
     /// Of the same edge: `assumption.scope`, `assumption.resultfunction`, `startline`.
@@ -94,7 +95,7 @@ struct State {
     node_ids: HashSet<String>,
     sink_nodes: HashSet<String>,
     edge_sources: HashSet<String>,
-    check_existence: Vec<(String, u32)>,
+    check_existence: Vec<(String, (u32, u32))>,
     entry_node: Option<String>,
     cyclehead: Option<String>,
     violation_nodes: Vec<String>,
@@ -111,7 +112,7 @@ struct State {
     transitions: Vec<(String, EdgeCalls)>,
     edge_items: Vec<EdgeItem>,
     /// Function names in data values, with their line, for the name check (S3/L9).
-    function_names: Vec<(String, u32, &'static str)>,
+    function_names: Vec<(String, (u32, u32), &'static str)>,
     saw_graph: bool,
     saw_graphml: bool,
 }
@@ -179,8 +180,10 @@ fn elem_text<'a>(n: Node<'a, '_>) -> Option<&'a str> {
 }
 
 impl<'a, 'i> Linter<'a, 'i> {
-    fn line(&self, n: Node) -> u32 {
-        self.doc.text_pos_at(n.range().start).row
+    /// Line and column of a node's start (every finding at an element names both).
+    fn pos(&self, n: Node) -> (u32, u32) {
+        let p = self.doc.text_pos_at(n.range().start);
+        (p.row, p.col)
     }
 
     fn warn(&mut self, check: &'static str, n: Node, msg: String) {
@@ -207,7 +210,8 @@ impl<'a, 'i> Linter<'a, 'i> {
     fn element_end(&mut self, n: Node, is_root: bool) {
         let tag = local(n);
         if is_root && tag != "graphml" {
-            self.sink.push(Severity::Error, "X2", Some(self.line(n)), "document root is not a GraphML element".into());
+            let (line, col) = self.pos(n);
+            self.sink.at(Severity::Error, "X2", line, col, "document root is not a GraphML element".into());
         }
         match tag {
             "data" | "default" => {}
@@ -347,8 +351,8 @@ impl<'a, 'i> Linter<'a, 'i> {
                 }
                 self.s.edge_sources.insert(s.to_string());
                 if !self.s.node_ids.contains(s) {
-                    let line = self.line(e);
-                    self.s.check_existence.push((s.to_string(), line));
+                    let at = self.pos(e);
+                    self.s.check_existence.push((s.to_string(), at));
                 }
             }
         }
@@ -359,8 +363,8 @@ impl<'a, 'i> Linter<'a, 'i> {
                     self.warn("E5", e, format!("node '{t}' has self-loop"));
                 }
                 if !self.s.node_ids.contains(t) {
-                    let line = self.line(e);
-                    self.s.check_existence.push((t.to_string(), line));
+                    let at = self.pos(e);
+                    self.s.check_existence.push((t.to_string(), at));
                 }
             }
         }
@@ -376,13 +380,15 @@ impl<'a, 'i> Linter<'a, 'i> {
             self.handle_data(c, e, "edge");
             let (Some(key), Some(text)) = (c.attribute("key"), elem_text(c)) else { continue };
             let value = text.trim();
-            let line = self.line(c);
+            let at = self.pos(c);
+            let line = at.0;
             if SINGLE_VALUED.contains(&key) {
                 if let Some(first) = seen.insert(key, line) {
-                    self.sink.push(
+                    self.sink.at(
                         Severity::Error,
                         "L3",
-                        Some(line),
+                        at.0,
+                        at.1,
                         format!("second `{key}` on one edge (first at line {first}): the transition's guard is contradictory"),
                     );
                 }
@@ -401,17 +407,18 @@ impl<'a, 'i> Linter<'a, 'i> {
                             start_line = u32::try_from(v).ok();
                         }
                     }
-                    Err(_) => self.sink.push(
+                    Err(_) => self.sink.at(
                         Severity::Error,
                         "L4",
-                        Some(line),
+                        at.0,
+                        at.1,
                         format!("`{key}` is `{value}`, not a non-negative integer"),
                     ),
                 }
             }
             if matches!(key, "startline" | "endline" | "startoffset" | "endoffset" | "assumption") {
                 self.s.edge_items.push(EdgeItem {
-                    line,
+                    at,
                     key: key.to_string(),
                     value: value.to_string(),
                     scope: None,
@@ -433,7 +440,7 @@ impl<'a, 'i> Linter<'a, 'i> {
                     "assumption.resultfunction" => "assumption.resultfunction",
                     _ => "returnFromFunction",
                 };
-                self.s.function_names.push((value.to_string(), line, what));
+                self.s.function_names.push((value.to_string(), at, what));
             }
         }
         for item in &mut self.s.edge_items[first_item..] {
@@ -542,8 +549,8 @@ impl<'a, 'i> Linter<'a, 'i> {
             "invariant" => self.s.correctness_only.push(key.to_string()),
             "invariant.scope" => {
                 self.s.correctness_only.push(key.to_string());
-                let line = self.line(d);
-                self.s.function_names.push((value.to_string(), line, "invariant.scope"));
+                let at = self.pos(d);
+                self.s.function_names.push((value.to_string(), at, "invariant.scope"));
             }
             "cyclehead" => {
                 if self.flag(d, key, value, "N4") == Some(true) {
@@ -752,15 +759,15 @@ impl<'a, 'i> Linter<'a, 'i> {
             }
         }
         let mut reported = HashSet::new();
-        let undeclared: Vec<(String, u32)> = self
+        let undeclared: Vec<(String, (u32, u32))> = self
             .s
             .check_existence
             .iter()
             .filter(|(id, _)| !self.s.node_ids.contains(id) && reported.insert(id.clone()))
             .cloned()
             .collect();
-        for (id, line) in undeclared {
-            self.sink.push(Severity::Warning, "E4", Some(line), format!("node {id} has not been declared"));
+        for (id, (line, col)) in undeclared {
+            self.sink.at(Severity::Warning, "E4", line, col, format!("node {id} has not been declared"));
         }
         self.reachability(termination);
         self.call_stack();
@@ -863,9 +870,10 @@ impl<'a, 'i> Linter<'a, 'i> {
                 "startline" | "endline" => {
                     if let Ok(v) = it.value.parse::<u64>() {
                         if v < 1 || v > p.witnesslint_lines as u64 {
-                            self.sink.detail(
+                            self.sink.detail_at(
                                 "S1",
-                                Some(it.line),
+                                it.at.0,
+                                it.at.1,
                                 format!("{v} is not a valid line number (the program has {} lines)", p.lines()),
                             );
                         }
@@ -874,9 +882,10 @@ impl<'a, 'i> Linter<'a, 'i> {
                 "startoffset" | "endoffset" => {
                     if let Ok(v) = it.value.parse::<u64>() {
                         if v >= p.chars as u64 {
-                            self.sink.detail(
+                            self.sink.detail_at(
                                 "S2",
-                                Some(it.line),
+                                it.at.0,
+                                it.at.1,
                                 format!("{v} is not a valid character offset (the program has {} characters)", p.chars),
                             );
                         }
@@ -891,10 +900,11 @@ impl<'a, 'i> Linter<'a, 'i> {
                 ) {
                     Ok(problems) => {
                         for (conjunct, why) in problems {
-                            self.sink.push(
+                            self.sink.at(
                                 Severity::Note,
                                 "L10",
-                                Some(it.line),
+                                it.at.0,
+                                it.at.1,
                                 format!("assumption `{conjunct}` is not usable in its scope: {why}"),
                             );
                         }
@@ -913,9 +923,9 @@ impl<'a, 'i> Linter<'a, 'i> {
             }
         }
         let names = std::mem::take(&mut self.s.function_names);
-        for (name, line, what) in names {
+        for (name, (line, col), what) in names {
             if !p.mentions_function(&name) {
-                self.sink.detail("S3", Some(line), format!("{what} `{name}` is not a function of the program"));
+                self.sink.detail_at("S3", line, col, format!("{what} `{name}` is not a function of the program"));
             }
         }
     }
@@ -954,6 +964,32 @@ fn creationtime_ok(v: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::creationtime_ok;
+
+    /// Issue 21: a finding at an element names its line and column (findings such as an
+    /// undeclared node or a malformed integer had a line only, though the snippet showed one).
+    #[test]
+    fn findings_at_elements_have_line_and_column() {
+        let text = "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n\
+                    <key id=\"startline\" attr.name=\"startline\" attr.type=\"int\" for=\"edge\"/>\n\
+                    <graph edgedefault=\"directed\">\n<node id=\"A\"/>\n  <edge source=\"A\" target=\"B\">\n\
+                    <data key=\"startline\">x</data></edge>\n</graph>\n</graphml>\n";
+        let report = crate::lint::lint(
+            std::path::Path::new("w.graphml"),
+            text.as_bytes(),
+            None,
+            crate::lint::LintOptions { strict: false },
+        );
+        let at = |check: &str| {
+            report
+                .findings
+                .iter()
+                .find(|f| f.check == check)
+                .map(|f| (f.line, f.column))
+                .unwrap_or_else(|| panic!("no {check} finding: {:?}", report.findings))
+        };
+        assert_eq!(at("E4"), (Some(6), Some(3)));
+        assert_eq!(at("L4"), (Some(7), Some(1)));
+    }
 
     #[test]
     fn creationtime_pattern() {

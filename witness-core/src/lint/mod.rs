@@ -120,6 +120,12 @@ impl Sink {
         let severity = if self.strict { Severity::Warning } else { Severity::Note };
         self.push(severity, check, line, message);
     }
+
+    /// [`Self::detail`] at a line and column.
+    pub(crate) fn detail_at(&mut self, check: &'static str, line: u32, column: u32, message: String) {
+        let severity = if self.strict { Severity::Warning } else { Severity::Note };
+        self.at(severity, check, line, column, message);
+    }
 }
 
 /// Lints a witness (raw bytes, possibly gzip-compressed GraphML), with the program if given.
