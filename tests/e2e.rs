@@ -616,6 +616,19 @@ fn a_rejection_whose_values_reach_the_error_has_a_harness() {
     assert!(String::from_utf8_lossy(&result.stderr).contains("no harness written to"), "{}", describe(&result));
 }
 
+/// Issue 21: JSON gives the witness position as numbers and the process's CPU time and peak
+/// memory (it had a `"58:3"` string and wall time only).
+#[test]
+fn json_has_positions_as_numbers_and_cpu_time_and_memory() {
+    let dir = fixtures_dir().join("graphml").join("guessing-respects-assumptions-reject");
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "ILP32", &["--json".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let at = &json["explanation"]["witness_position"];
+    assert!(at["line"].as_u64().is_some_and(|l| l > 0) && at["column"].as_u64().is_some_and(|c| c > 0), "{json}");
+    assert!(json["stats"]["cpu_ms"].is_u64(), "{json}");
+    assert!(json["stats"]["max_rss_mib"].as_f64().is_some_and(|m| m > 1.0), "{json}");
+}
+
 /// Decision 78: a rejection's text output shows the explanation's line as an annotated snippet.
 #[test]
 fn rejection_explanation_shows_the_source_line() {

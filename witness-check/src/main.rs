@@ -485,6 +485,19 @@ fn snippet(e: &witness_core::verdict::Explanation, files: (&std::path::Path, &st
     Some(crate::snippet::render(Level::Note, &title, line, e.line as usize, &e.file, start..end, label))
 }
 
+/// CPU time (user + system, ms) and peak resident size (MiB) of this process so far.
+fn own_usage() -> Option<(u64, f64)> {
+    // SAFETY: `usage` is a plain C struct the call fills in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to that struct.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return None;
+    }
+    let ms = |t: libc::timeval| t.tv_sec as u64 * 1000 + t.tv_usec as u64 / 1000;
+    let cpu_ms = ms(usage.ru_utime) + ms(usage.ru_stime);
+    Some((cpu_ms, (usage.ru_maxrss as f64 / 1024.0 * 10.0).round() / 10.0))
+}
+
 fn print_report(
     r: &Report,
     json: bool,
@@ -502,6 +515,11 @@ fn print_report(
             "reading": r.reading,
             "data_model": r.data_model,
         });
+        // The process's own CPU time and peak memory (issue 21: a JSON line had wall time only).
+        if let Some((cpu_ms, max_rss_mib)) = own_usage() {
+            v["stats"]["cpu_ms"] = json!(cpu_ms);
+            v["stats"]["max_rss_mib"] = json!(max_rss_mib);
+        }
         if let Verdict::Confirmed { trace, error_function } = &r.verdict {
             v["trace"] = json!(trace);
             v["error_function"] = json!(error_function);

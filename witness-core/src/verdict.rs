@@ -123,14 +123,34 @@ pub struct Explanation {
     /// The file the line is in: the program, or (for a defect of the witness itself) the witness.
     pub file: String,
     pub line: u32,
-    /// Position (`line:column`) of the witness transition or waypoint concerned, when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Position (`line:column`) of the witness transition or waypoint concerned, when there is one;
+    /// in JSON an object `{"line": L, "column": C}` (issue 21).
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "position_object")]
     pub witness_position: Option<String>,
     /// `assumption` (an assumption is false there), `sink` (the witness sends the step to a sink),
     /// `no-progress` (no allowed path passes the transition), `witness` (the witness cannot be
     /// followed at all), `program` (no run of the program violates the property).
     pub kind: String,
     pub message: String,
+}
+
+/// `"69:7"` as `{"line": 69, "column": 7}` (a position that is not `line:column` as the string).
+fn position_object<S: serde::Serializer>(p: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let parsed = p.as_deref().and_then(|p| {
+        let (l, c) = p.split_once(':')?;
+        Some((l.parse::<u32>().ok()?, c.parse::<u32>().ok()?))
+    });
+    match (parsed, p) {
+        (Some((line, column)), _) => {
+            let mut m = s.serialize_map(Some(2))?;
+            m.serialize_entry("line", &line)?;
+            m.serialize_entry("column", &column)?;
+            m.end()
+        }
+        (None, Some(text)) => s.serialize_str(text),
+        (None, None) => s.serialize_none(),
+    }
 }
 
 impl Report {
