@@ -667,7 +667,9 @@ fn dot_marks_where_a_rejected_witness_stops() {
     let text = std::fs::read_to_string(&dot).expect("the DOT file was written");
     let _ = std::fs::remove_file(&dot);
     assert!(text.starts_with("digraph witness {"), "{text}");
-    assert!(text.contains("label=\"line 10\", color=red"), "{text}");
+    // The transition not passed: its line and branch direction, red and dashed (issue 21).
+    assert!(text.contains("label=\"line 10\\ncondition-true\", color=red, fontcolor=red, style=dashed"), "{text}");
+    assert!(text.contains("entry -> n0;") && text.contains("legend [shape=note"), "{text}");
 }
 
 /// Issue 19, cause 12: a confirmation that rests on calling the nondet functions of a call's
