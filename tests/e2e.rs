@@ -616,6 +616,32 @@ fn a_rejection_whose_values_reach_the_error_has_a_harness() {
     assert!(String::from_utf8_lossy(&result.stderr).contains("no harness written to"), "{}", describe(&result));
 }
 
+/// Issue 21, RERS: a confirmation names the error code of the `__VERIFIER_error(N)` call it
+/// reached, and `--error-code N` makes only that code a violation (`fixtures/rers`).
+#[test]
+fn rers_error_codes_are_named_and_can_be_asked_for() {
+    let dir = fixtures_dir().join("rers");
+    let result = |extra: &[&str]| -> serde_json::Value {
+        let mut args: Vec<&std::ffi::OsStr> = vec!["validate".as_ref(), "--json".as_ref()];
+        args.extend(["--data-model", "ILP32"].iter().map(|a: &&str| -> &std::ffi::OsStr { a.as_ref() }));
+        let (prp, witness, program) =
+            (dir.join("unreach-call.prp"), dir.join("witness.graphml"), dir.join("program.c"));
+        args.extend(["--property".as_ref(), prp.as_os_str(), "--witness".as_ref(), witness.as_os_str()]);
+        args.extend(extra.iter().map(|a: &&str| -> &std::ffi::OsStr { a.as_ref() }));
+        args.push(program.as_os_str());
+        let out = run(&args);
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", describe(&out)))
+    };
+    let any = result(&[]);
+    assert_eq!(any["result"], "false(unreach-call)", "{any}");
+    assert_eq!(any["error_code"], 7, "{any}");
+    assert!(any["reason"].as_str().unwrap().contains("__VERIFIER_error(7) is reached at line 9"), "{any}");
+    let seven = result(&["--error-code", "7"]);
+    assert_eq!(seven["result"], "false(unreach-call)", "{seven}");
+    let three = result(&["--error-code", "3"]);
+    assert_eq!(three["result"], "true", "{three}");
+}
+
 /// Issue 21: JSON gives the witness position as numbers and the process's CPU time and peak
 /// memory (it had a `"58:3"` string and wall time only).
 #[test]

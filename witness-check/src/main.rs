@@ -138,6 +138,10 @@ struct ValidateArgs {
     /// nondeterministic value pinned (`\result == v` of each call), in `--refine-format`.
     #[arg(long, value_name = "OUT")]
     refine: Option<PathBuf>,
+    /// RERS: only a call `__VERIFIER_error(N)` with this error code is the violation; a call
+    /// with another code ends its run (unreach-call only).
+    #[arg(long = "error-code", value_name = "N", allow_hyphen_values = true)]
+    error_code: Option<i128>,
     /// The refined witness's format; default: the validated witness's (so GraphML ↔ YAML is
     /// a conversion).
     #[arg(long = "refine-format", value_enum, requires = "refine")]
@@ -235,6 +239,7 @@ fn run_validate(args: ValidateArgs) -> ! {
         dot,
         refine,
         refine_format,
+        error_code,
         replay,
         stutter,
         segments,
@@ -286,6 +291,7 @@ fn run_validate(args: ValidateArgs) -> ! {
             Some(RefineFormatArg::Yaml) => RefineFormat::Yaml,
             None => RefineFormat::AsWitness,
         }),
+        error_code,
         memory_limit: match memory_limit {
             Some(0) => MemoryLimit::Off,
             Some(mib) => MemoryLimit::Bytes(mib << 20),
@@ -523,6 +529,9 @@ fn print_report(
         if let Verdict::Confirmed { trace, error_function } = &r.verdict {
             v["trace"] = json!(trace);
             v["error_function"] = json!(error_function);
+            if let Some(code) = r.error_code {
+                v["error_code"] = json!(code);
+            }
         }
         if let Some(tv) = &r.test_vector {
             v["test_vector"] = json!(tv);

@@ -908,10 +908,12 @@ pub enum EdgeOp {
         value: Option<Rvalue>,
         writes: Vec<Write>,
     },
-    /// Call of an error function / reaching the `ERROR:` label.
+    /// Call of an error function / reaching the `ERROR:` label. `code`: the argument of
+    /// `__VERIFIER_error(N)` (RERS programs pass an error code), when there is one.
     Error {
         kind: ErrorKind,
         function: String,
+        code: Option<Expr>,
     },
     /// Pointer assignment `lhs = rhs`.
     PtrAssign {

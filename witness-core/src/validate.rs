@@ -39,6 +39,8 @@ pub struct ValidateOptions {
     pub dot: bool,
     /// Write a confirmation's run as a witness in this format into the report (issue 21).
     pub refine: Option<crate::refine::RefineFormat>,
+    /// RERS: only `__VERIFIER_error(N)` with this code is the violation (issue 21).
+    pub error_code: Option<i128>,
 }
 
 /// The command line's defaults, for texts named `program.c` and `witness` (see
@@ -70,6 +72,7 @@ impl ValidateOptions {
             harness: false,
             dot: false,
             refine: None,
+            error_code: None,
         }
     }
 
@@ -295,6 +298,16 @@ fn run(
         }
         None => property::without_property_file(lasso),
     };
+    let target = match opts.error_code {
+        None => target,
+        Some(code) => match property::with_error_code(&target, code) {
+            Ok(t) => t,
+            Err(why) => {
+                let dm = opts.data_model.unwrap_or(DataModel::Lp64);
+                return Ok(unknown_report(&why, &witness, warnings, started, opts, dm));
+            }
+        },
+    };
     // Decision 72: a witness for one property never confirms another. A witness whose
     // specifications all name another kind of property (unreach-call, no-overflow, memory
     // safety) than the task's is not validated.
@@ -480,6 +493,13 @@ fn run(
         Verdict::Confirmed { trace, .. } if opts.harness || opts.dot => Some(trace.clone()),
         _ => None,
     };
+    // RERS: the error code a confirmation reached (`__VERIFIER_error(7)`).
+    let error_code = match &verdict {
+        Verdict::Confirmed { error_function, .. } => {
+            error_function.strip_suffix(')').and_then(|f| f.split_once('(')).and_then(|(_, n)| n.parse::<i128>().ok())
+        }
+        _ => None,
+    };
     let refined = match (&verdict, opts.refine, &original) {
         (Verdict::Confirmed { trace, error_function }, Some(format), Some(source)) => {
             let file_name = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
@@ -543,6 +563,7 @@ fn run(
             _ => None,
         },
         refined,
+        error_code,
     })
 }
 
@@ -716,6 +737,7 @@ fn unknown_report(
         explanation: None,
         dot: None,
         refined: None,
+        error_code: None,
     }
 }
 

@@ -108,6 +108,9 @@ pub struct Report {
     pub harness_right_to_left: Option<String>,
     /// The witness automaton in Graphviz form, when asked for (decision 79).
     pub dot: Option<String>,
+    /// RERS: the error code of the `__VERIFIER_error(N)` call a confirmation reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<i128>,
     /// A confirmation's run as a witness with every nondet value pinned, when asked for
     /// (`--refine`, issue 21).
     #[serde(skip)]

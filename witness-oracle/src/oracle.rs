@@ -516,6 +516,7 @@ fn validate_case(
         harness: false,
         dot: false,
         refine: None,
+        error_code: None,
     };
     match std::panic::catch_unwind(|| validate(&opts)) {
         Ok(Ok(r)) => Ok(r),

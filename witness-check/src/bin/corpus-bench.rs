@@ -67,6 +67,7 @@ fn main() {
             harness: false,
             dot: false,
             refine: None,
+            error_code: None,
         };
         let mut times = Vec::new();
         let mut verdict = String::new();

@@ -436,7 +436,10 @@ fn explore_once(
             if opts.target.operations() {
                 format!("witness confirmed: {error_function} at line {line} after {} steps", trace.len())
             } else {
-                format!("witness confirmed: {error_function}() is reached at line {line} after {} steps", trace.len())
+                // RERS: `__VERIFIER_error(7)` names the code it reached (issue 21).
+                let call =
+                    if error_function.ends_with(')') { error_function.clone() } else { format!("{error_function}()") };
+                format!("witness confirmed: {call} is reached at line {line} after {} steps", trace.len())
             }
         }
         Verdict::Rejected => {

@@ -616,10 +616,38 @@ impl<'a> Explorer<'a> {
                 }
                 next.loc = func.exit;
             }
-            EdgeOp::Error { kind, function } => {
+            EdgeOp::Error { kind, function, code } => {
                 let counts = self.opts.target.on_error_call(kind, function);
                 if counts {
-                    return Step::Violation(next, function.clone());
+                    // RERS (issue 21): only the error code asked for is the violation; a call
+                    // with another ends its run. The code reached is named in the report.
+                    if let Some(want) = self.opts.target.error_code() {
+                        let Some(c) = code else {
+                            unsupported!(format!(
+                                "`{function}` is called without an error code, and only error code {want} counts"
+                            ))
+                        };
+                        let ty = c.ty();
+                        let wanted = crate::cfa::Expr::Const { bits: (want as u64) & ty.mask(), ty };
+                        let same = crate::cfa::Expr::Binary {
+                            op: crate::cfa::BinOp::Eq,
+                            lhs: Box::new(c.clone()),
+                            rhs: Box::new(wanted),
+                            ty: crate::cfa::IntTy::INT,
+                        };
+                        let same = eval!(&same);
+                        if !self.assume(&mut next, same.truth(), span) {
+                            return Step::End;
+                        }
+                    }
+                    let reached = match code {
+                        Some(c) => match eval!(c).known() {
+                            Some(n) => format!("{function}({n})"),
+                            None => function.clone(),
+                        },
+                        None => function.clone(),
+                    };
+                    return Step::Violation(next, reached);
                 }
                 match kind {
                     ErrorKind::ErrorLabel => {}

@@ -65,6 +65,12 @@ pub trait PropertyCheck: fmt::Debug + Send + Sync {
         false
     }
 
+    /// RERS: only a call of the error function with this error code (`__VERIFIER_error(N)`)
+    /// is the violation; a call with another code ends its run (issue 21).
+    fn error_code(&self) -> Option<i128> {
+        None
+    }
+
     /// A step's operation has a side condition guarding against `kind` (decisions 72, 73):
     /// whether its failure is the property's violation, undecided, or not its concern (then
     /// it is undefined behaviour of the task, which the undefined-behaviour policy decides).

@@ -19,7 +19,7 @@ mod valid_memsafety;
 
 pub use check::{Classified, ErrorTarget, LeakRule, PropertyCheck, Shape};
 pub use termination::is_termination;
-pub use unreach_call::UnreachCall;
+pub use unreach_call::{with_error_code, UnreachCall};
 
 /// A property file's constructor of its check: the check if the property is its own.
 type FromProperty = fn(&Property) -> Option<ErrorTarget>;

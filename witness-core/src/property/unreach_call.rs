@@ -11,21 +11,38 @@ pub struct UnreachCall {
     pub functions: Vec<String>,
     /// The historic `ERROR:` label counts.
     pub label: bool,
+    /// RERS: only `__VERIFIER_error(N)` with this code is the violation (`--error-code`).
+    pub error_code: Option<i128>,
 }
 
 impl UnreachCall {
     /// Both conventional error functions (no property file).
     pub fn conventional() -> UnreachCall {
-        UnreachCall { functions: vec!["reach_error".into(), "__VERIFIER_error".into()], label: false }
+        UnreachCall { functions: vec!["reach_error".into(), "__VERIFIER_error".into()], label: false, error_code: None }
     }
+}
+
+/// The task's unreach-call property with only error code `code` a violation (`--error-code`,
+/// RERS); an error for any other property.
+pub fn with_error_code(target: &ErrorTarget, code: i128) -> Result<ErrorTarget, String> {
+    if target.name() != "unreach-call" {
+        return Err(format!("--error-code applies to unreach-call, not to {}", target.name()));
+    }
+    Ok(ErrorTarget::new(UnreachCall {
+        functions: target.error_functions().to_vec(),
+        label: false,
+        error_code: Some(code),
+    }))
 }
 
 pub(super) fn from_property(p: &Property) -> Option<ErrorTarget> {
     match p.kind {
         PropertyKind::UnreachCall => {
-            Some(ErrorTarget::new(UnreachCall { functions: p.error_functions.clone(), label: false }))
+            Some(ErrorTarget::new(UnreachCall { functions: p.error_functions.clone(), label: false, error_code: None }))
         }
-        PropertyKind::UnreachLabel => Some(ErrorTarget::new(UnreachCall { functions: Vec::new(), label: true })),
+        PropertyKind::UnreachLabel => {
+            Some(ErrorTarget::new(UnreachCall { functions: Vec::new(), label: true, error_code: None }))
+        }
         _ => None,
     }
 }
@@ -41,6 +58,10 @@ impl PropertyCheck for UnreachCall {
 
     fn error_functions(&self) -> &[String] {
         &self.functions
+    }
+
+    fn error_code(&self) -> Option<i128> {
+        self.error_code
     }
 
     fn on_error_call(&self, kind: &ErrorKind, function: &str) -> bool {
@@ -65,7 +86,8 @@ mod tests {
         assert!(!reach.on_error_call(&ErrorKind::ReachError, "other"));
         assert!(!reach.on_error_call(&ErrorKind::ErrorLabel, "ERROR"));
         assert!(!reach.on_error_call(&ErrorKind::AssertFail, "__assert_fail"));
-        assert!(UnreachCall { functions: Vec::new(), label: true }.on_error_call(&ErrorKind::ErrorLabel, "ERROR"));
+        assert!(UnreachCall { functions: Vec::new(), label: true, error_code: None }
+            .on_error_call(&ErrorKind::ErrorLabel, "ERROR"));
         assert_eq!(reach.on_condition(K::Overflow), Classified::Other);
         assert_eq!(reach.on_end(), None);
     }

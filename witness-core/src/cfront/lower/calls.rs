@@ -435,10 +435,16 @@ impl<'a> Builder<'a> {
         match name.as_str() {
             "reach_error" | "__VERIFIER_error" => {
                 let kind = if name == "reach_error" { ErrorKind::ReachError } else { ErrorKind::VerifierError };
-                return self.emit(EdgeOp::Error { kind, function: name }, csp, text);
+                // RERS: `__VERIFIER_error(N)` names the error code reached (issue 21); an
+                // argument that cannot be lowered leaves the code unknown.
+                let code = match &args[..] {
+                    [a] if kind == ErrorKind::VerifierError => self.rv(a).ok(),
+                    _ => None,
+                };
+                return self.emit(EdgeOp::Error { kind, function: name, code }, csp, text);
             }
             "__assert_fail" | "__assert_perror_fail" | "__assert" => {
-                return self.emit(EdgeOp::Error { kind: ErrorKind::AssertFail, function: name }, csp, text);
+                return self.emit(EdgeOp::Error { kind: ErrorKind::AssertFail, function: name, code: None }, csp, text);
             }
             "abort" | "exit" | "_exit" | "_Exit" | "__VERIFIER_abort" => {
                 return self.emit(EdgeOp::Terminate { function: name }, csp, text);
@@ -489,7 +495,7 @@ impl<'a> Builder<'a> {
                 self.add_edge(
                     fail,
                     ok,
-                    EdgeOp::Error { kind: ErrorKind::AssertFail, function: "assert".into() },
+                    EdgeOp::Error { kind: ErrorKind::AssertFail, function: "assert".into(), code: None },
                     Some(csp),
                     text,
                 );

@@ -190,7 +190,7 @@ impl<'a> Builder<'a> {
                         if id.node.name == "ERROR" {
                             let lsp = (l.span.start, l.node.label.span.end + 1);
                             let _ = self.emit(
-                                EdgeOp::Error { kind: ErrorKind::ErrorLabel, function: "ERROR".into() },
+                                EdgeOp::Error { kind: ErrorKind::ErrorLabel, function: "ERROR".into(), code: None },
                                 lsp,
                                 "ERROR:".into(),
                             );
