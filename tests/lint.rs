@@ -81,6 +81,55 @@ fn lint_missing_files_use_witnesslint_exit_codes() {
     assert_eq!(code, 6, "{json}");
 }
 
+/// Issue 21: one scheme for both commands. `lint --witness W` as `validate --witness W`; an
+/// error is the same JSON object from both (with their own exit codes, lint's witnesslint's);
+/// what `validate` cannot follow or use is malformed for `lint` too (no entry node; an
+/// assumption that is no C expression, which `validate` drops and cannot confirm with).
+#[test]
+fn lint_and_validate_speak_one_scheme() {
+    let minimal = root().join("fixtures/minimal");
+    let program = minimal.join("minimal-example.c");
+    let out = Command::new(BIN)
+        .args(["lint", "--json", "--witness"])
+        .arg(minimal.join("minimal-example.graphml"))
+        .arg("--program")
+        .arg(&program)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let error_of = |cmd: &mut Command| -> (i32, serde_json::Value) {
+        let out = cmd.output().unwrap();
+        (out.status.code().unwrap_or(-1), serde_json::from_slice(&out.stdout).unwrap())
+    };
+    let nope = minimal.join("nope.graphml");
+    let (lint_code, lint_json) = error_of(Command::new(BIN).args(["lint", "--json"]).arg(&nope));
+    let (validate_code, validate_json) =
+        error_of(Command::new(BIN).args(["validate", "--json", "--witness"]).arg(&nope).arg(&program));
+    assert_eq!((lint_code, validate_code), (5, 3));
+    for key in ["result", "verdict", "error_kind", "reason"] {
+        assert_eq!(lint_json[key], validate_json[key], "{key}: {lint_json} / {validate_json}");
+    }
+    assert_eq!(lint_json["exit_code"], 5);
+    assert_eq!(validate_json["exit_code"], 3);
+
+    let tmp = std::env::temp_dir().join(format!("witness-check-lint-scheme-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let text = std::fs::read_to_string(minimal.join("minimal-example.graphml")).unwrap();
+    let bad_assumption = tmp.join("bad-assumption.graphml");
+    std::fs::write(&bad_assumption, text.replace("\\result == 42", "\\result === 42")).unwrap();
+    let no_entry = tmp.join("no-entry.graphml");
+    std::fs::write(&no_entry, text.replace("<data key=\"entry\">true</data>", "")).unwrap();
+    let (code, json) = lint(&bad_assumption, Some(&program), &[]);
+    let (entry_code, entry_json) = lint(&no_entry, Some(&program), &[]);
+    let validated = Command::new(BIN).args(["validate", "--witness"]).arg(&no_entry).arg(&program).output().unwrap();
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(code, 1, "{json}");
+    assert!(json.to_string().contains("cannot parse assumption"), "{json}");
+    assert_eq!(entry_code, 1, "{entry_json}");
+    assert!(entry_json.to_string().contains("no entry node"), "{entry_json}");
+    assert_eq!(validated.status.code(), Some(3), "validate refuses it too");
+}
+
 #[test]
 fn lint_text_output_shows_position_and_snippet() {
     let case = root().join("fixtures/lint/graphml-no-namespaces");

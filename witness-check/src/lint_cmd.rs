@@ -15,8 +15,11 @@ use witness_core::lint::{lint, Finding, LintOptions, LintReport, ProgramFacts, S
 #[derive(Args)]
 pub struct LintArgs {
     /// The witness file: GraphML 1.0 (optionally gzip-compressed) or YAML 2.0/2.1.
-    #[arg(value_name = "WITNESS")]
-    witness: PathBuf,
+    #[arg(value_name = "WITNESS", required_unless_present = "witness_option", conflicts_with = "witness_option")]
+    witness: Option<PathBuf>,
+    /// The witness file, named as `validate` names it (`--witness W`; the same as `WITNESS`).
+    #[arg(long = "witness", value_name = "W", id = "witness_option")]
+    witness_option: Option<PathBuf>,
     /// The program the witness is for: adds the program-aware checks (hash, lines and columns
     /// inside the file, anchors on a suitable construct, function names, assumptions that
     /// parse in their scope).
@@ -32,10 +35,15 @@ pub struct LintArgs {
 }
 
 /// Runs the linter; returns the exit code.
-pub fn run(args: LintArgs) -> i32 {
-    let witness = match std::fs::read(&args.witness) {
+pub fn run(mut args: LintArgs) -> i32 {
+    // `--witness W` and `WITNESS` are one (clap requires exactly one of them).
+    if let Some(w) = args.witness_option.take() {
+        args.witness = Some(w);
+    }
+    let witness_path = args.witness.clone().unwrap_or_default();
+    let witness = match std::fs::read(&witness_path) {
         Ok(b) => b,
-        Err(e) => return missing(&args, &args.witness, &e, 5),
+        Err(e) => return missing(&args, &witness_path, &e, 5),
     };
     let program = match &args.program {
         Some(p) => match std::fs::read(p) {
@@ -60,7 +68,7 @@ pub fn run(args: LintArgs) -> i32 {
         _ => {
             let msg = "internal error in the linter (please report)";
             if args.json {
-                println!("{}", json!({"valid": null, "exit_code": 7, "error": msg}));
+                println!("{}", error_json(msg, "internal", 7));
             } else {
                 eprintln!("witness-check: {msg}");
                 println!("witness-check lint finished with exit code 7");
@@ -72,7 +80,12 @@ pub fn run(args: LintArgs) -> i32 {
 
 fn lint_and_print(args: &LintArgs, witness: &[u8], program: Option<&[u8]>) -> i32 {
     let program = args.program.as_deref().zip(program).map(|(p, b)| ProgramFacts::new(p, b));
-    let report = lint(&args.witness, witness, program.as_ref(), LintOptions { strict: args.strict });
+    let report = lint(
+        args.witness.as_deref().unwrap_or(Path::new("")),
+        witness,
+        program.as_ref(),
+        LintOptions { strict: args.strict },
+    );
     let code = if report.faulty() { 1 } else { 0 };
     if args.json {
         println!(
@@ -95,7 +108,7 @@ fn lint_and_print(args: &LintArgs, witness: &[u8], program: Option<&[u8]>) -> i3
 fn missing(args: &LintArgs, path: &Path, e: &std::io::Error, code: i32) -> i32 {
     let msg = format!("{}: cannot read file: {e}", path.display());
     if args.json {
-        println!("{}", json!({"valid": null, "exit_code": code, "error": msg}));
+        println!("{}", error_json(&msg, "input", code));
     } else {
         eprintln!("witness-check: {msg}");
         println!("witness-check lint finished with exit code {code}");
@@ -103,10 +116,15 @@ fn missing(args: &LintArgs, path: &Path, e: &std::io::Error, code: i32) -> i32 {
     code
 }
 
+/// An error in the scheme `validate` uses too (issue 21), with witnesslint's `valid`.
+fn error_json(msg: &str, kind: &str, code: i32) -> serde_json::Value {
+    json!({"result": "error", "verdict": "error", "error_kind": kind, "reason": msg, "exit_code": code, "valid": null})
+}
+
 fn file_of<'a>(f: &Finding, args: &'a LintArgs) -> &'a Path {
     match (&args.program, f.in_program) {
         (Some(p), true) => p,
-        _ => &args.witness,
+        _ => args.witness.as_deref().unwrap_or(Path::new("")),
     }
 }
 
@@ -154,7 +172,7 @@ fn print_text(report: &LintReport, args: &LintArgs, witness: &[u8], program: Opt
     }
     println!();
     println!("Overview of checked witness ({}):", report.format);
-    println!("Witness File: {}", args.witness.display());
+    println!("Witness File: {}", args.witness.as_deref().unwrap_or(Path::new("")).display());
     for (k, v) in &report.overview {
         println!("{k}: {v}");
     }

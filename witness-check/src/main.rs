@@ -92,10 +92,18 @@ enum SemanticsArg {
 #[derive(Subcommand)]
 enum Command {
     /// Validate a violation witness against a C program (or an SV-COMP task definition).
+    #[command(after_help = "Exit status: 0 a result was printed (RESULT: false(...), true or unknown); \
+        2 usage error; 3 input error (unreadable or malformed program, witness or property, with file and \
+        position); 4 internal error. With --json an error is one object {\"result\": \"error\", \
+        \"verdict\": \"error\", \"error_kind\", \"reason\", \"exit_code\"}, as lint's.")]
     Validate(ValidateArgs),
     /// Check a witness against its format (witnesslint's checks for GraphML, the schema for
-    /// YAML), and against the program if given. Exit codes as witnesslint: 0 valid, 1 faulty,
-    /// 5 witness missing, 6 program missing, 7 internal error.
+    /// YAML), and against the program if given.
+    #[command(after_help = "Exit status (witnesslint 1.3's, kept so that scripts written for witnesslint \
+        work unchanged): 0 valid, 1 faulty, 2 usage error, 5 witness file missing, 6 program file \
+        missing, 7 internal error. With --json an error is one object {\"result\": \"error\", \
+        \"verdict\": \"error\", \"error_kind\", \"reason\", \"exit_code\", \"valid\": null}, as \
+        validate's.")]
     Lint(lint_cmd::LintArgs),
     /// Run many validations on all cores: a corpus manifest (TSV) or a list of
     /// task-definition/witness pairs; prints a summary, optionally JSON lines and a plot.
@@ -254,11 +262,11 @@ fn run_validate(args: ValidateArgs) -> ! {
     let resolved = match task::resolve(&program, witness.as_deref(), property.as_deref(), data_model) {
         Ok(r) => r,
         Err(task::ResolveError::Usage(msg)) => {
-            print_error(&msg, json, "usage");
+            print_error(&msg, json, "usage", 2);
             leave_now(2)
         }
         Err(task::ResolveError::Input(e)) => {
-            print_error(&e.to_string(), json, "input");
+            print_error(&e.to_string(), json, "input", 3);
             leave_now(3)
         }
     };
@@ -349,12 +357,12 @@ fn run_validate(args: ValidateArgs) -> ! {
                 leave_now(0)
             }
             Err(e) => {
-                print_error(&e.to_string(), json, "input");
+                print_error(&e.to_string(), json, "input", 3);
                 leave_now(3)
             }
         },
         Ok(Answer::Panicked(msg)) => {
-            print_error(&format!("internal error (please report): {msg}"), json, "internal");
+            print_error(&format!("internal error (please report): {msg}"), json, "internal", 4);
             leave_now(4)
         }
         Err(_) => {
@@ -390,9 +398,13 @@ fn leave_now(code: i32) -> ! {
     unsafe { _exit(code) }
 }
 
-fn print_error(msg: &str, json: bool, kind: &str) {
+/// An error, in the one scheme of `validate` and `lint` (issue 21).
+fn print_error(msg: &str, json: bool, kind: &str, exit_code: i32) {
     if json {
-        println!("{}", json!({"result": "error", "verdict": "error", "reason": msg, "error_kind": kind}));
+        println!(
+            "{}",
+            json!({"result": "error", "verdict": "error", "reason": msg, "error_kind": kind, "exit_code": exit_code})
+        );
     } else {
         eprintln!("witness-check: {msg}");
     }

@@ -751,12 +751,21 @@ impl<'a, 'i> Linter<'a, 'i> {
             (self.s.programhash.is_none(), "G6", "programhash has not been specified"),
             (self.s.architecture.is_none(), "G7", "architecture has not been specified"),
             (self.s.creationtime.is_none(), "G8", "creationtime has not been specified"),
-            (self.s.entry_node.is_none() && !self.s.node_ids.is_empty(), "N1", "no entry node has been specified"),
         ];
         for (bad, check, msg) in missing {
             if bad {
                 self.sink.push(Severity::Warning, check, None, msg.into());
             }
+        }
+        // `validate` cannot follow a witness without an entry node (an input error there), so it
+        // is malformed here too (issue 21: lint and validate agree on what is malformed).
+        if self.s.entry_node.is_none() && !self.s.node_ids.is_empty() {
+            self.sink.push(
+                Severity::Error,
+                "N1",
+                None,
+                "no entry node has been specified: the witness cannot be followed".into(),
+            );
         }
         let mut reported = HashSet::new();
         let undeclared: Vec<(String, (u32, u32))> = self
@@ -900,8 +909,11 @@ impl<'a, 'i> Linter<'a, 'i> {
                 ) {
                     Ok(problems) => {
                         for (conjunct, why) in problems {
+                            // A conjunct that is no C expression at all is malformed (`validate`
+                            // drops it and cannot confirm); one unusable in its scope is a note.
+                            let severity = if is_syntax_error(&why) { Severity::Error } else { Severity::Note };
                             self.sink.at(
-                                Severity::Note,
+                                severity,
                                 "L10",
                                 it.at.0,
                                 it.at.1,
@@ -959,6 +971,11 @@ fn creationtime_ok(v: &str) -> bool {
         && digits(17..19);
     base && (&b[19..] == b"Z"
         || (b.len() == 25 && matches!(b[19], b'+' | b'-') && digits(20..22) && b[22] == b':' && digits(23..25)))
+}
+
+/// The reason a conjunct is unusable says it does not parse as an expression.
+pub(super) fn is_syntax_error(why: &str) -> bool {
+    why.starts_with("cannot parse assumption")
 }
 
 #[cfg(test)]

@@ -260,7 +260,13 @@ fn program_checks(w: &WitnessAutomaton, p: &ProgramFacts, sink: &mut Sink) {
                 return;
             };
             for (conjunct, why) in problems {
-                let sev = if sink.strict { Severity::Warning } else { Severity::Note };
+                let sev = if super::graphml::is_syntax_error(&why) {
+                    Severity::Error
+                } else if sink.strict {
+                    Severity::Warning
+                } else {
+                    Severity::Note
+                };
                 at_origin(
                     sink,
                     &a.origin,
