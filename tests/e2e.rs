@@ -642,6 +642,19 @@ fn rers_error_codes_are_named_and_can_be_asked_for() {
     assert_eq!(three["result"], "true", "{three}");
 }
 
+/// Issue 21: a `sink` explanation names the program's step and, for a branch, which way it
+/// went (it said only "the program's step is one the witness sends to a sink node").
+#[test]
+fn a_sink_explanation_names_the_step_and_its_branch() {
+    let dir = fixtures_dir().join("graphml").join("control-condition-reject");
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "ILP32", &["--json".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["explanation"]["kind"], "sink", "{json}");
+    let message = json["explanation"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("`[!(x > 10)]` (the false branch of its condition)"), "{json}");
+    assert!(message.contains("sink node S"), "{json}");
+}
+
 /// Issue 21: JSON gives the witness position as numbers and the process's CPU time and peak
 /// memory (it had a `"58:3"` string and wall time only).
 #[test]

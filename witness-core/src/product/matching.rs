@@ -120,11 +120,25 @@ impl<'a> Explorer<'a> {
                     deliberate_sink = true;
                 }
                 if w.graph[target].sink {
+                    // Issue 21: which step, and for a branch which way it went.
+                    let step = match info.kind {
+                        StepKind::Edge(edge) => match &edge.op {
+                            EdgeOp::Assume { source_truth, .. } => format!(
+                                "the program's step `{}` (the {} branch of its condition)",
+                                edge.text,
+                                if *source_truth { "true" } else { "false" }
+                            ),
+                            _ => format!("the program's step `{}`", edge.text),
+                        },
+                        StepKind::FunctionReturn { callee, .. } => {
+                            format!("the return from `{}`", self.cfa.function(callee).name)
+                        }
+                    };
                     self.note_dead_end(
                         t,
                         info,
                         "sink",
-                        "the program's step is one the witness sends to a sink node".into(),
+                        format!("{step} is one the witness sends to its sink node {}", w.graph[target].id),
                     );
                     continue; // this run can never confirm
                 }
