@@ -653,6 +653,12 @@ fn a_sink_explanation_names_the_step_and_its_branch() {
     let message = json["explanation"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("`[!(x > 10)]` (the false branch of its condition)"), "{json}");
     assert!(message.contains("sink node S"), "{json}");
+    // Where the condition's left operand has a known value, it is named.
+    let dir = fixtures_dir().join("graphml").join("alignof-lp64-reject");
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "LP64", &["--json".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let message = json["explanation"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("(the false branch of its condition: a is 88 there)"), "{json}");
 }
 
 /// Issue 21: JSON gives the witness position as numbers and the process's CPU time and peak

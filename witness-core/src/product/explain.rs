@@ -166,6 +166,30 @@ impl<'a> Explorer<'a> {
         a: &crate::witness::Assumption,
         info: &StepInfo,
     ) -> Option<String> {
+        let function = match &a.scope {
+            Some(name) => self.cfa.function_by_name(name),
+            None => Some(info.scope_function),
+        };
+        self.left_operand_value(s, text, function, info)
+    }
+
+    /// Issue 21: the value of a branch condition's left operand in the state after the branch
+    /// (`x is 3 there`), for a `sink` explanation; `text` is the step's text (`[!(x > 10)]`).
+    pub(super) fn branch_operand_value(&mut self, s: &ProductState, text: &str, info: &StepInfo) -> Option<String> {
+        let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?.trim();
+        let inner = inner.strip_prefix("!(").and_then(|i| i.strip_suffix(')')).unwrap_or(inner);
+        let mut s = s.clone();
+        self.left_operand_value(&mut s, inner, Some(info.scope_function), info)
+    }
+
+    /// `x is V`: the left operand of a comparison and its value in `s`, when known.
+    fn left_operand_value(
+        &mut self,
+        s: &mut ProductState,
+        text: &str,
+        function: Option<crate::cfa::FuncId>,
+        info: &StepInfo,
+    ) -> Option<String> {
         let cfa = self.cfa;
         let ops = ["==", "!=", "<=", ">=", "<", ">"];
         let at = ops.iter().filter_map(|op| text.find(op)).min()?;
@@ -173,10 +197,6 @@ impl<'a> Explorer<'a> {
         if lhs.is_empty() {
             return None;
         }
-        let function = match &a.scope {
-            Some(name) => cfa.function_by_name(name),
-            None => Some(info.scope_function),
-        };
         let scope = AssumptionScope {
             function,
             offset: info.span.map(|s| s.start_offset),

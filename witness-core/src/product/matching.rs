@@ -123,11 +123,17 @@ impl<'a> Explorer<'a> {
                     // Issue 21: which step, and for a branch which way it went.
                     let step = match info.kind {
                         StepKind::Edge(edge) => match &edge.op {
-                            EdgeOp::Assume { source_truth, .. } => format!(
-                                "the program's step `{}` (the {} branch of its condition)",
-                                edge.text,
-                                if *source_truth { "true" } else { "false" }
-                            ),
+                            EdgeOp::Assume { source_truth, .. } => {
+                                let value = self
+                                    .branch_operand_value(&cur, &edge.text, info)
+                                    .map(|v| format!(": {v}"))
+                                    .unwrap_or_default();
+                                format!(
+                                    "the program's step `{}` (the {} branch of its condition{value})",
+                                    edge.text,
+                                    if *source_truth { "true" } else { "false" }
+                                )
+                            }
                             _ => format!("the program's step `{}`", edge.text),
                         },
                         StepKind::FunctionReturn { callee, .. } => {
