@@ -11,7 +11,7 @@ use crate::anchors::ResolvedAnchor;
 use crate::cfa::DataModel;
 use crate::cfa::EdgeOp;
 use crate::error::InputError;
-use crate::witness::yaml::{flatten_entries, read_yaml, FlatField};
+use crate::witness::yaml::{flatten_entries, read_yaml_with_checks, FlatField};
 use crate::witness::{AnchorKind, WitnessAutomaton, WitnessType};
 
 pub(super) fn lint(
@@ -20,18 +20,22 @@ pub(super) fn lint(
     program: Option<&ProgramFacts>,
     sink: &mut Sink,
 ) -> (String, Vec<(String, String)>) {
-    let w = match read_yaml(path, bytes) {
+    let (w, checks) = match read_yaml_with_checks(path, bytes) {
         Ok(w) => w,
         Err(e) => {
             push_error(sink, &e);
             return ("YAML 2.x".into(), Vec::new());
         }
     };
-    for msg in &w.warnings {
+    // Each warning of the reader under its own check (issue 21: they all were `Y`). The
+    // reader names the file; the finding names it anyway.
+    let file = format!("{}:", path.display());
+    for (msg, check) in w.warnings.iter().zip(checks) {
+        let msg = msg.strip_prefix(&file).unwrap_or(msg);
         let (line, col, text) = split_position(msg);
         match (line, col) {
-            (Some(l), Some(c)) => sink.at(Severity::Warning, "Y", l, c, text.to_string()),
-            _ => sink.push(Severity::Warning, "Y", None, text.to_string()),
+            (Some(l), Some(c)) => sink.at(Severity::Warning, check, l, c, text.to_string()),
+            _ => sink.push(Severity::Warning, check, None, text.to_string()),
         }
     }
     if let Ok(fields) = flatten_entries(path, bytes) {
@@ -335,6 +339,29 @@ fn is_iso_time(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{is_iso_time, is_uuid, split_position};
+
+    /// Issue 21: a reader warning is a finding under its own check (they all were `Y`), at its
+    /// line and column, its message without the file name the reader puts first.
+    #[test]
+    fn reader_warnings_have_their_check_and_position() {
+        let text = "- entry_type: violation_sequence\n  metadata:\n    format_version: \"2.2\"\n    uuid: \"1b8c6c86-7f3a-4a2e-9d3e-0c2f4c9b7a11\"\n\
+                    \x20   creation_time: \"2026-01-01T00:00:00Z\"\n    producer: { name: x, version: \"1\" }\n\
+                    \x20   task: { input_files: [a.c], input_file_hashes: { a.c: x }, specification: s, data_model: ILP32, language: C }\n\
+                    \x20 content:\n  - segment:\n    - waypoint: { type: target, action: follow, location: { file_name: a.c, line: 3, column: 0 } }\n";
+        let r = crate::lint::lint(
+            std::path::Path::new("w.yml"),
+            text.as_bytes(),
+            None,
+            crate::lint::LintOptions { strict: false },
+        );
+        let f = |check: &str| {
+            r.findings.iter().find(|f| f.check == check).unwrap_or_else(|| panic!("no {check}: {:?}", r.findings))
+        };
+        assert_eq!((f("Y3").line, f("Y3").column), (Some(3), Some(21)));
+        assert!(f("Y3").message.starts_with("format_version `2.2` is newer than 2.1"), "{:?}", f("Y3"));
+        assert!(f("Y13").message.contains("column: 0"), "{:?}", f("Y13"));
+        assert!(r.findings.iter().all(|f| f.check != "Y"), "{:?}", r.findings);
+    }
 
     #[test]
     fn formats() {

@@ -123,6 +123,12 @@ pub fn looks_like_yaml(bytes: &[u8]) -> bool {
 /// type or action, no `target`, `target` not last, …); [`InputError::Invalid`] for a file
 /// without any usable entry.
 pub fn read_yaml(path: &Path, bytes: &[u8]) -> Result<WitnessAutomaton, InputError> {
+    read_yaml_with_checks(path, bytes).map(|(w, _)| w)
+}
+
+/// [`read_yaml`], and for each of the automaton's warnings the witnesslint-digest check it
+/// belongs to (`Y3`, `Y11`, …), for `lint`'s findings.
+pub fn read_yaml_with_checks(path: &Path, bytes: &[u8]) -> Result<(WitnessAutomaton, Vec<&'static str>), InputError> {
     if bytes.len() > MAX_INPUT_SIZE {
         return Err(InputError::malformed(
             path,
@@ -158,7 +164,10 @@ pub fn read_yaml(path: &Path, bytes: &[u8]) -> Result<WitnessAutomaton, InputErr
         ));
     };
     let mut reader = Reader { path, tree: &tree, warnings: Warnings::default() };
-    reader.read(root)
+    let w = reader.read(root)?;
+    let mut codes = std::mem::take(&mut reader.warnings.last_codes);
+    codes.resize(w.warnings.len(), "Y1");
+    Ok((w, codes))
 }
 
 /// One field of an entry's metadata, flattened for the linter: `path` is dotted from the entry
@@ -401,33 +410,40 @@ impl Tree {
 #[derive(Default)]
 struct Warnings {
     list: Vec<String>,
+    /// The witnesslint-digest check each warning of `list` belongs to (`Y3`, `Y11`, …).
+    codes: Vec<&'static str>,
     seen: HashSet<String>,
-    /// Per text without position: how often it occurred.
-    repeats: Vec<(String, usize)>,
+    /// The checks of the warnings `finish` returned last, in their order.
+    last_codes: Vec<&'static str>,
+    /// Per text without position: how often it occurred, and its check.
+    repeats: Vec<(String, usize, &'static str)>,
 }
 
 impl Warnings {
     const REPEAT: usize = 3;
 
-    fn push(&mut self, msg: String) {
+    fn push(&mut self, code: &'static str, msg: String) {
         if !self.seen.insert(msg.clone()) {
             return;
         }
         let rest = strip_position(&msg);
         if rest.len() == msg.len() {
             self.list.push(msg);
+            self.codes.push(code);
             return;
         }
-        match self.repeats.iter_mut().find(|(r, _)| r == rest) {
-            Some((_, n)) => {
+        match self.repeats.iter_mut().find(|(r, _, _)| r == rest) {
+            Some((_, n, _)) => {
                 *n += 1;
                 if *n <= Self::REPEAT {
                     self.list.push(msg);
+                    self.codes.push(code);
                 }
             }
             None => {
-                self.repeats.push((rest.to_string(), 1));
+                self.repeats.push((rest.to_string(), 1, code));
                 self.list.push(msg);
+                self.codes.push(code);
             }
         }
     }
@@ -435,11 +451,13 @@ impl Warnings {
     /// The warnings, each that starts with a position prefixed by the file's name (a warning
     /// names its file as an error does).
     fn finish(&mut self, path: &Path) -> Vec<String> {
-        for (rest, n) in std::mem::take(&mut self.repeats) {
+        for (rest, n, code) in std::mem::take(&mut self.repeats) {
             if n > Self::REPEAT {
                 self.list.push(format!("… and {} more times: {rest}", n - Self::REPEAT));
+                self.codes.push(code);
             }
         }
+        self.last_codes = std::mem::take(&mut self.codes);
         std::mem::take(&mut self.list)
             .into_iter()
             .map(|m| if strip_position(&m).len() < m.len() { format!("{}:{m}", path.display()) } else { m })
@@ -552,8 +570,9 @@ impl<'a> Reader<'a> {
         InputError::malformed(self.path, pos.line, pos.col, msg)
     }
 
-    fn warn(&mut self, msg: String) {
-        self.warnings.push(msg);
+    /// A warning of the digest's check `code` (`Y1`–`Y18`, shared with `lint`).
+    fn warn(&mut self, code: &'static str, msg: String) {
+        self.warnings.push(code, msg);
     }
 
     /// `a mapping`, `a sequence`, `` the scalar `x` ``, for messages.
@@ -623,8 +642,14 @@ impl<'a> Reader<'a> {
             let pos = self.pos(k);
             match self.key_text(k) {
                 Some(name) if known.contains(&name) => {}
-                Some(name) => self.warn(format!("{pos}: unknown key `{name}` in {context} ignored")),
-                None => self.warn(format!("{pos}: non-scalar key in {context} ignored")),
+                Some(name) => self.warn(
+                    if context.contains("waypoint") { "Y11" } else { "Y1" },
+                    format!("{pos}: unknown key `{name}` in {context} ignored"),
+                ),
+                None => self.warn(
+                    if context.contains("waypoint") { "Y11" } else { "Y1" },
+                    format!("{pos}: non-scalar key in {context} ignored"),
+                ),
             }
         }
     }
@@ -696,7 +721,7 @@ impl<'a> Reader<'a> {
                 correctness.get_or_insert((map, name));
             } else {
                 let pos = self.pos(t);
-                self.warn(format!("{pos}: entry of unknown type `{name}` ignored"));
+                self.warn("Y2", format!("{pos}: entry of unknown type `{name}` ignored"));
                 unknown.get_or_insert((pos, name));
             }
         }
@@ -712,19 +737,22 @@ impl<'a> Reader<'a> {
         };
         if violations.len() > 1 {
             let others: Vec<String> = violations[1..].iter().map(|&(e, _)| self.pos(e).to_string()).collect();
-            self.warn(format!(
-                "{} violation_sequence entries: only the first one ({}) is used; ignored the others at {}",
-                violations.len(),
-                self.pos(entry),
-                others.join(", ")
-            ));
+            self.warn(
+                "Y2",
+                format!(
+                    "{} violation_sequence entries: only the first one ({}) is used; ignored the others at {}",
+                    violations.len(),
+                    self.pos(entry),
+                    others.join(", ")
+                ),
+            );
         }
         self.check_keys(map, &["entry_type", "metadata", "content"], "a violation_sequence entry");
         let mut metadata = WitnessMetadata { witness_type: Some(WitnessType::Violation), ..Default::default() };
         let mut input_files = Vec::new();
         match self.get(map, "metadata", "a violation_sequence entry")? {
             Some(m) => input_files = self.read_metadata(m, &mut metadata)?,
-            None => self.warn(format!("{}: violation_sequence entry without `metadata`", self.pos(entry))),
+            None => self.warn("Y1", format!("{}: violation_sequence entry without `metadata`", self.pos(entry))),
         }
         let version = metadata.format_version.clone().unwrap_or_else(|| "2.0".into());
         let Some(content) = self.get(map, "content", "a violation_sequence entry")? else {
@@ -738,9 +766,12 @@ impl<'a> Reader<'a> {
         if termination {
             metadata.witness_type = Some(WitnessType::Termination);
             if version == "2.0" {
-                self.warn(format!(
-                    "format_version {version} with non-termination waypoints (a format 2.1 feature); read as 2.1"
-                ));
+                self.warn(
+                    "Y3",
+                    format!(
+                        "format_version {version} with non-termination waypoints (a format 2.1 feature); read as 2.1"
+                    ),
+                );
             }
         }
         self.check_structure(content, &segments, termination)?;
@@ -748,17 +779,23 @@ impl<'a> Reader<'a> {
         if let Some(c) = segments.iter().position(|s| s.iter().any(|w| w.action == Action::Cycle)) {
             if let Some(w) = segments[c].iter().find(|w| w.action != Action::Avoid) {
                 if !matches!(w.requirement, Requirement::Expression(_)) {
-                    self.warn(format!(
+                    self.warn(
+                        "Y12",
+                        format!(
                         "{}: the first cycle waypoint has no constraint expression: the recurrent set is every state",
                         w.pos
-                    ));
+                    ),
+                    );
                 } else if w.wtype != WaypointType::RecurrenceCondition {
-                    self.warn(format!(
+                    self.warn(
+                        "Y12",
+                        format!(
                         "{}: the first cycle waypoint is of type {}, not recurrence_condition; its constraint is read \
                          as the recurrent set",
                         w.pos,
                         w.wtype.name()
-                    ));
+                    ),
+                    );
                 }
             }
         }
@@ -826,14 +863,17 @@ impl<'a> Reader<'a> {
                 }
                 if major == "2" && version != "2.0" && version != "2.1" {
                     let pos = self.pos(v);
-                    self.warn(format!(
+                    self.warn(
+                        "Y3",
+                        format!(
                         "{pos}: format_version `{raw}` is newer than 2.1; read as 2.1 (what 2.1 does not define is \
                          refused where it occurs)"
-                    ));
+                    ),
+                    );
                 }
                 out.format_version = Some(version);
             }
-            None => self.warn(format!("{}: `metadata` without `format_version`; assuming 2.0", self.pos(id))),
+            None => self.warn("Y3", format!("{}: `metadata` without `format_version`; assuming 2.0", self.pos(id))),
         }
         if let Some(p) = self.get(m, "producer", "`metadata`")? {
             match &self.node(p).kind {
@@ -847,7 +887,7 @@ impl<'a> Reader<'a> {
                     };
                 }
                 Kind::Scalar(s, _) => {
-                    self.warn(format!("{}: `producer` is a scalar, expected a mapping with `name`", self.pos(p)));
+                    self.warn("Y5", format!("{}: `producer` is a scalar, expected a mapping with `name`", self.pos(p)));
                     out.producer = Some(s.clone());
                 }
                 Kind::Seq(_) => return Err(self.err(self.pos(p), "expected `producer` (a mapping), found a sequence")),
@@ -855,7 +895,7 @@ impl<'a> Reader<'a> {
         }
         let mut input_files = Vec::new();
         let Some(t) = self.get(m, "task", "`metadata`")? else {
-            self.warn(format!("{}: `metadata` without `task`", self.pos(id)));
+            self.warn("Y6", format!("{}: `metadata` without `task`", self.pos(id)));
             return Ok(input_files);
         };
         let task = self.map(t, "`task`")?;
@@ -897,11 +937,14 @@ impl<'a> Reader<'a> {
                     out.program_file = Some(input_files.first().unwrap_or(file).clone());
                     out.program_hash = Some(hash.trim().to_ascii_lowercase());
                 }
-                None => self.warn(format!(
-                    "{}: no hash for the input file `{}` in `input_file_hashes`",
-                    self.pos(h),
-                    input_files.first().map(String::as_str).unwrap_or("")
-                )),
+                None => self.warn(
+                    "Y6",
+                    format!(
+                        "{}: no hash for the input file `{}` in `input_file_hashes`",
+                        self.pos(h),
+                        input_files.first().map(String::as_str).unwrap_or("")
+                    ),
+                ),
             }
         }
         if out.program_file.is_none() {
@@ -921,14 +964,14 @@ impl<'a> Reader<'a> {
         if let Some(arch) = &out.architecture {
             if !["ILP32", "LP64", "32bit", "64bit"].contains(&arch.as_str()) {
                 let pos = self.get(task, "data_model", "`task`")?.map(|d| self.pos(d)).unwrap_or(self.pos(t));
-                self.warn(format!("{pos}: unknown data_model `{arch}` (expected ILP32 or LP64)"));
+                self.warn("Y6", format!("{pos}: unknown data_model `{arch}` (expected ILP32 or LP64)"));
             }
         }
         if let Some(l) = self.get(task, "language", "`task`")? {
             let lang = self.text(l, "`language`")?;
             if !lang.trim().eq_ignore_ascii_case("C") {
                 let pos = self.pos(l);
-                self.warn(format!("{pos}: language `{lang}` is not C"));
+                self.warn("Y6", format!("{pos}: language `{lang}` is not C"));
             }
             out.source_code_lang = Some(lang);
         }
@@ -1031,9 +1074,12 @@ impl<'a> Reader<'a> {
             Some(c) => match self.uint(c, "`location.column`")? {
                 0 => {
                     let cpos = self.pos(c);
-                    self.warn(format!(
-                        "{cpos}: `column: 0` (0-based legacy column); columns are 1-based, treating it as absent"
-                    ));
+                    self.warn(
+                        "Y13",
+                        format!(
+                            "{cpos}: `column: 0` (0-based legacy column); columns are 1-based, treating it as absent"
+                        ),
+                    );
                     None
                 }
                 n => Some(n),
@@ -1044,10 +1090,10 @@ impl<'a> Reader<'a> {
             Some(f) => {
                 if !input_files.is_empty() && !input_files.iter().any(|i| base_name(i) == base_name(f)) {
                     let fpos = self.pos(l);
-                    self.warn(format!("{fpos}: location file `{f}` is not among the task's input_files"));
+                    self.warn("Y13", format!("{fpos}: location file `{f}` is not among the task's input_files"));
                 }
             }
-            None => self.warn(format!("{}: location without `file_name`", self.pos(l))),
+            None => self.warn("Y13", format!("{}: location without `file_name`", self.pos(l))),
         }
         let function = self.optional_text(lm, "function", "a location")?;
 
@@ -1057,7 +1103,10 @@ impl<'a> Reader<'a> {
             (None, false) => Requirement::None,
             (Some(c), false) => {
                 let cpos = self.pos(c);
-                self.warn(format!("{cpos}: a `{}` waypoint must not have a `constraint`; ignored", wtype.name()));
+                self.warn(
+                    "Y11",
+                    format!("{cpos}: a `{}` waypoint must not have a `constraint`; ignored", wtype.name()),
+                );
                 Requirement::None
             }
             (None, true) => {
@@ -1105,7 +1154,7 @@ impl<'a> Reader<'a> {
         if wtype == WaypointType::FunctionReturn && expr.contains("\\return") {
             expr = expr.replace("\\return", "\\result");
             let vpos = self.pos(v);
-            self.warn(format!("{vpos}: `\\return` in a function_return constraint read as `\\result`"));
+            self.warn("Y12", format!("{vpos}: `\\return` in a function_return constraint read as `\\result`"));
         }
         Ok(Requirement::Expression(expr))
     }
