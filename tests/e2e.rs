@@ -681,6 +681,8 @@ fn rejection_explanation_shows_the_source_line() {
     let out = validate_in(&dir, &dir.join("witness.graphml"), "ILP32", &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("explanation [no-progress]: program.c:8"), "{stdout}");
+    // Issue 21: where the runs part ways with the witness, with the value.
+    assert!(stdout.contains("the runs turn away at line 7, taking `[!(x == 0)]`: x is 1 there"), "{stdout}");
     assert!(stdout.contains("--> program.c:8") && stdout.contains("reach_error();"), "{stdout}");
     assert!(stdout.contains("RESULT: true"), "{stdout}");
 }

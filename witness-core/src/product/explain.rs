@@ -13,24 +13,50 @@ pub(super) struct Explanation {
     /// The dead end nearest to a violation state (its source state's distance).
     dead_end: Option<(u32, InfeasibleStep)>,
     /// The witness state nearest to a violation state that an explored state was in (its
-    /// distance): where the witness's run got furthest.
-    furthest: Option<(u32, NodeIndex)>,
+    /// distance), and that state: where the witness's run got furthest.
+    furthest: Option<(u32, NodeIndex, ProductState)>,
     /// Branch transitions (YAML `branching`, GraphML `control`) whose location a step of an
     /// allowed path reached while taking the other branch: the step's text, first seen. Turns a
     /// `no-progress` explanation at such a transition into `branch`.
     wrong_branch: HashMap<EdgeIndex, String>,
+    /// Transitions towards a violation state that a run turned away from: a branch it took
+    /// whose other side leads to the transition's line, with the condition's value, first seen
+    /// (issue 21: the earliest point where the witness and the runs part ways).
+    turned_away: HashMap<EdgeIndex, String>,
 }
 
 impl Explanation {
     pub(super) fn new(enabled: bool) -> Explanation {
-        Explanation { enabled, dead_end: None, furthest: None, wrong_branch: HashMap::new() }
+        Explanation {
+            enabled,
+            dead_end: None,
+            furthest: None,
+            wrong_branch: HashMap::new(),
+            turned_away: HashMap::new(),
+        }
     }
 
     /// An explored state is in a witness state `d` transitions from a violation state.
-    pub(super) fn reached(&mut self, d: u32, q: NodeIndex) {
-        if self.furthest.is_none_or(|(best, _)| d < best) {
-            self.furthest = Some((d, q));
+    pub(super) fn reached(&mut self, d: u32, state: &ProductState) {
+        if self.furthest.as_ref().is_none_or(|(best, _, _)| d < *best) {
+            self.furthest = Some((d, state.witness, state.clone()));
         }
+    }
+
+    /// The transition out of the furthest witness state towards a violation state that no
+    /// step passed, and the product state that got there.
+    pub(super) fn furthest_transition(
+        &self,
+        w: &WitnessAutomaton,
+        distance: &HashMap<NodeIndex, u32>,
+    ) -> Option<(EdgeIndex, ProductState)> {
+        let (d, q, s) = self.furthest.as_ref()?;
+        let t = w
+            .graph
+            .edges_directed(*q, Direction::Outgoing)
+            .filter(|t| distance.get(&t.target()).is_some_and(|x| x < d))
+            .min_by_key(|t| t.id())?;
+        Some((t.id(), s.clone()))
     }
 
     /// Would a dead end at a transition out of a state `d` transitions from a violation state
@@ -53,6 +79,22 @@ impl Explanation {
 
     pub(super) fn has_dead_end(&self) -> bool {
         self.dead_end.is_some()
+    }
+
+    /// Dead ends are noted at all (not in permissive or test-vector runs).
+    pub(super) fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// A run in `t`'s source state took a branch away from `t`'s line (`how`: the branch and
+    /// the condition's value).
+    pub(super) fn turned_away(&mut self, t: EdgeIndex, how: String) {
+        self.turned_away.entry(t).or_insert(how);
+    }
+
+    /// Whether a turn away from `t` is known already.
+    pub(super) fn knows_turn_away(&self, t: EdgeIndex) -> bool {
+        self.turned_away.contains_key(&t)
     }
 
     /// A step of an allowed path decided branch transition `t`'s construct the other way.
@@ -78,7 +120,7 @@ impl Explanation {
         w: &WitnessAutomaton,
         distance: &HashMap<NodeIndex, u32>,
     ) -> Option<InfeasibleStep> {
-        let (d, q) = self.furthest?;
+        let (d, q) = self.furthest.as_ref().map(|(d, q, _)| (*d, *q))?;
         let t = w
             .graph
             .edges_directed(q, Direction::Outgoing)
@@ -104,9 +146,10 @@ impl Explanation {
             return Some(InfeasibleStep { line, origin: tr.origin.clone(), what, kind: "branch" });
         }
         let goal = if is_lasso(w) { "its cycle head" } else { "a violation node" };
+        let turned = self.turned_away.get(&t.id()).map(|how| format!("; the runs turn away {how}")).unwrap_or_default();
         let what = format!(
             "the witness's run gets no further than node {} ({d} transition{} from {goal}): no step of a path it \
-             allows passes this transition",
+             allows passes this transition{turned}",
             w.graph[q].id,
             if d == 1 { "" } else { "s" }
         );
@@ -170,7 +213,7 @@ impl<'a> Explorer<'a> {
             Some(name) => self.cfa.function_by_name(name),
             None => Some(info.scope_function),
         };
-        self.left_operand_value(s, text, function, info)
+        self.left_operand_value(s, text, function, info.span.map(|s| s.start_offset), info.result.as_ref())
     }
 
     /// Issue 21: the value of a branch condition's left operand in the state after the branch
@@ -179,7 +222,94 @@ impl<'a> Explorer<'a> {
         let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?.trim();
         let inner = inner.strip_prefix("!(").and_then(|i| i.strip_suffix(')')).unwrap_or(inner);
         let mut s = s.clone();
-        self.left_operand_value(&mut s, inner, Some(info.scope_function), info)
+        let offset = info.span.map(|s| s.start_offset);
+        self.left_operand_value(&mut s, inner, Some(info.scope_function), offset, info.result.as_ref())
+    }
+
+    /// Issue 21: the run in `before` took the branch `e` (reaching `after`); for each
+    /// transition out of its witness state towards a violation state that names lines, if the
+    /// branch's other side reaches a step on those lines within a few steps and this side does
+    /// not, that is where the run turned away from the witness: noted with the condition's value.
+    pub(super) fn note_turn_away(
+        &mut self,
+        before: &ProductState,
+        e: EdgeIndex,
+        after: &ProductState,
+        info: &StepInfo,
+    ) {
+        const LOOKAHEAD: usize = 24;
+        let (cfa, w) = (self.cfa, self.witness);
+        let Some(d) = self.distance.get(&before.witness).copied() else { return };
+        let towards: Vec<(EdgeIndex, crate::witness::Range)> = w
+            .graph
+            .edges_directed(before.witness, Direction::Outgoing)
+            .filter(|t| self.distance.get(&t.target()).is_some_and(|x| *x < d))
+            .filter(|t| !self.explain.knows_turn_away(t.id()))
+            .filter_map(|t| t.weight().guard.lines.map(|l| (t.id(), l)))
+            .collect();
+        if towards.is_empty() {
+            return;
+        }
+        // Which lines a few steps from `from` reach, within the function.
+        let near = |from: NodeIndex| -> Vec<(u32, u32)> {
+            let mut seen = HashSet::new();
+            let mut todo = vec![from];
+            let mut lines = Vec::new();
+            while let Some(n) = todo.pop() {
+                if seen.len() >= LOOKAHEAD || !seen.insert(n) {
+                    continue;
+                }
+                for x in cfa.graph.edges_directed(n, Direction::Outgoing) {
+                    if let Some(sp) = x.weight().span {
+                        lines.push((sp.start_line, sp.end_line));
+                    }
+                    todo.push(x.target());
+                }
+            }
+            lines
+        };
+        let Some((_, this_side)) = cfa.graph.edge_endpoints(e) else { return };
+        let here = near(this_side);
+        let other_sides: Vec<NodeIndex> = cfa
+            .graph
+            .edges_directed(before.loc, Direction::Outgoing)
+            .filter(|x| x.id() != e)
+            .map(|x| x.target())
+            .collect();
+        let there: Vec<(u32, u32)> = other_sides.into_iter().flat_map(near).collect();
+        let text = cfa.edge(e).text.clone();
+        let line = cfa.edge(e).span.map(|s| s.start_line).unwrap_or(0);
+        for (t, l) in towards {
+            let on = |v: &[(u32, u32)]| v.iter().any(|(a, b)| l.overlaps(*a as u64, *b as u64));
+            if on(&there) && !on(&here) {
+                let value = self.branch_operand_value(after, &text, info).map(|v| format!(": {v}")).unwrap_or_default();
+                self.explain.turned_away(t, format!("at line {line}, taking `{text}`{value}"));
+            }
+        }
+    }
+
+    /// The explanation of this exploration (decision 78). Issue 21: where the run got no
+    /// further and the transition it did not pass has an assumption, the value its left operand
+    /// had on the run that got furthest (`x is 3 on the run that got furthest`).
+    pub(super) fn explanation(&mut self) -> Option<InfeasibleStep> {
+        let mut step = self.explain.best(self.witness, &self.distance)?;
+        if step.kind != "no-progress" {
+            return Some(step);
+        }
+        let Some((t, mut state)) = self.explain.furthest_transition(self.witness, &self.distance) else {
+            return Some(step);
+        };
+        let Some(a) = self.witness.graph[t].assumption.clone() else { return Some(step) };
+        let first = a.expressions.iter().flat_map(|e| crate::cfront::split_assumption(e)).next();
+        let function = match &a.scope {
+            Some(name) => self.cfa.function_by_name(name),
+            None => Some(state.stack.last().map(|c| c.callee).unwrap_or(self.cfa.main)),
+        };
+        if let Some(value) = first.and_then(|text| self.left_operand_value(&mut state, &text, function, None, None)) {
+            let value = value.strip_suffix(" there").unwrap_or(&value).to_string();
+            step.what = format!("{} ({value} on the run that got furthest)", step.what);
+        }
+        Some(step)
     }
 
     /// `x is V`: the left operand of a comparison and its value in `s`, when known.
@@ -188,7 +318,8 @@ impl<'a> Explorer<'a> {
         s: &mut ProductState,
         text: &str,
         function: Option<crate::cfa::FuncId>,
-        info: &StepInfo,
+        offset: Option<usize>,
+        result: Option<&AnyValue>,
     ) -> Option<String> {
         let cfa = self.cfa;
         let ops = ["==", "!=", "<=", ">=", "<", ">"];
@@ -197,19 +328,15 @@ impl<'a> Explorer<'a> {
         if lhs.is_empty() {
             return None;
         }
-        let scope = AssumptionScope {
-            function,
-            offset: info.span.map(|s| s.start_offset),
-            result_ty: info.result.as_ref().map(|v| v.ty()),
-        };
+        let scope = AssumptionScope { function, offset, result_ty: result.map(|v| v.ty()) };
         let rendered = match crate::cfront::lower_assumption_value(cfa, lhs, &scope).ok()? {
             Rvalue::Int(e) => {
-                let v = s.data.eval(cfa, &e, info.result.as_ref()).ok()?.value;
+                let v = s.data.eval(cfa, &e, result).ok()?.value;
                 as_i128(v.known()? as u64, v.ty).to_string()
             }
             Rvalue::Float(f) => {
                 let mut defined = Vec::new();
-                let v = s.data.eval_float(cfa, &f, info.result.as_ref(), &mut defined).ok()?;
+                let v = s.data.eval_float(cfa, &f, result, &mut defined).ok()?;
                 match v.val {
                     FVal::Conc(bits) => crate::semantics::float::render(bits, v.fty),
                     FVal::Sym(_) => return None,

@@ -453,7 +453,7 @@ fn explore_once(
     } else {
         Vec::new()
     };
-    let infeasible = ex.explain.best(ex.witness, &ex.distance);
+    let infeasible = ex.explanation();
     let raw_rejected = matches!(verdict, Verdict::Rejected);
     let raw_confirmed = match &verdict {
         Verdict::Confirmed { trace, .. } => Some(trace.last().map(|s| s.line).unwrap_or(0)),
@@ -610,7 +610,7 @@ impl<'a> Explorer<'a> {
                 return Verdict::Unknown { reason: format!("stopped after {} product states", self.states) };
             }
             if let Some(&d) = self.distance.get(&state.witness) {
-                self.explain.reached(d, state.witness);
+                self.explain.reached(d, &state);
             }
             self.states += 1;
             if self.states.is_multiple_of(MEMORY_CHECK_EVERY) {
@@ -840,6 +840,9 @@ impl<'a> Explorer<'a> {
                         result,
                         closure: Default::default(),
                     };
+                    if matches!(edge.op, EdgeOp::Assume { .. }) && self.explain.enabled() {
+                        self.note_turn_away(&state, e, &next, &info);
+                    }
                     let from = out.len();
                     self.advance_witness(next, &info, Action::Edge(e), nondet, out);
                     if let Some(v) = self.lost_block_violation(&state, out, from, edge.span) {
