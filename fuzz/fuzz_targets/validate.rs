@@ -12,9 +12,10 @@ use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
 use witness_core::cfa::DataModel;
+use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
+use witness_core::refine::RefineFormat;
 use witness_core::resources::MemoryLimit;
 use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
-use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
 
 /// (file name, program, property) of each fixed task.
 const TASKS: [(&str, &str, &str); 4] = [
@@ -68,19 +69,23 @@ fuzz_target!(|data: &[u8]| {
     let dir = &task_dirs()[i];
     let witness_path = dir.join("witness");
     std::fs::write(&witness_path, witness).expect("witness file");
-    let opts = ValidateOptions {
-        program: dir.join(TASKS[i].0),
-        witness: witness_path,
-        property: Some(dir.join("property.prp")),
-        data_model: if pick & 0x80 == 0 { None } else { Some(DataModel::Ilp32) },
-        timeout: BUDGET,
-        stutter: StutterMode::Strict,
-        segments: SegmentReading::Greedy,
-        undefined: UndefinedBehaviour::Exclude,
-        semantics: WitnessSemantics::Automaton,
-        memory_limit: MemoryLimit::Default,
-        harness: pick & 0x40 != 0,
-        dot: pick & 0x20 != 0,
+    // Built from `new` and the fields a fuzz input varies, so that an option added later does
+    // not break this target (it did: issue 21's `refine` and `error_code`).
+    let mut opts = ValidateOptions::new(dir.join(TASKS[i].0), witness_path).with_property(dir.join("property.prp"));
+    opts.data_model = if pick & 0x80 == 0 { None } else { Some(DataModel::Ilp32) };
+    opts.timeout = BUDGET;
+    opts.stutter = StutterMode::Strict;
+    opts.segments = SegmentReading::Greedy;
+    opts.undefined = UndefinedBehaviour::Exclude;
+    opts.semantics = WitnessSemantics::Automaton;
+    opts.memory_limit = MemoryLimit::Default;
+    opts.harness = pick & 0x40 != 0;
+    opts.dot = pick & 0x20 != 0;
+    // Refined witnesses of whatever confirms, in either format.
+    opts.refine = match pick & 0x18 {
+        0x08 => Some(RefineFormat::Graphml),
+        0x10 => Some(RefineFormat::Yaml),
+        _ => None,
     };
     let started = Instant::now();
     let worker = std::thread::Builder::new().stack_size(512 << 20).spawn(move || {
