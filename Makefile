@@ -12,9 +12,11 @@ example: setup
 		fixtures/minimal/minimal-example.c
 
 # Runs the whole test suite (unit, property, end-to-end, BenchExec tool-info module, corpus when
-# ../shared is present).
+# ../shared is present), then type-checks the fuzz targets (outside the workspace).
 test: setup
 	cargo test --workspace
+	# The fuzz targets live outside the workspace; a type check keeps them building.
+	cargo check --manifest-path fuzz/Cargo.toml
 
 # Bounded fuzzing of every target in fuzz/ (FUZZ_SECONDS per target, default 20; stable
 # toolchain; installs cargo-fuzz when missing). CI runs it after `make test`.
