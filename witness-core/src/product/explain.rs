@@ -6,6 +6,9 @@
 
 use super::*;
 
+/// First and last line of a CFA step.
+type LineSpan = (u32, u32);
+
 /// What the search showed about where the witness's run stops.
 pub(super) struct Explanation {
     /// Dead ends are noted (not in permissive or test-vector runs, which explain nothing).
@@ -23,6 +26,9 @@ pub(super) struct Explanation {
     /// whose other side leads to the transition's line, with the condition's value, first seen
     /// (issue 21: the earliest point where the witness and the runs part ways).
     turned_away: HashMap<EdgeIndex, String>,
+    /// Per (CFA branch edge, witness transition): whether taking the branch turns away from the
+    /// transition's lines (the CFA walk is done once per pair, not once per step).
+    turns: HashMap<(EdgeIndex, EdgeIndex), bool>,
 }
 
 impl Explanation {
@@ -33,6 +39,7 @@ impl Explanation {
             furthest: None,
             wrong_branch: HashMap::new(),
             turned_away: HashMap::new(),
+            turns: HashMap::new(),
         }
     }
 
@@ -251,7 +258,7 @@ impl<'a> Explorer<'a> {
             return;
         }
         // Which lines a few steps from `from` reach, within the function.
-        let near = |from: NodeIndex| -> Vec<(u32, u32)> {
+        let near = |from: NodeIndex| -> Vec<LineSpan> {
             let mut seen = HashSet::new();
             let mut todo = vec![from];
             let mut lines = Vec::new();
@@ -268,20 +275,32 @@ impl<'a> Explorer<'a> {
             }
             lines
         };
-        let Some((_, this_side)) = cfa.graph.edge_endpoints(e) else { return };
-        let here = near(this_side);
-        let other_sides: Vec<NodeIndex> = cfa
-            .graph
-            .edges_directed(before.loc, Direction::Outgoing)
-            .filter(|x| x.id() != e)
-            .map(|x| x.target())
-            .collect();
-        let there: Vec<(u32, u32)> = other_sides.into_iter().flat_map(near).collect();
-        let text = cfa.edge(e).text.clone();
-        let line = cfa.edge(e).span.map(|s| s.start_line).unwrap_or(0);
+        let Some((source, this_side)) = cfa.graph.edge_endpoints(e) else { return };
+        // The lines near this side and near the other sides, walked once for all transitions.
+        let mut walked: Option<(Vec<LineSpan>, Vec<LineSpan>)> = None;
         for (t, l) in towards {
-            let on = |v: &[(u32, u32)]| v.iter().any(|(a, b)| l.overlaps(*a as u64, *b as u64));
-            if on(&there) && !on(&here) {
+            let turns = match self.explain.turns.get(&(e, t)) {
+                Some(&known) => known,
+                None => {
+                    let (here, there) = walked.get_or_insert_with(|| {
+                        let here = near(this_side);
+                        let there = cfa
+                            .graph
+                            .edges_directed(source, Direction::Outgoing)
+                            .filter(|x| x.id() != e)
+                            .flat_map(|x| near(x.target()))
+                            .collect();
+                        (here, there)
+                    });
+                    let on = |v: &[LineSpan]| v.iter().any(|(a, b)| l.overlaps(*a as u64, *b as u64));
+                    let turns = on(there) && !on(here);
+                    self.explain.turns.insert((e, t), turns);
+                    turns
+                }
+            };
+            if turns {
+                let text = cfa.edge(e).text.clone();
+                let line = cfa.edge(e).span.map(|s| s.start_line).unwrap_or(0);
                 let value = self.branch_operand_value(after, &text, info).map(|v| format!(": {v}")).unwrap_or_default();
                 self.explain.turned_away(t, format!("at line {line}, taking `{text}`{value}"));
             }
