@@ -256,6 +256,10 @@ fn run(
             },
         ));
     }
+    if let Some(why) = &witness.metadata.unsupported {
+        let dm = opts.data_model.unwrap_or(DataModel::Lp64);
+        return Ok(unknown_report(why, &witness, warnings, started, opts, dm));
+    }
     let lasso = witness.metadata.witness_type == Some(WitnessType::Termination);
     // Decision 92: a non-termination witness without a cycle head describes no lasso.
     if lasso && !witness.graph.node_weights().any(|n| n.cycle_head) {

@@ -58,6 +58,9 @@ pub struct WitnessMetadata {
     /// `32bit` / `64bit` as written.
     pub architecture: Option<String>,
     pub source_code_lang: Option<String>,
+    /// A feature of the witness this validator does not model yet (a concurrent YAML 2.2
+    /// witness): validating it answers `unknown` with this reason, it is not malformed.
+    pub unsupported: Option<String>,
 }
 
 /// A state of the witness automaton.

@@ -728,6 +728,21 @@ impl<'a> Reader<'a> {
         if let Some((map, name)) = correctness {
             return Ok(self.correctness_automaton(map, name));
         }
+        // Issue 22: the format 2.2 draft's concurrent witnesses (a `thread_id` per waypoint, a data
+        // race as two targets) are valid witnesses this validator cannot follow yet: unknown, not
+        // malformed.
+        if let Some(&(entry, map)) = violations.first() {
+            if let Some(at) = self.find_key(entry, "thread_id") {
+                let mut w = self.correctness_automaton(map, "violation_sequence");
+                w.metadata.witness_type = Some(WitnessType::Violation);
+                w.metadata.unsupported = Some(format!(
+                    "{}:{at}: a concurrent witness (waypoints with `thread_id`, the format 2.2 draft): multi-threaded \
+                     programs are not supported yet",
+                    self.path.display()
+                ));
+                return Ok(w);
+            }
+        }
         let Some(&(entry, map)) = violations.first() else {
             let (pos, name) = unknown.unwrap_or((self.pos(root), ""));
             return Err(self.err(
@@ -812,6 +827,27 @@ impl<'a> Reader<'a> {
             },
             exact_locations: true,
         })
+    }
+
+    /// The position of the first mapping key `key` under node `id`, in document order
+    /// (iterative: any depth).
+    fn find_key(&self, id: NodeId, key: &str) -> Option<Pos> {
+        let mut todo = vec![id];
+        while let Some(n) = todo.pop() {
+            match &self.node(n).kind {
+                Kind::Map(pairs) => {
+                    if let Some(&(k, _)) =
+                        pairs.iter().find(|(k, _)| matches!(&self.node(*k).kind, Kind::Scalar(s, _) if s == key))
+                    {
+                        return Some(self.pos(k));
+                    }
+                    todo.extend(pairs.iter().rev().map(|&(_, v)| v));
+                }
+                Kind::Seq(items) => todo.extend(items.iter().rev().copied()),
+                Kind::Scalar(..) => {}
+            }
+        }
+        None
     }
 
     fn correctness_automaton(&mut self, map: &[(NodeId, NodeId)], name: &str) -> WitnessAutomaton {

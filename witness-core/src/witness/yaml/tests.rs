@@ -743,3 +743,20 @@ mod no_panic {
         }
     }
 }
+
+/// Issue 22: a concurrent witness of the format 2.2 draft (`thread_id` on waypoints) is valid but
+/// not followed yet: read as unsupported, with the position of its first `thread_id`, not refused
+/// as malformed.
+#[test]
+fn concurrent_witness_is_unsupported_not_malformed() {
+    let content = "    - segment:\n        - waypoint: { type: assumption, action: follow, thread_id: 0, \
+                   constraint: { value: \"x == 1\" }, location: { file_name: program.c, line: 5, column: 3 } }\n\
+                   \x20   - segment:\n        - waypoint: { type: target, action: follow, thread_id: 1, \
+                   location: { file_name: program.c, line: 9, column: 5 } }\n";
+    let w = ok(&witness(content));
+    let why = w.metadata.unsupported.expect("a concurrent witness is unsupported");
+    assert!(why.starts_with("w.yml:") && why.contains("multi-threaded programs are not supported yet"), "{why}");
+    assert_eq!(w.metadata.witness_type, Some(WitnessType::Violation));
+    // A sequential witness is not.
+    assert!(ok(&witness(TARGET)).metadata.unsupported.is_none());
+}
