@@ -34,16 +34,22 @@ pub struct LintArgs {
     json: bool,
 }
 
+impl LintArgs {
+    /// The witness file (`WITNESS` or `--witness`; `run` makes them one).
+    fn witness_path(&self) -> &Path {
+        self.witness.as_deref().unwrap_or(Path::new(""))
+    }
+}
+
 /// Runs the linter; returns the exit code.
 pub fn run(mut args: LintArgs) -> i32 {
     // `--witness W` and `WITNESS` are one (clap requires exactly one of them).
     if let Some(w) = args.witness_option.take() {
         args.witness = Some(w);
     }
-    let witness_path = args.witness.clone().unwrap_or_default();
-    let witness = match std::fs::read(&witness_path) {
+    let witness = match std::fs::read(args.witness_path()) {
         Ok(b) => b,
-        Err(e) => return missing(&args, &witness_path, &e, 5),
+        Err(e) => return missing(&args, args.witness_path(), &e, 5),
     };
     let program = match &args.program {
         Some(p) => match std::fs::read(p) {
@@ -80,12 +86,7 @@ pub fn run(mut args: LintArgs) -> i32 {
 
 fn lint_and_print(args: &LintArgs, witness: &[u8], program: Option<&[u8]>) -> i32 {
     let program = args.program.as_deref().zip(program).map(|(p, b)| ProgramFacts::new(p, b));
-    let report = lint(
-        args.witness.as_deref().unwrap_or(Path::new("")),
-        witness,
-        program.as_ref(),
-        LintOptions { strict: args.strict },
-    );
+    let report = lint(args.witness_path(), witness, program.as_ref(), LintOptions { strict: args.strict });
     let code = if report.faulty() { 1 } else { 0 };
     if args.json {
         println!(
@@ -124,7 +125,7 @@ fn error_json(msg: &str, kind: &str, code: i32) -> serde_json::Value {
 fn file_of<'a>(f: &Finding, args: &'a LintArgs) -> &'a Path {
     match (&args.program, f.in_program) {
         (Some(p), true) => p,
-        _ => args.witness.as_deref().unwrap_or(Path::new("")),
+        _ => args.witness_path(),
     }
 }
 
@@ -172,7 +173,7 @@ fn print_text(report: &LintReport, args: &LintArgs, witness: &[u8], program: Opt
     }
     println!();
     println!("Overview of checked witness ({}):", report.format);
-    println!("Witness File: {}", args.witness.as_deref().unwrap_or(Path::new("")).display());
+    println!("Witness File: {}", args.witness_path().display());
     for (k, v) in &report.overview {
         println!("{k}: {v}");
     }

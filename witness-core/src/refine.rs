@@ -53,11 +53,6 @@ fn column(source: &[u8], offset: usize) -> usize {
     String::from_utf8_lossy(&source[line_start..offset]).chars().count() + 1
 }
 
-/// 1-based line of a byte offset.
-fn line(source: &[u8], offset: usize) -> u32 {
-    source[..offset.min(source.len())].iter().filter(|&&b| b == b'\n').count() as u32 + 1
-}
-
 /// `\result == v` of a pinned value, if it can be pinned exactly.
 fn pinned(step: &TraceStep) -> Option<(String, &str)> {
     let n = step.nondet.as_ref()?;
@@ -117,7 +112,7 @@ pub fn refine(format: RefineFormat, task: &Task, trace: &[TraceStep]) -> Result<
         let span = s.span?;
         let offset = at.unwrap_or(span.start_offset);
         Some(Place {
-            line: line(task.source, offset),
+            line: crate::error::line_col(task.source, offset).0,
             column: column(task.source, offset),
             start: span.start_offset,
             end: span.end_offset,
@@ -293,7 +288,7 @@ mod tests {
     fn columns_count_characters_from_one() {
         let src = "int x;\n  é = f();\n".as_bytes();
         let at = src.iter().position(|&b| b == b'=').unwrap();
-        assert_eq!((line(src, at), column(src, at)), (2, 5));
+        assert_eq!((crate::error::line_col(src, at).0, column(src, at)), (2, 5));
     }
 
     #[test]

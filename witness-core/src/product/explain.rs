@@ -57,13 +57,19 @@ impl Explanation {
         w: &WitnessAutomaton,
         distance: &HashMap<NodeIndex, u32>,
     ) -> Option<(EdgeIndex, ProductState)> {
-        let (d, q, s) = self.furthest.as_ref()?;
-        let t = w
-            .graph
+        let (_, _, s) = self.furthest.as_ref()?;
+        Some((self.next_from_furthest(w, distance)?, s.clone()))
+    }
+
+    /// The first transition out of the furthest witness state towards a violation state (the
+    /// one no step passed).
+    fn next_from_furthest(&self, w: &WitnessAutomaton, distance: &HashMap<NodeIndex, u32>) -> Option<EdgeIndex> {
+        let (d, q, _) = self.furthest.as_ref()?;
+        w.graph
             .edges_directed(*q, Direction::Outgoing)
             .filter(|t| distance.get(&t.target()).is_some_and(|x| x < d))
-            .min_by_key(|t| t.id())?;
-        Some((t.id(), s.clone()))
+            .min_by_key(|t| t.id())
+            .map(|t| t.id())
     }
 
     /// Would a dead end at a transition out of a state `d` transitions from a violation state
@@ -128,17 +134,13 @@ impl Explanation {
         distance: &HashMap<NodeIndex, u32>,
     ) -> Option<InfeasibleStep> {
         let (d, q) = self.furthest.as_ref().map(|(d, q, _)| (*d, *q))?;
-        let t = w
-            .graph
-            .edges_directed(q, Direction::Outgoing)
-            .filter(|t| distance.get(&t.target()).is_some_and(|x| *x < d))
-            .min_by_key(|t| t.id())?;
-        let tr = &w.graph[t.id()];
+        let t = self.next_from_furthest(w, distance)?;
+        let tr = &w.graph[t];
         let line = match &tr.guard.anchor {
             Some(a) => a.line,
             None => tr.guard.lines.map(|l| l.start as u32).unwrap_or(0),
         };
-        if let Some(taken) = self.wrong_branch.get(&t.id()) {
+        if let Some(taken) = self.wrong_branch.get(&t) {
             let required = match (&tr.decision, tr.guard.control) {
                 (Some(DecisionValue::Bool(b)), _) => format!("the condition to be {b}"),
                 (Some(DecisionValue::Case(v)), _) => format!("`case {v}`"),
@@ -153,7 +155,7 @@ impl Explanation {
             return Some(InfeasibleStep { line, origin: tr.origin.clone(), what, kind: "branch" });
         }
         let goal = if is_lasso(w) { "its cycle head" } else { "a violation node" };
-        let turned = self.turned_away.get(&t.id()).map(|how| format!("; the runs turn away {how}")).unwrap_or_default();
+        let turned = self.turned_away.get(&t).map(|how| format!("; the runs turn away {how}")).unwrap_or_default();
         let what = format!(
             "the witness's run gets no further than node {} ({d} transition{} from {goal}): no step of a path it \
              allows passes this transition{turned}",

@@ -726,15 +726,14 @@ impl<'a> Reader<'a> {
             }
         }
         if let Some((map, name)) = correctness {
-            return Ok(self.correctness_automaton(map, name));
+            return Ok(self.metadata_only_automaton(map, name, WitnessType::Correctness));
         }
         // Issue 22: the format 2.2 draft's concurrent witnesses (a `thread_id` per waypoint, a data
         // race as two targets) are valid witnesses this validator cannot follow yet: unknown, not
         // malformed.
         if let Some(&(entry, map)) = violations.first() {
             if let Some(at) = self.find_key(entry, "thread_id") {
-                let mut w = self.correctness_automaton(map, "violation_sequence");
-                w.metadata.witness_type = Some(WitnessType::Violation);
+                let mut w = self.metadata_only_automaton(map, "violation_sequence", WitnessType::Violation);
                 w.metadata.unsupported = Some(format!(
                     "{}:{at}: a concurrent witness (waypoints with `thread_id`, the format 2.2 draft): multi-threaded \
                      programs are not supported yet",
@@ -850,13 +849,15 @@ impl<'a> Reader<'a> {
         None
     }
 
-    fn correctness_automaton(&mut self, map: &[(NodeId, NodeId)], name: &str) -> WitnessAutomaton {
+    /// An automaton of one entry state carrying the entry's metadata: for witnesses the pipeline
+    /// only routes (correctness witnesses, concurrent ones), whose content is not read.
+    fn metadata_only_automaton(&mut self, map: &[(NodeId, NodeId)], name: &str, kind: WitnessType) -> WitnessAutomaton {
         let mut metadata = WitnessMetadata::default();
         if let Ok(Some(m)) = self.get(map, "metadata", "a witness entry") {
             // Best effort: the pipeline only needs to know this is not a violation witness.
             let _ = self.read_metadata(m, &mut metadata);
         }
-        metadata.witness_type = Some(WitnessType::Correctness);
+        metadata.witness_type = Some(kind);
         let version = metadata.format_version.clone().unwrap_or_default();
         let mut graph = DiGraph::new();
         let entry = graph.add_node(WitnessState { id: "S0".into(), entry: true, ..Default::default() });
