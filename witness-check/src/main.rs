@@ -565,7 +565,9 @@ fn print_report(
         for s in trace {
             let nondet =
                 s.nondet.as_ref().map(|n| format!("   [{} returns {}]", n.function, n.value)).unwrap_or_default();
-            println!("  {}:{} {} | {}  -> {}{}", s.file, s.line, s.function, s.action, s.witness_node, nondet);
+            // Multi-threaded programs: the schedule, each step with its thread (issue 22).
+            let thread = s.thread.map(|t| format!("[thread {t}] ")).unwrap_or_default();
+            println!("  {}:{} {thread}{} | {}  -> {}{}", s.file, s.line, s.function, s.action, s.witness_node, nondet);
         }
     }
     println!(

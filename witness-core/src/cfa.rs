@@ -987,10 +987,58 @@ pub enum EdgeOp {
         handler: FuncId,
         lhs: Option<Lvalue>,
     },
+    /// `pthread_create(handle, attr, routine, arg)` (issue 22): a new thread that will run
+    /// `routine(arg)`; its id goes to `*handle` (a `pthread_t`), the call returns 0. `attr` is
+    /// ignored (only a null attribute object is accepted by the front end).
+    ThreadCreate {
+        handle: Option<Lvalue>,
+        routine: FuncId,
+        arg: Option<Rvalue>,
+        lhs: Option<Lvalue>,
+    },
+    /// `pthread_join(thread, retval)`: enabled once the thread has ended; returns 0. `retval`
+    /// must be null (the front end refuses others).
+    ThreadJoin {
+        thread: Expr,
+        lhs: Option<Lvalue>,
+    },
+    /// `pthread_exit(v)`: the running thread ends (in `main` the other threads go on).
+    ThreadExit,
+    /// `pthread_self()`: the running thread's id.
+    ThreadSelf {
+        lhs: Option<Lvalue>,
+    },
+    /// A mutex operation on the mutex at `mutex` (`pthread_mutex_lock` is enabled only on a
+    /// free mutex; the mutex's bytes are not read: a statically initialised mutex is free).
+    Mutex {
+        op: MutexOp,
+        mutex: PExpr,
+        lhs: Option<Lvalue>,
+    },
+    /// `__VERIFIER_atomic_begin()` / `__VERIFIER_atomic_end()`: no other thread runs between
+    /// them.
+    Atomic {
+        begin: bool,
+    },
     /// Something the semantics cannot handle yet; a path that executes it ends in unknown.
     Unsupported {
         what: String,
     },
+}
+
+/// What an [`EdgeOp::Mutex`] does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum MutexOp {
+    /// `pthread_mutex_init`: the mutex is free.
+    Init,
+    /// `pthread_mutex_lock`: waits until the mutex is free, then holds it.
+    Lock,
+    /// `pthread_mutex_trylock`: holds a free mutex and returns 0, else returns `EBUSY` (16).
+    TryLock,
+    /// `pthread_mutex_unlock`: frees the mutex.
+    Unlock,
+    /// `pthread_mutex_destroy`: no effect.
+    Destroy,
 }
 
 /// Source range of an edge. Lines are 1-based physical lines; offsets are 0-based byte
@@ -1126,6 +1174,11 @@ pub struct Cfa {
     /// The places a column-less waypoint could mean inside those bodies, found lexically
     /// (issue 19, cause 6).
     pub skipped_places: SkippedPlaces,
+    /// Thread-local variables (`__thread`, `_Thread_local`; issue 22): one copy per thread.
+    pub thread_locals: std::collections::BTreeSet<VarId>,
+    /// The program starts threads (it has a [`EdgeOp::ThreadCreate`] edge): the product keeps
+    /// a component per thread.
+    pub threads: bool,
 }
 
 /// Offsets (in the given file) of the places inside removed bodies, by kind, found by a

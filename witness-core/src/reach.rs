@@ -54,6 +54,8 @@ impl ErrorReach {
             match &e.weight().op {
                 EdgeOp::Error { .. } | EdgeOp::Unsupported { .. } => todo.push(e.source()),
                 EdgeOp::Call { callee, .. } => callers[callee.0 as usize].push(e.source()),
+                // A created thread runs its start routine (issue 22).
+                EdgeOp::ThreadCreate { routine, .. } => callers[routine.0 as usize].push(e.source()),
                 EdgeOp::CallPtr { .. } => indirect.push(e.source()),
                 _ => {}
             }

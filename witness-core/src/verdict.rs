@@ -37,6 +37,10 @@ pub struct TraceStep {
     /// waypoint of its value points.
     #[serde(skip)]
     pub call_paren: Option<usize>,
+    /// The thread that took the step (multi-threaded programs: 0 is `main`, created threads
+    /// are numbered in creation order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<u32>,
 }
 
 /// The three answers a validator can give.

@@ -51,6 +51,10 @@ pub struct Prepared {
     /// Parsed-text offsets of the `__int128` / `__int128_t` / `__uint128_t` tokens rewritten
     /// to `_Complex` (see [`rewrite_int128`]).
     pub int128_at: Vec<usize>,
+    /// Parsed-text offsets of the GNU storage class `__thread` (issue 22), blanked for lang-c
+    /// (which parses only C11's `_Thread_local`); a declaration holding one declares
+    /// thread-local variables.
+    pub thread_at: Vec<usize>,
 }
 
 pub fn line_starts(text: &str) -> Vec<usize> {
@@ -336,6 +340,39 @@ pub fn rewrite_int128(text: &mut String) -> Vec<usize> {
     at
 }
 
+/// GNU's storage class `__thread` (issue 22): each token outside literals is overwritten by
+/// spaces (same length, so every offset stays exact); the front end marks the variables of a
+/// declaration holding one thread-local. Returns the offsets.
+pub fn blank_thread_keyword(text: &mut String) -> Vec<usize> {
+    if !text.contains("__thread") {
+        return Vec::new();
+    }
+    let mut b = std::mem::take(text).into_bytes();
+    let mut at = Vec::new();
+    let n = b.len();
+    let is_id = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    while i < n {
+        match b[i] {
+            b'"' | b'\'' => i = skip_literal(&b, i),
+            c if is_id(c) => {
+                let s = i;
+                while i < n && is_id(b[i]) {
+                    i += 1;
+                }
+                if &b[s..i] == b"__thread" {
+                    b[s..i].fill(b' ');
+                    at.push(s);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII bytes.
+    *text = String::from_utf8(b).unwrap_or_default();
+    at
+}
+
 /// Prepares `text` for parsing.
 pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, InputError> {
     // Without a `#` there is no directive, and no full comment-blanked copy is made: the bodies
@@ -349,6 +386,7 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
         };
         let pragma_pack = blank_pragmas(&mut t);
         let int128_at = rewrite_int128(&mut t);
+        let thread_at = blank_thread_keyword(&mut t);
         return Ok(Prepared {
             holes,
             skipped,
@@ -365,6 +403,7 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
             warnings: Vec::new(),
             pragma_pack,
             int128_at,
+            thread_at,
         });
     }
     let mut warnings = Vec::new();
@@ -390,6 +429,7 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
     };
     let pragma_pack = blank_pragmas(&mut out);
     let int128_at = rewrite_int128(&mut out);
+    let thread_at = blank_thread_keyword(&mut out);
     Ok(Prepared {
         text: out,
         holes,
@@ -406,6 +446,7 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
         warnings,
         pragma_pack,
         int128_at,
+        thread_at,
     })
 }
 
@@ -696,6 +737,7 @@ mod tests {
             warnings: Vec::new(),
             pragma_pack: None,
             int128_at: Vec::new(),
+            thread_at: Vec::new(),
         };
         // `2` of line 3 is at output column 8, original column 10.
         let two = starts[3] + 8;

@@ -1408,3 +1408,11 @@ fn file_scope_compound_literals_are_static_objects_initialised_first() {
     assert!(lits[0] < pos("gp") && lits[1] < pos("x"), "{:?}", cfa.global_inits);
     assert!(matches!(cfa.var(var_named(&cfa, "__compound_literal_1")).ty, CType::Array { .. }));
 }
+
+#[test]
+fn thread_local_variables_are_marked() {
+    // Issue 22: GNU `__thread` (blanked before parsing) and C11 `_Thread_local`.
+    let cfa = build("__thread int a = 1; int b; static _Thread_local int c; int main() { return a + b + c; }");
+    let names: Vec<&str> = cfa.thread_locals.iter().map(|v| cfa.var(*v).name.as_str()).collect();
+    assert_eq!(names, ["a", "c"]);
+}

@@ -15,6 +15,7 @@ pub(super) type LassoKey = (
     Option<AnyValue>,
     Rc<Vec<(FuncId, EdgeIndex)>>,
     bool,
+    Option<Rc<super::threads::Threads>>,
 );
 
 /// A visit of the cycle head in the recurrent set on a path (persistent list).

@@ -36,7 +36,9 @@ impl<'a> Explorer<'a> {
         let vector_run = self.opts.vector.is_some();
         let push = |mut s: ProductState, node: NodeIndex, out: &mut Vec<ProductState>| {
             s.witness = node;
+            let thread = s.threads.as_ref().map(|t| t.running);
             s.trace = Some(Rc::new(TraceNode {
+                thread,
                 parent: s.trace.take(),
                 span: info.span,
                 function: (!Self::is_global_step(info)).then_some(info.scope_function),
@@ -72,7 +74,7 @@ impl<'a> Explorer<'a> {
                         || (split && !Self::is_state_assertion(t.weight()))
                         || (exact && Self::is_arrival(t.weight()))
                 })
-                .filter(|t| self.guard_matches(t.id(), info))
+                .filter(|t| self.thread_matches(t.weight(), &cur) && self.guard_matches(t.id(), info))
                 .map(|t| t.id())
                 .collect();
             // Avoid waypoints: a run that passes one dies; otherwise it learns that it did not.
@@ -155,6 +157,7 @@ impl<'a> Explorer<'a> {
                     continue; // wrong branch: the requirement is false
                 }
                 let mut s = cur.clone();
+                self.bind_threads(tr, &mut s, info);
                 if let Some(a) = &tr.assumption {
                     if !self.apply_assumption(&mut s, t, a, info) {
                         continue;
@@ -376,7 +379,15 @@ impl<'a> Explorer<'a> {
             }
         }
         if g.create_thread.is_some() {
-            return false; // threads are not modelled: no step creates one
+            // A step that creates a thread, or (Dartagnan: `createThread=0` on the first edge)
+            // the start of the program, which creates the main thread.
+            let creates = matches!(
+                info.kind,
+                StepKind::Edge(CfaEdge { op: EdgeOp::ThreadCreate { .. } | EdgeOp::ProgramStart, .. })
+            );
+            if !creates {
+                return false;
+            }
         }
         if let Some(a) = &tr.assumption {
             if let Some(rf) = &a.result_function {

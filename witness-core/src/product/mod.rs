@@ -62,7 +62,9 @@ use explain::Explanation;
 mod lasso;
 mod matching;
 mod portfolio;
+mod threads;
 mod transfer;
+use threads::*;
 
 use lasso::*;
 pub use portfolio::explore;
@@ -225,6 +227,8 @@ struct TraceNode {
     action: Action,
     witness_node: NodeIndex,
     nondet: Option<Nondet>,
+    /// The thread that took the step (multi-threaded programs).
+    thread: Option<u32>,
 }
 
 /// What a trace step did, rendered only for a confirmation's trace (a string per product
@@ -235,6 +239,8 @@ enum Action {
     Edge(EdgeIndex),
     /// Leaving the function back to its caller.
     Return(FuncId),
+    /// A created thread enters its start routine.
+    ThreadStart(FuncId),
 }
 
 /// A nondeterministic value chosen by a step: the function, the value (for floats: the
@@ -264,6 +270,8 @@ struct ProductState {
     /// Non-termination witnesses: the path's visits of the cycle head in the recurrent set,
     /// newest first (decision 94).
     heads: Option<Rc<HeadVisit>>,
+    /// A multi-threaded program's other threads (issue 22); `None` for a sequential program.
+    threads: Option<Rc<Threads>>,
 }
 
 /// What identifies a product state in the visited set: its `LassoKey` (the state without the
@@ -289,6 +297,7 @@ impl ProductState {
             self.returned.clone(),
             self.atexit.clone(),
             self.exiting,
+            self.threads.clone(),
         )
     }
 
@@ -392,6 +401,8 @@ struct Explorer<'a> {
     /// Existential segments: per transition, the program locations from which a step on its
     /// waypoint's line is still reachable.
     revisit: HashMap<EdgeIndex, Rc<ErrorReach>>,
+    /// The initial values of the thread-local variables: a new thread's copies (issue 22).
+    tls_init: Vec<crate::semantics::Slot>,
 }
 
 /// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets; `pins`
@@ -523,6 +534,7 @@ impl<'a> Explorer<'a> {
             places: HashMap::new(),
             pins: HashMap::new(),
             fired_approximate: BTreeSet::new(),
+            tls_init: Vec::new(),
         }
     }
 }
@@ -569,7 +581,9 @@ impl<'a> Explorer<'a> {
             exiting: false,
             arrival: false,
             heads: None,
+            threads: cfa.threads.then(|| Rc::new(Threads::new())),
         };
+        self.tls_init = cfa.thread_locals.iter().filter_map(|v| init.data.globals.get(v).cloned()).collect();
         let mut init = init;
         init.data.guessing = self.opts.guess.is_some();
         // `distance` holds every violation state (at 0) and every state that reaches one.
@@ -599,7 +613,11 @@ impl<'a> Explorer<'a> {
             }
             // A state from which no error call is reachable can never confirm, and nothing on
             // its paths matters for a rejection.
-            if !self.reach.may_reach(state.loc, state.stack.iter().map(|c| c.return_loc)) {
+            let may_reach = match state.threads {
+                Some(_) => self.may_reach_any(&state),
+                None => self.reach.may_reach(state.loc, state.stack.iter().map(|c| c.return_loc)),
+            };
+            if !may_reach {
                 continue;
             }
             if !visited.insert(Box::new(state.key())) {
@@ -679,6 +697,14 @@ impl<'a> Explorer<'a> {
 
     /// Expands one product state into its successors; returns a verdict on confirmation.
     fn expand(&mut self, state: ProductState, out: &mut Vec<ProductState>) -> Option<Verdict> {
+        match state.threads {
+            Some(_) => self.expand_threads(state, out),
+            None => self.expand_running(state, out),
+        }
+    }
+
+    /// The successors by steps of the running thread.
+    fn expand_running(&mut self, state: ProductState, out: &mut Vec<ProductState>) -> Option<Verdict> {
         let cfa = self.cfa;
         // At a function's exit: return to the caller (or the program ends).
         let current = state.stack.last().map(|c| c.callee).unwrap_or(cfa.main);
@@ -693,9 +719,29 @@ impl<'a> Explorer<'a> {
                 return self.leak_at_end(&state);
             };
             let mut next = state.clone();
+            if site.return_loc == ended() {
+                // A thread's start routine returns: the thread ends (its value is not kept).
+                self.end_thread(&mut next);
+                let info = StepInfo {
+                    kind: StepKind::FunctionReturn { callee: site.callee, call_edge: site.call_edge },
+                    span: None,
+                    scope_function: site.callee,
+                    target: ended(),
+                    result: None,
+                    closure: Default::default(),
+                };
+                self.advance_witness(next, &info, Action::Return(site.callee), None, out);
+                return None;
+            }
             Rc::make_mut(&mut next.stack).pop();
             next.data.pop_frame();
             next.loc = site.return_loc;
+            if let Some(th) = next.threads.as_mut() {
+                // The end of a `__VERIFIER_atomic_*` function ends its atomic section.
+                if th.atomic == Some((th.running, Some(next.stack.len()))) {
+                    Rc::make_mut(th).atomic = None;
+                }
+            }
             let returned = next.returned.take();
             if let Some(Target::Struct(writes)) = &site.lhs {
                 if !self.write_all(&mut next, writes, cfa.edge(site.call_edge).span) {
@@ -907,12 +953,14 @@ impl<'a> Explorer<'a> {
                 action: match n.action {
                     Action::Edge(e) => cfa.edge(e).text.clone(),
                     Action::Return(f) => format!("return from {}", cfa.function(f).name),
+                    Action::ThreadStart(f) => format!("thread starts in {}", cfa.function(f).name),
                 },
+                thread: n.thread,
                 witness_node: self.witness.graph[n.witness_node].id.clone(),
                 span: n.span,
                 call_paren: match n.action {
                     Action::Edge(e) => cfa.edge(e).call_paren,
-                    Action::Return(_) => None,
+                    Action::Return(_) | Action::ThreadStart(_) => None,
                 },
                 nondet: n.nondet.as_ref().map(|(f, v, fty)| {
                     let bits = match &v.val {

@@ -2,6 +2,7 @@
 //! property checks of each step, and the undefined-behaviour policy.
 
 use super::*;
+use crate::cfa::MutexOp;
 
 impl<'a> Explorer<'a> {
     /// Decisions 72 and 73: the conditions that guard against the property's violations
@@ -504,7 +505,7 @@ impl<'a> Explorer<'a> {
             // Static storage is initialised before the program starts (`global_inits`).
             EdgeOp::Blank | EdgeOp::GlobalDeclaration => {}
             EdgeOp::ProgramStart => {
-                if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, cfa.main, &[]) {
+                if let Err(EvalError::Unsupported(w)) = next.data.push_main_frame(cfa) {
                     unsupported!(w)
                 }
             }
@@ -555,6 +556,14 @@ impl<'a> Explorer<'a> {
                         Rvalue::Float(e) => AnyValue::Float(feval!(e)),
                         Rvalue::Ptr(p) => AnyValue::Ptr(peval!(p)),
                     });
+                }
+                if let Some(th) = next.threads.as_mut() {
+                    // A `__VERIFIER_atomic_*` function runs as one atomic section.
+                    if th.atomic.is_none() && cfa.function(*callee).name.starts_with("__VERIFIER_atomic_") {
+                        let depth = next.stack.len();
+                        let th = Rc::make_mut(th);
+                        th.atomic = Some((th.running, Some(depth)));
+                    }
                 }
                 Rc::make_mut(&mut next.stack).push(CallSite {
                     callee: *callee,
@@ -856,6 +865,98 @@ impl<'a> Explorer<'a> {
                 return Step::End;
             }
             EdgeOp::Unsupported { what } => unsupported!(what.clone()),
+            EdgeOp::ThreadCreate { handle, routine, arg, lhs } => {
+                let arg = match arg {
+                    Some(Rvalue::Int(e)) => Some(AnyValue::Int(eval!(e))),
+                    Some(Rvalue::Float(e)) => Some(AnyValue::Float(feval!(e))),
+                    Some(Rvalue::Ptr(p)) => Some(AnyValue::Ptr(peval!(p))),
+                    None => None,
+                };
+                let start = Start { routine: *routine, arg, create_edge: e };
+                let Some(id) = self.create_thread(&mut next, start) else {
+                    unsupported!("`pthread_create` outside a multi-threaded run".to_string())
+                };
+                if let Some(h) = handle {
+                    settle!(next.data.assign(cfa, h, &Value::conc(u64::from(id), h.ty()), None));
+                }
+                if let Some(lv) = lhs {
+                    settle!(next.data.assign(cfa, lv, &Value::conc(0, lv.ty()), None));
+                }
+            }
+            EdgeOp::ThreadJoin { thread, lhs } => {
+                let v = eval!(thread);
+                let v = self.pin(&next, v);
+                let Val::Conc(id) = v.val else {
+                    unsupported!("`pthread_join` of a thread whose id is not fixed".to_string())
+                };
+                let Some(th) = &next.threads else { unsupported!("`pthread_join` without threads".to_string()) };
+                if u64::from(th.running) == id {
+                    unsupported!("`pthread_join` of the joining thread itself".to_string())
+                }
+                match u32::try_from(id).ok().and_then(|id| th.has_ended(id, next.loc)) {
+                    Some(true) => {}
+                    Some(false) => return Step::End, // it waits until the thread ends
+                    None => unsupported!(format!("`pthread_join` of {id}, which is no thread's id")),
+                }
+                if let Some(lv) = lhs {
+                    settle!(next.data.assign(cfa, lv, &Value::conc(0, lv.ty()), None));
+                }
+            }
+            EdgeOp::ThreadExit => self.end_thread(&mut next),
+            EdgeOp::ThreadSelf { lhs } => {
+                let id = next.threads.as_ref().map_or(0, |t| t.running);
+                if let Some(lv) = lhs {
+                    settle!(next.data.assign(cfa, lv, &Value::conc(u64::from(id), lv.ty()), None));
+                }
+            }
+            EdgeOp::Mutex { op, mutex, lhs } => {
+                let p = peval!(mutex);
+                let key = match self.mutex_key(&next, &p) {
+                    Ok(k) => k,
+                    Err(w) => unsupported!(w),
+                };
+                let Some(th) = next.threads.as_mut() else { unsupported!("a mutex without threads".to_string()) };
+                let th = Rc::make_mut(th);
+                let held = th.locks.iter().position(|(k, _)| *k == key);
+                let me = th.running;
+                let mut ret = 0;
+                match (op, held) {
+                    (MutexOp::Destroy, _) => {}
+                    (MutexOp::Init, None) => {}
+                    (MutexOp::Init, Some(_)) => {
+                        unsupported!("`pthread_mutex_init` of a held mutex (undefined)".to_string())
+                    }
+                    (MutexOp::Lock, None) | (MutexOp::TryLock, None) => th.locks.push((key, me)),
+                    (MutexOp::Lock, Some(i)) if th.locks[i].1 == me => {
+                        unsupported!("`pthread_mutex_lock` of a mutex the thread holds (undefined for a default mutex)"
+                            .to_string())
+                    }
+                    (MutexOp::Lock, Some(_)) => return Step::End, // it waits until the mutex is free
+                    (MutexOp::TryLock, Some(_)) => ret = 16,      // EBUSY
+                    (MutexOp::Unlock, Some(i)) if th.locks[i].1 == me => {
+                        th.locks.remove(i);
+                    }
+                    (MutexOp::Unlock, _) => unsupported!(
+                        "`pthread_mutex_unlock` of a mutex the thread does not hold (undefined for a default mutex)"
+                            .to_string()
+                    ),
+                }
+                if let Some(lv) = lhs {
+                    settle!(next.data.assign(cfa, lv, &Value::conc(ret, lv.ty()), None));
+                }
+            }
+            EdgeOp::Atomic { begin } => {
+                let Some(th) = next.threads.as_mut() else {
+                    unsupported!("an atomic section without threads".to_string())
+                };
+                let th = Rc::make_mut(th);
+                match (begin, th.atomic) {
+                    (true, None) => th.atomic = Some((th.running, None)),
+                    (false, Some((t, None))) if t == th.running => th.atomic = None,
+                    (true, Some(_)) => unsupported!("nested atomic sections".to_string()),
+                    (false, _) => unsupported!("`__VERIFIER_atomic_end` outside an atomic section".to_string()),
+                }
+            }
         }
         Step::Next(next, result)
     }

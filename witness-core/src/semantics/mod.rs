@@ -635,6 +635,28 @@ impl DataState {
     /// A parameter stored as bytes (a `transparent_union`, decision 137) holds the argument,
     /// a value of one of its member types, in its first bytes; any other parameter with a type
     /// the semantics does not model is unsupported.
+    /// The frame of `main` at the program's start. `main(int argc, char **argv)`: `argc` is
+    /// any value of at least 1 (the program may be run with any arguments); `argv`'s value is
+    /// not modelled (a use of it is unsupported).
+    pub fn push_main_frame(&mut self, cfa: &Cfa) -> Result<(), EvalError> {
+        let params = cfa.function(cfa.main).params.clone();
+        let [argc, argv] = params[..] else { return self.push_frame(cfa, cfa.main, &[]) };
+        let (CType::Int(ty), CType::Ptr) = (&cfa.var(argc).ty, &cfa.var(argv).ty) else {
+            return self.push_frame(cfa, cfa.main, &[]);
+        };
+        let n = self.symbol("argc", *ty);
+        if let Val::Sym(t) = &n.val {
+            let one = BV::from_u64(1, ty.bits);
+            self.path.push(if ty.signed { t.bvsge(&one) } else { t.bvuge(&one) });
+        }
+        let argv_value = PtrVal::null();
+        self.push_frame(cfa, cfa.main, &[AnyValue::Int(n), AnyValue::Ptr(argv_value)])?;
+        if let Some(f) = self.frames_mut().last_mut() {
+            f.locals_mut().insert(argv, Slot::External);
+        }
+        Ok(())
+    }
+
     pub fn push_frame(&mut self, cfa: &Cfa, func: FuncId, args: &[AnyValue]) -> Result<(), EvalError> {
         let id = self.next_frame;
         self.next_frame += 1;
@@ -853,10 +875,14 @@ fn sub_cells(cells: &mut Rc<Vec<Option<Cell>>>, sub: &impl Fn(&Val) -> Val) {
 }
 
 fn external(cfa: &Cfa, var: VarId) -> EvalError {
-    EvalError::Unsupported(format!(
-        "the value of `{}` is unknown: it is declared `extern` and defined outside the program",
-        cfa.var(var).name
-    ))
+    let v = cfa.var(var);
+    EvalError::Unsupported(match v.scope {
+        VarScope::Global => {
+            format!("the value of `{}` is unknown: it is declared `extern` and defined outside the program", v.name)
+        }
+        // `main`'s `argv` (see `push_main_frame`).
+        VarScope::Local(_) => format!("the value of `{}` is unknown: the program's arguments are not modelled", v.name),
+    })
 }
 
 fn zero_slot(ty: &CType) -> Slot {

@@ -421,6 +421,9 @@ impl<'a> Builder<'a> {
         if let Some(r) = self.heap_call(&name, c, &lhs, csp) {
             return r;
         }
+        if let Some(r) = self.thread_call(&name, c, &lhs, csp) {
+            return r;
+        }
         let args = &c.node.arguments;
         let text = self.text(csp);
         if let Some(v) = self.expect_builtin(c)? {

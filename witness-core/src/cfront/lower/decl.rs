@@ -946,13 +946,25 @@ impl<'a> Builder<'a> {
         let mut is_typedef = false;
         let mut is_extern = false;
         let mut is_static = false;
+        // Issue 22: `_Thread_local`, or GNU's `__thread` (blanked before parsing).
+        // A blanked `__thread` that begins the declaration lies before its span.
+        let text = self.src.text.as_bytes();
+        let mut thread_local = self.src.thread_at.iter().any(|&o| {
+            (o >= d.span.start && o < d.span.end)
+                || (o < d.span.start
+                    && text.get(o..d.span.start).is_some_and(|b| b.iter().all(u8::is_ascii_whitespace)))
+        });
         let mut specs = Vec::new();
         for s in &d.node.specifiers {
             match &s.node {
                 DeclarationSpecifier::StorageClass(sc) => match sc.node {
                     StorageClassSpecifier::Typedef => is_typedef = true,
                     StorageClassSpecifier::Extern => is_extern = true,
-                    StorageClassSpecifier::Static | StorageClassSpecifier::ThreadLocal => is_static = true,
+                    StorageClassSpecifier::Static => is_static = true,
+                    StorageClassSpecifier::ThreadLocal => {
+                        is_static = true;
+                        thread_local = true;
+                    }
                     _ => {}
                 },
                 DeclarationSpecifier::TypeSpecifier(t) => specs.push(&t.node),
@@ -961,6 +973,27 @@ impl<'a> Builder<'a> {
         }
         let dsp = sp(d.span);
         let base = self.base_type(&specs);
+        let first_var = self.cfa.vars.len();
+        self.declarators(d, is_typedef, is_extern, is_static, global, block_end, dsp, &base);
+        if thread_local {
+            let n = self.cfa.vars.len();
+            self.cfa.thread_locals.extend((first_var..n).map(|i| VarId(i as u32)));
+        }
+    }
+
+    /// The declarators of a declaration.
+    #[allow(clippy::too_many_arguments)]
+    fn declarators(
+        &mut self,
+        d: &Node<Declaration>,
+        is_typedef: bool,
+        is_extern: bool,
+        is_static: bool,
+        global: bool,
+        block_end: usize,
+        dsp: Sp,
+        base: &Ty,
+    ) {
         for idecl in &d.node.declarators {
             let (name, mut ty) = self.declarator_type(base.clone(), &idecl.node.declarator.node);
             let Some(name) = name else { continue };
@@ -1033,7 +1066,7 @@ impl<'a> Builder<'a> {
                 continue;
             }
             if matches!(&ty, Ty::Other(w) if w == "variable-length array") {
-                self.vla_decl(&name, &base, &idecl.node.declarator.node, dsp, visible, f);
+                self.vla_decl(&name, base, &idecl.node.declarator.node, dsp, visible, f);
                 continue;
             }
             let v = self.new_var(&name, &ty, VarScope::Local(f), visible, false);

@@ -39,6 +39,7 @@ use structs::*;
 
 mod ctors;
 mod pointers;
+mod threads;
 
 type R<T> = Result<T, String>;
 
@@ -216,6 +217,8 @@ impl<'a> Builder<'a> {
             statement_starts: Vec::new(),
             branch_keywords: Vec::new(),
             external_globals: Vec::new(),
+            thread_locals: Default::default(),
+            threads: false,
             skipped_places: super::skip::places_in(original, &src.skipped_bodies()),
             skipped_bodies: src.skipped_bodies(),
         };

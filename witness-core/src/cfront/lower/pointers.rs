@@ -25,7 +25,7 @@ fn llong(k: i128) -> Expr {
     Expr::Const { bits: k as u64, ty: IntTy::LLONG }
 }
 
-fn is_zero_constant(e: &Node<Expression>) -> bool {
+pub(super) fn is_zero_constant(e: &Node<Expression>) -> bool {
     match &e.node {
         Expression::Constant(c) => {
             matches!(&c.node, Constant::Integer(i) if i.number.trim_start_matches('0').is_empty())

@@ -1,0 +1,286 @@
+//! Threads (issue 22): the product state of a multi-threaded program holds every thread. The
+//! running thread's location, call stack, frames and returned value are the state's own fields
+//! (so that one step of one thread is exactly a sequential step); the other threads are parked
+//! in [`Threads`], with their thread-local variables. A step of the product is a step of one
+//! thread: [`Explorer::expand_threads`] switches each thread that may run in, lets it take its
+//! steps, and the witness matches them with their thread (`threadId`, `createThread`).
+//!
+//! Interleaving is at statement (CFA edge) granularity under sequential consistency (digest
+//! §1). `pthread_mutex_lock` on a held mutex and `pthread_join` of a live thread have no
+//! successor (the thread waits); inside an atomic section (`__VERIFIER_atomic_begin`/`end`, a
+//! function named `__VERIFIER_atomic_*`) only its thread runs.
+
+use super::*;
+use crate::semantics::{Frame, Obj, Slot};
+
+/// The location of a thread that has ended, and the return location of a thread's start
+/// routine (its return ends the thread).
+pub(super) fn ended() -> NodeIndex {
+    NodeIndex::end()
+}
+
+/// The id of the main thread (created threads get 1, 2, … in creation order).
+pub(super) const MAIN_THREAD: u32 = 0;
+
+/// The threads of a run besides the running one's own place (see the module comment).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct Threads {
+    /// Id of the thread whose location, stack and frames the state's own fields hold.
+    pub(super) running: u32,
+    /// The other threads, by id (ended ones stay, for `pthread_join`).
+    pub(super) parked: Vec<Parked>,
+    /// Id of the next thread created.
+    pub(super) next_id: u32,
+    /// Witness thread ids bound to threads of this run (GraphML `createThread`, YAML thread
+    /// numbering).
+    pub(super) bindings: Vec<(Rc<str>, u32)>,
+    /// An atomic section in progress: its thread, and for a `__VERIFIER_atomic_*` function the
+    /// call depth at which it was called (the section ends when it returns).
+    pub(super) atomic: Option<(u32, Option<usize>)>,
+    /// Held mutexes (object and byte offset) with their holder.
+    pub(super) locks: Vec<((Obj, u64), u32)>,
+}
+
+/// A thread that is not running.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct Parked {
+    pub(super) id: u32,
+    pub(super) loc: NodeIndex,
+    pub(super) stack: Rc<Vec<CallSite>>,
+    pub(super) frames: Rc<Vec<Frame>>,
+    pub(super) returned: Option<AnyValue>,
+    /// Its copies of the thread-local variables (in the order of `Cfa::thread_locals`).
+    pub(super) tls: Rc<Vec<Slot>>,
+    /// Created but not started: its start routine, argument and creating step.
+    pub(super) start: Option<Start>,
+}
+
+/// How a created thread starts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct Start {
+    pub(super) routine: FuncId,
+    pub(super) arg: Option<AnyValue>,
+    pub(super) create_edge: EdgeIndex,
+}
+
+impl Threads {
+    pub(super) fn new() -> Threads {
+        Threads {
+            running: MAIN_THREAD,
+            parked: Vec::new(),
+            next_id: 1,
+            bindings: Vec::new(),
+            atomic: None,
+            locks: Vec::new(),
+        }
+    }
+
+    pub(super) fn bound(&self, witness_id: &str) -> Option<u32> {
+        self.bindings.iter().find(|(w, _)| &**w == witness_id).map(|(_, t)| *t)
+    }
+
+    /// Whether thread `id` exists and has ended.
+    pub(super) fn has_ended(&self, id: u32, running_loc: NodeIndex) -> Option<bool> {
+        if id == self.running {
+            return Some(running_loc == ended());
+        }
+        self.parked.iter().find(|p| p.id == id).map(|p| p.loc == ended() && p.start.is_none())
+    }
+}
+
+impl<'a> Explorer<'a> {
+    /// The values of the thread-local variables in the state's globals.
+    fn take_tls(&self, s: &ProductState) -> Rc<Vec<Slot>> {
+        Rc::new(self.cfa.thread_locals.iter().filter_map(|v| s.data.globals.get(v).cloned()).collect())
+    }
+
+    fn put_tls(&self, s: &mut ProductState, tls: &[Slot]) {
+        if tls.is_empty() {
+            return;
+        }
+        let globals = Rc::make_mut(&mut s.data.globals);
+        for (v, slot) in self.cfa.thread_locals.iter().zip(tls) {
+            globals.insert(*v, slot.clone());
+        }
+    }
+
+    /// Makes thread `to` the running one; returns how it starts if it has not started yet (its
+    /// location is then its start routine's entry, with no frame).
+    pub(super) fn switch_to(&self, s: &mut ProductState, to: u32) -> Option<Start> {
+        let running = s.threads.as_ref().map(|t| t.running)?;
+        if running == to {
+            return None;
+        }
+        let tls = self.take_tls(s);
+        let th = Rc::make_mut(s.threads.as_mut()?);
+        let at = th.parked.iter().position(|p| p.id == to)?;
+        let incoming = th.parked.remove(at);
+        let outgoing = Parked {
+            id: running,
+            loc: std::mem::replace(&mut s.loc, incoming.loc),
+            stack: std::mem::replace(&mut s.stack, incoming.stack),
+            frames: std::mem::replace(&mut s.data.frames, incoming.frames),
+            returned: std::mem::replace(&mut s.returned, incoming.returned),
+            tls,
+            start: None,
+        };
+        let pos = th.parked.partition_point(|p| p.id < running);
+        th.parked.insert(pos, outgoing);
+        th.running = to;
+        self.put_tls(s, &incoming.tls);
+        incoming.start
+    }
+
+    /// A new thread (at `pthread_create`): parked, not started; returns its id.
+    pub(super) fn create_thread(&self, s: &mut ProductState, start: Start) -> Option<u32> {
+        let tls = Rc::new(self.tls_init.clone());
+        let entry = self.cfa.function(start.routine).entry;
+        let th = Rc::make_mut(s.threads.as_mut()?);
+        let id = th.next_id;
+        th.next_id += 1;
+        th.parked.push(Parked {
+            id,
+            loc: entry,
+            stack: Rc::new(Vec::new()),
+            frames: Rc::new(Vec::new()),
+            returned: None,
+            tls,
+            start: Some(start),
+        });
+        Some(id)
+    }
+
+    /// The threads that may take the next step.
+    fn runnable(&self, s: &ProductState) -> Vec<u32> {
+        let Some(th) = &s.threads else { return Vec::new() };
+        if let Some((t, _)) = th.atomic {
+            return vec![t];
+        }
+        let mut ids = Vec::new();
+        if s.loc != ended() {
+            ids.push(th.running);
+        }
+        ids.extend(th.parked.iter().filter(|p| p.loc != ended()).map(|p| p.id));
+        ids
+    }
+
+    /// May some thread of the state (or one it may still create) reach an error call?
+    pub(super) fn may_reach_any(&self, s: &ProductState) -> bool {
+        let returns = |stack: &Rc<Vec<CallSite>>| {
+            stack.iter().map(|c| c.return_loc).filter(|l| *l != ended()).collect::<Vec<_>>().into_iter()
+        };
+        if s.loc != ended() && self.reach.may_reach(s.loc, returns(&s.stack)) {
+            return true;
+        }
+        let Some(th) = &s.threads else { return false };
+        th.parked.iter().any(|p| p.loc != ended() && self.reach.may_reach(p.loc, returns(&p.stack)))
+    }
+
+    /// Expands a state of a multi-threaded program: each thread that may run takes its steps.
+    pub(super) fn expand_threads(&mut self, state: ProductState, out: &mut Vec<ProductState>) -> Option<Verdict> {
+        for id in self.runnable(&state) {
+            let mut s = state.clone();
+            match self.switch_to(&mut s, id) {
+                Some(start) => self.start_thread(s, start, out),
+                None => {
+                    if let Some(v) = self.expand_running(s, out) {
+                        return Some(v);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The first step of a created thread: it enters its start routine (observable as
+    /// `enterFunction` of the routine on the line of its `pthread_create`).
+    fn start_thread(&mut self, mut s: ProductState, start: Start, out: &mut Vec<ProductState>) {
+        let cfa = self.cfa;
+        let args: Vec<AnyValue> = start.arg.iter().cloned().collect();
+        if let Err(EvalError::Unsupported(w)) = s.data.push_frame(cfa, start.routine, &args) {
+            let span = cfa.edge(start.create_edge).span;
+            self.give_up(format!("{w} at {}", self.line_of(span)));
+            return;
+        }
+        Rc::make_mut(&mut s.stack).push(CallSite {
+            callee: start.routine,
+            call_edge: start.create_edge,
+            return_loc: ended(),
+            lhs: None,
+        });
+        s.loc = cfa.function(start.routine).entry;
+        let create = cfa.edge(start.create_edge);
+        let enter =
+            CfaEdge { op: EdgeOp::Call { callee: start.routine, args: Vec::new(), lhs: None }, ..create.clone() };
+        let info = StepInfo {
+            kind: StepKind::Edge(&enter),
+            span: create.span,
+            scope_function: start.routine,
+            target: s.loc,
+            result: None,
+            closure: Default::default(),
+        };
+        self.advance_witness(s, &info, Action::ThreadStart(start.routine), None, out);
+    }
+
+    /// The running thread returns from its start routine or calls `pthread_exit`: it ends.
+    pub(super) fn end_thread(&self, s: &mut ProductState) {
+        while !s.data.frames.is_empty() {
+            s.data.pop_frame();
+        }
+        s.stack = Rc::new(Vec::new());
+        s.loc = ended();
+        s.returned = None;
+        if let Some(th) = s.threads.as_mut() {
+            let th = Rc::make_mut(th);
+            if th.atomic.is_some_and(|(t, _)| t == th.running) {
+                th.atomic = None;
+            }
+        }
+    }
+
+    /// Does transition `t`'s thread (GraphML `threadId`, YAML `thread_id`) allow a step of the
+    /// running thread of `s` (the state after the step)? An id not bound yet names the main
+    /// thread when the main thread has no id yet (producers give it `0`, or their own id);
+    /// ids of other threads are bound only where they are created.
+    pub(super) fn thread_matches(&self, t: &WitnessTransition, s: &ProductState) -> bool {
+        let (Some(id), Some(th)) = (&t.guard.thread_id, &s.threads) else { return true };
+        match th.bound(id) {
+            Some(bound) => bound == th.running,
+            None => th.running == MAIN_THREAD && !th.bindings.iter().any(|(_, b)| *b == MAIN_THREAD),
+        }
+    }
+
+    /// After transition `t` fired on a step of `s`'s running thread: binds the ids it names
+    /// (its `threadId` to the running thread; its `createThread` to the thread the step
+    /// created, or to the main thread at the program's start).
+    pub(super) fn bind_threads(&self, t: &WitnessTransition, s: &mut ProductState, info: &StepInfo) {
+        let Some(th) = s.threads.as_mut() else { return };
+        let th = Rc::make_mut(th);
+        if let Some(id) = &t.guard.thread_id {
+            if th.bound(id).is_none() {
+                th.bindings.push((Rc::from(id.as_str()), th.running));
+            }
+        }
+        if let Some(id) = &t.guard.create_thread {
+            let created = match info.kind {
+                StepKind::Edge(CfaEdge { op: EdgeOp::ThreadCreate { .. }, .. }) => th.next_id - 1,
+                _ => MAIN_THREAD,
+            };
+            // An id is reused only for a new thread: rebind it.
+            th.bindings.retain(|(w, _)| &**w != id.as_str());
+            th.bindings.push((Rc::from(id.as_str()), created));
+        }
+    }
+
+    /// The mutex at `p` as a key (object and concrete offset), or why it cannot be one.
+    pub(super) fn mutex_key(&mut self, s: &ProductState, p: &crate::semantics::PtrVal) -> Result<(Obj, u64), String> {
+        let off = self.pin(s, p.offset.clone());
+        match (&p.obj, &off.val) {
+            (Obj::Null, _) => Err("a mutex operation on a null pointer".into()),
+            (Obj::Func(_), _) => Err("a mutex operation on a function pointer".into()),
+            (o, Val::Conc(k)) => Ok((*o, *k)),
+            _ => Err("a mutex at an address that is not fixed".into()),
+        }
+    }
+}
