@@ -1,6 +1,6 @@
 //! Tests of `witness-check lint`: the fixtures in `fixtures/lint/<case>/` (written by
 //! `fixtures/lint/make_cases.py`; `expected.txt` = exit code, then `severity check` lines that
-//! must be among the JSON findings), witnesslint's exit codes on missing files, and agreement
+//! must be among the JSON findings, `!severity check` lines that must not), witnesslint's exit codes on missing files, and agreement
 //! with witnesslint 1.3's recorded verdicts (`tests/witnesslint-verdicts.tsv`) on every GraphML
 //! witness of `../shared` (skipped where the shared data is absent).
 
@@ -51,9 +51,15 @@ fn lint_fixtures() {
         }
         let findings = json["findings"].as_array().cloned().unwrap_or_default();
         for want in lines {
-            let (sev, check) = want.trim().split_once(' ').expect("`severity check`");
-            if !findings.iter().any(|f| f["severity"] == sev && f["check"] == check) {
-                failures.push(format!("{name}: no {sev} {check} among {findings:?}"));
+            let (absent, want) = match want.trim().strip_prefix('!') {
+                Some(w) => (true, w),
+                None => (false, want.trim()),
+            };
+            let (sev, check) = want.split_once(' ').expect("`severity check`");
+            let found = findings.iter().any(|f| f["severity"] == sev && f["check"] == check);
+            if found == absent {
+                let what = if absent { "unexpected" } else { "no" };
+                failures.push(format!("{name}: {what} {sev} {check} among {findings:?}"));
             }
         }
         // Every finding of the witness with a line names a line of it.

@@ -12,6 +12,7 @@ use regex::Regex;
 use roxmltree::{Document, Node, ParsingOptions};
 
 use super::program::ProgramFacts;
+use super::threads::ThreadEdge;
 use super::{Severity, Sink};
 use crate::cfa::DataModel;
 
@@ -63,6 +64,8 @@ const SINGLE_VALUED: &[&str] = &[
     "returnFrom",
     "assumption.scope",
     "assumption.resultfunction",
+    "threadId",
+    "createThread",
 ];
 
 fn common_kind(key: &str) -> Option<&'static str> {
@@ -110,6 +113,8 @@ struct State {
     architecture: Option<String>,
     creationtime: Option<String>,
     transitions: Vec<(String, EdgeCalls)>,
+    /// Every edge's thread keys, for the thread checks (L18, L21, L22).
+    thread_edges: Vec<ThreadEdge>,
     edge_items: Vec<EdgeItem>,
     /// Function names in data values, with their line, for the name check (S3/L9).
     function_names: Vec<(String, (u32, u32), &'static str)>,
@@ -371,6 +376,7 @@ impl<'a, 'i> Linter<'a, 'i> {
         let mut seen: HashMap<&str, u32> = HashMap::new();
         let (mut enter, mut ret) = (None, None);
         let (mut scope, mut result_function, mut start_line) = (None, None, None);
+        let (mut thread, mut create) = (None, None);
         let first_item = self.s.edge_items.len();
         for c in e.children().filter(|c| c.is_element()) {
             if local(c) != "data" {
@@ -378,6 +384,19 @@ impl<'a, 'i> Linter<'a, 'i> {
                 continue;
             }
             self.handle_data(c, e, "edge");
+            if let Some(key @ ("threadId" | "createThread")) = c.attribute("key") {
+                if elem_text(c).is_none_or(|t| t.trim().is_empty()) {
+                    let (line, col) = self.pos(c);
+                    self.sink.at(
+                        Severity::Error,
+                        "L23",
+                        line,
+                        col,
+                        format!("`{key}` without a value: a thread id names a thread"),
+                    );
+                    continue;
+                }
+            }
             let (Some(key), Some(text)) = (c.attribute("key"), elem_text(c)) else { continue };
             let value = text.trim();
             let at = self.pos(c);
@@ -398,6 +417,8 @@ impl<'a, 'i> Linter<'a, 'i> {
                 "returnFromFunction" | "returnFrom" => ret = Some(value.to_string()),
                 "assumption.scope" => scope = Some(value.to_string()),
                 "assumption.resultfunction" => result_function = Some(value.to_string()),
+                "threadId" => thread = Some((value.to_string(), at)),
+                "createThread" => create = Some((value.to_string(), at)),
                 _ => {}
             }
             if matches!(key, "startline" | "endline" | "startoffset" | "endoffset") {
@@ -449,6 +470,14 @@ impl<'a, 'i> Linter<'a, 'i> {
             item.start_line = start_line;
         }
         if let (Some(s), Some(t)) = (source, target) {
+            self.s.thread_edges.push(ThreadEdge {
+                source: s.to_string(),
+                target: t.to_string(),
+                thread,
+                create,
+                enter: enter.clone(),
+                ret: ret.clone(),
+            });
             self.s.transitions.push((s.to_string(), EdgeCalls { target: t.to_string(), enter, ret }));
         }
     }
@@ -780,6 +809,10 @@ impl<'a, 'i> Linter<'a, 'i> {
         }
         self.reachability(termination);
         self.call_stack();
+        if let Some(entry) = self.s.entry_node.clone() {
+            let edges = std::mem::take(&mut self.s.thread_edges);
+            super::threads::check_graphml(&edges, &entry, self.program, self.sink);
+        }
         self.program_checks();
     }
 

@@ -21,6 +21,7 @@ use serde::Serialize;
 
 mod graphml;
 mod program;
+mod threads;
 mod yaml;
 
 pub use program::ProgramFacts;

@@ -59,24 +59,13 @@ impl ProgramFacts {
     /// Does the program mention a function of this name (defined, declared or called)? A
     /// textual check — the CFA leaves out functions `main` cannot reach (decision 61).
     pub fn mentions_function(&self, name: &str) -> bool {
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return false;
-        }
-        let bytes = self.text.as_bytes();
-        let mut from = 0;
-        while let Some(i) = self.text[from..].find(name).map(|i| i + from) {
-            let before_ok = i == 0 || !is_ident(bytes[i - 1]);
-            let mut j = i + name.len();
-            let after_ident = j < bytes.len() && is_ident(bytes[j]);
-            while j < bytes.len() && bytes[j].is_ascii_whitespace() {
-                j += 1;
-            }
-            if before_ok && !after_ident && bytes.get(j) == Some(&b'(') {
-                return true;
-            }
-            from = i + name.len();
-        }
-        false
+        names_function(&self.text, name)
+    }
+
+    /// Does this 1-based line name the function `name` followed by `(` (a call, textually)?
+    pub fn line_mentions_function(&self, line: u32, name: &str) -> bool {
+        let Some(i) = (line as usize).checked_sub(1) else { return false };
+        self.text.lines().nth(i).is_some_and(|l| names_function(l, name))
     }
 
     /// The CFA (built on first use with this data model); `Err` says why it cannot be built.
@@ -143,6 +132,28 @@ impl ProgramFacts {
         }
         Ok(problems)
     }
+}
+
+/// `name` as a whole identifier followed (after blanks) by `(`, somewhere in `text`.
+fn names_function(text: &str, name: &str) -> bool {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return false;
+    }
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = text[from..].find(name).map(|i| i + from) {
+        let before_ok = i == 0 || !is_ident(bytes[i - 1]);
+        let mut j = i + name.len();
+        let after_ident = j < bytes.len() && is_ident(bytes[j]);
+        while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if before_ok && !after_ident && bytes.get(j) == Some(&b'(') {
+            return true;
+        }
+        from = i + name.len();
+    }
+    false
 }
 
 fn is_ident(b: u8) -> bool {

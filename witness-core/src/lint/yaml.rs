@@ -41,6 +41,7 @@ pub(super) fn lint(
     if let Ok(fields) = flatten_entries(path, bytes) {
         metadata_checks(&fields, program, sink);
     }
+    super::threads::check_yaml(path, bytes, w.metadata.format_version.as_deref(), program, sink);
     if let Some(p) = program {
         program_checks(&w, p, sink);
     }
