@@ -272,6 +272,9 @@ struct ProductState {
     heads: Option<Rc<HeadVisit>>,
     /// A multi-threaded program's other threads (issue 22); `None` for a sequential program.
     threads: Option<Rc<Threads>>,
+    /// The threads in the order they last took a step (most recent last): the search tries
+    /// recent threads first. Not part of the state's identity (it only orders the search).
+    recent: Rc<Vec<u32>>,
 }
 
 /// What identifies a product state in the visited set: its `LassoKey` (the state without the
@@ -582,6 +585,7 @@ impl<'a> Explorer<'a> {
             arrival: false,
             heads: None,
             threads: cfa.threads.then(|| Rc::new(Threads::new())),
+            recent: Rc::new(Vec::new()),
         };
         self.tls_init = cfa.thread_locals.iter().filter_map(|v| init.data.globals.get(v).cloned()).collect();
         let mut init = init;

@@ -19,6 +19,15 @@ pub(super) fn ended() -> NodeIndex {
     NodeIndex::end()
 }
 
+/// Most threads alive at once on a path: a run that would start one more ends in `unknown`
+/// (a program that creates threads in an unbounded loop has unboundedly many states, and each
+/// pending state holds every thread).
+pub(super) const MAX_THREADS: usize = 8;
+
+/// Most threads created on a path (ended ones included): beyond, `unknown` (a program creating
+/// short-lived threads in an unbounded loop).
+pub(super) const MAX_CREATED: u32 = 64;
+
 /// The id of the main thread (created threads get 1, 2, … in creation order).
 pub(super) const MAIN_THREAD: u32 = 0;
 
@@ -27,8 +36,10 @@ pub(super) const MAIN_THREAD: u32 = 0;
 pub(super) struct Threads {
     /// Id of the thread whose location, stack and frames the state's own fields hold.
     pub(super) running: u32,
-    /// The other threads, by id (ended ones stay, for `pthread_join`).
+    /// The other threads that have not ended, by id.
     pub(super) parked: Vec<Parked>,
+    /// The ids of the threads that have ended (for `pthread_join`), ascending.
+    pub(super) ended: Vec<u32>,
     /// Id of the next thread created.
     pub(super) next_id: u32,
     /// Witness thread ids bound to threads of this run (GraphML `createThread`, YAML thread
@@ -51,6 +62,9 @@ pub(super) struct Parked {
     pub(super) returned: Option<AnyValue>,
     /// Its copies of the thread-local variables (in the order of `Cfa::thread_locals`).
     pub(super) tls: Rc<Vec<Slot>>,
+    /// The id of its next frame: each thread numbers its frames in its own range, so that the
+    /// order in which threads call functions does not tell two states apart.
+    pub(super) next_frame: u64,
     /// Created but not started: its start routine, argument and creating step.
     pub(super) start: Option<Start>,
 }
@@ -68,6 +82,7 @@ impl Threads {
         Threads {
             running: MAIN_THREAD,
             parked: Vec::new(),
+            ended: Vec::new(),
             next_id: 1,
             bindings: Vec::new(),
             atomic: None,
@@ -84,7 +99,10 @@ impl Threads {
         if id == self.running {
             return Some(running_loc == ended());
         }
-        self.parked.iter().find(|p| p.id == id).map(|p| p.loc == ended() && p.start.is_none())
+        if self.ended.binary_search(&id).is_ok() {
+            return Some(true);
+        }
+        self.parked.iter().any(|p| p.id == id).then_some(false)
     }
 }
 
@@ -115,12 +133,26 @@ impl<'a> Explorer<'a> {
         let th = Rc::make_mut(s.threads.as_mut()?);
         let at = th.parked.iter().position(|p| p.id == to)?;
         let incoming = th.parked.remove(at);
+        if s.loc == ended() {
+            // An ended thread leaves only its id.
+            let pos = th.ended.partition_point(|e| *e < running);
+            th.ended.insert(pos, running);
+            s.loc = incoming.loc;
+            s.stack = incoming.stack;
+            s.data.frames = incoming.frames;
+            s.returned = incoming.returned;
+            s.data.next_frame = incoming.next_frame;
+            th.running = to;
+            self.put_tls(s, &incoming.tls);
+            return incoming.start;
+        }
         let outgoing = Parked {
             id: running,
             loc: std::mem::replace(&mut s.loc, incoming.loc),
             stack: std::mem::replace(&mut s.stack, incoming.stack),
             frames: std::mem::replace(&mut s.data.frames, incoming.frames),
             returned: std::mem::replace(&mut s.returned, incoming.returned),
+            next_frame: std::mem::replace(&mut s.data.next_frame, incoming.next_frame),
             tls,
             start: None,
         };
@@ -131,11 +163,20 @@ impl<'a> Explorer<'a> {
         incoming.start
     }
 
-    /// A new thread (at `pthread_create`): parked, not started; returns its id.
-    pub(super) fn create_thread(&self, s: &mut ProductState, start: Start) -> Option<u32> {
+    /// A new thread (at `pthread_create`): parked, not started; returns its id, or `Err` with
+    /// the reason when it cannot be created.
+    pub(super) fn create_thread(&self, s: &mut ProductState, start: Start) -> Result<u32, String> {
+        let live = s.threads.as_ref().map_or(0, |t| t.parked.iter().filter(|p| p.loc != ended()).count());
+        if live + 1 >= MAX_THREADS {
+            return Err(format!("more than {MAX_THREADS} threads alive at once (not explored)"));
+        }
+        if s.threads.as_ref().is_some_and(|t| t.next_id > MAX_CREATED) {
+            return Err(format!("more than {MAX_CREATED} threads created on one path (not explored)"));
+        }
         let tls = Rc::new(self.tls_init.clone());
         let entry = self.cfa.function(start.routine).entry;
-        let th = Rc::make_mut(s.threads.as_mut()?);
+        let Some(th) = s.threads.as_mut() else { return Err("`pthread_create` outside a multi-threaded run".into()) };
+        let th = Rc::make_mut(th);
         let id = th.next_id;
         th.next_id += 1;
         th.parked.push(Parked {
@@ -145,22 +186,35 @@ impl<'a> Explorer<'a> {
             frames: Rc::new(Vec::new()),
             returned: None,
             tls,
+            next_frame: u64::from(id) << 40,
             start: Some(start),
         });
-        Some(id)
+        Ok(id)
     }
 
-    /// The threads that may take the next step.
+    /// The threads that may take the next step, the one to explore first last: a thread the
+    /// witness state's transitions name, then the threads that ran most recently (the
+    /// witness's own schedule is found first; the order changes nothing else).
     fn runnable(&self, s: &ProductState) -> Vec<u32> {
         let Some(th) = &s.threads else { return Vec::new() };
         if let Some((t, _)) = th.atomic {
             return vec![t];
         }
-        let mut ids = Vec::new();
+        let mut ids: Vec<u32> = th.parked.iter().filter(|p| p.loc != ended()).map(|p| p.id).collect();
         if s.loc != ended() {
             ids.push(th.running);
         }
-        ids.extend(th.parked.iter().filter(|p| p.loc != ended()).map(|p| p.id));
+        let named: Vec<u32> = self
+            .witness
+            .graph
+            .edges_directed(s.witness, Direction::Outgoing)
+            .filter_map(|t| {
+                let id = t.weight().guard.thread_id.as_deref()?;
+                th.bound(id).or_else(|| (!th.bindings.iter().any(|(_, b)| *b == MAIN_THREAD)).then_some(MAIN_THREAD))
+            })
+            .collect();
+        let recency = |i: &u32| s.recent.iter().position(|r| r == i).map_or(0, |p| p + 1);
+        ids.sort_by_key(|i| (named.contains(i), recency(i)));
         ids
     }
 
@@ -180,12 +234,21 @@ impl<'a> Explorer<'a> {
     pub(super) fn expand_threads(&mut self, state: ProductState, out: &mut Vec<ProductState>) -> Option<Verdict> {
         for id in self.runnable(&state) {
             let mut s = state.clone();
+            let from = out.len();
             match self.switch_to(&mut s, id) {
                 Some(start) => self.start_thread(s, start, out),
                 None => {
                     if let Some(v) = self.expand_running(s, out) {
                         return Some(v);
                     }
+                }
+            }
+            if from < out.len() {
+                let mut recent: Vec<u32> = state.recent.iter().copied().filter(|r| *r != id).collect();
+                recent.push(id);
+                let recent = Rc::new(recent);
+                for n in &mut out[from..] {
+                    n.recent = recent.clone();
                 }
             }
         }

@@ -873,8 +873,9 @@ impl<'a> Explorer<'a> {
                     None => None,
                 };
                 let start = Start { routine: *routine, arg, create_edge: e };
-                let Some(id) = self.create_thread(&mut next, start) else {
-                    unsupported!("`pthread_create` outside a multi-threaded run".to_string())
+                let id = match self.create_thread(&mut next, start) {
+                    Ok(id) => id,
+                    Err(w) => unsupported!(w),
                 };
                 if let Some(h) = handle {
                     settle!(next.data.assign(cfa, h, &Value::conc(u64::from(id), h.ty()), None));

@@ -546,7 +546,15 @@ impl<'a> Builder<'a> {
                 }),
                 Some(Target::Int(lv)) => self.emit(EdgeOp::NondetCall { function: name, lhs: Some(lv), ty }, csp, text),
                 None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty }, csp, text),
-                Some(Target::Ptr(_)) => Err(format!("pointer result of `{name}` (not modelled)")),
+                // `p = (void *)__VERIFIER_nondet_int();`: the integer, then its conversion to a
+                // pointer (decision 51), as two steps of the statement.
+                Some(Target::Ptr(plv)) => {
+                    let tmp = self.new_temp(ty)?;
+                    let op = EdgeOp::NondetCall { function: name, lhs: Some(Lvalue::Var { var: tmp, ty }), ty };
+                    self.emit(op, csp, text.clone())?;
+                    let rhs = PExpr::FromInt { value: Box::new(Expr::Var { var: tmp, ty }) };
+                    self.emit(EdgeOp::PtrAssign { lhs: plv, rhs }, csp, text)
+                }
                 Some(Target::Struct(_)) => Err(format!("struct result of `{name}` (not modelled)")),
             };
         }
