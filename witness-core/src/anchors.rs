@@ -133,6 +133,10 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, overflow: bool, warnings: &mut Vec<Strin
             let p = match wanted {
                 // The format's anchor: the call's `)`.
                 Some(o) if calls.iter().any(|c| c.paren == o) => o,
+                // ConcurrentWitness2Test's 2.2 examples: the `(` right after `pthread_create`.
+                Some(o) if calls.iter().any(|c| c.callee == PTHREAD_CREATE && c.start + PTHREAD_CREATE.len() == o) => {
+                    calls.iter().find(|c| c.start + PTHREAD_CREATE.len() == o).map_or(o, |c| c.paren)
+                }
                 // Approximate columns (gcc -E): the leftmost `)` on the line, as decision 19 says.
                 None if a.column.is_some() => {
                     calls.iter().map(|c| c.paren).filter(|p| on_line(*p)).min().ok_or_else(nothing)?
@@ -275,6 +279,9 @@ fn in_skipped_body(
 }
 
 /// A call step of the program, as a `function_enter`/`function_return` waypoint sees it.
+/// The callee name a thread-creating call shows in anchors.
+const PTHREAD_CREATE: &str = "pthread_create";
+
 struct Call {
     start: usize,
     paren: usize,
@@ -339,6 +346,8 @@ fn calls(cfa: &Cfa) -> Vec<Call> {
                 // A call through a pointer enters (and returns from) whichever function the
                 // pointer holds (issue 19: a waypoint at its `)` is a call anchor).
                 EdgeOp::CallPtr { lhs, .. } => ("(function pointer)".to_string(), true, lhs.is_some()),
+                // A thread's creation (issue 22): the 2.2 draft's thread-creating `function_enter`.
+                EdgeOp::ThreadCreate { .. } => (PTHREAD_CREATE.to_string(), true, false),
                 _ => return None,
             };
             let paren = e.call_paren?;

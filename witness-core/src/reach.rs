@@ -30,7 +30,7 @@ impl ErrorReach {
     pub fn for_target(cfa: &Cfa, target: &crate::property::ErrorTarget) -> ErrorReach {
         // `atexit` handlers run after `main` returns (decision 76): any location may lead to them.
         let handlers = cfa.graph.edge_weights().any(|e| matches!(e.op, EdgeOp::AtExit { .. }));
-        if target.operations() || target.lasso() || handlers {
+        if target.operations() || target.lasso() || target.race() || handlers {
             let n = cfa.graph.node_count();
             return ErrorReach { inside: vec![true; n], exits: vec![true; n] };
         }

@@ -416,9 +416,13 @@ fn run(
         memory_baseline,
         lines_only: false,
     };
-    let anchors =
-        crate::anchors::resolve_anchors(&program.cfa, &witness, explore_opts.target.operations(), &mut warnings)
-            .map_err(|m| InputError::invalid(&opts.witness, m))?;
+    let anchors = crate::anchors::resolve_anchors(
+        &program.cfa,
+        &witness,
+        explore_opts.target.operations() || explore_opts.target.race(),
+        &mut warnings,
+    )
+    .map_err(|m| InputError::invalid(&opts.witness, m))?;
     let outcome = product::explore(&program.cfa, &program.source, &witness, &anchors, &explore_opts);
     warnings.extend(outcome.warnings);
     let mut verdict = outcome.verdict;

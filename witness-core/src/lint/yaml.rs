@@ -207,10 +207,13 @@ fn program_checks(w: &WitnessAutomaton, p: &ProgramFacts, sink: &mut Sink) {
             return;
         }
     };
-    let operations =
-        w.metadata.specifications.iter().any(|s| {
-            s.contains("overflow") || s.contains("valid-") || s.contains("memtrack") || s.contains("memcleanup")
-        });
+    let operations = w.metadata.specifications.iter().any(|s| {
+        s.contains("overflow")
+            || s.contains("valid-")
+            || s.contains("memtrack")
+            || s.contains("memcleanup")
+            || s.contains("data-race")
+    });
     let mut warnings = Vec::new();
     let anchors = match crate::anchors::resolve_anchors(cfa, w, operations, &mut warnings) {
         Ok(a) => Some(a),

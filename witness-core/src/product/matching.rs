@@ -74,9 +74,32 @@ impl<'a> Explorer<'a> {
                         || (split && !Self::is_state_assertion(t.weight()))
                         || (exact && Self::is_arrival(t.weight()))
                 })
-                .filter(|t| self.thread_matches(t.weight(), &cur) && self.guard_matches(t.id(), info))
+                // YAML 2.2 (decision 152): in a multi-threaded run a statement waypoint is passed
+                // while its thread waits at the statement, not on the step that arrives there.
+                .filter(|t| !exact || cur.threads.is_none() || Self::is_arrival(t.weight()) == self.arriving)
+                .filter(|t| self.guard_matches(t.id(), info))
                 .map(|t| t.id())
                 .collect();
+            // Threads: a transition of another thread does not match this step. One whose thread
+            // id names no thread yet matches no step: a reading that narrows the witness, so the
+            // run may confirm but no longer reject (decision 97).
+            let mut candidates = candidates;
+            if cur.threads.is_some() {
+                candidates.retain(|&t| {
+                    let tr = &w.graph[t];
+                    if self.thread_matches(tr, &cur) {
+                        return true;
+                    }
+                    if self.thread_unbound(tr, &cur) {
+                        self.doubts.tighten(format!(
+                            "the thread id `{}` at {} names no thread created so far: no step matches it",
+                            tr.guard.thread_id.as_deref().unwrap_or_default(),
+                            tr.origin
+                        ));
+                    }
+                    false
+                });
+            }
             // Avoid waypoints: a run that passes one dies; otherwise it learns that it did not.
             if !self.apply_avoids(&mut cur, &candidates, info) {
                 continue;
@@ -157,7 +180,7 @@ impl<'a> Explorer<'a> {
                     continue; // wrong branch: the requirement is false
                 }
                 let mut s = cur.clone();
-                self.bind_threads(tr, &mut s, info);
+                self.bind_threads(t, &mut s, info);
                 if let Some(a) = &tr.assumption {
                     if !self.apply_assumption(&mut s, t, a, info) {
                         continue;
@@ -421,8 +444,13 @@ impl<'a> Explorer<'a> {
                 e.decision.as_ref().is_some_and(|d| d.construct == *construct)
             }
             (ResolvedAnchor::FunctionEnter { parens }, StepKind::Edge(e)) => {
-                matches!(e.op, EdgeOp::Call { .. } | EdgeOp::NondetCall { .. } | EdgeOp::FloatNondetCall { .. })
-                    && e.call_paren.is_some_and(|p| parens.contains(&p))
+                matches!(
+                    e.op,
+                    EdgeOp::Call { .. }
+                        | EdgeOp::NondetCall { .. }
+                        | EdgeOp::FloatNondetCall { .. }
+                        | EdgeOp::ThreadCreate { .. }
+                ) && e.call_paren.is_some_and(|p| parens.contains(&p))
             }
             (ResolvedAnchor::FunctionReturn { parens }, StepKind::Edge(e)) => {
                 matches!(e.op, EdgeOp::NondetCall { .. } | EdgeOp::FloatNondetCall { .. })

@@ -62,6 +62,7 @@ use explain::Explanation;
 mod lasso;
 mod matching;
 mod portfolio;
+mod race;
 mod threads;
 mod transfer;
 use threads::*;
@@ -241,6 +242,8 @@ enum Action {
     Return(FuncId),
     /// A created thread enters its start routine.
     ThreadStart(FuncId),
+    /// YAML 2.2: a thread is at a statement when the witness passes a waypoint there (no step).
+    Arrive,
 }
 
 /// A nondeterministic value chosen by a step: the function, the value (for floats: the
@@ -406,6 +409,12 @@ struct Explorer<'a> {
     revisit: HashMap<EdgeIndex, Rc<ErrorReach>>,
     /// The initial values of the thread-local variables: a new thread's copies (issue 22).
     tls_init: Vec<crate::semantics::Slot>,
+    /// YAML 2.2: the thread each thread-creating `function_enter` transition registers (the
+    /// k-th registers thread k).
+    creates: HashMap<EdgeIndex, String>,
+    /// A waiting thread is being matched against the witness's statement waypoints (YAML 2.2,
+    /// see `threads::Explorer::arrivals`).
+    arriving: bool,
 }
 
 /// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets; `pins`
@@ -447,7 +456,9 @@ fn explore_once(
         _ if lasso_reason.is_some() => lasso_reason.unwrap_or_default(),
         Verdict::Confirmed { trace, error_function } => {
             let line = trace.last().map(|s| s.line).unwrap_or(0);
-            if opts.target.operations() {
+            if opts.target.race() {
+                format!("witness confirmed: {error_function} (after {} steps)", trace.len())
+            } else if opts.target.operations() {
                 format!("witness confirmed: {error_function} at line {line} after {} steps", trace.len())
             } else {
                 // RERS: `__VERIFIER_error(7)` names the code it reached (issue 21).
@@ -538,6 +549,8 @@ impl<'a> Explorer<'a> {
             pins: HashMap::new(),
             fired_approximate: BTreeSet::new(),
             tls_init: Vec::new(),
+            creates: yaml_thread_numbers(cfa, witness, anchors),
+            arriving: false,
         }
     }
 }
@@ -958,13 +971,14 @@ impl<'a> Explorer<'a> {
                     Action::Edge(e) => cfa.edge(e).text.clone(),
                     Action::Return(f) => format!("return from {}", cfa.function(f).name),
                     Action::ThreadStart(f) => format!("thread starts in {}", cfa.function(f).name),
+                    Action::Arrive => "(waypoint passed before this statement)".to_string(),
                 },
                 thread: n.thread,
                 witness_node: self.witness.graph[n.witness_node].id.clone(),
                 span: n.span,
                 call_paren: match n.action {
                     Action::Edge(e) => cfa.edge(e).call_paren,
-                    Action::Return(_) | Action::ThreadStart(_) => None,
+                    Action::Return(_) | Action::ThreadStart(_) | Action::Arrive => None,
                 },
                 nondet: n.nondet.as_ref().map(|(f, v, fty)| {
                     let bits = match &v.val {

@@ -77,6 +77,35 @@ pub(super) struct Start {
     pub(super) create_edge: EdgeIndex,
 }
 
+/// The YAML 2.2 draft's thread numbering: the k-th thread-creating `function_enter` waypoint
+/// (one whose location is a `pthread_create` call), counted in segment order over the whole
+/// witness, registers thread k (digest §3). Transitions by their index = segment order.
+pub(super) fn yaml_thread_numbers(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> HashMap<EdgeIndex, String> {
+    let creating: HashSet<usize> = cfa
+        .graph
+        .edge_weights()
+        .filter(|e| matches!(e.op, EdgeOp::ThreadCreate { .. }))
+        .filter_map(|e| e.call_paren)
+        .collect();
+    let mut out = HashMap::new();
+    if creating.is_empty() {
+        return out;
+    }
+    let mut k = 0u32;
+    for t in w.graph.edge_indices() {
+        if w.graph[t].avoid {
+            continue;
+        }
+        if let Some(ResolvedAnchor::FunctionEnter { parens }) = anchors.get(&t) {
+            if parens.iter().any(|p| creating.contains(p)) {
+                k += 1;
+                out.insert(t, k.to_string());
+            }
+        }
+    }
+    out
+}
+
 impl Threads {
     pub(super) fn new() -> Threads {
         Threads {
@@ -232,12 +261,18 @@ impl<'a> Explorer<'a> {
 
     /// Expands a state of a multi-threaded program: each thread that may run takes its steps.
     pub(super) fn expand_threads(&mut self, state: ProductState, out: &mut Vec<ProductState>) -> Option<Verdict> {
+        if self.opts.target.race() {
+            if let Some(v) = self.race_at(&state) {
+                return Some(v);
+            }
+        }
         for id in self.runnable(&state) {
             let mut s = state.clone();
             let from = out.len();
             match self.switch_to(&mut s, id) {
                 Some(start) => self.start_thread(s, start, out),
                 None => {
+                    self.arrivals(&s, out);
                     if let Some(v) = self.expand_running(s, out) {
                         return Some(v);
                     }
@@ -253,6 +288,47 @@ impl<'a> Explorer<'a> {
             }
         }
         None
+    }
+
+    /// YAML 2.2 (decision 152): the statement waypoints (`assumption` and the like, read "before
+    /// the statement") of the running thread, passed while it is at the statement: at any
+    /// moment between its arrival and its next step, in the global state of that moment, since
+    /// other threads' steps may come in between (the draft's segment order is the cross-thread
+    /// order). A waypoint whose constraint is false at one moment does not end the run: the
+    /// thread may pass it at a later moment. The successors are the states with the witness
+    /// advanced; the thread has not moved.
+    fn arrivals(&mut self, s: &ProductState, out: &mut Vec<ProductState>) {
+        if !self.witness.exact_locations || s.loc == ended() {
+            return;
+        }
+        let w = self.witness;
+        let any = w.graph.edges_directed(s.witness, Direction::Outgoing).any(|t| Self::is_arrival(t.weight()));
+        if !any {
+            return;
+        }
+        let function = s.stack.last().map(|c| c.callee).unwrap_or(self.cfa.main);
+        let wait = CfaEdge {
+            op: EdgeOp::Blank,
+            span: None,
+            function,
+            text: String::new(),
+            decision: None,
+            call_paren: None,
+            call_start: None,
+        };
+        let info = StepInfo {
+            kind: StepKind::Edge(&wait),
+            span: None,
+            scope_function: function,
+            target: s.loc,
+            result: None,
+            closure: Default::default(),
+        };
+        let mut passed = Vec::new();
+        self.arriving = true;
+        self.advance_witness(s.clone(), &info, Action::Arrive, None, &mut passed);
+        self.arriving = false;
+        out.extend(passed.into_iter().filter(|n| n.witness != s.witness));
     }
 
     /// The first step of a created thread: it enters its start routine (observable as
@@ -273,8 +349,14 @@ impl<'a> Explorer<'a> {
         });
         s.loc = cfa.function(start.routine).entry;
         let create = cfa.edge(start.create_edge);
-        let enter =
-            CfaEdge { op: EdgeOp::Call { callee: start.routine, args: Vec::new(), lhs: None }, ..create.clone() };
+        // A line-level step (GraphML `enterFunction`); no YAML anchor (its `function_enter`
+        // names the creating thread's call) points at it.
+        let enter = CfaEdge {
+            op: EdgeOp::Call { callee: start.routine, args: Vec::new(), lhs: None },
+            call_paren: None,
+            call_start: None,
+            ..create.clone()
+        };
         let info = StepInfo {
             kind: StepKind::Edge(&enter),
             span: create.span,
@@ -314,10 +396,18 @@ impl<'a> Explorer<'a> {
         }
     }
 
+    /// Does transition `t` name a thread id that no thread of `s` has (and that the main
+    /// thread cannot take)?
+    pub(super) fn thread_unbound(&self, t: &WitnessTransition, s: &ProductState) -> bool {
+        let (Some(id), Some(th)) = (&t.guard.thread_id, &s.threads) else { return false };
+        th.bound(id).is_none() && th.bindings.iter().any(|(_, b)| *b == MAIN_THREAD)
+    }
+
     /// After transition `t` fired on a step of `s`'s running thread: binds the ids it names
     /// (its `threadId` to the running thread; its `createThread` to the thread the step
     /// created, or to the main thread at the program's start).
-    pub(super) fn bind_threads(&self, t: &WitnessTransition, s: &mut ProductState, info: &StepInfo) {
+    pub(super) fn bind_threads(&self, ti: EdgeIndex, s: &mut ProductState, info: &StepInfo) {
+        let t = &self.witness.graph[ti];
         let Some(th) = s.threads.as_mut() else { return };
         let th = Rc::make_mut(th);
         if let Some(id) = &t.guard.thread_id {
@@ -325,7 +415,7 @@ impl<'a> Explorer<'a> {
                 th.bindings.push((Rc::from(id.as_str()), th.running));
             }
         }
-        if let Some(id) = &t.guard.create_thread {
+        if let Some(id) = t.guard.create_thread.as_ref().or(self.creates.get(&ti)) {
             let created = match info.kind {
                 StepKind::Edge(CfaEdge { op: EdgeOp::ThreadCreate { .. }, .. }) => th.next_id - 1,
                 _ => MAIN_THREAD,

@@ -21,6 +21,9 @@ pub enum Shape {
     Operation,
     /// An infinite run: the witness is a lasso, its cycle head the target (decisions 92–95).
     Lasso,
+    /// A state in which two threads are about to access one location, one of them writing
+    /// (issue 22): the witness names the two accesses.
+    Race,
 }
 
 /// What an operation's violation is under a property ([`PropertyCheck::on_condition`]).
@@ -116,6 +119,11 @@ impl ErrorTarget {
     /// A confirmation needs an infinite run (the witness is a lasso).
     pub fn lasso(&self) -> bool {
         self.shape() == Shape::Lasso
+    }
+
+    /// The violation is a data race between two threads.
+    pub fn race(&self) -> bool {
+        self.shape() == Shape::Race
     }
 }
 

@@ -11,6 +11,7 @@ use std::path::Path;
 use crate::error::InputError;
 
 mod check;
+mod no_data_race;
 mod no_overflow;
 mod termination;
 mod unreach_call;
@@ -33,6 +34,7 @@ const CHECKS: &[(&str, FromProperty)] = &[
     ("valid-memsafety", valid_memsafety::from_property),
     ("valid-memcleanup", valid_memcleanup::from_property),
     ("termination", termination::from_property),
+    ("no-data-race", no_data_race::from_property),
 ];
 
 /// The check of a parsed property; `None` if it is none this validator checks.

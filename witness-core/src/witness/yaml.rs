@@ -616,6 +616,8 @@ struct Waypoint {
     file_name: Option<String>,
     function: Option<String>,
     requirement: Requirement,
+    /// The format 2.2 draft's `thread_id` (issue 22): the thread executing the waypoint.
+    thread: Option<u32>,
 }
 
 struct Reader<'a> {
@@ -795,20 +797,6 @@ impl<'a> Reader<'a> {
         if let Some((map, name)) = correctness {
             return Ok(self.metadata_only_automaton(map, name, WitnessType::Correctness));
         }
-        // Issue 22: the format 2.2 draft's concurrent witnesses (a `thread_id` per waypoint, a data
-        // race as two targets) are valid witnesses this validator cannot follow yet: unknown, not
-        // malformed.
-        if let Some(&(entry, map)) = violations.first() {
-            if let Some(at) = self.find_key(entry, "thread_id") {
-                let mut w = self.metadata_only_automaton(map, "violation_sequence", WitnessType::Violation);
-                w.metadata.unsupported = Some(format!(
-                    "{}:{at}: a concurrent witness (waypoints with `thread_id`, the format 2.2 draft): multi-threaded \
-                     programs are not supported yet",
-                    self.path.display()
-                ));
-                return Ok(w);
-            }
-        }
         let Some(&(entry, map)) = violations.first() else {
             let (pos, name) = unknown.unwrap_or((self.pos(root), ""));
             return Err(self.err(
@@ -893,27 +881,6 @@ impl<'a> Reader<'a> {
             },
             exact_locations: true,
         })
-    }
-
-    /// The position of the first mapping key `key` under node `id`, in document order
-    /// (iterative: any depth).
-    fn find_key(&self, id: NodeId, key: &str) -> Option<Pos> {
-        let mut todo = vec![id];
-        while let Some(n) = todo.pop() {
-            match &self.node(n).kind {
-                Kind::Map(pairs) => {
-                    if let Some(&(k, _)) =
-                        pairs.iter().find(|(k, _)| matches!(&self.node(*k).kind, Kind::Scalar(s, _) if s == key))
-                    {
-                        return Some(self.pos(k));
-                    }
-                    todo.extend(pairs.iter().rev().map(|&(_, v)| v));
-                }
-                Kind::Seq(items) => todo.extend(items.iter().rev().copied()),
-                Kind::Scalar(..) => {}
-            }
-        }
-        None
     }
 
     /// An automaton of one entry state carrying the entry's metadata: for witnesses the pipeline
@@ -1133,7 +1100,12 @@ impl<'a> Reader<'a> {
             return Err(self.err(pos, format!("{ctx} is empty")));
         };
         let wm = self.map(w, &ctx)?;
-        self.check_keys(wm, &["type", "action", "location", "constraint"], "a waypoint");
+        self.check_keys(wm, &["type", "action", "location", "constraint", "thread_id"], "a waypoint");
+        // Issue 22: the format 2.2 draft names the thread of each waypoint of a concurrent witness.
+        let thread = match self.get(wm, "thread_id", "a waypoint")? {
+            None => None,
+            Some(t) => Some(self.uint(t, "`thread_id` (a thread number: 0 is main)")?),
+        };
 
         let Some(t) = self.get(wm, "type", "a waypoint")? else {
             return Err(self.err(pos, format!("{ctx} without `type` (one of {WAYPOINT_TYPES})")));
@@ -1218,7 +1190,7 @@ impl<'a> Reader<'a> {
             }
             (Some(c), true) => self.read_constraint(c, wtype, &ctx)?,
         };
-        Ok(Waypoint { pos, wtype, action, line, column, file_name, function, requirement })
+        Ok(Waypoint { pos, wtype, action, line, column, file_name, function, requirement, thread })
     }
 
     fn read_constraint(&mut self, c: NodeId, wtype: WaypointType, ctx: &str) -> Result<Requirement, InputError> {
@@ -1277,6 +1249,10 @@ impl<'a> Reader<'a> {
             let last = seg.len() - 1;
             for (wi, w) in seg.iter().enumerate() {
                 let here = format!("waypoint {} of segment {}", wi + 1, si + 1);
+                if wi + 1 == last && si + 1 == n && is_race_pair(seg) {
+                    // Issue 22: the 2.2 draft's data race, two targets of different threads.
+                    continue;
+                }
                 if wi < last && w.action != Action::Avoid {
                     return Err(self.err(
                         w.pos,
@@ -1372,7 +1348,7 @@ fn waypoint_transition(w: &Waypoint) -> WitnessTransition {
         Requirement::Decision(d) => (None, Some(d.clone())),
     };
     WitnessTransition {
-        guard: LocationGuard { anchor: Some(anchor), ..Default::default() },
+        guard: LocationGuard { anchor: Some(anchor), thread_id: w.thread.map(|t| t.to_string()), ..Default::default() },
         assumption,
         origin,
         avoid: w.action == Action::Avoid,
@@ -1445,6 +1421,14 @@ fn build_lasso(segments: &[Vec<Waypoint>], c: usize) -> DiGraph<WitnessState, Wi
 
 /// Builds the chain `S0 … S(n-1)`, `V`, `avoided` (see the module documentation); a witness
 /// with a `cycle` segment is a lasso instead ([`build_lasso`]).
+/// The 2.2 draft's data race (issue 22): a segment ending in two `follow` `target` waypoints of
+/// different threads, the racing accesses.
+fn is_race_pair(seg: &[Waypoint]) -> bool {
+    let [.., a, b] = seg else { return false };
+    [a, b].iter().all(|w| w.wtype == WaypointType::Target && w.action == Action::Follow && w.thread.is_some())
+        && a.thread != b.thread
+}
+
 fn build_chain(segments: &[Vec<Waypoint>]) -> DiGraph<WitnessState, WitnessTransition> {
     if let Some(c) = segments.iter().position(|s| s.iter().any(|w| w.action == Action::Cycle)) {
         return build_lasso(segments, c);
@@ -1457,6 +1441,18 @@ fn build_chain(segments: &[Vec<Waypoint>]) -> DiGraph<WitnessState, WitnessTrans
     let violation = graph.add_node(WitnessState { id: "V".into(), violation: true, ..Default::default() });
     let avoided = graph.add_node(WitnessState { id: "avoided".into(), sink: true, ..Default::default() });
     for (si, seg) in segments.iter().enumerate() {
+        if si + 1 == n && is_race_pair(seg) {
+            // The race: the first access's transition, then the second's into the violation
+            // node (the product reads the pair together, as two accesses both about to happen).
+            let mid = graph.add_node(WitnessState { id: "R".into(), ..Default::default() });
+            let [rest @ .., a, b] = &seg[..] else { continue };
+            for w in rest {
+                graph.add_edge(states[si], avoided, waypoint_transition(w));
+            }
+            graph.add_edge(states[si], mid, waypoint_transition(a));
+            graph.add_edge(mid, violation, waypoint_transition(b));
+            continue;
+        }
         for w in seg {
             let to = if w.action == Action::Avoid {
                 avoided

@@ -28,6 +28,19 @@ pub fn explore(
     anchors: &Anchors,
     opts: &ExploreOptions,
 ) -> Outcome {
+    // Issue 22 (decision 153): what the thread model does not cover.
+    let unsupported = if opts.target.race() && !witness.exact_locations {
+        Some("a data race in a GraphML witness: the format has no agreed form for it (SV-COMP excludes no-data-race from \
+              GraphML validation)"
+            .to_string())
+    } else if cfa.threads && !(opts.target.race() || opts.target.shape() == crate::property::Shape::ErrorCall) {
+        Some(format!("property {} on a multi-threaded program is not supported yet", opts.target.name()))
+    } else {
+        None
+    };
+    if let Some(reason) = unsupported {
+        return Outcome::without_run(Verdict::Unknown { reason: reason.clone() }, reason, false);
+    }
     // Decision 95: a lasso's runs matter only while they can still enter the cycle head.
     let reach = match opts.target.lasso().then(|| head_seeds(cfa, witness, anchors)).flatten() {
         Some(seeds) => ErrorReach::towards(cfa, &seeds),

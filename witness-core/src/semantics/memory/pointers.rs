@@ -25,6 +25,14 @@ impl DataState {
             PExpr::Null => Ok(PtrVal::null()),
             PExpr::Func(f) => Ok(PtrVal { obj: Obj::Func(*f), offset: llong(0) }),
             PExpr::AddrOf { var, offset } => {
+                // Issue 22: a thread-local variable's copies are swapped in and out with the
+                // running thread, so its address would name whichever copy runs (unsound).
+                if cfa.threads && cfa.thread_locals.contains(var) {
+                    return Err(EvalError::Unsupported(format!(
+                        "the address of the thread-local variable `{}` (not modelled)",
+                        cfa.var(*var).name
+                    )));
+                }
                 let obj = self.obj_of(cfa, *var)?;
                 let off = value::cast(&self.eval_into(cfa, offset, result, defined)?, IntTy::LLONG);
                 Ok(PtrVal { obj, offset: wrap_offset(cfa, &off) })
