@@ -413,7 +413,7 @@ fn messages_name_the_real_cause() {
     assert!(
         text.contains(
             "property `G valid-memsafety` is not supported (supported: unreach-call, no-overflow, valid-memsafety, \
-             valid-memcleanup, termination)"
+             valid-memcleanup, termination, no-data-race)"
         ),
         "{}",
         describe(&out)
