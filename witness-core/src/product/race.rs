@@ -18,7 +18,7 @@ fn accesses(cfa: &Cfa, op: &EdgeOp) -> Option<(Vec<VarId>, Vec<VarId>)> {
     let mut reads = Vec::new();
     let mut writes = Vec::new();
     let shared = |v: &VarId| cfa.var(*v).scope == VarScope::Global && !cfa.thread_locals.contains(v);
-    fn expr(cfa: &Cfa, e: &crate::cfa::Expr, out: &mut Vec<VarId>, shared: &dyn Fn(&VarId) -> bool) -> Option<()> {
+    fn expr(e: &crate::cfa::Expr, out: &mut Vec<VarId>, shared: &dyn Fn(&VarId) -> bool) -> Option<()> {
         use crate::cfa::Expr as E;
         match e {
             E::Const { .. } | E::WitnessResult { .. } => Some(()),
@@ -28,15 +28,15 @@ fn accesses(cfa: &Cfa, op: &EdgeOp) -> Option<(Vec<VarId>, Vec<VarId>)> {
                 }
                 Some(())
             }
-            E::Unary { arg, .. } | E::Cast { arg, .. } => expr(cfa, arg, out, shared),
+            E::Unary { arg, .. } | E::Cast { arg, .. } => expr(arg, out, shared),
             E::Binary { lhs, rhs, .. } => {
-                expr(cfa, lhs, out, shared)?;
-                expr(cfa, rhs, out, shared)
+                expr(lhs, out, shared)?;
+                expr(rhs, out, shared)
             }
             E::Ite { cond, then, els, .. } => {
-                expr(cfa, cond, out, shared)?;
-                expr(cfa, then, out, shared)?;
-                expr(cfa, els, out, shared)
+                expr(cond, out, shared)?;
+                expr(then, out, shared)?;
+                expr(els, out, shared)
             }
             _ => None,
         }
@@ -62,12 +62,12 @@ fn accesses(cfa: &Cfa, op: &EdgeOp) -> Option<(Vec<VarId>, Vec<VarId>)> {
         | EdgeOp::Atomic { .. } => {}
         EdgeOp::Assign { lhs, rhs } => {
             write(lhs, &mut writes)?;
-            expr(cfa, rhs, &mut reads, &shared)?;
+            expr(rhs, &mut reads, &shared)?;
         }
-        EdgeOp::Assume { cond, .. } | EdgeOp::BuiltinAssume { cond } => expr(cfa, cond, &mut reads, &shared)?,
+        EdgeOp::Assume { cond, .. } | EdgeOp::BuiltinAssume { cond } => expr(cond, &mut reads, &shared)?,
         EdgeOp::Declare { init, .. } => match init {
             None | Some(Init::Zero) => {}
-            Some(Init::Scalar(e)) => expr(cfa, e, &mut reads, &shared)?,
+            Some(Init::Scalar(e)) => expr(e, &mut reads, &shared)?,
             Some(_) => return None,
         },
         EdgeOp::NondetCall { lhs, .. } | EdgeOp::ThreadSelf { lhs } | EdgeOp::Mutex { lhs, .. } => {
@@ -77,13 +77,13 @@ fn accesses(cfa: &Cfa, op: &EdgeOp) -> Option<(Vec<VarId>, Vec<VarId>)> {
         }
         EdgeOp::Return { value, writes: w } if w.is_empty() => match value {
             None => {}
-            Some(Rvalue::Int(e)) => expr(cfa, e, &mut reads, &shared)?,
+            Some(Rvalue::Int(e)) => expr(e, &mut reads, &shared)?,
             Some(_) => return None,
         },
         EdgeOp::Call { args, .. } => {
             for a in args {
                 match a {
-                    Rvalue::Int(e) => expr(cfa, e, &mut reads, &shared)?,
+                    Rvalue::Int(e) => expr(e, &mut reads, &shared)?,
                     _ => return None,
                 }
             }
