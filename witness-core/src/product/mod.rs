@@ -61,6 +61,7 @@ mod explain;
 use explain::Explanation;
 mod lasso;
 mod matching;
+mod por;
 mod portfolio;
 mod race;
 mod threads;
@@ -415,6 +416,8 @@ struct Explorer<'a> {
     /// A waiting thread is being matched against the witness's statement waypoints (YAML 2.2,
     /// see `threads::Explorer::arrivals`).
     arriving: bool,
+    /// Per witness state, the transitions that can still fire (partial-order reduction).
+    live: HashMap<NodeIndex, Rc<Vec<EdgeIndex>>>,
 }
 
 /// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets; `pins`
@@ -551,6 +554,7 @@ impl<'a> Explorer<'a> {
             tls_init: Vec::new(),
             creates: yaml_thread_numbers(cfa, witness, anchors),
             arriving: false,
+            live: HashMap::new(),
         }
     }
 }

@@ -266,7 +266,12 @@ impl<'a> Explorer<'a> {
                 return Some(v);
             }
         }
-        for id in self.runnable(&state) {
+        let mut ids = self.runnable(&state);
+        // Decision 155: a thread with only local, invisible steps goes alone.
+        if let Some(t) = self.ample_thread(&state, &ids) {
+            ids = vec![t];
+        }
+        for id in ids {
             let mut s = state.clone();
             let from = out.len();
             match self.switch_to(&mut s, id) {

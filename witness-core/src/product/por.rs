@@ -1,0 +1,134 @@
+//! Partial-order reduction for multi-threaded runs (issue 22, decision 155). A thread whose
+//! every next step is *local* — it reads and writes only its own frame's variables, takes no
+//! lock, creates or joins no thread, calls and returns from nothing, enters no loop head — and
+//! *invisible* — no witness transition that can still fire may match it — commutes with every
+//! step of every other thread and leaves the witness automaton where it is. Exploring only that
+//! thread's steps at such a state (an ample set) then reaches the same states, up to the order
+//! of independent steps, as exploring every thread: rejections stay sound. Local steps never
+//! enter a loop head, so no cycle of the product consists of reduced steps only (the proviso
+//! that keeps other threads from being postponed forever).
+
+use super::*;
+use crate::cfa::{Expr, Init, Lvalue, VarScope};
+
+/// Does `e` read only locals (of the function the step runs in) and constants?
+fn local_expr(cfa: &Cfa, e: &Expr) -> bool {
+    match e {
+        Expr::Const { .. } => true,
+        Expr::Var { var, .. } => matches!(cfa.var(*var).scope, VarScope::Local(_)),
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => local_expr(cfa, arg),
+        Expr::Binary { lhs, rhs, .. } => local_expr(cfa, lhs) && local_expr(cfa, rhs),
+        Expr::Ite { cond, then, els, .. } => local_expr(cfa, cond) && local_expr(cfa, then) && local_expr(cfa, els),
+        _ => false,
+    }
+}
+
+/// Is the step local to its thread (see the module comment)?
+fn local_step(cfa: &Cfa, e: &CfaEdge) -> bool {
+    let local_var = |v: &crate::cfa::VarId| matches!(cfa.var(*v).scope, VarScope::Local(_));
+    match &e.op {
+        EdgeOp::Blank => true,
+        EdgeOp::Assign { lhs: Lvalue::Var { var, .. }, rhs } => local_var(var) && local_expr(cfa, rhs),
+        EdgeOp::Assume { cond, .. } => local_expr(cfa, cond),
+        EdgeOp::Declare { var, init } => {
+            local_var(var)
+                && match init {
+                    None | Some(Init::Zero) => true,
+                    Some(Init::Scalar(x)) => local_expr(cfa, x),
+                    Some(_) => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+impl<'a> Explorer<'a> {
+    /// The transitions that can still fire from witness state `q` (cached per state).
+    fn live_transitions(&mut self, q: NodeIndex) -> Rc<Vec<EdgeIndex>> {
+        if let Some(t) = self.live.get(&q) {
+            return t.clone();
+        }
+        let w = self.witness;
+        let mut seen = HashSet::new();
+        let mut todo = vec![q];
+        let mut out = Vec::new();
+        while let Some(n) = todo.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            for t in w.graph.edges_directed(n, Direction::Outgoing) {
+                out.push(t.id());
+                todo.push(t.target());
+            }
+        }
+        let out = Rc::new(out);
+        self.live.insert(q, out.clone());
+        out
+    }
+
+    /// May transition `t` match the local step `e` (conservatively: yes when unsure)?
+    fn may_match(&self, t: EdgeIndex, e: &CfaEdge, target: NodeIndex) -> bool {
+        // A blank edge without a place is matched against nothing (`expand_running`).
+        if matches!(e.op, EdgeOp::Blank) && e.span.is_none() {
+            return false;
+        }
+        let tr = &self.witness.graph[t];
+        match self.anchors.get(&t) {
+            Some(ResolvedAnchor::Statement { nodes, .. }) => nodes.contains(&target),
+            Some(ResolvedAnchor::Branching { construct }) => {
+                e.decision.as_ref().is_some_and(|d| d.construct == *construct)
+            }
+            // Calls, returns and error calls: a local step is none of them.
+            Some(_) => false,
+            None if tr.guard.anchor.is_some() => true,
+            None => match (tr.guard.lines, e.span) {
+                // A GraphML transition with lines matches only steps on them; a blank edge
+                // without a place matches no transition with lines.
+                (Some(l), Some(sp)) => l.overlaps(sp.start_line as u64, sp.end_line as u64),
+                (Some(_), None) => false,
+                // Without lines (only a thread id, or nothing): it may match anything.
+                (None, _) => true,
+            },
+        }
+    }
+
+    /// The thread whose steps alone may be explored at `s` (see the module comment), if any.
+    pub(super) fn ample_thread(&mut self, s: &ProductState, runnable: &[u32]) -> Option<u32> {
+        if runnable.len() < 2 || self.opts.target.race() || self.opts.permissive || self.opts.vector.is_some() {
+            return None;
+        }
+        let th = s.threads.as_ref()?;
+        let cfa = self.cfa;
+        let live = self.live_transitions(s.witness);
+        // The most recently run thread first (it is the one explored first anyway).
+        'threads: for &id in runnable.iter().rev() {
+            let (loc, stack) = if id == th.running {
+                (s.loc, &s.stack)
+            } else {
+                match th.parked.iter().find(|p| p.id == id && p.start.is_none()) {
+                    Some(p) => (p.loc, &p.stack),
+                    None => continue,
+                }
+            };
+            let function = stack.last().map(|c| c.callee).unwrap_or(cfa.main);
+            if loc == ended() || loc == cfa.function(function).exit {
+                continue;
+            }
+            let mut any = false;
+            for e in cfa.graph.edges_directed(loc, Direction::Outgoing) {
+                any = true;
+                let target = e.target();
+                if !local_step(cfa, e.weight()) || cfa.graph[target].loop_head {
+                    continue 'threads;
+                }
+                if live.iter().any(|&t| self.may_match(t, e.weight(), target)) {
+                    continue 'threads;
+                }
+            }
+            if any {
+                return Some(id);
+            }
+        }
+        None
+    }
+}
