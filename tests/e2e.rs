@@ -1111,3 +1111,73 @@ fn batch_reads_pairs_of_task_definitions_and_witnesses() {
     let summary = String::from_utf8_lossy(&out.stderr);
     assert!(summary.contains("confirmed 1/1") && summary.contains("SV-COMP validation score: 1 of 1"), "{summary}");
 }
+
+/// Decision 161: the harness of a two-thread confirmation (a lost update) holds the program with
+/// schedule points before the statements where the run switches threads, and `--replay` runs it
+/// natively in the trace's order: it reaches the error (a plain native run does not, see the
+/// fixture's README). A harness whose schedule is changed is reported as not followed (status
+/// 87), not as reaching the error. Needs gcc with pthreads.
+#[test]
+fn harness_replays_a_thread_schedule_natively() {
+    let dir = fixtures_dir().join("graphml").join("threads-lost-update-confirm");
+    let tmp = std::env::temp_dir().join(format!("witness-check-e2e-thread-harness-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = tmp.join("harness.c");
+    let extra = ["--json".as_ref(), "--harness".as_ref(), out.as_os_str(), "--replay".as_ref()];
+    let result = validate_in(&dir, &dir.join("witness.graphml"), "LP64", &extra);
+    assert_eq!(result.status.code(), Some(0), "{}", describe(&result));
+    let json: serde_json::Value = serde_json::from_slice(&result.stdout).expect("one JSON object");
+    assert_eq!(json["verdict"], "confirmed", "{json}");
+    assert_eq!(json["replay"]["reproduced"], true, "{json}");
+    let harness = std::fs::read_to_string(&out).expect("the harness was written");
+    // Thread 1 stops after reading `hits`, main resumes at its own read and at the join.
+    for statement in ["old = old + 1;", "int mine = hits;", "pthread_join(t, 0);"] {
+        let line = harness.lines().find(|l| l.ends_with(statement)).unwrap_or_default();
+        assert!(line.trim_start().starts_with("__wc_turn("), "{statement}:\n{harness}");
+    }
+    // Main's write between thread 1's read and write runs without a point before it.
+    assert!(harness.contains("\n  hits = mine + 1;\n"), "{harness}");
+    // The grants in another order: the run stops at the first grant that does not fit.
+    let changed: String = harness
+        .lines()
+        .map(|l| match l.strip_prefix("static const int wc_point[] = {").and_then(|r| r.strip_suffix("};")) {
+            Some(list) => {
+                let mut v: Vec<&str> = list.split(", ").collect();
+                v[1..].reverse();
+                format!("static const int wc_point[] = {{{}}};\n", v.join(", "))
+            }
+            None => format!("{l}\n"),
+        })
+        .collect();
+    assert_ne!(changed, harness);
+    let changed_path = tmp.join("changed.c");
+    std::fs::write(&changed_path, &changed).unwrap();
+    let object = tmp.join("program.o");
+    let exe = tmp.join("replay");
+    let gcc = |args: &[&std::ffi::OsStr]| {
+        let o = Command::new("gcc").args(args).output().unwrap();
+        assert!(o.status.success(), "gcc: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    gcc(&[
+        "-pthread".as_ref(),
+        "-w".as_ref(),
+        "-DWITNESS_CHECK_PROGRAM".as_ref(),
+        "-c".as_ref(),
+        "-o".as_ref(),
+        object.as_os_str(),
+        changed_path.as_os_str(),
+    ]);
+    gcc(&[
+        "-pthread".as_ref(),
+        "-w".as_ref(),
+        "-o".as_ref(),
+        exe.as_os_str(),
+        object.as_os_str(),
+        changed_path.as_os_str(),
+        "-lm".as_ref(),
+    ]);
+    let run = Command::new(&exe).output().unwrap();
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(run.status.code(), Some(87), "{run:?}");
+    assert!(String::from_utf8_lossy(&run.stderr).starts_with("harness: schedule not followed"), "{run:?}");
+}

@@ -418,7 +418,8 @@ fn right_to_left(r: &Report, harness: &str, first: replay::Replay, opts: &Valida
     if std::fs::write(&path, harness).is_err() {
         return first;
     }
-    let second = replay::replay(&opts.program, &path, r.data_model == "ILP32");
+    let threaded = witness_core::harness::is_threaded(harness);
+    let second = replay::replay(&opts.program, &path, r.data_model == "ILP32", threaded);
     let _ = std::fs::remove_file(&path);
     let detail = if second.reproduced {
         format!(
@@ -461,8 +462,12 @@ fn harness_and_replay(
         return Some(replay::Replay { reproduced: false, detail: format!("cannot write {}: {e}", path.display()) });
     }
     let result = replay.then(|| {
-        if r.property == "unreach-call" {
-            let first = replay::replay(&opts.program, path, r.data_model == "ILP32");
+        if let Some(why) = witness_core::harness::unreplayable(text) {
+            // Decision 161: a native run would take a schedule of its own.
+            replay::Replay { reproduced: false, detail: format!("schedule not replayable: {why}") }
+        } else if r.property == "unreach-call" {
+            let threaded = witness_core::harness::is_threaded(text);
+            let first = replay::replay(&opts.program, path, r.data_model == "ILP32", threaded);
             match (&r.harness_right_to_left, first.reproduced) {
                 (Some(other), false) => right_to_left(r, other, first, opts),
                 _ => first,

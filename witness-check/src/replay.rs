@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use witness_core::harness::{ERROR_FUNCTIONS, REACHED_STATUS, REACHED_TEXT};
+use witness_core::harness::{BLOCKED_TEXT, ERROR_FUNCTIONS, NOT_FOLLOWED_TEXT, REACHED_STATUS, REACHED_TEXT};
 
 /// What the native run showed.
 pub struct Replay {
@@ -17,8 +17,10 @@ pub struct Replay {
 /// Longest native run.
 const RUN_LIMIT: Duration = Duration::from_secs(10);
 
-/// Compiles `harness` with `program` and runs the result.
-pub fn replay(program: &Path, harness: &Path, ilp32: bool) -> Replay {
+/// Compiles `harness` with `program` and runs the result. A `threaded` harness (decision 161)
+/// holds the program's instrumented copy: it is compiled twice, as the program
+/// (`-DWITNESS_CHECK_PROGRAM`) and as the harness, with `-pthread`.
+pub fn replay(program: &Path, harness: &Path, ilp32: bool, threaded: bool) -> Replay {
     let dir = std::env::temp_dir().join(format!("witness-check-replay-{}", std::process::id()));
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return Replay { reproduced: false, detail: format!("cannot create {}: {e}", dir.display()) };
@@ -36,7 +38,13 @@ pub fn replay(program: &Path, harness: &Path, ilp32: bool) -> Replay {
     let steps: [(&str, Command); 3] = [
         ("the program does not compile", {
             let mut c = Command::new("gcc");
-            c.args([model, "-w", "-O0", "-c", "-o"]).arg(&object).arg(program);
+            if threaded {
+                c.args([model, "-pthread", "-w", "-O0", "-DWITNESS_CHECK_PROGRAM", "-c", "-o"])
+                    .arg(&object)
+                    .arg(harness);
+            } else {
+                c.args([model, "-w", "-O0", "-c", "-o"]).arg(&object).arg(program);
+            }
             c
         }),
         ("objcopy failed", weaken),
@@ -44,6 +52,9 @@ pub fn replay(program: &Path, harness: &Path, ilp32: bool) -> Replay {
             let mut c = Command::new("gcc");
             // The harness's error functions strong (see its header), the program's weakened.
             c.args([model, "-w", "-O0", "-DWITNESS_CHECK_REPLAY", "-o"]).arg(&exe).arg(&object).arg(harness).arg("-lm");
+            if threaded {
+                c.arg("-pthread");
+            }
             c
         }),
     ];
@@ -102,7 +113,13 @@ fn run(exe: &Path) -> Replay {
                 Some(c) => format!("exit status {c}"),
                 None => "a signal".to_string(),
             };
-            let note = err.lines().next().map(|l| format!(" ({})", l.trim())).unwrap_or_default();
+            // A threaded harness's report on its schedule, else the first line.
+            let note = err
+                .lines()
+                .find(|l| l.starts_with(NOT_FOLLOWED_TEXT) || l.starts_with(BLOCKED_TEXT))
+                .or_else(|| err.lines().next())
+                .map(|l| format!(" ({})", l.trim()))
+                .unwrap_or_default();
             Replay { reproduced: false, detail: format!("the native run ends with {how} without the error{note}") }
         }
     }

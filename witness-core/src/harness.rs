@@ -14,6 +14,9 @@ use std::fmt::Write;
 use crate::cfa::{Cfa, EdgeOp, IntTy};
 use crate::verdict::TraceStep;
 
+mod threads;
+pub use threads::{BLOCKED_STATUS, BLOCKED_TEXT, NOT_FOLLOWED_STATUS, NOT_FOLLOWED_TEXT};
+
 /// The harness's first lines: what it is and how to build it.
 const HEADER: &str = "/* Harness written by witness-check: the program's __VERIFIER_nondet_* calls return the run's
    values in call order. Build and run it with the program (add -m32 for ILP32 tasks):
@@ -117,9 +120,83 @@ pub fn harness(cfa: &Cfa, trace: &[TraceStep]) -> String {
     harness_in_order(cfa, trace, &[])
 }
 
+/// Decision 161: the first line of the harness of a multi-threaded run whose schedule the
+/// program's text cannot be instrumented to follow; the reason follows it, then ` */`.
+pub const UNREPLAYABLE: &str = "/* witness-check: schedule not replayable: ";
+/// The first line of the harness of a multi-threaded run that replays its schedule.
+pub const THREADED: &str = "/* Harness written by witness-check for a multi-threaded run:";
+
+/// The header of a multi-threaded harness (decision 161).
+const THREADED_HEADER: &str =
+    "/* Harness written by witness-check for a multi-threaded run: it holds a copy of the program
+   with schedule points (calls of __wc_turn) inserted before the statements where the run's
+   threads stop and resume, and a scheduler that grants the points one thread at a time in the
+   run's order (threads numbered in creation order, main 0, as in the trace); the program's
+   __VERIFIER_nondet_* calls return the run's values in call order. Build and run it (add -m32
+   for ILP32 tasks):
+       gcc -pthread -w -DWITNESS_CHECK_PROGRAM -c -o program.o harness.c
+       gcc -pthread -w -o replay program.o harness.c -lm && ./replay
+   Its error functions are weak as in a harness of one thread (the program's own run where it
+   defines them; else \"harness: error reached\", status 86, once the run has taken the whole
+   schedule). A run that leaves the schedule prints \"harness: schedule not followed\" (status
+   87), one whose next step cannot be taken within 5 s \"harness: schedule blocked\" (status 88).
+   witness-check --replay builds it so, with -DWITNESS_CHECK_REPLAY in the second command and
+   the program object's error functions weakened with objcopy --weaken-symbol. */
+";
+
+/// The harness of a confirmation's `trace` of the program `cfa` (whose text is `source`): for a
+/// run of several threads, one that replays its schedule (decision 161), else [`harness_in_order`].
+pub fn harness_for(cfa: &Cfa, source: &str, trace: &[TraceStep], reversed: &[std::ops::Range<usize>]) -> String {
+    if !threads::is_threaded(cfa, trace) {
+        return harness_in_order(cfa, trace, reversed);
+    }
+    let schedule = match threads::schedule(cfa, source, trace) {
+        Ok(s) => s,
+        Err(why) => {
+            // Only the values: a native run takes any schedule, so it proves nothing.
+            return format!(
+                "{UNREPLAYABLE}{why} */\n/* A native run of the harness below takes a schedule of its own, not the \
+                 witness's: it shows nothing about the witness. */\n{}",
+                harness_in_order(cfa, trace, reversed)
+            );
+        }
+    };
+    let mut out = String::new();
+    out.push_str(THREADED_HEADER);
+    out.push_str("#ifdef WITNESS_CHECK_PROGRAM\n/* The program, with the schedule points. */\n");
+    out.push_str("void __wc_turn(int point);\n#define pthread_create __wc_pthread_create\n");
+    out.push_str("#define pthread_exit __wc_pthread_exit\n#line 1\n");
+    out.push_str(&threads::instrumented(source, &schedule));
+    out.push_str("#else\n");
+    out.push_str(&definitions(cfa, trace, reversed, Some(&threads::scheduler(&schedule))));
+    out.push_str("#endif\n");
+    out
+}
+
+/// The reason the schedule of a multi-threaded harness cannot be replayed, if it says one.
+pub fn unreplayable(harness: &str) -> Option<&str> {
+    let rest = harness.strip_prefix(UNREPLAYABLE)?;
+    rest.split_once(" */").map(|(why, _)| why)
+}
+
+/// Whether the harness replays the schedule of a multi-threaded run.
+pub fn is_threaded(harness: &str) -> bool {
+    harness.starts_with(THREADED)
+}
+
 /// The harness with the values of each of `reversed` (positions in the value sequence) in
 /// the opposite order: the run gcc makes when it calls those nondet functions right to left.
 pub fn harness_in_order(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize>]) -> String {
+    let mut out = String::new();
+    out.push_str(HEADER);
+    out.push_str(&definitions(cfa, trace, reversed, None));
+    out
+}
+
+/// The harness's definitions: the nondet functions returning the run's values, and the error
+/// functions; with `scheduler`, its text goes before the error functions, which check first that
+/// the run followed the schedule (decision 161).
+fn definitions(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize>], scheduler: Option<&str>) -> String {
     let functions = nondet_functions(cfa);
     let names: Vec<&String> = functions.keys().collect();
     let mut values: Vec<(usize, u64)> = trace
@@ -134,7 +211,6 @@ pub fn harness_in_order(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Ra
     }
 
     let mut out = String::new();
-    out.push_str(HEADER);
     out.push_str("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n\n");
     out.push_str(
         "/* The error functions below are weak unless WITNESS_CHECK_REPLAY is defined: the program's own\n   \
@@ -180,8 +256,18 @@ pub fn harness_in_order(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Ra
              exit(0);\n  }\n}\n\n",
         );
     }
+    if let Some(text) = scheduler {
+        out.push('\n');
+        out.push_str(text);
+        for f in ["__VERIFIER_atomic_begin", "__VERIFIER_atomic_end"] {
+            if cfa.function_by_name(f).is_none() {
+                let _ = writeln!(out, "void {f}(void) {{}}");
+            }
+        }
+    }
+    let check = if scheduler.is_some() { "  wc_at_error();\n" } else { "" };
     let reached = |what: &str| {
-        format!("  fprintf(stderr, \"{REACHED_TEXT} ({what})\\n\");\n  fflush(stderr);\n  _exit({REACHED_STATUS});\n")
+        format!("{check}  fprintf(stderr, \"{REACHED_TEXT} ({what})\\n\");\n  fflush(stderr);\n  _exit({REACHED_STATUS});\n")
     };
     if cfa.function_by_name("__assert_fail").is_none() {
         out.push_str(

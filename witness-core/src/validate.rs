@@ -560,13 +560,13 @@ fn run(
         explanation,
         dot,
         harness: match (&verdict_for_harness, opts.harness) {
-            (Some(trace), true) => Some(crate::harness::harness(&program.cfa, trace)),
+            (Some(trace), true) => Some(crate::harness::harness_for(&program.cfa, &program.source, trace, &[])),
             _ => vector_harness,
         },
         harness_right_to_left: match (&verdict_for_harness, opts.harness, unordered.is_empty()) {
             (Some(trace), true, false) => {
                 let groups: Vec<_> = unordered.iter().map(|(_, r)| r.clone()).collect();
-                Some(crate::harness::harness_in_order(&program.cfa, trace, &groups))
+                Some(crate::harness::harness_for(&program.cfa, &program.source, trace, &groups))
             }
             _ => None,
         },

@@ -41,6 +41,20 @@ pub struct TraceStep {
     /// are numbered in creation order).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thread: Option<u32>,
+    /// What the step did in the CFA, for the schedule of a multi-threaded harness.
+    #[serde(skip)]
+    pub taken: Taken,
+}
+
+/// What a trace step did in the CFA (issue 22, decision 161).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taken {
+    /// The CFA edge (a call edge enters its callee).
+    Edge(petgraph::graph::EdgeIndex),
+    /// Leaving a function back to its caller (the call edge's target).
+    Return,
+    /// A created thread enters its start routine, at this entry location.
+    ThreadStart(petgraph::graph::NodeIndex),
 }
 
 /// The three answers a validator can give.

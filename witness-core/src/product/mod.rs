@@ -41,7 +41,7 @@ use crate::reading::{self, Doubts, Reading};
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
 use crate::testvec::TestVector;
-use crate::verdict::{NondetChoice, TraceStep, Verdict};
+use crate::verdict::{NondetChoice, Taken, TraceStep, Verdict};
 use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, Range, WitnessAutomaton, WitnessTransition};
 
 /// How the automaton treats a program step that some transition matches but whose
@@ -978,6 +978,11 @@ impl<'a> Explorer<'a> {
                     Action::Arrive => "(waypoint passed before this statement)".to_string(),
                 },
                 thread: n.thread,
+                taken: match n.action {
+                    Action::Edge(e) => Taken::Edge(e),
+                    Action::Return(_) => Taken::Return,
+                    Action::ThreadStart(f) => Taken::ThreadStart(cfa.function(f).entry),
+                },
                 witness_node: self.witness.graph[n.witness_node].id.clone(),
                 span: n.span,
                 call_paren: match n.action {
