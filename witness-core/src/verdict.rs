@@ -55,6 +55,8 @@ pub enum Taken {
     Return,
     /// A created thread enters its start routine, at this entry location.
     ThreadStart(petgraph::graph::NodeIndex),
+    /// No step: the witness passed a waypoint while the thread waited at a statement (YAML 2.2).
+    Wait,
 }
 
 /// The three answers a validator can give.

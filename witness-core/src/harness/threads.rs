@@ -66,7 +66,7 @@ fn places(cfa: &Cfa, trace: &[TraceStep]) -> Places {
         let stack = stacks.entry(t).or_default();
         let here = match s.taken {
             Taken::Edge(e) => cfa.graph.edge_endpoints(e).map(|(from, _)| from),
-            Taken::Return | Taken::ThreadStart(_) => None,
+            Taken::Return | Taken::ThreadStart(_) | Taken::Wait => None,
         };
         before.push(here);
         let (next, quiet) = match s.taken {
@@ -89,6 +89,8 @@ fn places(cfa: &Cfa, trace: &[TraceStep]) -> Places {
                 stack.clear();
                 (Some(entry), true)
             }
+            // The thread does not move.
+            Taken::Wait => (loc.get(&t).copied().flatten(), true),
         };
         unseen.push(quiet);
         loc.insert(t, next);

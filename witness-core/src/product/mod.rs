@@ -982,6 +982,7 @@ impl<'a> Explorer<'a> {
                     Action::Edge(e) => Taken::Edge(e),
                     Action::Return(_) => Taken::Return,
                     Action::ThreadStart(f) => Taken::ThreadStart(cfa.function(f).entry),
+                    Action::Arrive => Taken::Wait,
                 },
                 witness_node: self.witness.graph[n.witness_node].id.clone(),
                 span: n.span,
