@@ -348,7 +348,7 @@ mod tests {
     /// line and column, its message without the file name the reader puts first.
     #[test]
     fn reader_warnings_have_their_check_and_position() {
-        let text = "- entry_type: violation_sequence\n  metadata:\n    format_version: \"2.2\"\n    uuid: \"1b8c6c86-7f3a-4a2e-9d3e-0c2f4c9b7a11\"\n\
+        let text = "- entry_type: violation_sequence\n  metadata:\n    format_version: \"2.3\"\n    uuid: \"1b8c6c86-7f3a-4a2e-9d3e-0c2f4c9b7a11\"\n\
                     \x20   creation_time: \"2026-01-01T00:00:00Z\"\n    producer: { name: x, version: \"1\" }\n\
                     \x20   task: { input_files: [a.c], input_file_hashes: { a.c: x }, specification: s, data_model: ILP32, language: C }\n\
                     \x20 content:\n  - segment:\n    - waypoint: { type: target, action: follow, location: { file_name: a.c, line: 3, column: 0 } }\n";
@@ -362,7 +362,7 @@ mod tests {
             r.findings.iter().find(|f| f.check == check).unwrap_or_else(|| panic!("no {check}: {:?}", r.findings))
         };
         assert_eq!((f("Y3").line, f("Y3").column), (Some(3), Some(21)));
-        assert!(f("Y3").message.starts_with("format_version `2.2` is newer than 2.1"), "{:?}", f("Y3"));
+        assert!(f("Y3").message.starts_with("format_version `2.3` is newer than 2.2"), "{:?}", f("Y3"));
         assert!(f("Y13").message.contains("column: 0"), "{:?}", f("Y13"));
         assert!(r.findings.iter().all(|f| f.check != "Y"), "{:?}", r.findings);
     }

@@ -589,7 +589,7 @@ impl<'a> Explorer<'a> {
                 return Verdict::Unknown { reason: format!("global initialisation: {w}") }
             }
         };
-        let init = ProductState {
+        let mut init = ProductState {
             loc: cfa.start,
             stack: Rc::new(Vec::new()),
             witness: self.witness.entry,
@@ -605,7 +605,12 @@ impl<'a> Explorer<'a> {
             recent: Rc::new(Vec::new()),
         };
         self.tls_init = cfa.thread_locals.iter().filter_map(|v| init.data.globals.get(v).cloned()).collect();
-        let mut init = init;
+        // YAML 2.2 numbers threads: 0 is main (decision 153).
+        if self.witness.exact_locations {
+            if let Some(th) = init.threads.as_mut() {
+                Rc::make_mut(th).bindings.push((Rc::from("0"), MAIN_THREAD));
+            }
+        }
         init.data.guessing = self.opts.guess.is_some();
         // `distance` holds every violation state (at 0) and every state that reaches one.
         if self.opts.vector.is_none() && !self.distance.contains_key(&self.witness.entry) {

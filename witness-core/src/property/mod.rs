@@ -272,6 +272,7 @@ mod tests {
             (memsafety, "valid-memsafety"),
             ("CHECK( init(main()), LTL(G valid-memcleanup) )", "valid-memcleanup"),
             ("CHECK( init(main()), LTL(F end) )", "termination"),
+            ("CHECK( init(main()), LTL(G ! data-race) )", "no-data-race"),
         ];
         for (text, name) in cases {
             let p = parse_property(Path::new("p.prp"), text).unwrap();

@@ -233,72 +233,8 @@ pub fn flatten_entries(path: &Path, bytes: &[u8]) -> Result<Vec<FlatField>, Inpu
     Ok(out)
 }
 
-/// A waypoint of the first `violation_sequence` entry as the linter's thread checks see it
-/// (issue 22, decision 160): its segment, type, action, `thread_id` and location line.
-#[derive(Debug, Clone)]
-pub struct ThreadWaypoint {
-    /// Index of its segment in `content`.
-    pub segment: usize,
-    pub wtype: Option<String>,
-    pub action: Option<String>,
-    /// The `thread_id` scalar's text and position (`None` for a collection value).
-    pub thread_id: Option<(Option<String>, u32, u32)>,
-    /// `location.line`, when it is an integer.
-    pub line: Option<u32>,
-    /// Position of the `waypoint` mapping.
-    pub at: (u32, u32),
-}
-
-/// The waypoints of the first `violation_sequence` entry, in document order (for the linter;
-/// what is not shaped as the format says is skipped, the reader reports it).
-pub fn thread_waypoints(path: &Path, bytes: &[u8]) -> Result<Vec<ThreadWaypoint>, InputError> {
-    let base = if bytes.starts_with(&UTF8_BOM) { UTF8_BOM.len() } else { 0 };
-    let text = std::str::from_utf8(&bytes[base..])
-        .map_err(|_| InputError::malformed(path, 1, 1, "invalid UTF-8 byte sequence"))?;
-    let tree = Tree::parse(path, text)?;
-    let mut out = Vec::new();
-    let Some(root) = tree.root else { return Ok(out) };
-    let Kind::Seq(entries) = &tree.nodes[root].kind else { return Ok(out) };
-    let get = |id: NodeId, key: &str| -> Option<NodeId> {
-        let Kind::Map(kv) = &tree.nodes[id].kind else { return None };
-        kv.iter().find(|(k, _)| matches!(&tree.nodes[*k].kind, Kind::Scalar(s, _) if s == key)).map(|&(_, v)| v)
-    };
-    let scalar = |id: NodeId| match &tree.nodes[id].kind {
-        Kind::Scalar(s, _) => Some(s.clone()),
-        _ => None,
-    };
-    let Some(entry) = entries
-        .iter()
-        .copied()
-        .find(|&e| get(e, "entry_type").and_then(scalar).as_deref() == Some("violation_sequence"))
-    else {
-        return Ok(out);
-    };
-    let Some(Kind::Seq(segments)) = get(entry, "content").map(|c| &tree.nodes[c].kind) else { return Ok(out) };
-    for (segment, &item) in segments.iter().enumerate() {
-        let Some(Kind::Seq(waypoints)) = get(item, "segment").map(|s| &tree.nodes[s].kind) else { continue };
-        for &wi in waypoints {
-            let Some(w) = get(wi, "waypoint") else { continue };
-            let pos = tree.nodes[w].pos;
-            out.push(ThreadWaypoint {
-                segment,
-                wtype: get(w, "type").and_then(scalar),
-                action: get(w, "action").and_then(scalar),
-                thread_id: get(w, "thread_id").map(|t| {
-                    let p = tree.nodes[t].pos;
-                    (scalar(t), p.line, p.col)
-                }),
-                line: get(w, "location")
-                    .and_then(|l| get(l, "line"))
-                    .and_then(scalar)
-                    .and_then(|s| parse_int(&s))
-                    .and_then(|n| u32::try_from(n).ok()),
-                at: (pos.line, pos.col),
-            });
-        }
-    }
-    Ok(out)
-}
+mod waypoints;
+pub use waypoints::{thread_waypoints, ThreadWaypoint};
 
 // ---------------------------------------------------------------------------------------------
 // Position-aware YAML tree
@@ -828,6 +764,17 @@ impl<'a> Reader<'a> {
             return Err(self.err(self.pos(entry), "violation_sequence entry without `content` (the list of segments)"));
         };
         let segments = self.read_content(content, &input_files)?;
+        // `thread_id` belongs to the 2.2 draft: in an older witness its meaning is not the
+        // format's, and reading it either way would add or drop a constraint.
+        if version == "2.0" || version == "2.1" {
+            if let Some(w) = segments.iter().flatten().find(|w| w.thread.is_some()) {
+                metadata.unsupported = Some(format!(
+                    "{}:{}: `thread_id` in a format {version} witness (the key belongs to the format 2.2 draft)",
+                    self.path.display(),
+                    w.pos
+                ));
+            }
+        }
         let termination = segments
             .iter()
             .flatten()
@@ -932,12 +879,13 @@ impl<'a> Reader<'a> {
                         format!("format_version `{raw}` is not supported (this validator reads 2.0 and 2.1)"),
                     ));
                 }
-                if major == "2" && version != "2.0" && version != "2.1" {
+                // 2.2: the concurrency draft (issue 22), read as such.
+                if major == "2" && version != "2.0" && version != "2.1" && version != "2.2" {
                     let pos = self.pos(v);
                     self.warn(
                         "Y3",
                         format!(
-                        "{pos}: format_version `{raw}` is newer than 2.1; read as 2.1 (what 2.1 does not define is \
+                        "{pos}: format_version `{raw}` is newer than 2.2; read as 2.2 (what 2.2 does not define is \
                          refused where it occurs)"
                     ),
                     );

@@ -352,6 +352,15 @@ impl DataState {
             },
             Obj::Var { var, frame } => match self.locate(*frame) {
                 Some(loc) => Place::Var(*var, loc),
+                // Issue 22: each thread numbers its frames in its own range (bits 40 and up), so
+                // a frame of another range is another thread's, which the running thread's state
+                // does not hold: not modelled yet (not a dangling pointer).
+                None if cfa.threads && frame.is_some_and(|f| f >> 40 != self.next_frame >> 40) => {
+                    return Err(EvalError::Unsupported(format!(
+                        "an access to `{}`, a local variable of another thread (not modelled yet)",
+                        cfa.var(*var).name
+                    )));
+                }
                 None => {
                     // A dangling pointer: an invalid dereference (decision 111).
                     let what = format!(

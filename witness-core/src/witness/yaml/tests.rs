@@ -444,12 +444,12 @@ fn format_version_as_number() {
     assert!(w.warnings.is_empty(), "{:?}", w.warnings);
     let w = ok(&witness(TARGET).replace("format_version: \"2.0\"", "format_version: 2.1"));
     assert_eq!(w.format, "YAML 2.1");
-    // Issue 21: a later 2.x is read as 2.1 and named as it is; another major version is refused
+    // Issue 21: a later 2.x is read as the latest known (2.2 since issue 22) and named as it is; another major version is refused
     // (it was read as 2.x and reported as "YAML 2.0").
-    let w = ok(&witness(TARGET).replace("format_version: \"2.0\"", "format_version: 2.2"));
-    assert_eq!(w.format, "YAML 2.2");
+    let w = ok(&witness(TARGET).replace("format_version: \"2.0\"", "format_version: 2.3"));
+    assert_eq!(w.format, "YAML 2.3");
     assert!(
-        w.warnings.iter().any(|m| m.starts_with("w.yml:3:21: format_version `2.2` is newer than 2.1")),
+        w.warnings.iter().any(|m| m.starts_with("w.yml:3:21: format_version `2.3` is newer than 2.2")),
         "{:?}",
         w.warnings
     );
@@ -744,19 +744,21 @@ mod no_panic {
     }
 }
 
-/// Issue 22: a concurrent witness of the format 2.2 draft (`thread_id` on waypoints) is valid but
-/// not followed yet: read as unsupported, with the position of its first `thread_id`, not refused
-/// as malformed.
+/// Issue 22: `thread_id` is read in a format 2.2 witness (the concurrency draft) and makes an
+/// older witness unsupported (its meaning there is not the format's), never malformed.
 #[test]
-fn concurrent_witness_is_unsupported_not_malformed() {
+fn thread_ids_are_read_in_2_2_and_unsupported_before() {
     let content = "    - segment:\n        - waypoint: { type: assumption, action: follow, thread_id: 0, \
                    constraint: { value: \"x == 1\" }, location: { file_name: program.c, line: 5, column: 3 } }\n\
                    \x20   - segment:\n        - waypoint: { type: target, action: follow, thread_id: 1, \
                    location: { file_name: program.c, line: 9, column: 5 } }\n";
     let w = ok(&witness(content));
-    let why = w.metadata.unsupported.expect("a concurrent witness is unsupported");
-    assert!(why.starts_with("w.yml:") && why.contains("multi-threaded programs are not supported yet"), "{why}");
-    assert_eq!(w.metadata.witness_type, Some(WitnessType::Violation));
+    let why = w.metadata.unsupported.expect("a thread_id in a 2.0 witness is unsupported");
+    assert!(why.starts_with("w.yml:") && why.contains("belongs to the format 2.2 draft"), "{why}");
+    let w = ok(&witness(content).replace("format_version: \"2.0\"", "format_version: \"2.2\""));
+    assert!(w.metadata.unsupported.is_none());
+    let ids: Vec<Option<String>> = w.graph.edge_weights().map(|t| t.guard.thread_id.clone()).collect();
+    assert_eq!(ids, [Some("0".to_string()), Some("1".to_string())]);
     // A sequential witness is not.
     assert!(ok(&witness(TARGET)).metadata.unsupported.is_none());
 }
