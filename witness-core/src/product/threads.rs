@@ -37,7 +37,8 @@ pub(super) struct Threads {
     /// Id of the thread whose location, stack and frames the state's own fields hold.
     pub(super) running: u32,
     /// The other threads that have not ended, by id.
-    pub(super) parked: Vec<Parked>,
+    /// Shared between states (each state's `Threads` is a copy of pointers).
+    pub(super) parked: Vec<Rc<Parked>>,
     /// The ids of the threads that have ended (for `pthread_join`), ascending.
     pub(super) ended: Vec<u32>,
     /// Id of the next thread created.
@@ -161,7 +162,7 @@ impl<'a> Explorer<'a> {
         let tls = self.take_tls(s);
         let th = Rc::make_mut(s.threads.as_mut()?);
         let at = th.parked.iter().position(|p| p.id == to)?;
-        let incoming = th.parked.remove(at);
+        let incoming = Rc::try_unwrap(th.parked.remove(at)).unwrap_or_else(|p| (*p).clone());
         if s.loc == ended() {
             // An ended thread leaves only its id.
             let pos = th.ended.partition_point(|e| *e < running);
@@ -186,7 +187,7 @@ impl<'a> Explorer<'a> {
             start: None,
         };
         let pos = th.parked.partition_point(|p| p.id < running);
-        th.parked.insert(pos, outgoing);
+        th.parked.insert(pos, Rc::new(outgoing));
         th.running = to;
         self.put_tls(s, &incoming.tls);
         incoming.start
@@ -208,7 +209,7 @@ impl<'a> Explorer<'a> {
         let th = Rc::make_mut(th);
         let id = th.next_id;
         th.next_id += 1;
-        th.parked.push(Parked {
+        th.parked.push(Rc::new(Parked {
             id,
             loc: entry,
             stack: Rc::new(Vec::new()),
@@ -217,7 +218,7 @@ impl<'a> Explorer<'a> {
             tls,
             next_frame: u64::from(id) << 40,
             start: Some(start),
-        });
+        }));
         Ok(id)
     }
 
