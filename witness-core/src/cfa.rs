@@ -991,9 +991,10 @@ pub enum EdgeOp {
     /// `routine(arg)`; its id goes to `*handle` (a `pthread_t`), the call returns 0. `attr` is
     /// ignored (only a null attribute object is accepted by the front end).
     ThreadCreate {
-        handle: Option<Lvalue>,
+        /// Boxed, as `arg`: the rarest operation must not make every edge larger.
+        handle: Option<Box<Lvalue>>,
         routine: FuncId,
-        arg: Option<Rvalue>,
+        arg: Option<Box<Rvalue>>,
         lhs: Option<Lvalue>,
     },
     /// `pthread_join(thread, retval)`: enabled once the thread has ended; returns 0. `retval`

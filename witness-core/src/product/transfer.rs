@@ -866,7 +866,7 @@ impl<'a> Explorer<'a> {
             }
             EdgeOp::Unsupported { what } => unsupported!(what.clone()),
             EdgeOp::ThreadCreate { handle, routine, arg, lhs } => {
-                let arg = match arg {
+                let arg = match arg.as_deref() {
                     Some(Rvalue::Int(e)) => Some(AnyValue::Int(eval!(e))),
                     Some(Rvalue::Float(e)) => Some(AnyValue::Float(feval!(e))),
                     Some(Rvalue::Ptr(p)) => Some(AnyValue::Ptr(peval!(p))),

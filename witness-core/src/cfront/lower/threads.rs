@@ -79,14 +79,14 @@ impl<'a> Builder<'a> {
                         None
                     } else {
                         match self.ptr_expr(h)? {
-                            (ptr, Ty::Int(ty)) => Some(Lvalue::Deref { ptr, ty }),
+                            (ptr, Ty::Int(ty)) => Some(Box::new(Lvalue::Deref { ptr, ty })),
                             _ => return Err("`pthread_create` with a handle that is not an integer `pthread_t`".into()),
                         }
                     };
                     let ptys = self.func_param_tys[routine.0 as usize].clone();
                     let arg = match &ptys[..] {
                         [] => None,
-                        [Ty::Pointer(_)] => Some(Rvalue::Ptr(self.ptr_expr(arg)?.0)),
+                        [Ty::Pointer(_)] => Some(Box::new(Rvalue::Ptr(self.ptr_expr(arg)?.0))),
                         _ => {
                             return Err(format!(
                                 "`pthread_create` of `{}`, whose parameters are not one pointer",
