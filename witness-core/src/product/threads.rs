@@ -432,6 +432,33 @@ impl<'a> Explorer<'a> {
         }
     }
 
+    /// A step of the running thread of `s` cannot be taken now (a held mutex, a live thread to
+    /// join): if the witness's next transition wants this step, that is where its schedule
+    /// cannot continue (for explanations only).
+    pub(super) fn note_blocked(&mut self, s: &ProductState, edge: &CfaEdge, target: NodeIndex, why: String) {
+        if !self.explain.enabled() {
+            return;
+        }
+        let info = StepInfo {
+            kind: StepKind::Edge(edge),
+            span: edge.span,
+            scope_function: edge.function,
+            target,
+            result: None,
+            closure: Default::default(),
+        };
+        let wanted: Vec<EdgeIndex> = self
+            .witness
+            .graph
+            .edges_directed(s.witness, Direction::Outgoing)
+            .filter(|t| self.thread_matches(t.weight(), s) && self.guard_matches(t.id(), &info))
+            .map(|t| t.id())
+            .collect();
+        for t in wanted {
+            self.note_dead_end(t, &info, "blocked", format!("`{}` {why}", edge.text));
+        }
+    }
+
     /// The mutex at `p` as a key (object and concrete offset), or why it cannot be one.
     pub(super) fn mutex_key(&mut self, s: &ProductState, p: &crate::semantics::PtrVal) -> Result<(Obj, u64), String> {
         let off = self.pin(s, p.offset.clone());

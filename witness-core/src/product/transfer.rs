@@ -896,7 +896,11 @@ impl<'a> Explorer<'a> {
                 }
                 match u32::try_from(id).ok().and_then(|id| th.has_ended(id, next.loc)) {
                     Some(true) => {}
-                    Some(false) => return Step::End, // it waits until the thread ends
+                    Some(false) => {
+                        // It waits until the thread ends.
+                        self.note_blocked(state, edge, target, format!("waits: thread {id} has not ended"));
+                        return Step::End;
+                    }
                     None => unsupported!(format!("`pthread_join` of {id}, which is no thread's id")),
                 }
                 if let Some(lv) = lhs {
@@ -932,8 +936,13 @@ impl<'a> Explorer<'a> {
                         unsupported!("`pthread_mutex_lock` of a mutex the thread holds (undefined for a default mutex)"
                             .to_string())
                     }
-                    (MutexOp::Lock, Some(_)) => return Step::End, // it waits until the mutex is free
-                    (MutexOp::TryLock, Some(_)) => ret = 16,      // EBUSY
+                    (MutexOp::Lock, Some(i)) => {
+                        // It waits until the mutex is free.
+                        let why = format!("waits: thread {} holds the mutex", th.locks[i].1);
+                        self.note_blocked(state, edge, target, why);
+                        return Step::End;
+                    }
+                    (MutexOp::TryLock, Some(_)) => ret = 16, // EBUSY
                     (MutexOp::Unlock, Some(i)) if th.locks[i].1 == me => {
                         th.locks.remove(i);
                     }
