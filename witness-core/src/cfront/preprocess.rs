@@ -305,14 +305,10 @@ fn blank_pragmas(text: &mut String) -> Option<usize> {
     pack
 }
 
-/// GNU's 128-bit integer types, which lang-c does not parse: each token `__int128`,
-/// `__int128_t`, `__uint128_t` outside literals is overwritten by `_Complex` and spaces (same
-/// length, so every offset stays exact). `_Complex` is a type lang-c parses and the front end
-/// does not model, so a use of either is an unsupported step naming both. Returns the offsets.
-pub fn rewrite_int128(text: &mut String) -> Vec<usize> {
-    if !text.contains("int128") {
-        return Vec::new();
-    }
+/// Offers each identifier-like token outside string and character literals to `f`, which may
+/// overwrite its bytes with ASCII of the same length (so every offset stays exact) and says
+/// whether it did; returns the offsets of the tokens it rewrote.
+fn rewrite_tokens(text: &mut String, mut f: impl FnMut(&mut [u8]) -> bool) -> Vec<usize> {
     let mut b = std::mem::take(text).into_bytes();
     let mut at = Vec::new();
     let n = b.len();
@@ -326,9 +322,7 @@ pub fn rewrite_int128(text: &mut String) -> Vec<usize> {
                 while i < n && is_id(b[i]) {
                     i += 1;
                 }
-                if matches!(&b[s..i], b"__int128" | b"__int128_t" | b"__uint128_t") {
-                    b[s..s + 8].copy_from_slice(b"_Complex");
-                    b[s + 8..i].fill(b' ');
+                if f(&mut b[s..i]) {
                     at.push(s);
                 }
             }
@@ -340,6 +334,24 @@ pub fn rewrite_int128(text: &mut String) -> Vec<usize> {
     at
 }
 
+/// GNU's 128-bit integer types, which lang-c does not parse: each token `__int128`,
+/// `__int128_t`, `__uint128_t` outside literals is overwritten by `_Complex` and spaces (same
+/// length, so every offset stays exact). `_Complex` is a type lang-c parses and the front end
+/// does not model, so a use of either is an unsupported step naming both. Returns the offsets.
+pub fn rewrite_int128(text: &mut String) -> Vec<usize> {
+    if !text.contains("int128") {
+        return Vec::new();
+    }
+    rewrite_tokens(text, |tok| {
+        if !matches!(&*tok, b"__int128" | b"__int128_t" | b"__uint128_t") {
+            return false;
+        }
+        tok[..8].copy_from_slice(b"_Complex");
+        tok[8..].fill(b' ');
+        true
+    })
+}
+
 /// GNU's storage class `__thread` (issue 22): each token outside literals is overwritten by
 /// spaces (same length, so every offset stays exact); the front end marks the variables of a
 /// declaration holding one thread-local. Returns the offsets.
@@ -347,30 +359,13 @@ pub fn blank_thread_keyword(text: &mut String) -> Vec<usize> {
     if !text.contains("__thread") {
         return Vec::new();
     }
-    let mut b = std::mem::take(text).into_bytes();
-    let mut at = Vec::new();
-    let n = b.len();
-    let is_id = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let mut i = 0;
-    while i < n {
-        match b[i] {
-            b'"' | b'\'' => i = skip_literal(&b, i),
-            c if is_id(c) => {
-                let s = i;
-                while i < n && is_id(b[i]) {
-                    i += 1;
-                }
-                if &b[s..i] == b"__thread" {
-                    b[s..i].fill(b' ');
-                    at.push(s);
-                }
-            }
-            _ => i += 1,
+    rewrite_tokens(text, |tok| {
+        if tok != b"__thread" {
+            return false;
         }
-    }
-    // Only ASCII bytes were replaced by ASCII bytes.
-    *text = String::from_utf8(b).unwrap_or_default();
-    at
+        tok.fill(b' ');
+        true
+    })
 }
 
 /// Prepares `text` for parsing.
