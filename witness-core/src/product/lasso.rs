@@ -16,6 +16,7 @@ pub(super) type LassoKey = (
     Rc<Vec<(FuncId, EdgeIndex)>>,
     bool,
     Option<Rc<super::threads::Threads>>,
+    Rc<Vec<crate::semantics::Frame>>,
 );
 
 /// A visit of the cycle head in the recurrent set on a path (persistent list).

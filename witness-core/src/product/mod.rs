@@ -305,6 +305,7 @@ impl ProductState {
             self.atexit.clone(),
             self.exiting,
             self.threads.clone(),
+            self.data.others.clone(),
         )
     }
 

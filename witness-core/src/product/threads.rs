@@ -160,6 +160,20 @@ impl<'a> Explorer<'a> {
             return None;
         }
         let tls = self.take_tls(s);
+        if !s.threads.as_ref()?.parked.iter().any(|p| p.id == to) {
+            return None;
+        }
+        // The frames of the threads not running live in `data.others` (so that pointers into
+        // them work); each thread's are the ones in its id range.
+        let mine = |f: &crate::semantics::Frame| f.id >> 40 == u64::from(to);
+        let incoming_frames: Vec<crate::semantics::Frame> = s.data.others.iter().filter(|f| mine(f)).cloned().collect();
+        let others = Rc::make_mut(&mut s.data.others);
+        others.retain(|f| !mine(f));
+        others.extend(s.data.frames.iter().cloned());
+        // In id order (a thread's stack order), whatever the order of the switches: states that
+        // differ only in how they were reached are equal.
+        others.sort_by_key(|f| f.id);
+        let incoming_frames = Rc::new(incoming_frames);
         let th = Rc::make_mut(s.threads.as_mut()?);
         let at = th.parked.iter().position(|p| p.id == to)?;
         let incoming = Rc::try_unwrap(th.parked.remove(at)).unwrap_or_else(|p| (*p).clone());
@@ -169,7 +183,7 @@ impl<'a> Explorer<'a> {
             th.ended.insert(pos, running);
             s.loc = incoming.loc;
             s.stack = incoming.stack;
-            s.data.frames = incoming.frames;
+            s.data.frames = incoming_frames;
             s.returned = incoming.returned;
             s.data.next_frame = incoming.next_frame;
             th.running = to;
@@ -180,7 +194,10 @@ impl<'a> Explorer<'a> {
             id: running,
             loc: std::mem::replace(&mut s.loc, incoming.loc),
             stack: std::mem::replace(&mut s.stack, incoming.stack),
-            frames: std::mem::replace(&mut s.data.frames, incoming.frames),
+            frames: {
+                s.data.frames = incoming_frames;
+                Rc::new(Vec::new())
+            },
             returned: std::mem::replace(&mut s.returned, incoming.returned),
             next_frame: std::mem::replace(&mut s.data.next_frame, incoming.next_frame),
             tls,

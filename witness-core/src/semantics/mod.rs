@@ -241,6 +241,10 @@ pub struct DataState {
     pub globals: Rc<BTreeMap<VarId, Slot>>,
     /// Shared between states until a call, return or write to a local changes it.
     pub frames: Rc<Vec<Frame>>,
+    /// Multi-threaded programs (issue 22): the frames of the threads that are not running, so
+    /// that a pointer to another thread's local (`pthread_create(&h, 0, f, &v)`) reaches it.
+    /// Each thread numbers its frames in its own range (bits 40 and up: the thread's id).
+    pub others: Rc<Vec<Frame>>,
     /// Conjuncts of the path condition (each satisfiable together, checked by the product).
     pub path: PathCond,
     /// Counter for naming fresh symbols.
@@ -320,6 +324,7 @@ impl DataState {
         let mut st = DataState {
             globals: Rc::new(BTreeMap::new()),
             frames: Rc::new(Vec::new()),
+            others: Rc::new(Vec::new()),
             path: PathCond::default(),
             fresh: 0,
             next_frame: 0,

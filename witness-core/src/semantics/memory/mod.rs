@@ -29,6 +29,8 @@ enum Loc {
     Global,
     /// Index into [`DataState::frames`].
     Frame(usize),
+    /// Index into [`DataState::others`] (another thread's frame).
+    Other(usize),
 }
 
 /// `ranges` without the bytes `[lo, hi)`.
@@ -242,6 +244,7 @@ impl DataState {
         match loc {
             Loc::Global => self.globals.get(&var),
             Loc::Frame(k) => self.frames.get(k)?.locals.get(&var),
+            Loc::Other(k) => self.others.get(k)?.locals.get(&var),
         }
     }
 
@@ -249,6 +252,7 @@ impl DataState {
         match loc {
             Loc::Global => Rc::make_mut(&mut self.globals).get_mut(&var),
             Loc::Frame(k) => self.frames_mut().get_mut(k)?.locals_mut().get_mut(&var),
+            Loc::Other(k) => Rc::make_mut(&mut self.others).get_mut(k)?.locals_mut().get_mut(&var),
         }
     }
 
@@ -267,7 +271,12 @@ impl DataState {
     fn locate(&self, frame: Option<u64>) -> Option<Loc> {
         match frame {
             None => Some(Loc::Global),
-            Some(id) => self.frames.iter().position(|f| f.id == id).map(Loc::Frame),
+            Some(id) => self
+                .frames
+                .iter()
+                .position(|f| f.id == id)
+                .map(Loc::Frame)
+                .or_else(|| self.others.iter().position(|f| f.id == id).map(Loc::Other)),
         }
     }
 
@@ -352,12 +361,12 @@ impl DataState {
             },
             Obj::Var { var, frame } => match self.locate(*frame) {
                 Some(loc) => Place::Var(*var, loc),
-                // Issue 22: each thread numbers its frames in its own range (bits 40 and up), so
-                // a frame of another range is another thread's, which the running thread's state
-                // does not hold: not modelled yet (not a dangling pointer).
+                // Issue 22: each thread numbers its frames in its own range (bits 40 and up); a
+                // frame of another range that is gone belonged to a thread that has ended (its
+                // frames are not kept): left unknown rather than judged.
                 None if cfa.threads && frame.is_some_and(|f| f >> 40 != self.next_frame >> 40) => {
                     return Err(EvalError::Unsupported(format!(
-                        "an access to `{}`, a local variable of another thread (not modelled yet)",
+                        "an access to `{}`, a local variable of a thread that has ended",
                         cfa.var(*var).name
                     )));
                 }
@@ -660,6 +669,20 @@ impl DataState {
                 let above = self.frames_mut().split_off(k + 1);
                 let r = f(self);
                 self.frames_mut().extend(above);
+                r
+            }
+            Loc::Other(k) => {
+                // Another thread's frame runs on top while `f` runs, then goes back.
+                let Some(frame) = self.others.get(k).cloned() else {
+                    return Err(EvalError::Unsupported("a frame of another thread that is gone".into()));
+                };
+                self.frames_mut().push(frame);
+                let r = f(self);
+                if let Some(frame) = self.frames_mut().pop() {
+                    if let Some(slot) = Rc::make_mut(&mut self.others).get_mut(k) {
+                        *slot = frame;
+                    }
+                }
                 r
             }
         }
