@@ -347,6 +347,20 @@ struct StepInfo<'a> {
 }
 
 /// (transition, scope function, offset, type of `\result`, test-vector entry).
+impl<'a> StepInfo<'a> {
+    /// The step of `edge` into `target`, with no value (`\result`), in the edge's function.
+    fn of_edge(edge: &'a CfaEdge, target: NodeIndex) -> StepInfo<'a> {
+        StepInfo {
+            kind: StepKind::Edge(edge),
+            span: edge.span,
+            scope_function: edge.function,
+            target,
+            result: None,
+            closure: Default::default(),
+        }
+    }
+}
+
 type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<ScalarTy>, Option<usize>);
 /// An assumption lowered for one step: its conjuncts, and the function whose scope it names.
 struct Lowered {

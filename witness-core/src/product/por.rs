@@ -102,16 +102,9 @@ impl<'a> Explorer<'a> {
         let live = self.live_transitions(s.witness);
         // The most recently run thread first (it is the one explored first anyway).
         'threads: for &id in runnable.iter().rev() {
-            let (loc, stack) = if id == th.running {
-                (s.loc, &s.stack)
-            } else {
-                match th.parked.iter().find(|p| p.id == id && p.start.is_none()) {
-                    Some(p) => (p.loc, &p.stack),
-                    None => continue,
-                }
-            };
+            let Some((loc, stack)) = th.place_of(s, id) else { continue };
             let function = stack.last().map(|c| c.callee).unwrap_or(cfa.main);
-            if loc == ended() || loc == cfa.function(function).exit {
+            if loc == cfa.function(function).exit {
                 continue;
             }
             let mut any = false;

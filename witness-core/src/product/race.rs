@@ -111,8 +111,7 @@ impl<'a> Explorer<'a> {
 
     /// The thread a transition's thread id names in `th`, if any.
     fn named_thread(&self, t: EdgeIndex, th: &Threads) -> Option<u32> {
-        let id = self.witness.graph[t].guard.thread_id.as_deref()?;
-        th.bound(id).or_else(|| (!th.bindings.iter().any(|(_, b)| *b == MAIN_THREAD)).then_some(MAIN_THREAD))
+        th.named(self.witness.graph[t].guard.thread_id.as_deref()?)
     }
 
     /// The steps a thread at `loc` may take next at the place of target transition `t` (the
@@ -151,13 +150,7 @@ impl<'a> Explorer<'a> {
         if a == b {
             return None;
         }
-        let loc_of = |id: u32| -> Option<NodeIndex> {
-            if id == th.running {
-                return (state.loc != ended()).then_some(state.loc);
-            }
-            th.parked.iter().find(|p| p.id == id && p.start.is_none()).map(|p| p.loc)
-        };
-        let (la, lb) = (loc_of(a)?, loc_of(b)?);
+        let (la, lb) = (th.place_of(state, a)?.0, th.place_of(state, b)?.0);
         let cfa = self.cfa;
         for ea in self.steps_at(la, t1) {
             for eb in self.steps_at(lb, t2) {

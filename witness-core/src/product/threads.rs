@@ -11,7 +11,7 @@
 //! function named `__VERIFIER_atomic_*`) only its thread runs.
 
 use super::*;
-use crate::semantics::{Frame, Obj, Slot};
+use crate::semantics::{Obj, Slot};
 
 /// The location of a thread that has ended, and the return location of a thread's start
 /// routine (its return ends the thread).
@@ -59,7 +59,6 @@ pub(super) struct Parked {
     pub(super) id: u32,
     pub(super) loc: NodeIndex,
     pub(super) stack: Rc<Vec<CallSite>>,
-    pub(super) frames: Rc<Vec<Frame>>,
     pub(super) returned: Option<AnyValue>,
     /// Its copies of the thread-local variables (in the order of `Cfa::thread_locals`).
     pub(super) tls: Rc<Vec<Slot>>,
@@ -82,6 +81,9 @@ pub(super) struct Start {
 /// (one whose location is a `pthread_create` call), counted in segment order over the whole
 /// witness, registers thread k (digest §3). Transitions by their index = segment order.
 pub(super) fn yaml_thread_numbers(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> HashMap<EdgeIndex, String> {
+    if !cfa.threads || !w.exact_locations {
+        return HashMap::new();
+    }
     let creating: HashSet<usize> = cfa
         .graph
         .edge_weights()
@@ -122,6 +124,22 @@ impl Threads {
 
     pub(super) fn bound(&self, witness_id: &str) -> Option<u32> {
         self.bindings.iter().find(|(w, _)| &**w == witness_id).map(|(_, t)| *t)
+    }
+
+    /// The thread a witness thread id names: the one bound to it, else main while main has no
+    /// id yet (decision 153).
+    pub(super) fn named(&self, witness_id: &str) -> Option<u32> {
+        self.bound(witness_id)
+            .or_else(|| (!self.bindings.iter().any(|(_, b)| *b == MAIN_THREAD)).then_some(MAIN_THREAD))
+    }
+
+    /// Where started thread `id` of `s` is: its location and call stack (`None` when it has
+    /// ended or not started).
+    pub(super) fn place_of<'s>(&'s self, s: &'s ProductState, id: u32) -> Option<(NodeIndex, &'s Rc<Vec<CallSite>>)> {
+        if id == self.running {
+            return (s.loc != ended()).then_some((s.loc, &s.stack));
+        }
+        self.parked.iter().find(|p| p.id == id && p.start.is_none()).map(|p| (p.loc, &p.stack))
     }
 
     /// Whether thread `id` exists and has ended.
@@ -190,14 +208,11 @@ impl<'a> Explorer<'a> {
             self.put_tls(s, &incoming.tls);
             return incoming.start;
         }
+        s.data.frames = incoming_frames;
         let outgoing = Parked {
             id: running,
             loc: std::mem::replace(&mut s.loc, incoming.loc),
             stack: std::mem::replace(&mut s.stack, incoming.stack),
-            frames: {
-                s.data.frames = incoming_frames;
-                Rc::new(Vec::new())
-            },
             returned: std::mem::replace(&mut s.returned, incoming.returned),
             next_frame: std::mem::replace(&mut s.data.next_frame, incoming.next_frame),
             tls,
@@ -213,7 +228,8 @@ impl<'a> Explorer<'a> {
     /// A new thread (at `pthread_create`): parked, not started; returns its id, or `Err` with
     /// the reason when it cannot be created.
     pub(super) fn create_thread(&self, s: &mut ProductState, start: Start) -> Result<u32, String> {
-        let live = s.threads.as_ref().map_or(0, |t| t.parked.iter().filter(|p| p.loc != ended()).count());
+        // Parked threads are alive (an ended one leaves only its id).
+        let live = s.threads.as_ref().map_or(0, |t| t.parked.len());
         if live + 1 >= MAX_THREADS {
             return Err(format!("more than {MAX_THREADS} threads alive at once (not explored)"));
         }
@@ -230,7 +246,6 @@ impl<'a> Explorer<'a> {
             id,
             loc: entry,
             stack: Rc::new(Vec::new()),
-            frames: Rc::new(Vec::new()),
             returned: None,
             tls,
             next_frame: u64::from(id) << 40,
@@ -247,7 +262,7 @@ impl<'a> Explorer<'a> {
         if let Some((t, _)) = th.atomic {
             return vec![t];
         }
-        let mut ids: Vec<u32> = th.parked.iter().filter(|p| p.loc != ended()).map(|p| p.id).collect();
+        let mut ids: Vec<u32> = th.parked.iter().map(|p| p.id).collect();
         if s.loc != ended() {
             ids.push(th.running);
         }
@@ -255,10 +270,7 @@ impl<'a> Explorer<'a> {
             .witness
             .graph
             .edges_directed(s.witness, Direction::Outgoing)
-            .filter_map(|t| {
-                let id = t.weight().guard.thread_id.as_deref()?;
-                th.bound(id).or_else(|| (!th.bindings.iter().any(|(_, b)| *b == MAIN_THREAD)).then_some(MAIN_THREAD))
-            })
+            .filter_map(|t| th.named(t.weight().guard.thread_id.as_deref()?))
             .collect();
         let recency = |i: &u32| s.recent.iter().position(|r| r == i).map_or(0, |p| p + 1);
         ids.sort_by_key(|i| (named.contains(i), recency(i)));
@@ -267,14 +279,15 @@ impl<'a> Explorer<'a> {
 
     /// May some thread of the state (or one it may still create) reach an error call?
     pub(super) fn may_reach_any(&self, s: &ProductState) -> bool {
-        let returns = |stack: &Rc<Vec<CallSite>>| {
-            stack.iter().map(|c| c.return_loc).filter(|l| *l != ended()).collect::<Vec<_>>().into_iter()
-        };
+        // A start routine's return location is no location (`ended()`).
+        fn returns(stack: &[CallSite]) -> impl DoubleEndedIterator<Item = NodeIndex> + '_ {
+            stack.iter().map(|c| c.return_loc).filter(|l| *l != ended())
+        }
         if s.loc != ended() && self.reach.may_reach(s.loc, returns(&s.stack)) {
             return true;
         }
         let Some(th) = &s.threads else { return false };
-        th.parked.iter().any(|p| p.loc != ended() && self.reach.may_reach(p.loc, returns(&p.stack)))
+        th.parked.iter().any(|p| self.reach.may_reach(p.loc, returns(&p.stack)))
     }
 
     /// Expands a state of a multi-threaded program: each thread that may run takes its steps.
@@ -339,14 +352,7 @@ impl<'a> Explorer<'a> {
             call_paren: None,
             call_start: None,
         };
-        let info = StepInfo {
-            kind: StepKind::Edge(&wait),
-            span: None,
-            scope_function: function,
-            target: s.loc,
-            result: None,
-            closure: Default::default(),
-        };
+        let info = StepInfo::of_edge(&wait, s.loc);
         let mut passed = Vec::new();
         self.arriving = true;
         self.advance_witness(s.clone(), &info, Action::Arrive, None, &mut passed);
@@ -413,17 +419,14 @@ impl<'a> Explorer<'a> {
     /// ids of other threads are bound only where they are created.
     pub(super) fn thread_matches(&self, t: &WitnessTransition, s: &ProductState) -> bool {
         let (Some(id), Some(th)) = (&t.guard.thread_id, &s.threads) else { return true };
-        match th.bound(id) {
-            Some(bound) => bound == th.running,
-            None => th.running == MAIN_THREAD && !th.bindings.iter().any(|(_, b)| *b == MAIN_THREAD),
-        }
+        th.named(id) == Some(th.running)
     }
 
     /// Does transition `t` name a thread id that no thread of `s` has (and that the main
     /// thread cannot take)?
     pub(super) fn thread_unbound(&self, t: &WitnessTransition, s: &ProductState) -> bool {
         let (Some(id), Some(th)) = (&t.guard.thread_id, &s.threads) else { return false };
-        th.bound(id).is_none() && th.bindings.iter().any(|(_, b)| *b == MAIN_THREAD)
+        th.named(id).is_none()
     }
 
     /// After transition `t` fired on a step of `s`'s running thread: binds the ids it names
@@ -456,14 +459,7 @@ impl<'a> Explorer<'a> {
         if !self.explain.enabled() {
             return;
         }
-        let info = StepInfo {
-            kind: StepKind::Edge(edge),
-            span: edge.span,
-            scope_function: edge.function,
-            target,
-            result: None,
-            closure: Default::default(),
-        };
+        let info = StepInfo::of_edge(edge, target);
         let wanted: Vec<EdgeIndex> = self
             .witness
             .graph

@@ -1081,14 +1081,7 @@ impl<'a> Explorer<'a> {
             EdgeOp::FloatNondetCall { lhs: Some(crate::cfa::FLvalue::Var { var, .. }), .. } => Some(*var),
             _ => None,
         };
-        let info = StepInfo {
-            kind: StepKind::Edge(edge),
-            span: edge.span,
-            scope_function: edge.function,
-            target,
-            result: None,
-            closure: Default::default(),
-        };
+        let info = StepInfo::of_edge(edge, target);
         let (i, entry) =
             guess.entries.iter().enumerate().skip(s.vec_pos).take(GUESS_LOOKAHEAD).find(|(_, entry)| {
                 let var_fits = match &entry.variable {

@@ -170,71 +170,8 @@ pub fn read_yaml_with_checks(path: &Path, bytes: &[u8]) -> Result<(WitnessAutoma
     Ok((w, codes))
 }
 
-/// One field of an entry's metadata, flattened for the linter: `path` is dotted from the entry
-/// (`metadata.task.input_files[0]`), `value` the scalar text (`None` for a collection).
-#[derive(Debug, Clone)]
-pub struct FlatField {
-    pub entry: usize,
-    pub path: String,
-    pub value: Option<String>,
-    pub line: u32,
-    pub col: u32,
-}
-
-/// The fields of every entry except `content`, flattened (for the linter's metadata checks;
-/// the reader itself tolerates what the linter reports). Errors as [`read_yaml`]'s.
-pub fn flatten_entries(path: &Path, bytes: &[u8]) -> Result<Vec<FlatField>, InputError> {
-    let base = if bytes.starts_with(&UTF8_BOM) { UTF8_BOM.len() } else { 0 };
-    let text = std::str::from_utf8(&bytes[base..])
-        .map_err(|_| InputError::malformed(path, 1, 1, "invalid UTF-8 byte sequence"))?;
-    let tree = Tree::parse(path, text)?;
-    let mut out = Vec::new();
-    let Some(root) = tree.root else { return Ok(out) };
-    let Kind::Seq(entries) = &tree.nodes[root].kind else { return Ok(out) };
-    for (i, &e) in entries.iter().enumerate() {
-        let Kind::Map(fields) = &tree.nodes[e].kind else { continue };
-        let mut todo: Vec<(String, NodeId)> = Vec::new();
-        for &(k, v) in fields.iter().rev() {
-            if let Kind::Scalar(key, _) = &tree.nodes[k].kind {
-                if key != "content" {
-                    todo.push((key.clone(), v));
-                }
-            }
-        }
-        // Depth-first, in document order; the tree is acyclic (aliases point backwards) and at
-        // most MAX_DEPTH deep, and each entry's metadata is small.
-        let mut budget = 100_000usize;
-        while let Some((p, id)) = todo.pop() {
-            budget = budget.saturating_sub(1);
-            if budget == 0 {
-                break;
-            }
-            let node = &tree.nodes[id];
-            let value = match &node.kind {
-                Kind::Scalar(s, _) => Some(s.clone()),
-                Kind::Seq(items) => {
-                    for (j, &c) in items.iter().enumerate().rev() {
-                        todo.push((format!("{p}[{j}]"), c));
-                    }
-                    None
-                }
-                Kind::Map(kv) => {
-                    for &(k, v) in kv.iter().rev() {
-                        if let Kind::Scalar(key, _) = &tree.nodes[k].kind {
-                            todo.push((format!("{p}.{key}"), v));
-                        }
-                    }
-                    None
-                }
-            };
-            out.push(FlatField { entry: i, path: p, value, line: node.pos.line, col: node.pos.col });
-        }
-    }
-    Ok(out)
-}
-
 mod waypoints;
-pub use waypoints::{thread_waypoints, ThreadWaypoint};
+pub use waypoints::{flatten_entries, thread_waypoints, FlatField, ThreadWaypoint};
 
 // ---------------------------------------------------------------------------------------------
 // Position-aware YAML tree
