@@ -25,9 +25,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-/// The manifests' directories under the shared data. `corpus-correctness` (correctness
-/// witnesses) is not validated yet (refused with exit status 3): it counts for its wrong verdicts
-/// only, none today. `corpus-concurrency` (threads) is validated since issue 22.
+/// The manifests' directories under the shared data. `corpus-concurrency` (threads) is
+/// validated since issue 22, `corpus-correctness` (correctness witnesses, where the JSON
+/// `verdict` is the witness's: `true` confirms it) since issue 23.
 const SETS: [&str; 7] = [
     "corpus",
     "corpus-scale",
@@ -172,10 +172,14 @@ fn run(r: &Row, timeout: u32) -> (String, String, String) {
     match serde_json::from_str::<serde_json::Value>(stdout.trim()) {
         Ok(v) => {
             let verdict = v["verdict"].as_str().unwrap_or("error").to_string();
-            // Decision 78: every rejection explains where the witness and the program part ways.
+            // Decision 78: every rejection explains where the witness and the program part ways;
+            // a correctness witness's (issue 23) shows the run that refutes it.
             let e = &v["explanation"];
-            let explained =
-                e["line"].as_u64().is_some_and(|l| l > 0) && e["message"].as_str().is_some_and(|m| !m.is_empty());
+            let explained = if v["witness_type"] == "correctness" {
+                v["trace"].as_array().is_some_and(|t| !t.is_empty())
+            } else {
+                e["line"].as_u64().is_some_and(|l| l > 0) && e["message"].as_str().is_some_and(|m| !m.is_empty())
+            };
             let verdict =
                 if verdict == "rejected" && !explained { "rejected-unexplained".to_string() } else { verdict };
             (

@@ -227,6 +227,27 @@ fn check_case(case: &Case) -> Vec<String> {
     // A lasso (decision 94) ends where the repeated state is seen, a data race (decision 156) at
     // the state before the two accesses (its output.txt pins them): not at an error call.
     let lasso = read_to_string(&property_file(&case.dir)).is_ok_and(|p| p.contains("F end") || p.contains("data-race"));
+    // Issue 23: a correctness witness is confirmed by a proof (`true`, no trace) and rejected
+    // with the run that refutes it.
+    if json["witness_type"] == "correctness" {
+        let want = match case.expected.as_str() {
+            "confirmed" => "true",
+            "rejected" => "false(",
+            _ => "unknown",
+        };
+        if !json["result"].as_str().is_some_and(|r| r.starts_with(want)) {
+            problems.push(format!("a correctness witness {} should answer `{want}`: {stdout}", case.expected));
+        }
+        let run = json["trace"].as_array().is_some_and(|t| !t.is_empty());
+        if (case.expected == "rejected") != run {
+            problems.push(format!("a refuted correctness witness (only) shows its run: {stdout}"));
+        }
+        let statuses = json["correctness"]["invariants"].as_array().cloned().unwrap_or_default();
+        if case.expected == "confirmed" && statuses.iter().any(|i| i["status"] != "proved") {
+            problems.push(format!("a confirmed correctness witness has every invariant proved: {stdout}"));
+        }
+        return problems;
+    }
     if case.expected == "confirmed" {
         let trace = json["trace"].as_array();
         match trace.and_then(|t| t.last()) {
@@ -259,6 +280,11 @@ fn all_cases(root: PathBuf) -> Vec<Result<Case, (String, String)>> {
 #[test]
 fn graphml_fixtures() {
     run_fixture_dir(graphml_cases_dir(), 20);
+}
+
+#[test]
+fn correctness_fixtures() {
+    run_fixture_dir(fixtures_dir().join("correctness"), 20);
 }
 
 #[test]

@@ -106,6 +106,8 @@ struct Task {
     label: Option<String>,
     /// For a confirmation: the result string it must have (`false(valid-deref)`).
     expected_result: Option<String>,
+    /// A correctness witness (issue 23): `true` confirms it, `false(...)` rejects it.
+    correctness: bool,
 }
 
 /// How a validation ended, in corpus-score's classes.
@@ -118,12 +120,22 @@ pub enum Class {
 }
 
 impl Class {
-    fn of(result: &str) -> Class {
+    /// The class of a result for a violation witness, or (`correctness`) for a correctness
+    /// witness, where `true` confirms (decision 165).
+    fn of(result: &str, correctness: bool) -> Class {
         let r = result.trim().to_ascii_lowercase();
         if r.starts_with("false") {
-            Class::Confirmed
+            if correctness {
+                Class::Rejected
+            } else {
+                Class::Confirmed
+            }
         } else if r.starts_with("true") {
-            Class::Rejected
+            if correctness {
+                Class::Confirmed
+            } else {
+                Class::Rejected
+            }
         } else if r.starts_with("unknown") {
             Class::Unknown
         } else {
@@ -409,6 +421,7 @@ fn load_manifest(path: &Path, dir: &Path, text: &str, format: Option<&str>) -> R
     let (id, program, witness, property) = (need("id")?, need("program")?, need("witness")?, need("property")?);
     let (dm, expected, expected_result, wformat) =
         (col("data_model"), col("expected"), col("expected_result"), col("witness_format"));
+    let wtype = col("witness_type");
     let mut tasks = Vec::new();
     for (n, record) in reader.records().enumerate() {
         let line = record.as_ref().ok().and_then(|r| r.position()).map_or(n + 2, |p| p.line() as usize);
@@ -441,9 +454,20 @@ fn load_manifest(path: &Path, dir: &Path, text: &str, format: Option<&str>) -> R
             },
             label,
             expected_result: field(expected_result).map(str::to_ascii_lowercase),
+            correctness: field(wtype) == Some("correctness"),
         });
     }
     Ok(tasks)
+}
+
+/// Is the witness a correctness witness (a YAML `invariant_set` or a GraphML
+/// `correctness_witness`)? Read from its first 64 KiB; an unreadable file is not.
+fn is_correctness_witness(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(64 << 10).read_to_end(&mut head));
+    let text = String::from_utf8_lossy(&head);
+    read.is_ok() && (text.contains("invariant_set") || text.contains("correctness_witness"))
 }
 
 /// A list of task-definition/witness pairs (decision 88).
@@ -476,7 +500,9 @@ fn load_pairs(path: &Path, dir: &Path, text: &str) -> Result<Vec<Task>, BatchErr
         let verdict = task_property.as_ref().and_then(|p| p.expected_verdict);
         // Decision 88: a violation witness for a correct program is wrong (expected: reject);
         // for an incorrect program the witness may or may not be valid (no label).
-        let expected = explicit.or(if verdict == Some(true) { Some(Expected::Reject) } else { None });
+        // A correctness witness has no such default (issue 23).
+        let correctness = witness.as_deref().is_some_and(is_correctness_witness);
+        let expected = explicit.or(if verdict == Some(true) && !correctness { Some(Expected::Reject) } else { None });
         let expected_result = task_property.and_then(|p| p.expected_result()).filter(|r| r.starts_with("false("));
         tasks.push(Task {
             id: task_file.to_string(),
@@ -487,6 +513,7 @@ fn load_pairs(path: &Path, dir: &Path, text: &str) -> Result<Vec<Task>, BatchErr
             expected,
             label: expected.map(|e| if e == Expected::Confirm { "confirm" } else { "reject" }.to_string()),
             expected_result,
+            correctness,
         });
     }
     Ok(tasks)
@@ -537,7 +564,7 @@ impl Runner {
             Err(e) => (None, format!("cannot run the validation: {e}")),
             Ok(e) => read_answer(e),
         };
-        let mut class = result.as_deref().map_or(Class::Error, Class::of);
+        let mut class = result.as_deref().map_or(Class::Error, |r| Class::of(r, t.correctness));
         let timeout = ended.as_ref().is_ok_and(|e| e.killed_by_us);
         if timeout {
             class = Class::Unknown;
@@ -925,9 +952,13 @@ mod tests {
 
     #[test]
     fn classes_as_corpus_score() {
-        assert_eq!(Class::of("false(unreach-call)"), Class::Confirmed);
-        assert_eq!(Class::of(" true"), Class::Rejected);
-        assert_eq!(Class::of("unknown"), Class::Unknown);
-        assert_eq!(Class::of("error"), Class::Error);
+        assert_eq!(Class::of("false(unreach-call)", false), Class::Confirmed);
+        assert_eq!(Class::of(" true", false), Class::Rejected);
+        assert_eq!(Class::of("unknown", false), Class::Unknown);
+        assert_eq!(Class::of("error", false), Class::Error);
+        // A correctness witness (issue 23): `true` confirms it, `false(...)` rejects it.
+        assert_eq!(Class::of("true", true), Class::Confirmed);
+        assert_eq!(Class::of("false(no-overflow)", true), Class::Rejected);
+        assert_eq!(Class::of("unknown", true), Class::Unknown);
     }
 }

@@ -521,6 +521,13 @@ fn own_usage() -> Option<(u64, f64)> {
     Some((cpu_ms, (usage.ru_maxrss as f64 / 1024.0 * 10.0).round() / 10.0))
 }
 
+/// The program line of an invariant, numbered, for the text output.
+fn invariant_snippet(program: &std::path::Path, line: u32) -> Option<String> {
+    let text = std::fs::read_to_string(program).ok()?;
+    let l = text.lines().nth(line.checked_sub(1)? as usize)?;
+    Some(format!("  {line:>5} | {}", l.replace('\t', "    ")))
+}
+
 fn print_report(
     r: &Report,
     json: bool,
@@ -530,7 +537,7 @@ fn print_report(
     if json {
         let mut v = json!({
             "result": r.result_string(),
-            "verdict": r.verdict.name(),
+            "verdict": r.witness_verdict(),
             "reason": r.reason,
             "stats": r.stats,
             "warnings": r.warnings,
@@ -558,6 +565,10 @@ fn print_report(
         }
         if let Some(e) = &r.explanation {
             v["explanation"] = json!(e);
+        }
+        if let Some(c) = &r.correctness {
+            v["witness_type"] = json!("correctness");
+            v["correctness"] = json!(c);
         }
         println!("{v}");
         return;
@@ -591,6 +602,19 @@ fn print_report(
     }
     if let Some(rp) = replayed {
         println!("replay: {} ({})", if rp.reproduced { "reproduced natively" } else { "not reproduced" }, rp.detail);
+    }
+    if let Some(c) = &r.correctness {
+        // Issue 23: each invariant with its location and what became of it.
+        for i in &c.invariants {
+            let detail = i.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default();
+            println!(
+                "invariant [{}]: {} `{}` at line {} ({}, witness {}){detail}",
+                i.status, i.kind, i.invariant, i.line, i.function, i.witness_position
+            );
+            if let Some(s) = invariant_snippet(files.0, i.line) {
+                println!("{s}");
+            }
+        }
     }
     println!("{}", r.reason);
     println!("RESULT: {}", r.result_string());

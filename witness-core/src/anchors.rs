@@ -7,6 +7,8 @@
 use std::collections::{HashMap, HashSet};
 
 use petgraph::graph::{EdgeIndex, NodeIndex};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
 
 use crate::cfa::{Cfa, EdgeOp};
 use crate::witness::{AnchorKind, SourceAnchor, WitnessAutomaton};
@@ -356,6 +358,80 @@ fn calls(cfa: &Cfa) -> Vec<Call> {
         .collect();
     out.sort_by_key(|c| c.paren);
     out.dedup_by_key(|c| c.paren);
+    out
+}
+
+/// Decision 93: the loop heads a loop statement starting at `starts` reaches through its own
+/// header (blank edges, and steps on the statement's first line, e.g. a `for`'s
+/// initialisation), or the blank closure of `starts` when no loop head is found.
+pub(crate) fn loop_heads_of(cfa: &Cfa, starts: &HashSet<NodeIndex>, offset: usize) -> Vec<NodeIndex> {
+    let mut out = Vec::new();
+    // Issue 19, cause 7: only a loop statement has a loop head of its own; the statement at any
+    // other place is the head itself (its header walk would reach a later loop's head).
+    // A branching keyword whose statement reaches a loop head without deciding anything (an
+    // `if` or `switch` decides first).
+    let is_loop = cfa.branch_keywords.iter().any(|(k, _)| *k == offset)
+        && starts.iter().any(|&s| {
+            let mut seen = HashSet::new();
+            let mut todo = vec![s];
+            while let Some(n) = todo.pop() {
+                if !seen.insert(n) || seen.len() > 64 {
+                    continue;
+                }
+                if cfa.graph[n].loop_head {
+                    return true;
+                }
+                todo.extend(
+                    cfa.graph
+                        .edges_directed(n, Direction::Outgoing)
+                        .filter(|e| e.weight().decision.is_none())
+                        .map(|e| e.target()),
+                );
+            }
+            false
+        });
+    if !is_loop {
+        for &start in starts {
+            out.extend(cfa.blank_closure(start));
+            out.push(start);
+        }
+        return out;
+    }
+    for &start in starts {
+        let line = cfa
+            .graph
+            .edges_directed(start, Direction::Outgoing)
+            .filter_map(|e| e.weight().span)
+            .map(|sp| sp.start_line)
+            .min();
+        let mut seen = HashSet::new();
+        let mut todo = vec![(start, 0u32)];
+        let mut found = false;
+        while let Some((n, depth)) = todo.pop() {
+            if !seen.insert(n) || depth > 8 {
+                continue;
+            }
+            if cfa.graph[n].loop_head {
+                out.push(n);
+                found = true;
+                continue;
+            }
+            for e in cfa.graph.edges_directed(n, Direction::Outgoing) {
+                let w = e.weight();
+                let header = match w.span {
+                    None => matches!(w.op, EdgeOp::Blank),
+                    Some(sp) => Some(sp.start_line) == line && w.decision.is_none(),
+                };
+                if header {
+                    todo.push((e.target(), depth + 1));
+                }
+            }
+        }
+        if !found {
+            out.extend(cfa.blank_closure(start));
+        }
+        out.push(start);
+    }
     out
 }
 

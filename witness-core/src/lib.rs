@@ -26,6 +26,7 @@ pub mod cfront;
 pub mod error;
 pub(crate) mod floatbits;
 pub mod harness;
+pub mod invariants;
 pub mod lint;
 pub(crate) mod offsets;
 pub mod product;

@@ -11,8 +11,10 @@ use crate::cfront;
 use crate::error::InputError;
 use crate::product::{self, ExploreOptions, SegmentReading, StutterMode, UndefinedBehaviour};
 use crate::property::{self, PropertyKind};
-use crate::verdict::{Report, Stats, TestVectorCheck, TraceStep, Verdict};
+use crate::verdict::{CorrectnessSummary, Report, Stats, TestVectorCheck, TraceStep, Verdict};
 use crate::witness::{graphml, yaml, WitnessAutomaton, WitnessType};
+
+mod correctness;
 
 /// What the user asked for. [`ValidateOptions::new`] gives the defaults of the command line.
 #[derive(Debug, Clone)]
@@ -246,16 +248,6 @@ fn run(
 
     let witness = parse_witness(&opts.witness, &witness_src.bytes()?)?;
     warnings.extend(witness.warnings.iter().cloned());
-    if witness.metadata.witness_type == Some(WitnessType::Correctness) {
-        return Err(InputError::invalid(
-            &opts.witness,
-            if witness.exact_locations {
-                "this is a correctness witness (entry_type invariant_set), not a violation witness"
-            } else {
-                "this is a correctness witness (witness-type correctness_witness), not a violation witness"
-            },
-        ));
-    }
     if let Some(why) = &witness.metadata.unsupported {
         let dm = opts.data_model.unwrap_or(DataModel::Lp64);
         return Ok(unknown_report(why, &witness, warnings, started, opts, dm));
@@ -423,6 +415,10 @@ fn run(
         &mut warnings,
     )
     .map_err(|m| InputError::invalid(&opts.witness, m))?;
+    if witness.metadata.witness_type == Some(WitnessType::Correctness) {
+        let stage = correctness::Stage { opts, witness: &witness, anchors: &anchors, explore: &explore_opts, started };
+        return Ok(stage.report(&program, data_model, warnings));
+    }
     let outcome = product::explore(&program.cfa, &program.source, &witness, &anchors, &explore_opts);
     warnings.extend(outcome.warnings);
     let mut verdict = outcome.verdict;
@@ -572,6 +568,7 @@ fn run(
         },
         refined,
         error_code,
+        correctness: None,
     })
 }
 
@@ -746,6 +743,12 @@ fn unknown_report(
         dot: None,
         refined: None,
         error_code: None,
+        correctness: (w.metadata.witness_type == Some(WitnessType::Correctness)).then(|| CorrectnessSummary {
+            witness_verdict: "unknown".into(),
+            method: None,
+            k: None,
+            invariants: Vec::new(),
+        }),
     }
 }
 

@@ -138,6 +138,42 @@ pub struct Report {
     /// Why a rejection (or the `unknown` that followed one) did not confirm: where the
     /// witness and the program part ways (decision 78).
     pub explanation: Option<Explanation>,
+    /// A correctness witness's answer (issue 23): `verdict` stays the program's (`rejected` =
+    /// no violation = `true`), this says what became of the witness and each invariant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub correctness: Option<CorrectnessSummary>,
+}
+
+/// What became of a correctness witness (issue 23, decision 165).
+#[derive(Debug, Clone, Serialize)]
+pub struct CorrectnessSummary {
+    /// `confirmed` (`true`: the invariants and the property are proved), `refuted`
+    /// (`false(...)`: a real run falsifies an invariant or violates the property) or `unknown`.
+    pub witness_verdict: String,
+    /// How it was decided: `k-induction` (with `k`), `exhaustive exploration`, `run`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<u8>,
+    pub invariants: Vec<InvariantStatus>,
+}
+
+/// One invariant of a correctness witness and what became of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct InvariantStatus {
+    /// `loop invariant`, `location invariant`, `precondition`, `postcondition`.
+    pub kind: String,
+    pub invariant: String,
+    /// The program line of its location, and the function whose variables it speaks of.
+    pub line: u32,
+    pub function: String,
+    /// Where it is in the witness (`line:column`, or `node N22`).
+    pub witness_position: String,
+    /// `proved`, `refuted`, `unproved`.
+    pub status: String,
+    /// Refuted: the values that falsify it; unproved: why (a counterexample to induction).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// Where the witness and the program part ways (decision 78).
@@ -180,6 +216,18 @@ impl Report {
     /// The SV-COMP result string: `false(<property>)`, `true` or `unknown`.
     pub fn result_string(&self) -> String {
         self.verdict.result_string(&self.property)
+    }
+
+    /// What became of the witness: `confirmed`, `rejected` or `unknown`. For a violation
+    /// witness the verdict's name; for a correctness witness the reverse of the program's
+    /// answer (`true` confirms it, `false(...)` rejects it).
+    pub fn witness_verdict(&self) -> &'static str {
+        match (&self.correctness, &self.verdict) {
+            (None, v) => v.name(),
+            (Some(_), Verdict::Confirmed { .. }) => "rejected",
+            (Some(_), Verdict::Rejected) => "confirmed",
+            (Some(_), Verdict::Unknown { .. }) => "unknown",
+        }
     }
 }
 

@@ -388,6 +388,7 @@ mod tests {
             warnings: Vec::new(),
             format: String::new(),
             exact_locations: true,
+            invariants: Vec::new(),
         };
         let mut e = Explanation::new(true);
         e.dead_end(3, step(10));

@@ -98,80 +98,6 @@ pub(super) const SYMBOLIC_AFTER_VISITS: u32 = 64;
 /// Most first visits of the cycle head kept for the checks of a rejection.
 pub(super) const MAX_LASSO_FIRSTS: usize = 16;
 
-/// Decision 93: the loop heads a loop statement starting at `starts` reaches through its own
-/// header (blank edges, and steps on the statement's first line, e.g. a `for`'s
-/// initialisation), or the blank closure of `starts` when no loop head is found.
-pub(super) fn loop_heads_of(cfa: &Cfa, starts: &HashSet<NodeIndex>, offset: usize) -> Vec<NodeIndex> {
-    let mut out = Vec::new();
-    // Issue 19, cause 7: only a loop statement has a loop head of its own; the statement at any
-    // other place is the head itself (its header walk would reach a later loop's head).
-    // A branching keyword whose statement reaches a loop head without deciding anything (an
-    // `if` or `switch` decides first).
-    let is_loop = cfa.branch_keywords.iter().any(|(k, _)| *k == offset)
-        && starts.iter().any(|&s| {
-            let mut seen = HashSet::new();
-            let mut todo = vec![s];
-            while let Some(n) = todo.pop() {
-                if !seen.insert(n) || seen.len() > 64 {
-                    continue;
-                }
-                if cfa.graph[n].loop_head {
-                    return true;
-                }
-                todo.extend(
-                    cfa.graph
-                        .edges_directed(n, Direction::Outgoing)
-                        .filter(|e| e.weight().decision.is_none())
-                        .map(|e| e.target()),
-                );
-            }
-            false
-        });
-    if !is_loop {
-        for &start in starts {
-            out.extend(cfa.blank_closure(start));
-            out.push(start);
-        }
-        return out;
-    }
-    for &start in starts {
-        let line = cfa
-            .graph
-            .edges_directed(start, Direction::Outgoing)
-            .filter_map(|e| e.weight().span)
-            .map(|sp| sp.start_line)
-            .min();
-        let mut seen = HashSet::new();
-        let mut todo = vec![(start, 0u32)];
-        let mut found = false;
-        while let Some((n, depth)) = todo.pop() {
-            if !seen.insert(n) || depth > 8 {
-                continue;
-            }
-            if cfa.graph[n].loop_head {
-                out.push(n);
-                found = true;
-                continue;
-            }
-            for e in cfa.graph.edges_directed(n, Direction::Outgoing) {
-                let w = e.weight();
-                let header = match w.span {
-                    None => matches!(w.op, EdgeOp::Blank),
-                    Some(sp) => Some(sp.start_line) == line && w.decision.is_none(),
-                };
-                if header {
-                    todo.push((e.target(), depth + 1));
-                }
-            }
-        }
-        if !found {
-            out.extend(cfa.blank_closure(start));
-        }
-        out.push(start);
-    }
-    out
-}
-
 /// Decision 95: the program locations where a step that enters a cycle head starts (every
 /// step on a line of a transition into it; for a call, also the callee's exit, where its
 /// return starts), or `None` if some such transition names no line.
@@ -391,76 +317,10 @@ impl<'a> Explorer<'a> {
             return Err("nested recurrence check".into());
         }
         let not_modelled = |what: &str| Err(format!("the recurrent set `{text}` is not proven closed: {what}"));
-        let mut g = s.clone();
-        if !g.data.approx.is_empty() || !g.data.layout.is_empty() || !g.data.unspecified.is_empty() {
-            return not_modelled("approximated values or addresses as integers");
-        }
-        if g.returned.is_some() || !g.data.heap.is_empty() {
-            return not_modelled("a returned value or heap memory at the cycle head");
-        }
-        g.data.path = Default::default();
-        let cells = |slots: &std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>| -> usize {
-            slots
-                .values()
-                .map(|s| match s {
-                    crate::semantics::Slot::Array { cells, .. } => cells.len(),
-                    _ => 1,
-                })
-                .sum()
+        let (mut g, links) = match super::havoc::generalise(s, MAX_RECURRENCE_CELLS, "at the cycle head") {
+            Ok(x) => x,
+            Err(what) => return not_modelled(&what),
         };
-        let total = cells(&g.data.globals) + g.data.frames.iter().map(|f| cells(&f.locals)).sum::<usize>();
-        if total > MAX_RECURRENCE_CELLS {
-            return not_modelled(&format!("more than {MAX_RECURRENCE_CELLS} variables and array cells"));
-        }
-        let mut ok = true;
-        // `links`: each new symbol equals the value it replaces in `s` (only for the trace).
-        let mut links: Vec<Bool> = Vec::new();
-        let mut general = |slots: &mut std::collections::BTreeMap<crate::cfa::VarId, crate::semantics::Slot>,
-                           data: &mut DataState| {
-            for slot in slots.values_mut() {
-                match slot {
-                    crate::semantics::Slot::Scalar(v) => {
-                        let new = data.symbol("rec", v.ty);
-                        links.push(v.term().eq(new.term()));
-                        *v = new;
-                    }
-                    crate::semantics::Slot::Array { elem, cells } => {
-                        let elem = *elem;
-                        let new: Vec<Option<Val>> = cells
-                            .iter()
-                            .map(|c| {
-                                c.as_ref().map(|old| {
-                                    let new = data.symbol("rec", elem);
-                                    let old = crate::semantics::Value { val: old.clone(), ty: elem };
-                                    links.push(old.term().eq(new.term()));
-                                    new.val
-                                })
-                            })
-                            .collect();
-                        *cells = Rc::new(new);
-                    }
-                    crate::semantics::Slot::PtrUninit
-                    | crate::semantics::Slot::Opaque
-                    | crate::semantics::Slot::External => {}
-                    _ => ok = false,
-                }
-            }
-        };
-        let mut data = g.data.clone();
-        let mut globals = (*g.data.globals).clone();
-        general(&mut globals, &mut data);
-        let mut frames = (*g.data.frames).clone();
-        for f in frames.iter_mut() {
-            let mut locals = (*f.locals).clone();
-            general(&mut locals, &mut data);
-            f.locals = Rc::new(locals);
-        }
-        if !ok {
-            return not_modelled("floats, pointers or memory objects at the cycle head");
-        }
-        data.globals = Rc::new(globals);
-        data.frames = Rc::new(frames);
-        g.data = data;
         g.heads = Some(Rc::new(HeadVisit { parent: None, key: None, count: 1, trace: None }));
         g.arrival = false;
         match self.eval_invariant(&mut g, text) {

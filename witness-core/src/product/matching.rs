@@ -34,7 +34,8 @@ impl<'a> Explorer<'a> {
         let mut next = next;
         next.arrival = false;
         let vector_run = self.opts.vector.is_some();
-        let push = |mut s: ProductState, node: NodeIndex, out: &mut Vec<ProductState>| {
+        let push = |mut s: ProductState, node: NodeIndex, fired: bool, out: &mut Vec<ProductState>| {
+            s.entered = fired;
             s.witness = node;
             let thread = s.threads.as_ref().map(|t| t.running);
             s.trace = Some(Rc::new(TraceNode {
@@ -49,7 +50,7 @@ impl<'a> Explorer<'a> {
             out.push(s);
         };
         if w.graph[q].violation || vector_run {
-            push(next, q, out); // absorbing; a test-vector run does not follow the automaton
+            push(next, q, false, out); // absorbing; a test-vector run does not follow the automaton
             return;
         }
         // One step may pass several transitions: YAML segments whose waypoints are evaluated
@@ -107,7 +108,7 @@ impl<'a> Explorer<'a> {
             let follows: Vec<EdgeIndex> = candidates.into_iter().filter(|t| !w.graph[*t].avoid).collect();
             if follows.is_empty() {
                 if !pushed {
-                    push(cur, node, out);
+                    push(cur, node, false, out);
                 }
                 continue;
             }
@@ -203,22 +204,22 @@ impl<'a> Explorer<'a> {
                 let open = !w.graph[target].violation && target != node;
                 if (self.opts.permissive || exact) && depth < 16 && open {
                     if self.opts.permissive {
-                        push(s.clone(), target, out);
+                        push(s.clone(), target, true, out);
                     }
                     frontier.push((s, target, depth + 1, self.opts.permissive));
                 } else if !exact && depth == 0 && open && Self::is_state_assertion(tr) {
                     // Decision 40: the run may end here, or the step may also pass the
                     // transition after it, the other half of the producer's split step.
-                    push(s.clone(), target, out);
+                    push(s.clone(), target, true, out);
                     frontier.push((s, target, depth + 1, true));
                 } else {
-                    push(s, target, out);
+                    push(s, target, true, out);
                 }
             }
             // Permissive reading: a step whose every matching transition dies (sink, failed
             // assumption, no violation reachable) may be skipped, as if it were invisible.
             if stay || (self.opts.permissive && live == 0 && !deliberate_sink && !pushed) {
-                push(cur, node, out);
+                push(cur, node, false, out);
             }
         }
     }

@@ -29,7 +29,7 @@ use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use z3::ast::Bool;
 
-use crate::anchors::{Anchors, ResolvedAnchor};
+use crate::anchors::{loop_heads_of, Anchors, ResolvedAnchor};
 use crate::cfa::{
     BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, MemSource, Rvalue, ScalarTy, SourceSpan,
     Target, Write,
@@ -58,6 +58,8 @@ pub enum StutterMode {
 use crate::property::ErrorTarget;
 
 mod explain;
+mod havoc;
+mod invariants;
 use explain::Explanation;
 mod lasso;
 mod matching;
@@ -68,6 +70,7 @@ mod threads;
 mod transfer;
 use threads::*;
 
+pub use invariants::{prove_invariants, refute_invariants, InvariantOutcome};
 use lasso::*;
 pub use portfolio::explore;
 pub use portfolio::run_test_vector;
@@ -279,6 +282,12 @@ struct ProductState {
     /// The threads in the order they last took a step (most recent last): the search tries
     /// recent threads first. Not part of the state's identity (it only orders the search).
     recent: Rc<Vec<u32>>,
+    /// Correctness witnesses (issue 23): the cut points (loop heads) the path has passed since
+    /// the start of an induction window.
+    passes: u8,
+    /// The step that made this state fired a witness transition (into `witness`); not part of
+    /// the state's identity.
+    entered: bool,
 }
 
 /// What identifies a product state in the visited set: its `LassoKey` (the state without the
@@ -286,7 +295,7 @@ struct ProductState {
 /// and what makes a state approximate (issue 19, cause 12): the unspecified union bytes, whether
 /// the path read some, and how many values and addresses it knows only approximately. A precise
 /// state is never merged with an approximate one.
-type StateKey = (LassoKey, crate::semantics::PathCond, usize, u32, Approximation);
+type StateKey = (LassoKey, crate::semantics::PathCond, usize, u32, Approximation, u8);
 
 /// What makes a state approximate (see [`StateKey`]).
 type Approximation =
@@ -318,6 +327,7 @@ impl ProductState {
             // head (decision 94), not turned away earlier by the visited set.
             self.heads.as_ref().map_or(0, |h| h.count),
             (self.data.unspecified.clone(), self.data.unspecified_read, self.data.approx.len(), self.data.layout.len()),
+            self.passes,
         )
     }
 }
@@ -433,6 +443,8 @@ struct Explorer<'a> {
     arriving: bool,
     /// Per witness state, the transitions that can still fire (partial-order reduction).
     live: HashMap<NodeIndex, Rc<Vec<EdgeIndex>>>,
+    /// Correctness witnesses: the invariants as an observer of the search (issue 23).
+    observer: Option<Box<invariants::Observer>>,
 }
 
 /// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets; `pins`
@@ -570,6 +582,7 @@ impl<'a> Explorer<'a> {
             creates: yaml_thread_numbers(cfa, witness, anchors),
             arriving: false,
             live: HashMap::new(),
+            observer: None,
         }
     }
 }
@@ -618,6 +631,8 @@ impl<'a> Explorer<'a> {
             heads: None,
             threads: cfa.threads.then(|| Rc::new(Threads::new())),
             recent: Rc::new(Vec::new()),
+            passes: 0,
+            entered: false,
         };
         self.tls_init = cfa.thread_locals.iter().filter_map(|v| init.data.globals.get(v).cloned()).collect();
         // YAML 2.2 numbers threads: 0 is main (decision 153).
@@ -642,6 +657,13 @@ impl<'a> Explorer<'a> {
         let mut visited: HashSet<Box<StateKey>> = HashSet::new();
         while let Some(mut state) = stack.pop() {
             if Instant::now() >= self.opts.deadline {
+                if self.observer.as_ref().is_some_and(|o| o.sparse_search()) {
+                    // A long run's states and its trace take a second or more to free: the
+                    // process ends with the answer (decision 164).
+                    std::mem::forget(visited);
+                    std::mem::forget(stack);
+                    std::mem::forget(state);
+                }
                 return self.out_of_time();
             }
             if state.arrival {
@@ -661,7 +683,7 @@ impl<'a> Explorer<'a> {
             if !may_reach {
                 continue;
             }
-            if !visited.insert(Box::new(state.key())) {
+            if self.remembers(&state) && !visited.insert(Box::new(state.key())) {
                 self.repeats += 1;
                 continue;
             }
@@ -676,12 +698,23 @@ impl<'a> Explorer<'a> {
                 if let Some(limit) = self.opts.memory_limit.bytes() {
                     let grown = |r: u64| r.saturating_sub(self.opts.memory_baseline) > limit;
                     if crate::resources::resident_bytes().is_some_and(grown) {
+                        if self.observer.as_ref().is_some_and(|o| o.sparse_search()) {
+                            std::mem::forget(visited);
+                            std::mem::forget(stack);
+                        }
                         return self.out_of_memory(limit);
                     }
                 }
             }
             if self.opts.guess.is_some() && self.states > GUESS_MAX_STATES {
                 return Verdict::Unknown { reason: format!("guessing run stopped after {GUESS_MAX_STATES} states") };
+            }
+            if self.observer.is_some() {
+                match self.observe(&mut state) {
+                    invariants::Observed::Go => {}
+                    invariants::Observed::Stop => continue,
+                    invariants::Observed::Violated(v) => return v,
+                }
             }
             let mut succs = Vec::new();
             if let Some(v) = self.expand(state, &mut succs) {
@@ -881,7 +914,10 @@ impl<'a> Explorer<'a> {
                 let mut after = Vec::new();
                 self.advance_witness(v, &info, Action::Edge(e), None, &mut after);
                 for s in after {
-                    if (self.opts.vector.is_some() || self.witness.graph[s.witness].violation)
+                    if (self.opts.vector.is_some()
+                        || self.witness.graph[s.witness].violation
+                        || self.observer.is_some())
+                        && self.violation_counts(&s)
                         && self.approx_settled(&s)
                     {
                         self.violated = Some(property);
@@ -949,8 +985,11 @@ impl<'a> Explorer<'a> {
                     let mut after = Vec::new();
                     self.advance_witness(next, &info, Action::Edge(e), None, &mut after);
                     for s in after {
-                        if self.opts.vector.is_some() || self.witness.graph[s.witness].violation {
-                            if !self.approx_settled(&s) {
+                        if self.opts.vector.is_some()
+                            || self.witness.graph[s.witness].violation
+                            || self.observer.is_some()
+                        {
+                            if !self.violation_counts(&s) || !self.approx_settled(&s) {
                                 continue;
                             }
                             return Some(self.confirm(&s, function));

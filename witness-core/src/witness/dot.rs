@@ -154,6 +154,7 @@ mod tests {
             warnings: Vec::new(),
             format: String::new(),
             exact_locations: true,
+            invariants: Vec::new(),
         };
         let dot = to_dot(&w, &[], Some("7:3"));
         assert!(dot.contains("entry -> n0;"), "{dot}");

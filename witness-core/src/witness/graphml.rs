@@ -884,6 +884,9 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
                 Key::Violation => state.violation |= flag(&mut warnings),
                 Key::CycleHead => state.cycle_head |= flag(&mut warnings),
                 Key::Invariant if !it.value.is_empty() => invariants.push(it.value),
+                Key::InvariantScope if !it.value.trim().is_empty() => {
+                    state.invariant_scope = Some(it.value.trim().to_string())
+                }
                 _ => {}
             }
         }
@@ -979,6 +982,7 @@ fn build(parser: Parser<'_>) -> Result<WitnessAutomaton, InputError> {
         warnings: warnings.list.into_iter().map(|w| format!("{}: {w}", ctx.path.display())).collect(),
         format: FORMAT_NAME.to_string(),
         exact_locations: false,
+        invariants: Vec::new(),
     })
 }
 

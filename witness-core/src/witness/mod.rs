@@ -75,6 +75,8 @@ pub struct WitnessState {
     pub cycle_head: bool,
     /// Node invariant, if any (correctness / termination witnesses).
     pub invariant: Option<String>,
+    /// GraphML `invariant.scope`: the function whose variables the invariant speaks of.
+    pub invariant_scope: Option<String>,
 }
 
 /// Branch direction required by a transition.
@@ -194,6 +196,45 @@ pub struct WitnessTransition {
     pub decision: Option<DecisionValue>,
 }
 
+/// Where a correctness witness's invariant is evaluated (issue 23).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InvariantKind {
+    /// YAML `loop_invariant`: at the loop head, before each evaluation of the condition.
+    Loop,
+    /// YAML `location_invariant`: just before the statement at the location executes.
+    Location,
+    /// A function contract's `requires`: at every entry of the function.
+    Requires,
+    /// A function contract's `ensures`: at every return of the function (`\result`).
+    Ensures,
+}
+
+impl InvariantKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            InvariantKind::Loop => "loop invariant",
+            InvariantKind::Location => "location invariant",
+            InvariantKind::Requires => "precondition",
+            InvariantKind::Ensures => "postcondition",
+        }
+    }
+}
+
+/// One invariant of a YAML correctness witness (`invariant_set`), as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WitnessInvariant {
+    pub kind: InvariantKind,
+    /// The C expression (ACSL for contracts: `\result`).
+    pub value: String,
+    pub line: u32,
+    pub column: Option<u32>,
+    pub function: Option<String>,
+    pub file_name: Option<String>,
+    /// Where the entry is in the witness file (`line:column`).
+    pub origin: String,
+}
+
 /// The witness automaton (format-neutral).
 #[derive(Debug, Clone, Serialize)]
 pub struct WitnessAutomaton {
@@ -207,4 +248,6 @@ pub struct WitnessAutomaton {
     /// Locations are exact source anchors (YAML): matching does not depend on the CFA's
     /// granularity, so rejections need no double-check under a permissive reading.
     pub exact_locations: bool,
+    /// A YAML correctness witness's invariants (GraphML ones sit on the states).
+    pub invariants: Vec<WitnessInvariant>,
 }

@@ -170,6 +170,7 @@ pub fn read_yaml_with_checks(path: &Path, bytes: &[u8]) -> Result<(WitnessAutoma
     Ok((w, codes))
 }
 
+mod invariants;
 mod waypoints;
 pub use waypoints::{flatten_entries, thread_waypoints, FlatField, ThreadWaypoint};
 
@@ -649,7 +650,7 @@ impl<'a> Reader<'a> {
         }
         // Classify the entries.
         let mut violations = Vec::new();
-        let mut correctness = None;
+        let mut correctness = Vec::new();
         let mut unknown = None;
         for &entry in entries {
             let map = self.map(entry, "a witness entry with `entry_type`, `metadata` and `content`")?;
@@ -660,15 +661,15 @@ impl<'a> Reader<'a> {
             if name == "violation_sequence" {
                 violations.push((entry, map));
             } else if CORRECTNESS_ENTRY_TYPES.contains(&name) {
-                correctness.get_or_insert((map, name));
+                correctness.push((map, name, self.pos(entry)));
             } else {
                 let pos = self.pos(t);
                 self.warn("Y2", format!("{pos}: entry of unknown type `{name}` ignored"));
                 unknown.get_or_insert((pos, name));
             }
         }
-        if let Some((map, name)) = correctness {
-            return Ok(self.metadata_only_automaton(map, name, WitnessType::Correctness));
+        if !correctness.is_empty() {
+            return self.read_invariant_sets(&correctness);
         }
         let Some(&(entry, map)) = violations.first() else {
             let (pos, name) = unknown.unwrap_or((self.pos(root), ""));
@@ -764,6 +765,7 @@ impl<'a> Reader<'a> {
                 other => format!("YAML {other}"),
             },
             exact_locations: true,
+            invariants: Vec::new(),
         })
     }
 
@@ -792,6 +794,7 @@ impl<'a> Reader<'a> {
                 format!("YAML {version}")
             },
             exact_locations: true,
+            invariants: Vec::new(),
         }
     }
 

@@ -29,6 +29,7 @@ pub(in crate::product) fn free_run(
         warnings: Vec::new(),
         format: "free run".into(),
         exact_locations: true,
+        invariants: Vec::new(),
     };
     let now = Instant::now();
     let fopts = ExploreOptions {

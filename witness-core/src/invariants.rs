@@ -1,0 +1,267 @@
+//! Issue 23: a correctness witness's invariants attached to program locations (decision 162).
+//!
+//! Both formats resolve into [`Obligation`]s: a C expression, the function whose variables it
+//! speaks of, and the CFA locations at which it must hold on every visit.
+//! - YAML `loop_invariant`: the loop head of the loop statement whose keyword is at the
+//!   location (after a `for`'s initialisation, before each evaluation of the condition; the
+//!   `do` keyword's head is before the body).
+//! - YAML `location_invariant`: the location at which control arrives at the statement.
+//! - 2.1 contracts: `requires` at the function's entry, `ensures` at its exit (`\result`).
+//! - GraphML: a state's invariant at the locations the steps that enter it reach (for an
+//!   `enterLoopHead` transition, the loop head the step leads to; for `enterFunction`, the
+//!   callee's entry). This claims the invariant at every visit of those locations, more than
+//!   the witness does (only while the automaton is in that state): proving it confirms the
+//!   witness, but a refutation must follow the automaton (`witness_node`).
+//!
+//! A location that matches nothing is an error the validation reports as unknown, never a
+//! skipped invariant.
+
+use std::collections::BTreeSet;
+
+use petgraph::graph::NodeIndex;
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+
+use crate::anchors::loop_heads_of;
+use crate::cfa::{BranchOutcome, Cfa, EdgeOp, FuncId};
+use crate::witness::{Control, InvariantKind, WitnessAutomaton, WitnessInvariant, WitnessTransition};
+
+/// One invariant to establish.
+#[derive(Debug, Clone)]
+pub struct Obligation {
+    /// How the witness places it (GraphML node invariants count as location invariants).
+    pub kind: InvariantKind,
+    /// The C expression.
+    pub text: String,
+    /// The function whose variables it speaks of.
+    pub scope: FuncId,
+    /// A byte offset at the location, to choose among shadowing declarations.
+    pub offset: Option<usize>,
+    /// The program locations at which it must hold.
+    pub nodes: Vec<NodeIndex>,
+    /// GraphML: the automaton state that carries it.
+    pub witness_node: Option<NodeIndex>,
+    /// The program line of the location (for reports).
+    pub line: u32,
+    /// Where it is in the witness (`line:column`, or `node N22`).
+    pub origin: String,
+}
+
+impl Obligation {
+    /// `loop invariant `x <= 10` at line 12 (witness 23:7)`.
+    pub fn describe(&self) -> String {
+        format!("{} `{}` at line {} (witness {})", self.kind.name(), self.text, self.line, self.origin)
+    }
+}
+
+/// The obligations of a correctness witness, or why one cannot be placed.
+pub fn resolve(cfa: &Cfa, w: &WitnessAutomaton) -> Result<Vec<Obligation>, String> {
+    resolve_each(cfa, w).into_iter().collect()
+}
+
+/// Each invariant of a correctness witness placed, or why it cannot be (YAML entries in order,
+/// then GraphML states with an invariant in order).
+pub fn resolve_each(cfa: &Cfa, w: &WitnessAutomaton) -> Vec<Result<Obligation, String>> {
+    let mut out: Vec<Result<Obligation, String>> = w.invariants.iter().map(|inv| resolve_yaml(cfa, inv)).collect();
+    for n in w.graph.node_indices() {
+        let state = &w.graph[n];
+        let Some(text) = &state.invariant else { continue };
+        if text.trim().is_empty() {
+            continue;
+        }
+        out.push(resolve_graphml(cfa, w, n, text));
+    }
+    out
+}
+
+fn function_named(cfa: &Cfa, name: Option<&str>, origin: &str) -> Result<Option<FuncId>, String> {
+    match name {
+        None => Ok(None),
+        Some(f) => cfa.function_by_name(f).map(Some).ok_or_else(|| {
+            format!("the invariant at {origin} names the function `{f}`, which the program does not define")
+        }),
+    }
+}
+
+fn offset_of(cfa: &Cfa, line: u32, column: u32) -> Option<usize> {
+    let start = *cfa.line_starts.get(line.checked_sub(1)? as usize)?;
+    Some(start + column as usize - 1)
+}
+
+fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
+    let origin = inv.origin.clone();
+    let named = function_named(cfa, inv.function.as_deref(), &origin)?;
+    let unplaced = |what: &str| {
+        format!(
+            "the {} `{}` at {} (line {}{}) matches no {what} of the program",
+            inv.kind.name(),
+            inv.value,
+            origin,
+            inv.line,
+            inv.column.map(|c| format!(", column {c}")).unwrap_or_default()
+        )
+    };
+    let mk = |nodes: Vec<NodeIndex>, scope: FuncId, offset: Option<usize>| Obligation {
+        kind: inv.kind,
+        text: inv.value.clone(),
+        scope,
+        offset,
+        nodes,
+        witness_node: None,
+        line: inv.line,
+        origin: origin.clone(),
+    };
+    match inv.kind {
+        InvariantKind::Requires | InvariantKind::Ensures => {
+            let Some(f) = named else { return Err(unplaced("function")) };
+            let info = cfa.function(f);
+            let node = if inv.kind == InvariantKind::Requires { info.entry } else { info.exit };
+            Ok(mk(vec![node], f, Some(info.span.start_offset)))
+        }
+        InvariantKind::Loop | InvariantKind::Location => {
+            let line_start = *cfa.line_starts.get(inv.line as usize - 1).ok_or_else(|| unplaced("line"))?;
+            let line_end = cfa.line_starts.get(inv.line as usize).copied().unwrap_or(cfa.source_len);
+            // Statements starting at the column, or on the line (the leftmost suitable one).
+            let mut starts: Vec<(usize, NodeIndex)> = match inv.column {
+                Some(c) => {
+                    let o = offset_of(cfa, inv.line, c).ok_or_else(|| unplaced("column"))?;
+                    cfa.statement_starts.iter().filter(|(s, _)| *s == o).copied().collect()
+                }
+                None => {
+                    cfa.statement_starts.iter().filter(|(s, _)| (line_start..line_end).contains(s)).copied().collect()
+                }
+            };
+            starts.sort();
+            let in_function = |n: NodeIndex| named.is_none_or(|f| cfa.graph[n].function == Some(f));
+            starts.retain(|(_, n)| in_function(*n));
+            if inv.kind == InvariantKind::Loop {
+                for &(o, n) in &starts {
+                    let heads: Vec<NodeIndex> = loop_heads_of(cfa, &[n].into_iter().collect(), o)
+                        .into_iter()
+                        .filter(|h| cfa.graph[*h].loop_head)
+                        .collect::<BTreeSet<_>>()
+                        .into_iter()
+                        .collect();
+                    if let [head] = heads[..] {
+                        let Some(scope) = cfa.graph[head].function else { continue };
+                        // The condition's offset: a `for`'s own declarations are in scope.
+                        let offset = cfa
+                            .graph
+                            .edges_directed(head, Direction::Outgoing)
+                            .filter_map(|e| e.weight().span.map(|s| s.start_offset))
+                            .min()
+                            .unwrap_or(o);
+                        return Ok(mk(vec![head], scope, Some(offset)));
+                    }
+                }
+                return Err(unplaced("loop (`while`, `for`, `do`)"));
+            }
+            let Some(&(o, _)) = starts.first() else { return Err(unplaced("statement")) };
+            let nodes: Vec<NodeIndex> = starts.iter().filter(|(s, _)| *s == o).map(|(_, n)| *n).collect();
+            let Some(scope) = cfa.graph[nodes[0]].function else { return Err(unplaced("statement in a function")) };
+            Ok(mk(nodes, scope, Some(o)))
+        }
+    }
+}
+
+/// The CFA locations a GraphML transition's step leads to, or `None` when it cannot tell.
+fn targets_of(cfa: &Cfa, t: &WitnessTransition) -> Option<BTreeSet<NodeIndex>> {
+    let g = &t.guard;
+    if let Some(f) = &g.enter_function {
+        return Some([cfa.function(cfa.function_by_name(f)?).entry].into_iter().collect());
+    }
+    let lines = g.lines?;
+    let on_lines =
+        |e: &crate::cfa::CfaEdge| e.span.is_some_and(|s| lines.overlaps(s.start_line.into(), s.end_line.into()));
+    let mut out = BTreeSet::new();
+    if g.enter_loop_head {
+        // The loop heads the line's steps lead to; a branch (`if (…) return 0;` before the
+        // loop) only when no other step of the line leads to one.
+        let heads = |decisions: bool| -> BTreeSet<NodeIndex> {
+            cfa.graph
+                .edge_references()
+                .filter(|e| on_lines(e.weight()) && e.weight().decision.is_some() == decisions)
+                .flat_map(|e| cfa.blank_closure(e.target()).into_iter().chain([e.target()]))
+                .filter(|n| cfa.graph[*n].loop_head)
+                .collect()
+        };
+        let plain = heads(false);
+        return Some(if plain.is_empty() { heads(true) } else { plain });
+    }
+    for e in cfa.graph.edge_references() {
+        let w = e.weight();
+        if !on_lines(w) {
+            continue;
+        }
+        if let Some(f) = &g.return_from_function {
+            if matches!(&w.op, EdgeOp::Call { callee, .. } if cfa.function(*callee).name == *f) {
+                out.insert(e.target());
+            }
+            continue;
+        }
+        if let Some(c) = g.control {
+            let want = c == Control::ConditionTrue;
+            match &w.decision {
+                Some(d) if d.outcome == BranchOutcome::Bool(want) => {
+                    out.insert(e.target());
+                }
+                _ => {}
+            }
+            continue;
+        }
+        if !matches!(w.op, EdgeOp::Blank) {
+            out.insert(e.target());
+        }
+    }
+    Some(out)
+}
+
+fn resolve_graphml(cfa: &Cfa, w: &WitnessAutomaton, n: NodeIndex, text: &str) -> Result<Obligation, String> {
+    let state = &w.graph[n];
+    let origin = format!("node {}", state.id);
+    let named = function_named(cfa, state.invariant_scope.as_deref(), &origin)?;
+    let mut nodes = BTreeSet::new();
+    if state.entry {
+        nodes.insert(cfa.function(cfa.main).entry);
+    }
+    for t in w.graph.edges_directed(n, Direction::Incoming) {
+        match targets_of(cfa, t.weight()) {
+            Some(found) if !found.is_empty() => nodes.extend(found),
+            _ => {
+                return Err(format!(
+                    "the invariant `{text}` of {origin} is entered by the transition at {} whose step this program \
+                     does not have (no location to check the invariant at)",
+                    t.weight().origin
+                ))
+            }
+        }
+    }
+    let nodes: Vec<NodeIndex> = nodes.into_iter().collect();
+    let Some(&first) = nodes.first() else {
+        return Err(format!("the invariant `{text}` of {origin} is on a state no transition enters"));
+    };
+    let scope = match named {
+        Some(f) => f,
+        None => cfa.graph[first].function.unwrap_or(cfa.main),
+    };
+    if nodes.iter().any(|m| cfa.graph[*m].function != Some(scope)) {
+        return Err(format!(
+            "the invariant `{text}` of {origin} (scope `{}`) is entered at a location outside that function",
+            cfa.function(scope).name
+        ));
+    }
+    let offset = cfa
+        .graph
+        .edges_directed(first, Direction::Outgoing)
+        .filter_map(|e| e.weight().span.map(|s| s.start_offset))
+        .min();
+    let line = cfa
+        .graph
+        .edges_directed(first, Direction::Outgoing)
+        .filter_map(|e| e.weight().span.map(|s| s.start_line))
+        .min()
+        .unwrap_or(0);
+    let kind =
+        if nodes.iter().all(|m| cfa.graph[*m].loop_head) { InvariantKind::Loop } else { InvariantKind::Location };
+    Ok(Obligation { kind, text: text.to_string(), scope, offset, nodes, witness_node: Some(n), line, origin })
+}

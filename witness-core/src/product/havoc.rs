@@ -1,0 +1,85 @@
+//! A state made general (decision 96, reused by issue 23's induction): every integer variable
+//! and every array cell a path has touched becomes a fresh symbol, with an empty path
+//! condition; cells never touched stay untouched (any value when read). Used where a check
+//! must hold for every state of a shape, not only for the one a run reached: a recurrent set's
+//! closure, an invariant's induction step.
+
+use super::*;
+use crate::cfa::VarId;
+use crate::semantics::Slot;
+use std::collections::BTreeMap;
+
+/// `s` with every value general, and for each new symbol the equation with the value it
+/// replaces (to show the run `s` itself took). Why not, if `s` holds what this cannot make
+/// general (floats, pointers, memory objects, approximations, a returned value, heap blocks) or
+/// more than `max_cells` values; `place` names where `s` is, for that message.
+pub(super) fn generalise(s: &ProductState, max_cells: usize, place: &str) -> Result<(ProductState, Vec<Bool>), String> {
+    let mut g = s.clone();
+    if !g.data.approx.is_empty() || !g.data.layout.is_empty() || !g.data.unspecified.is_empty() {
+        return Err("approximated values or addresses as integers".into());
+    }
+    if g.returned.is_some() || !g.data.heap.is_empty() {
+        return Err(format!("a returned value or heap memory {place}"));
+    }
+    g.data.path = Default::default();
+    let cells = |slots: &BTreeMap<VarId, Slot>| -> usize {
+        slots
+            .values()
+            .map(|s| match s {
+                Slot::Array { cells, .. } => cells.len(),
+                _ => 1,
+            })
+            .sum()
+    };
+    let total = cells(&g.data.globals) + g.data.frames.iter().map(|f| cells(&f.locals)).sum::<usize>();
+    if total > max_cells {
+        return Err(format!("more than {max_cells} variables and array cells"));
+    }
+    let mut ok = true;
+    // `links`: each new symbol equals the value it replaces in `s` (only for the trace).
+    let mut links: Vec<Bool> = Vec::new();
+    let mut general = |slots: &mut BTreeMap<VarId, Slot>, data: &mut DataState| {
+        for slot in slots.values_mut() {
+            match slot {
+                Slot::Scalar(v) => {
+                    let new = data.symbol("rec", v.ty);
+                    links.push(v.term().eq(new.term()));
+                    *v = new;
+                }
+                Slot::Array { elem, cells } => {
+                    let elem = *elem;
+                    let new: Vec<Option<Val>> = cells
+                        .iter()
+                        .map(|c| {
+                            c.as_ref().map(|old| {
+                                let new = data.symbol("rec", elem);
+                                let old = Value { val: old.clone(), ty: elem };
+                                links.push(old.term().eq(new.term()));
+                                new.val
+                            })
+                        })
+                        .collect();
+                    *cells = Rc::new(new);
+                }
+                Slot::PtrUninit | Slot::Opaque | Slot::External => {}
+                _ => ok = false,
+            }
+        }
+    };
+    let mut data = g.data.clone();
+    let mut globals = (*g.data.globals).clone();
+    general(&mut globals, &mut data);
+    let mut frames = (*g.data.frames).clone();
+    for f in frames.iter_mut() {
+        let mut locals = (*f.locals).clone();
+        general(&mut locals, &mut data);
+        f.locals = Rc::new(locals);
+    }
+    if !ok {
+        return Err(format!("floats, pointers or memory objects {place}"));
+    }
+    data.globals = Rc::new(globals);
+    data.frames = Rc::new(frames);
+    g.data = data;
+    Ok((g, links))
+}

@@ -1,0 +1,555 @@
+//! Issue 23: correctness witnesses in the product (decisions 162–165). An invariant is an
+//! observer of the search: at its locations it is checked (is a state that falsifies it
+//! feasible?) and then assumed. Two searches use it:
+//! - **Refutation** ([`refute_invariants`]): from the program's start, every path, with every
+//!   invariant checked on every visit. A falsified invariant or an error call is a real run:
+//!   the witness is refuted with that run. A search that ends without one has looked at every
+//!   reachable state: the witness is confirmed.
+//! - **Proof** ([`prove_invariants`], k-induction over cut points): the cut points are the loop
+//!   heads (a loop without an invariant has `true`). Base: from the start through the first k
+//!   cut-point visits, everything checked (a failure there is a real run). Step: from every cut
+//!   point reached, in a general state (every value a fresh symbol, [`super::havoc`]) that
+//!   satisfies its invariants, through k cut-point visits with every invariant on the way
+//!   assumed, and the invariants, error calls and overflows after the (k−1)-th visit checked.
+//!   Every cut point the windows reach is started from in turn. No failure: every invariant
+//!   holds on every visit and the property holds.
+
+use super::*;
+use crate::cfa::Expr;
+use crate::invariants::Obligation;
+use crate::witness::{InvariantKind, WitnessState};
+
+/// Largest k tried by the proof.
+pub const MAX_K: u8 = 4;
+
+/// Most values a general state of the induction step may hold.
+const MAX_GENERAL_CELLS: usize = 4096;
+
+/// The invariant observer of one exploration.
+pub(super) struct Observer {
+    obligations: Rc<Vec<Obligation>>,
+    /// Program location → the obligations checked there (the location reading).
+    at: HashMap<NodeIndex, Vec<usize>>,
+    /// GraphML refutation: an obligation is checked when the step enters its automaton state
+    /// (the witness's own claim), not by location.
+    by_witness: bool,
+    /// Cut points (loop heads).
+    cuts: Rc<HashSet<NodeIndex>>,
+    /// Obligations (and violations) on a path that has passed fewer cut points are assumed.
+    check_from: u8,
+    /// A path ends at its `stop_at`-th cut point.
+    stop_at: Option<u8>,
+    lowered: HashMap<usize, Result<Rc<Vec<Expr>>, String>>,
+    /// Cut points reached (one state per location and call stack).
+    reached: Vec<ProductState>,
+    seen: HashSet<(NodeIndex, Vec<EdgeIndex>)>,
+    /// The obligation found false, with the values that falsify it.
+    failed: Option<(usize, String)>,
+    /// The visited set keeps only states at cut points and function entries (every cycle of
+    /// the product passes one): a long concrete loop costs a state per pass, not per step.
+    sparse: bool,
+}
+
+impl Observer {
+    fn new(
+        obligations: Rc<Vec<Obligation>>,
+        cuts: Rc<HashSet<NodeIndex>>,
+        check_from: u8,
+        stop_at: Option<u8>,
+    ) -> Self {
+        let mut at: HashMap<NodeIndex, Vec<usize>> = HashMap::new();
+        for (i, o) in obligations.iter().enumerate() {
+            for n in &o.nodes {
+                at.entry(*n).or_default().push(i);
+            }
+        }
+        Observer {
+            obligations,
+            at,
+            by_witness: false,
+            cuts,
+            check_from,
+            stop_at,
+            lowered: HashMap::new(),
+            reached: Vec::new(),
+            seen: HashSet::new(),
+            failed: None,
+            sparse: false,
+        }
+    }
+}
+
+impl Observer {
+    /// Is this the refutation's long search?
+    pub(super) fn sparse_search(&self) -> bool {
+        self.sparse
+    }
+}
+
+/// What the observer makes of a state.
+pub(super) enum Observed {
+    Go,
+    Stop,
+    Violated(Verdict),
+}
+
+/// The loop heads, and the targets of the back edges of any other cycle (`goto`): every cycle
+/// of a function passes a cut point.
+pub(crate) fn cut_points(cfa: &Cfa) -> HashSet<NodeIndex> {
+    let mut cuts: HashSet<NodeIndex> = cfa.graph.node_indices().filter(|n| cfa.graph[*n].loop_head).collect();
+    // Iterative depth-first search from each function's entry: an edge to a node on the
+    // current path closes a cycle.
+    for f in &cfa.functions {
+        let mut on_path: HashSet<NodeIndex> = HashSet::new();
+        let mut done: HashSet<NodeIndex> = HashSet::new();
+        let mut stack: Vec<(NodeIndex, Vec<NodeIndex>)> = Vec::new();
+        let succ = |n: NodeIndex| -> Vec<NodeIndex> { cfa.graph.neighbors_directed(n, Direction::Outgoing).collect() };
+        stack.push((f.entry, succ(f.entry)));
+        on_path.insert(f.entry);
+        while let Some((n, rest)) = stack.last_mut() {
+            match rest.pop() {
+                Some(m) => {
+                    if on_path.contains(&m) {
+                        if !cuts.contains(&m) && !cfa.graph[m].loop_head {
+                            cuts.insert(m);
+                        }
+                    } else if !done.contains(&m) {
+                        on_path.insert(m);
+                        let s = succ(m);
+                        stack.push((m, s));
+                    }
+                }
+                None => {
+                    let n = *n;
+                    on_path.remove(&n);
+                    done.insert(n);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    cuts
+}
+
+/// The line of the first step out of a location.
+fn line_of(cfa: &Cfa, n: NodeIndex) -> u32 {
+    cfa.graph
+        .edges_directed(n, Direction::Outgoing)
+        .filter_map(|e| e.weight().span.map(|s| s.start_line))
+        .min()
+        .unwrap_or(0)
+}
+
+fn trivial_automaton() -> WitnessAutomaton {
+    let mut graph = petgraph::graph::DiGraph::new();
+    let entry =
+        graph.add_node(WitnessState { id: "invariants".into(), entry: true, violation: true, ..Default::default() });
+    WitnessAutomaton {
+        graph,
+        entry,
+        metadata: Default::default(),
+        warnings: Vec::new(),
+        format: "invariants".into(),
+        exact_locations: true,
+        invariants: Vec::new(),
+    }
+}
+
+impl<'a> Explorer<'a> {
+    /// Does a violation (error call, overflow) in state `s` count? Not while an induction
+    /// window still assumes.
+    pub(super) fn violation_counts(&self, s: &ProductState) -> bool {
+        self.observer.as_ref().is_none_or(|o| s.passes >= o.check_from)
+    }
+
+    /// Does the visited set keep `s`?
+    pub(super) fn remembers(&self, s: &ProductState) -> bool {
+        match &self.observer {
+            Some(o) if o.sparse => {
+                o.cuts.contains(&s.loc)
+                    || self.cfa.graph[s.loc].function.is_some_and(|f| self.cfa.function(f).entry == s.loc)
+            }
+            _ => true,
+        }
+    }
+
+    /// The observer's look at a state before it is expanded.
+    pub(super) fn observe(&mut self, state: &mut ProductState) -> Observed {
+        let Some(mut obs) = self.observer.take() else { return Observed::Go };
+        let result = self.observe_with(&mut obs, state);
+        self.observer = Some(obs);
+        result
+    }
+
+    fn observe_with(&mut self, obs: &mut Observer, state: &mut ProductState) -> Observed {
+        // The start of a window (no step yet) assumes its invariants.
+        let start = state.trace.is_none();
+        let at_cut = !start && obs.cuts.contains(&state.loc);
+        // Only an induction window counts its passes (the count is part of a state's identity);
+        // the refutation checks everything.
+        let window = obs.stop_at.is_some();
+        if at_cut && window {
+            state.passes = state.passes.saturating_add(1);
+        }
+        let checking =
+            !start && (!window || if at_cut { state.passes > obs.check_from } else { state.passes >= obs.check_from });
+        let here: Vec<usize> = if obs.by_witness {
+            if state.entered {
+                (0..obs.obligations.len()).filter(|i| obs.obligations[*i].witness_node == Some(state.witness)).collect()
+            } else {
+                Vec::new()
+            }
+        } else {
+            obs.at.get(&state.loc).cloned().unwrap_or_default()
+        };
+        for i in here {
+            match self.observe_one(obs, state, i, checking) {
+                Observed::Go => {}
+                other => return other,
+            }
+        }
+        if at_cut {
+            let key = (state.loc, state.stack.iter().map(|c| c.call_edge).collect::<Vec<_>>());
+            if obs.seen.insert(key) {
+                obs.reached.push(state.clone());
+            }
+            if obs.stop_at == Some(state.passes) {
+                return Observed::Stop;
+            }
+        }
+        Observed::Go
+    }
+
+    fn lowered(&mut self, obs: &mut Observer, i: usize) -> Result<Rc<Vec<Expr>>, String> {
+        if let Some(l) = obs.lowered.get(&i) {
+            return l.clone();
+        }
+        let o = &obs.obligations[i];
+        let scope = AssumptionScope {
+            function: Some(o.scope),
+            offset: o.offset,
+            result_ty: if o.kind == InvariantKind::Ensures { self.cfa.function(o.scope).return_ty } else { None },
+        };
+        let mut exprs = Vec::new();
+        let mut err = None;
+        for c in lower_assumption(self.cfa, &o.text, &scope) {
+            match c {
+                Ok(e) => exprs.push(e),
+                Err(m) => {
+                    err = Some(format!("the {} cannot be evaluated in its scope: {m}", o.describe()));
+                    break;
+                }
+            }
+        }
+        if exprs.is_empty() && err.is_none() {
+            err = Some(format!("the {} is empty", o.describe()));
+        }
+        let l = match err {
+            Some(e) => Err(e),
+            None => Ok(Rc::new(exprs)),
+        };
+        obs.lowered.insert(i, l.clone());
+        l
+    }
+
+    /// Checks (when `checking`) and then assumes obligation `i` in `state`.
+    fn observe_one(&mut self, obs: &mut Observer, state: &mut ProductState, i: usize, checking: bool) -> Observed {
+        let exprs = match self.lowered(obs, i) {
+            Ok(e) => e,
+            Err(m) => {
+                self.give_up(m);
+                return Observed::Stop;
+            }
+        };
+        let what = obs.obligations[i].describe();
+        let result = state.returned.clone();
+        let mut truth = Truth::Known(true);
+        let mut defined: Vec<Bool> = Vec::new();
+        for e in exprs.iter() {
+            let ev = match state.data.eval(self.cfa, e, result.as_ref()) {
+                Ok(ev) => ev,
+                Err(EvalError::Unsupported(m)) => {
+                    self.give_up(format!("the {what} cannot be evaluated: {m}"));
+                    return Observed::Stop;
+                }
+            };
+            for d in &ev.defined {
+                match &d.holds {
+                    Truth::Known(true) => {}
+                    Truth::Known(false) => {
+                        self.give_up(format!("the {what} is undefined here ({})", d.what));
+                        return Observed::Stop;
+                    }
+                    Truth::Sym(c) => defined.push(c.clone()),
+                }
+            }
+            truth = truth.and(&ev.value.truth());
+        }
+        let path = state.data.path.conjuncts();
+        if checking && !defined.is_empty() {
+            let all = Bool::and(&defined);
+            match self.smt.check(&path, &[&all.not()]) {
+                Feasibility::Infeasible => {}
+                _ => {
+                    self.give_up(format!("the {what} may be undefined here (C leaves it undefined)"));
+                    return Observed::Stop;
+                }
+            }
+        }
+        for d in defined {
+            state.data.constrain(d);
+        }
+        match truth {
+            Truth::Known(true) => Observed::Go,
+            Truth::Known(false) if !checking => Observed::Stop,
+            Truth::Known(false) => self.falsified(obs, state, i, None),
+            Truth::Sym(c) => {
+                if checking {
+                    let path = state.data.path.conjuncts();
+                    match self.smt.check(&path, &[&c.not()]) {
+                        Feasibility::Infeasible => {}
+                        Feasibility::Feasible => return self.falsified(obs, state, i, Some(c)),
+                        Feasibility::Unknown => {
+                            self.give_up(format!("the solver could not decide the {what}"));
+                            return Observed::Stop;
+                        }
+                    }
+                }
+                state.data.constrain(c);
+                Observed::Go
+            }
+        }
+    }
+
+    /// Obligation `i` is false in some state of `state`'s: the exploration ends with that run.
+    fn falsified(&mut self, obs: &mut Observer, state: &ProductState, i: usize, c: Option<Bool>) -> Observed {
+        let mut s = state.clone();
+        if let Some(c) = c {
+            s.data.constrain(c.not());
+        }
+        let o = &obs.obligations[i];
+        let values = self.values_of(&s, o);
+        obs.failed = Some((i, values.clone()));
+        let what = format!(
+            "{} is false{}",
+            o.describe(),
+            if values.is_empty() { String::new() } else { format!(" ({values})") }
+        );
+        Observed::Violated(self.confirm(&s, what))
+    }
+
+    /// `x = 5, y = 3`: values of the invariant's names in a model of `s`'s path.
+    fn values_of(&mut self, s: &ProductState, o: &Obligation) -> String {
+        let scope = AssumptionScope { function: Some(o.scope), offset: o.offset, result_ty: None };
+        let mut names: Vec<String> = Vec::new();
+        let mut word = String::new();
+        for ch in o.text.chars().chain([' ']) {
+            if ch.is_ascii_alphanumeric() || ch == '_' {
+                word.push(ch);
+            } else {
+                if !word.is_empty() && !word.starts_with(|c: char| c.is_ascii_digit()) && !names.contains(&word) {
+                    names.push(word.clone());
+                }
+                word.clear();
+            }
+        }
+        let mut data = s.data.clone();
+        let mut shown = Vec::new();
+        for name in names {
+            let Some(Ok(expr)) = lower_assumption(self.cfa, &name, &scope).into_iter().next() else { continue };
+            let Ok(ev) = data.eval(self.cfa, &expr, None) else { continue };
+            shown.push((name, ev.value));
+        }
+        let terms: Vec<z3::ast::BV> = shown.iter().map(|(_, v)| v.term()).collect();
+        let Some(vals) = self.smt.model_values(&s.data.path.conjuncts(), &terms) else { return String::new() };
+        shown.iter().zip(vals).map(|((n, v), b)| format!("{n} = {}", as_i128(b, v.ty))).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// What a search of the invariants found.
+pub struct InvariantOutcome {
+    /// `Confirmed`: a real run falsifies an invariant or reaches the violation (the witness is
+    /// refuted); `Rejected`: every invariant holds and the property too (confirmed);
+    /// `Unknown`: neither is shown.
+    pub verdict: Verdict,
+    pub reason: String,
+    /// The obligation found false (refutation) or not inductive (proof), with values.
+    pub failed: Option<(usize, String)>,
+    /// The proof's k, when it succeeded.
+    pub k: Option<u8>,
+    pub states: u64,
+    pub solver_calls: u64,
+}
+
+impl InvariantOutcome {
+    /// A copy (a verdict's trace included).
+    pub fn clone_outcome(&self) -> InvariantOutcome {
+        InvariantOutcome {
+            verdict: self.verdict.clone(),
+            reason: self.reason.clone(),
+            failed: self.failed.clone(),
+            k: self.k,
+            states: self.states,
+            solver_calls: self.solver_calls,
+        }
+    }
+}
+
+/// The refutation search: every path from the program's start, every invariant checked.
+/// GraphML invariants are checked when the automaton enters their state (the witness's claim);
+/// YAML ones at their locations.
+pub fn refute_invariants(
+    cfa: &Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    obligations: Rc<Vec<Obligation>>,
+) -> InvariantOutcome {
+    let graphml = obligations.iter().any(|o| o.witness_node.is_some());
+    let trivial = trivial_automaton();
+    let automaton = if graphml { witness } else { &trivial };
+    let seeds: Vec<NodeIndex> = obligations.iter().flat_map(|o| o.nodes.iter().copied()).collect();
+    let reach = ErrorReach::towards(cfa, &seeds);
+    let mut ex = Explorer::new(cfa, automaton, anchors, opts, &reach);
+    if graphml {
+        ex.offsets = crate::offsets::plan(cfa, automaton, &mut ex.warnings);
+        (ex.approximate, ex.places) = approximate_transitions(&ex);
+        ex.distance = automaton.graph.node_indices().map(|n| (n, 0)).collect();
+    }
+    // Explanations are of violation witnesses' rejections.
+    ex.explain = Explanation::new(false);
+    let mut obs = Observer::new(obligations, Rc::new(cut_points(cfa)), 0, None);
+    obs.by_witness = graphml;
+    obs.sparse = true;
+    ex.observer = Some(Box::new(obs));
+    let verdict = ex.run();
+    let failed = ex.observer.as_mut().and_then(|o| o.failed.take());
+    let raw = match &verdict {
+        Verdict::Confirmed { error_function, .. } => error_function.clone(),
+        Verdict::Rejected => format!(
+            "every reachable state was explored ({} product states): every invariant holds and the property too",
+            ex.states
+        ),
+        Verdict::Unknown { reason } => reason.clone(),
+    };
+    let (verdict, reason) = match reading::conclude(&reading_of(opts, false), &ex.doubts, verdict) {
+        (v, Some(why)) => (v, why),
+        (v, None) => (v, raw),
+    };
+    InvariantOutcome { verdict, reason, failed, k: None, states: ex.states, solver_calls: ex.smt.calls }
+}
+
+/// The proof by k-induction over the cut points, k = 1 to [`MAX_K`] (module comment).
+pub fn prove_invariants(
+    cfa: &Cfa,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    obligations: Rc<Vec<Obligation>>,
+) -> InvariantOutcome {
+    let trivial = trivial_automaton();
+    let seeds: Vec<NodeIndex> = obligations.iter().flat_map(|o| o.nodes.iter().copied()).collect();
+    let reach = ErrorReach::towards(cfa, &seeds);
+    let cuts = Rc::new(cut_points(cfa));
+    let (mut states, mut calls) = (0u64, 0u64);
+    let mut not_inductive = String::from("no cut point");
+    let mut failed = None;
+    let done = |verdict: Verdict, reason: String, failed, k, states, calls| InvariantOutcome {
+        verdict,
+        reason,
+        failed,
+        k,
+        states,
+        solver_calls: calls,
+    };
+    for k in 1..=MAX_K {
+        // Base: real runs from the start through the first k cut-point visits.
+        let mut ex = Explorer::new(cfa, &trivial, anchors, opts, &reach);
+        ex.observer = Some(Box::new(Observer::new(obligations.clone(), cuts.clone(), 0, Some(k))));
+        let verdict = ex.run();
+        states += ex.states;
+        calls += ex.smt.calls;
+        let mut obs = ex.observer.take().expect("observer");
+        match verdict {
+            Verdict::Confirmed { error_function, trace } => {
+                return done(
+                    Verdict::Confirmed { error_function: error_function.clone(), trace },
+                    error_function,
+                    obs.failed,
+                    None,
+                    states,
+                    calls,
+                )
+            }
+            Verdict::Unknown { reason } => {
+                return done(Verdict::Unknown { reason: reason.clone() }, reason, None, None, states, calls)
+            }
+            Verdict::Rejected => {}
+        }
+        let mut todo = std::mem::take(&mut obs.reached);
+        let mut seen = std::mem::take(&mut obs.seen);
+        let mut i = 0;
+        let mut cti = None;
+        while i < todo.len() {
+            if Instant::now() >= opts.deadline {
+                let why = format!("time budget of {} s exhausted in the induction step (k = {k})", opts.budget_secs);
+                return done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls);
+            }
+            let t = todo[i].clone();
+            i += 1;
+            let place = format!("at the loop head of line {}", line_of(cfa, t.loc));
+            if t.threads.is_some() {
+                let why = "induction over the states of several threads is not supported".to_string();
+                return done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls);
+            }
+            let (mut g, _) = match havoc::generalise(&t, MAX_GENERAL_CELLS, &place) {
+                Ok(x) => x,
+                Err(what) => {
+                    let why = format!("the invariants are not proved: the induction cannot hold {what}");
+                    return done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls);
+                }
+            };
+            g.trace = None;
+            g.passes = 0;
+            g.entered = false;
+            let mut ex = Explorer::new(cfa, &trivial, anchors, opts, &reach);
+            let mut o = Observer::new(obligations.clone(), cuts.clone(), k - 1, Some(k));
+            o.seen = std::mem::take(&mut seen);
+            ex.observer = Some(Box::new(o));
+            let verdict = ex.run_from(g);
+            states += ex.states;
+            calls += ex.smt.calls;
+            let mut o = ex.observer.take().expect("observer");
+            seen = std::mem::take(&mut o.seen);
+            todo.append(&mut o.reached);
+            match verdict {
+                Verdict::Rejected => {}
+                Verdict::Confirmed { error_function, .. } => {
+                    cti = Some((error_function, o.failed.take(), place));
+                    break;
+                }
+                Verdict::Unknown { reason } => {
+                    let why = format!("the induction step from the loop head {place} is undecided: {reason}");
+                    return done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls);
+                }
+            }
+        }
+        match cti {
+            None => {
+                let reason = format!(
+                    "every invariant is proved ({}-induction over {} cut point{}) and the property holds",
+                    k,
+                    seen.len(),
+                    if seen.len() == 1 { "" } else { "s" }
+                );
+                return done(Verdict::Rejected, reason, None, Some(k), states, calls);
+            }
+            Some((what, f, place)) => {
+                not_inductive = format!(
+                    "not inductive for k up to {k}: from a state {place} that satisfies the invariants, {what}"
+                );
+                failed = f;
+            }
+        }
+    }
+    done(Verdict::Unknown { reason: not_inductive.clone() }, not_inductive, failed, None, states, calls)
+}

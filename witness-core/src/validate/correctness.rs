@@ -1,0 +1,198 @@
+//! Issue 23: the pipeline's stage for correctness witnesses (decisions 162–165): place the
+//! invariants, try the proof (k-induction), else search for a run that falsifies one, and
+//! report the witness's fate and each invariant's.
+
+use std::rc::Rc;
+
+use super::*;
+use crate::invariants::{self, Obligation};
+use crate::product::InvariantOutcome;
+use crate::verdict::InvariantStatus;
+
+pub(super) struct Stage<'a> {
+    pub opts: &'a ValidateOptions,
+    pub witness: &'a WitnessAutomaton,
+    pub anchors: &'a crate::anchors::Anchors,
+    pub explore: &'a ExploreOptions,
+    pub started: Instant,
+}
+
+/// The properties a correctness witness is checked for.
+const PROPERTIES: &[&str] = &["unreach-call", "no-overflow"];
+
+impl Stage<'_> {
+    pub(super) fn report(&self, program: &cfront::Program, dm: DataModel, warnings: Vec<String>) -> Report {
+        let cfa = &program.cfa;
+        let property = self.explore.target.name();
+        let unknown = |why: String, warnings: Vec<String>| {
+            let mut r = unknown_report(&why, self.witness, warnings, self.started, self.opts, dm);
+            r.property = property.into();
+            r
+        };
+        if !PROPERTIES.contains(&property) {
+            return unknown(
+                format!(
+                    "correctness witnesses are checked for {} only; the task's property is {property}",
+                    PROPERTIES.join(" and ")
+                ),
+                warnings,
+            );
+        }
+        if cfa.threads {
+            return unknown("correctness witnesses of multi-threaded programs are not supported".into(), warnings);
+        }
+        let obligations = match invariants::resolve(cfa, self.witness) {
+            Ok(o) => Rc::new(o),
+            Err(why) => return unknown(why, warnings),
+        };
+        // The proof first, with at most half of the time left; then the search for a run.
+        let now = Instant::now();
+        let half = self.explore.deadline.saturating_duration_since(now) / 2;
+        let prove_opts = ExploreOptions {
+            deadline: now + half,
+            target: self.explore.target.clone(),
+            vector: None,
+            guess: None,
+            ..*self.explore
+        };
+        let proof = product::prove_invariants(cfa, self.anchors, &prove_opts, obligations.clone());
+        let (mut states, mut calls) = (proof.states, proof.solver_calls);
+        let (outcome, method) = match proof.verdict {
+            Verdict::Unknown { .. } => {
+                // A margin for freeing the search's states before the budget ends.
+                let left = self.explore.deadline.saturating_duration_since(Instant::now());
+                let margin = (left / 15).clamp(Duration::from_millis(500), Duration::from_secs(6));
+                let run_opts = ExploreOptions {
+                    deadline: self.explore.deadline.checked_sub(margin).unwrap_or(self.explore.deadline),
+                    target: self.explore.target.clone(),
+                    vector: None,
+                    guess: None,
+                    ..*self.explore
+                };
+                let run = product::refute_invariants(cfa, self.witness, self.anchors, &run_opts, obligations.clone());
+                states += run.states;
+                calls += run.solver_calls;
+                let method = match run.verdict {
+                    Verdict::Rejected => "exhaustive exploration",
+                    _ => "run",
+                };
+                (run, method)
+            }
+            Verdict::Rejected => (proof.clone_outcome(), "k-induction"),
+            Verdict::Confirmed { .. } => (proof.clone_outcome(), "run"),
+        };
+        let statuses = statuses(&obligations, cfa, &outcome, &proof);
+        let (witness_verdict, reason) = match &outcome.verdict {
+            Verdict::Rejected => ("confirmed", format!("witness confirmed: {}", outcome.reason)),
+            Verdict::Confirmed { error_function, trace } if outcome.failed.is_some() => {
+                let _ = trace;
+                ("refuted", format!("witness refuted: the {error_function}"))
+            }
+            Verdict::Confirmed { error_function, trace } => {
+                let line = trace.last().map(|s| s.line).unwrap_or(0);
+                let call =
+                    if error_function.ends_with(')') { error_function.clone() } else { format!("{error_function}()") };
+                let what = if self.explore.target.operations() {
+                    format!("{error_function} at line {line}")
+                } else {
+                    format!("{call} is reached at line {line}")
+                };
+                ("refuted", format!("witness refuted: the program violates the property: {what}"))
+            }
+            Verdict::Unknown { reason } => {
+                let why = if matches!(proof.verdict, Verdict::Unknown { .. }) && proof.reason != *reason {
+                    format!("the invariants are not proved ({}); no run falsifies one ({reason})", proof.reason)
+                } else {
+                    reason.clone()
+                };
+                ("unknown", why)
+            }
+        };
+        let mut verdict = match (&outcome.verdict, witness_verdict) {
+            (Verdict::Confirmed { trace, error_function }, _) => {
+                Verdict::Confirmed { trace: trace.clone(), error_function: error_function.clone() }
+            }
+            (Verdict::Rejected, _) => Verdict::Rejected,
+            (Verdict::Unknown { .. }, _) => Verdict::Unknown { reason: reason.clone() },
+        };
+        let file = self.opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        if let Verdict::Confirmed { trace, .. } = &mut verdict {
+            for step in trace.iter_mut() {
+                step.file = file.clone();
+            }
+        }
+        let harness = match (&verdict, self.opts.harness) {
+            (Verdict::Confirmed { trace, .. }, true) => {
+                Some(crate::harness::harness_for(cfa, &program.source, trace, &[]))
+            }
+            _ => None,
+        };
+        Report {
+            verdict,
+            reason,
+            stats: Stats {
+                wall_ms: self.started.elapsed().as_millis() as u64,
+                product_states: states,
+                solver_calls: calls,
+            },
+            warnings,
+            witness_format: self.witness.format.clone(),
+            reading: "invariants at their locations".into(),
+            data_model: dm.name().into(),
+            test_vector: None,
+            property: property.into(),
+            harness,
+            harness_right_to_left: None,
+            dot: None,
+            error_code: None,
+            refined: None,
+            explanation: None,
+            correctness: Some(CorrectnessSummary {
+                witness_verdict: witness_verdict.into(),
+                method: (witness_verdict != "unknown").then(|| method.to_string()),
+                k: if method == "k-induction" { outcome.k } else { None },
+                invariants: statuses,
+            }),
+        }
+    }
+}
+
+/// Each invariant's status after the proof and, if it ran, the search.
+fn statuses(
+    obligations: &[Obligation],
+    cfa: &crate::cfa::Cfa,
+    outcome: &InvariantOutcome,
+    proof: &InvariantOutcome,
+) -> Vec<InvariantStatus> {
+    obligations
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let (status, detail) = match &outcome.verdict {
+                Verdict::Rejected => ("proved", None),
+                Verdict::Confirmed { .. } => match &outcome.failed {
+                    Some((j, values)) if *j == i => ("refuted", Some(values.clone())),
+                    _ => ("unproved", None),
+                },
+                Verdict::Unknown { .. } => match &proof.failed {
+                    Some((j, values)) if *j == i => (
+                        "unproved",
+                        Some(format!(
+                            "not inductive: a state that satisfies the invariants leaves it false ({values})"
+                        )),
+                    ),
+                    _ => ("unproved", None),
+                },
+            };
+            InvariantStatus {
+                kind: o.kind.name().into(),
+                invariant: o.text.clone(),
+                line: o.line,
+                function: cfa.function(o.scope).name.clone(),
+                witness_position: o.origin.clone(),
+                status: status.into(),
+                detail,
+            }
+        })
+        .collect()
+}
