@@ -136,6 +136,53 @@ fn lint_and_validate_speak_one_scheme() {
     assert_eq!(validated.status.code(), Some(3), "validate refuses it too");
 }
 
+/// Issue 23 (decision 166): a correctness witness's invariants are placed and lowered as
+/// `validate` does; each finding names the invariant, its position in the witness and the reason.
+#[test]
+fn lint_checks_correctness_witness_invariants() {
+    let dir = root().join("fixtures/lint");
+    let run = |case: &str, strict: bool| {
+        let case = dir.join(case);
+        let witness =
+            ["witness.graphml", "witness.yml"].iter().map(|f| case.join(f)).find(|p| p.is_file()).expect("witness");
+        let extra = if strict { vec!["--strict".to_string()] } else { Vec::new() };
+        let (code, json) = lint(&witness, Some(&case.join("program.c")), &extra);
+        (code, json["findings"].as_array().cloned().unwrap_or_default())
+    };
+    // The valid twins: no finding at all, even under `--strict`.
+    for case in ["yaml-correctness-valid", "graphml-correctness-valid"] {
+        let (code, findings) = run(case, true);
+        assert_eq!((code, findings.len()), (0, 0), "{case}: {findings:?}");
+    }
+    let one = |case: &str, check: &str| -> serde_json::Value {
+        let (_, findings) = run(case, false);
+        let mine: Vec<_> = findings.iter().filter(|f| f["check"] == check).cloned().collect();
+        assert_eq!(mine.len(), 1, "{case}: {findings:?}");
+        mine[0].clone()
+    };
+    let f = one("yaml-correctness-no-loop", "Y22");
+    assert_eq!((f["line"].as_u64(), f["column"].as_u64()), (Some(18), Some(7)), "{f}");
+    let msg = f["message"].as_str().unwrap();
+    assert!(
+        msg.contains("loop invariant `i <= n`") && msg.contains("line 12") && msg.contains("matches no loop"),
+        "{f}"
+    );
+    let f = one("yaml-correctness-unknown-variable", "Y23");
+    assert_eq!((f["line"].as_u64(), f["column"].as_u64()), (Some(27), Some(7)), "{f}");
+    let msg = f["message"].as_str().unwrap();
+    assert!(msg.contains("location invariant `i == m`") && msg.contains("unknown identifier `m`"), "{f}");
+    let f = one("yaml-correctness-unsupported", "Y24");
+    assert_eq!(f["line"].as_u64(), Some(28), "{f}");
+    assert!(f["message"].as_str().unwrap().contains("`loop_transition_invariant` is not supported"), "{f}");
+    let f = one("graphml-correctness-unknown-scope", "L24");
+    assert_eq!(f["line"].as_u64(), Some(33), "the `<node id=\"H\">`: {f}");
+    let msg = f["message"].as_str().unwrap();
+    assert!(msg.contains("node H") && msg.contains("`mian`"), "{f}");
+    let f = one("graphml-correctness-unknown-variable", "L25");
+    let msg = f["message"].as_str().unwrap();
+    assert!(msg.contains("`i <= m`") && msg.contains("node H") && msg.contains("unknown identifier `m`"), "{f}");
+}
+
 #[test]
 fn lint_text_output_shows_position_and_snippet() {
     let case = root().join("fixtures/lint/graphml-no-namespaces");

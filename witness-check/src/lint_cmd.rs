@@ -22,11 +22,13 @@ pub struct LintArgs {
     witness_option: Option<PathBuf>,
     /// The program the witness is for: adds the program-aware checks (hash, lines and columns
     /// inside the file, anchors on a suitable construct, function names, assumptions that
-    /// parse in their scope).
+    /// parse in their scope; a correctness witness's invariants placed at program locations
+    /// and parsed in their scope).
     #[arg(long, value_name = "P")]
     program: Option<PathBuf>,
-    /// Program-aware details (line and offset ranges, function names, call stack, assumptions)
-    /// make the witness faulty, like witnesslint's `--strictChecking`; otherwise they are notes.
+    /// Program-aware details (line and offset ranges, function names, call stack, assumptions,
+    /// invariants) make the witness faulty, like witnesslint's `--strictChecking`; otherwise
+    /// they are notes.
     #[arg(long)]
     strict: bool,
     /// Print one JSON object instead of text.

@@ -7,6 +7,7 @@
 //! nodes with edges before or after them) trigger alike.
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 use regex::Regex;
 use roxmltree::{Document, Node, ParsingOptions};
@@ -124,13 +125,21 @@ struct State {
 
 struct Linter<'a, 'i> {
     doc: &'a Document<'i>,
+    /// The witness (for the validator's reader: the invariant checks, decision 166).
+    path: &'a Path,
+    bytes: &'a [u8],
     sink: &'a mut Sink,
     program: Option<&'a ProgramFacts>,
     s: State,
 }
 
 /// Lints a GraphML witness; returns the overview (witnesslint's summary lines).
-pub(super) fn lint(bytes: &[u8], program: Option<&ProgramFacts>, sink: &mut Sink) -> Vec<(String, String)> {
+pub(super) fn lint(
+    path: &Path,
+    bytes: &[u8],
+    program: Option<&ProgramFacts>,
+    sink: &mut Sink,
+) -> Vec<(String, String)> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -148,7 +157,7 @@ pub(super) fn lint(bytes: &[u8], program: Option<&ProgramFacts>, sink: &mut Sink
             return Vec::new();
         }
     };
-    let mut l = Linter { doc: &doc, sink, program, s: State::default() };
+    let mut l = Linter { doc: &doc, path, bytes, sink, program, s: State::default() };
     l.walk();
     l.final_checks();
     let s = &l.s;
@@ -897,7 +906,7 @@ impl<'a, 'i> Linter<'a, 'i> {
         }
     }
 
-    /// S1–S3 and L10 with the program: lines and offsets in range, function names that exist,
+    /// S1–S3, L10, and L24, L25 for a correctness witness, with the program: lines and offsets in range, function names that exist,
     /// assumptions that lower in their scope.
     fn program_checks(&mut self) {
         let Some(p) = self.program else { return };
@@ -973,6 +982,48 @@ impl<'a, 'i> Linter<'a, 'i> {
                 self.sink.detail_at("S3", line, col, format!("{what} `{name}` is not a function of the program"));
             }
         }
+        if self.s.witness_type.as_deref() == Some("correctness_witness") {
+            self.invariant_checks(p, dm);
+        }
+    }
+
+    /// L24, L25 (decision 166): each node invariant of a correctness witness placed and
+    /// lowered as `validate` does, through the validator's reader.
+    fn invariant_checks(&mut self, p: &ProgramFacts, dm: DataModel) {
+        // What the reader refuses is reported by the checks above (N1, L3, L4, …).
+        let Ok(w) = crate::witness::graphml::read_graphml(self.path, self.bytes) else { return };
+        if w.graph.node_weights().all(|n| n.invariant.as_deref().is_none_or(|i| i.trim().is_empty())) {
+            return;
+        }
+        let cfa = match p.cfa(dm) {
+            Ok(c) => c,
+            Err(why) => {
+                let msg = format!("invariants not checked: the program does not parse ({why})");
+                self.sink.push(Severity::Note, "L24", None, msg);
+                return;
+            }
+        };
+        // `resolve_each`'s order: the states with an invariant, in the reader's (document) order.
+        let at: HashMap<&str, (u32, u32)> = self
+            .doc
+            .descendants()
+            .filter(|n| n.is_element() && local(*n) == "node")
+            .filter_map(|n| Some((n.attribute("id")?, self.pos(n))))
+            .collect();
+        let positions: Vec<Option<(u32, u32)>> = w
+            .graph
+            .node_weights()
+            .filter(|n| n.invariant.as_deref().is_some_and(|i| !i.trim().is_empty()))
+            .map(|n| at.get(n.id.as_str()).copied())
+            .collect();
+        let position = |i: usize| positions.get(i).copied().flatten();
+        super::invariants::check(
+            cfa,
+            &w,
+            &super::invariants::Codes { place: "L24", lower: "L25" },
+            &position,
+            self.sink,
+        );
     }
 }
 

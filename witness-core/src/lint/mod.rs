@@ -9,6 +9,8 @@
 //! * `program`: facts about the program (hashes, line lengths, functions, the CFA) and the
 //!   checks that need them: lines and columns past the end, unknown functions, assumptions
 //!   that do not lower in their scope.
+//! * `invariants`: a correctness witness's invariants placed and lowered as `validate` does
+//!   (decision 166).
 //!
 //! Verdict (decision 80): a witness is *faulty* when a finding of severity warning or error
 //! exists — witnesslint's rule (exit code 1). Findings beyond witnesslint's that a valid
@@ -20,6 +22,7 @@ use std::path::Path;
 use serde::Serialize;
 
 mod graphml;
+mod invariants;
 mod program;
 mod threads;
 mod yaml;
@@ -154,7 +157,7 @@ pub fn lint(witness_path: &Path, bytes: &[u8], program: Option<&ProgramFacts>, o
         bytes
     };
     let (format, overview) = if crate::witness::graphml::looks_like_graphml(bytes) {
-        ("GraphML 1.0".to_string(), graphml::lint(bytes, program, &mut sink))
+        ("GraphML 1.0".to_string(), graphml::lint(witness_path, bytes, program, &mut sink))
     } else if crate::witness::yaml::looks_like_yaml(bytes) {
         yaml::lint(witness_path, bytes, program, &mut sink)
     } else {

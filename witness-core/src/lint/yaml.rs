@@ -42,6 +42,11 @@ pub(super) fn lint(
         metadata_checks(&fields, program, sink);
     }
     super::threads::check_yaml(path, bytes, w.metadata.format_version.as_deref(), program, sink);
+    if w.metadata.witness_type == Some(WitnessType::Correctness) {
+        if let Some(why) = &w.metadata.unsupported {
+            unsupported_note(why.strip_prefix(&file).unwrap_or(why), sink);
+        }
+    }
     if let Some(p) = program {
         program_checks(&w, p, sink);
     }
@@ -161,7 +166,7 @@ fn metadata_checks(fields: &[FlatField], program: Option<&ProgramFacts>, sink: &
     }
 }
 
-/// Y13, Y14, Y16 with the program.
+/// Y13, Y14, Y16, and Y22, Y23 for a correctness witness, with the program.
 fn program_checks(w: &WitnessAutomaton, p: &ProgramFacts, sink: &mut Sink) {
     let dm = w.metadata.architecture.as_deref().and_then(crate::validate::parse_data_model).unwrap_or(DataModel::Lp64);
     let mut in_file = true;
@@ -207,6 +212,11 @@ fn program_checks(w: &WitnessAutomaton, p: &ProgramFacts, sink: &mut Sink) {
             return;
         }
     };
+    if w.metadata.witness_type == Some(WitnessType::Correctness) {
+        // Y22/Y23 (decision 166): each invariant placed and lowered as `validate` does.
+        let position = |i: usize| w.invariants.get(i).and_then(|inv| origin_position(&inv.origin));
+        super::invariants::check(cfa, w, &super::invariants::Codes { place: "Y22", lower: "Y23" }, &position, sink);
+    }
     let operations = w.metadata.specifications.iter().any(|s| {
         s.contains("overflow")
             || s.contains("valid-")
@@ -287,6 +297,18 @@ fn program_checks(w: &WitnessAutomaton, p: &ProgramFacts, sink: &mut Sink) {
     }
 }
 
+/// Y24 (decision 166): content of a correctness witness the validator does not support (the
+/// reader's `metadata.unsupported`, `line:col: what … is not supported; …`). Not a defect of
+/// the witness (the format allows it), so a note even under `--strict`.
+fn unsupported_note(why: &str, sink: &mut Sink) {
+    let (line, col, text) = split_position(why);
+    let msg = format!("{text} (`validate` answers unknown)");
+    match (line, col) {
+        (Some(l), Some(c)) => sink.at(Severity::Note, "Y24", l, c, msg),
+        _ => sink.push(Severity::Note, "Y24", None, msg),
+    }
+}
+
 /// The witness position in an anchor message (`waypoint at L:C …`).
 fn waypoint_position(msg: &str) -> Option<(u32, u32)> {
     let rest = &msg[msg.find("waypoint at ")? + "waypoint at ".len()..];
@@ -297,9 +319,17 @@ fn waypoint_position(msg: &str) -> Option<(u32, u32)> {
 
 /// A finding at a waypoint's position in the witness (`origin` is `line:col`).
 fn at_origin(sink: &mut Sink, origin: &str, sev: Severity, check: &'static str, msg: String) {
+    match origin_position(origin) {
+        Some((l, c)) => sink.at(sev, check, l, c, msg),
+        None => sink.push(sev, check, None, msg),
+    }
+}
+
+/// `line:col` → its parts.
+fn origin_position(origin: &str) -> Option<(u32, u32)> {
     match split_position(&format!("{origin}: ")) {
-        (Some(l), Some(c), _) => sink.at(sev, check, l, c, msg),
-        _ => sink.push(sev, check, None, msg),
+        (Some(l), Some(c), _) => Some((l, c)),
+        _ => None,
     }
 }
 
