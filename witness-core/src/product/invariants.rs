@@ -470,6 +470,15 @@ pub fn prove_invariants(
         calls += ex.smt.calls;
         let mut obs = ex.observer.take().expect("observer");
         match verdict {
+            // A GraphML invariant is placed at every visit of its locations, more than the
+            // witness claims (decision 162): its failure here is no refutation; the search that
+            // follows the automaton decides.
+            Verdict::Confirmed { error_function, .. }
+                if obs.failed.as_ref().is_some_and(|(i, _)| obligations[*i].witness_node.is_some()) =>
+            {
+                let why = format!("the invariants are not proved: at some visit of its location the {error_function}");
+                return done(Verdict::Unknown { reason: why.clone() }, why, obs.failed, None, states, calls);
+            }
             Verdict::Confirmed { error_function, trace } => {
                 return done(
                     Verdict::Confirmed { error_function: error_function.clone(), trace },
