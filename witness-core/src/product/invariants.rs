@@ -532,8 +532,14 @@ pub fn prove_invariants(
             todo.append(&mut o.reached);
             match verdict {
                 Verdict::Rejected => {}
-                Verdict::Confirmed { error_function, .. } => {
-                    cti = Some((error_function, o.failed.take(), place));
+                Verdict::Confirmed { error_function, trace } => {
+                    // The path of the counterexample to induction, by its lines.
+                    let mut lines: Vec<u32> = trace.iter().map(|t| t.line).filter(|l| *l > 0).collect();
+                    lines.dedup();
+                    let path = lines.iter().map(u32::to_string).collect::<Vec<_>>().join(" → ");
+                    let what =
+                        if path.is_empty() { error_function } else { format!("{error_function} (along lines {path})") };
+                    cti = Some((what, o.failed.take(), place));
                     break;
                 }
                 Verdict::Unknown { reason } => {
