@@ -439,13 +439,145 @@ pub fn refute_invariants(
     InvariantOutcome { verdict, reason, failed, k: None, states: ex.states, solver_calls: ex.smt.calls }
 }
 
-/// The proof by k-induction over the cut points, k = 1 to [`MAX_K`] (module comment).
+/// The proof by k-induction over the cut points, k = 1 to [`MAX_K`] (module comment). When it
+/// fails on a counterexample to induction, it is tried again with equalities inferred at the cut
+/// points (decision 167): each variable's value at the first visit, `x == 7`, as a candidate
+/// invariant that must itself be proved; a candidate found false is dropped and the proof
+/// restarts (Houdini), so only proved candidates ever help.
 pub fn prove_invariants(
     cfa: &Cfa,
     anchors: &Anchors,
     opts: &ExploreOptions,
     obligations: Rc<Vec<Obligation>>,
 ) -> InvariantOutcome {
+    let given = obligations.len();
+    let mut first = None;
+    let plain = match prove_once(cfa, anchors, opts, obligations.clone(), given, &mut first) {
+        Ok(o) => o,
+        Err(_) => unreachable_candidate(),
+    };
+    let not_inductive = matches!(plain.verdict, Verdict::Unknown { .. }) && plain.failed.is_some();
+    let Some(templates) = first.filter(|_| not_inductive) else { return plain };
+    let mut list: Vec<Obligation> = (*obligations).clone();
+    list.extend(inferred_equalities(cfa, &templates));
+    let (mut states, mut calls) = (plain.states, plain.solver_calls);
+    for _ in 0..MAX_CANDIDATE_DROPS {
+        if list.len() == given || Instant::now() >= opts.deadline {
+            break;
+        }
+        match prove_once(cfa, anchors, opts, Rc::new(list.clone()), given, &mut None) {
+            Err((drop, st, ca)) => {
+                states += st;
+                calls += ca;
+                list.remove(drop);
+            }
+            Ok(mut o) => {
+                states += o.states;
+                calls += o.solver_calls;
+                if matches!(o.verdict, Verdict::Rejected) {
+                    let n = list.len() - given;
+                    o.reason = o.reason.replace(
+                        ") and the property holds",
+                        &format!(
+                            ", with {n} inferred equalit{} at the cut points) and the property holds",
+                            if n == 1 { "y" } else { "ies" }
+                        ),
+                    );
+                    o.states = states;
+                    o.solver_calls = calls;
+                    return o;
+                }
+                break;
+            }
+        }
+    }
+    InvariantOutcome { states, solver_calls: calls, ..plain }
+}
+
+/// Most candidate equalities dropped before the inference gives up.
+const MAX_CANDIDATE_DROPS: usize = 64;
+
+/// Most equalities inferred per cut point.
+const MAX_EQUALITIES: usize = 32;
+
+/// A proof without candidates never names one.
+fn unreachable_candidate() -> InvariantOutcome {
+    let why = "internal: a candidate equality without candidates".to_string();
+    InvariantOutcome {
+        verdict: Verdict::Unknown { reason: why.clone() },
+        reason: why,
+        failed: None,
+        k: None,
+        states: 0,
+        solver_calls: 0,
+    }
+}
+
+/// Candidate invariants `x == c` at each cut point: every integer variable in scope (the
+/// function's locals, the globals) whose value is the same concrete `c` at the first visit
+/// of every run; each must lower in the cut point's scope.
+fn inferred_equalities(cfa: &Cfa, templates: &[ProductState]) -> Vec<Obligation> {
+    use crate::semantics::Slot;
+    let mut out = Vec::new();
+    for t in templates {
+        let Some(frame) = t.data.frames.last() else { continue };
+        let scope = frame.func;
+        let offset = cfa
+            .graph
+            .edges_directed(t.loc, Direction::Outgoing)
+            .filter_map(|e| e.weight().span.map(|s| s.start_offset))
+            .min();
+        let line = line_of(cfa, t.loc);
+        let mut n = 0;
+        for (var, slot) in frame.locals.iter().chain(t.data.globals.iter()) {
+            if n >= MAX_EQUALITIES {
+                break;
+            }
+            let Slot::Scalar(Value { val: Val::Conc(b), ty }) = slot else { continue };
+            let name = &cfa.var(*var).name;
+            if name.is_empty()
+                || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                || name.starts_with(|c: char| c.is_ascii_digit())
+            {
+                continue;
+            }
+            let v = as_i128(*b, *ty);
+            if v.unsigned_abs() >= 1 << 62 {
+                continue;
+            }
+            let text = if ty.signed { format!("{name} == {v}") } else { format!("{name} == {v}U") };
+            let lowered =
+                lower_assumption(cfa, &text, &AssumptionScope { function: Some(scope), offset, result_ty: None });
+            if lowered.is_empty() || lowered.iter().any(|c| c.is_err()) {
+                continue;
+            }
+            n += 1;
+            out.push(Obligation {
+                kind: InvariantKind::Loop,
+                text,
+                scope,
+                offset,
+                nodes: vec![t.loc],
+                witness_node: None,
+                line,
+                origin: "inferred".into(),
+            });
+        }
+    }
+    out
+}
+
+/// One proof attempt over `obligations`, of which those from `given` on are candidates: a
+/// candidate found false (in the base case or a step) is `Err((its index, states, solver calls))`.
+/// `first`: where to keep the first visits of the cut points (the base case's, k = 1).
+fn prove_once(
+    cfa: &Cfa,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    obligations: Rc<Vec<Obligation>>,
+    given: usize,
+    first: &mut Option<Vec<ProductState>>,
+) -> Result<InvariantOutcome, (usize, u64, u64)> {
     let trivial = trivial_automaton();
     let seeds: Vec<NodeIndex> = obligations.iter().flat_map(|o| o.nodes.iter().copied()).collect();
     let reach = ErrorReach::towards(cfa, &seeds);
@@ -469,6 +601,12 @@ pub fn prove_invariants(
         states += ex.states;
         calls += ex.smt.calls;
         let mut obs = ex.observer.take().expect("observer");
+        if let Some((i, _)) = obs.failed.as_ref().filter(|(i, _)| *i >= given) {
+            return Err((*i, states, calls));
+        }
+        if k == 1 && first.is_none() && matches!(verdict, Verdict::Rejected) {
+            *first = Some(obs.reached.clone());
+        }
         match verdict {
             // A GraphML invariant is placed at every visit of its locations, more than the
             // witness claims (decision 162): its failure here is no refutation; the search that
@@ -477,20 +615,20 @@ pub fn prove_invariants(
                 if obs.failed.as_ref().is_some_and(|(i, _)| obligations[*i].witness_node.is_some()) =>
             {
                 let why = format!("the invariants are not proved: at some visit of its location the {error_function}");
-                return done(Verdict::Unknown { reason: why.clone() }, why, obs.failed, None, states, calls);
+                return Ok(done(Verdict::Unknown { reason: why.clone() }, why, obs.failed, None, states, calls));
             }
             Verdict::Confirmed { error_function, trace } => {
-                return done(
+                return Ok(done(
                     Verdict::Confirmed { error_function: error_function.clone(), trace },
                     error_function,
                     obs.failed,
                     None,
                     states,
                     calls,
-                )
+                ))
             }
             Verdict::Unknown { reason } => {
-                return done(Verdict::Unknown { reason: reason.clone() }, reason, None, None, states, calls)
+                return Ok(done(Verdict::Unknown { reason: reason.clone() }, reason, None, None, states, calls))
             }
             Verdict::Rejected => {}
         }
@@ -501,20 +639,20 @@ pub fn prove_invariants(
         while i < todo.len() {
             if Instant::now() >= opts.deadline {
                 let why = format!("time budget of {} s exhausted in the induction step (k = {k})", opts.budget_secs);
-                return done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls);
+                return Ok(done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls));
             }
             let t = todo[i].clone();
             i += 1;
             let place = format!("at the loop head of line {}", line_of(cfa, t.loc));
             if t.threads.is_some() {
                 let why = "induction over the states of several threads is not supported".to_string();
-                return done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls);
+                return Ok(done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls));
             }
             let (mut g, _) = match havoc::generalise(&t, MAX_GENERAL_CELLS, &place) {
                 Ok(x) => x,
                 Err(what) => {
                     let why = format!("the invariants are not proved: the induction cannot hold {what}");
-                    return done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls);
+                    return Ok(done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls));
                 }
             };
             g.trace = None;
@@ -532,6 +670,10 @@ pub fn prove_invariants(
             todo.append(&mut o.reached);
             match verdict {
                 Verdict::Rejected => {}
+                Verdict::Confirmed { .. } if o.failed.as_ref().is_some_and(|(i, _)| *i >= given) => {
+                    let i = o.failed.as_ref().map_or(0, |(i, _)| *i);
+                    return Err((i, states, calls));
+                }
                 Verdict::Confirmed { error_function, trace } => {
                     // The path of the counterexample to induction, by its lines.
                     let mut lines: Vec<u32> = trace.iter().map(|t| t.line).filter(|l| *l > 0).collect();
@@ -544,7 +686,7 @@ pub fn prove_invariants(
                 }
                 Verdict::Unknown { reason } => {
                     let why = format!("the induction step from the loop head {place} is undecided: {reason}");
-                    return done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls);
+                    return Ok(done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls));
                 }
             }
         }
@@ -556,7 +698,7 @@ pub fn prove_invariants(
                     seen.len(),
                     if seen.len() == 1 { "" } else { "s" }
                 );
-                return done(Verdict::Rejected, reason, None, Some(k), states, calls);
+                return Ok(done(Verdict::Rejected, reason, None, Some(k), states, calls));
             }
             Some((what, f, place)) => {
                 not_inductive = format!(
@@ -566,5 +708,5 @@ pub fn prove_invariants(
             }
         }
     }
-    done(Verdict::Unknown { reason: not_inductive.clone() }, not_inductive, failed, None, states, calls)
+    Ok(done(Verdict::Unknown { reason: not_inductive.clone() }, not_inductive, failed, None, states, calls))
 }
