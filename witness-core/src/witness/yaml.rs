@@ -494,6 +494,14 @@ struct Waypoint {
     thread: Option<u32>,
 }
 
+/// A `location` as read (see `Reader::read_location`).
+struct Location {
+    line: u32,
+    column: Option<u32>,
+    file_name: Option<String>,
+    function: Option<String>,
+}
+
 struct Reader<'a> {
     path: &'a Path,
     tree: &'a Tree,
@@ -1024,7 +1032,33 @@ impl<'a> Reader<'a> {
         let Some(l) = self.get(wm, "location", "a waypoint")? else {
             return Err(self.err(pos, format!("{ctx} without `location`")));
         };
-        let lm = self.map(l, "the waypoint `location`")?;
+        let Location { line, column, file_name, function } = self.read_location(l, &ctx, input_files)?;
+
+        // Constraint.
+        let constraint = self.get(wm, "constraint", "a waypoint")?;
+        let requirement = match (constraint, wtype.needs_constraint()) {
+            (None, false) => Requirement::None,
+            (Some(c), false) => {
+                let cpos = self.pos(c);
+                self.warn(
+                    "Y11",
+                    format!("{cpos}: a `{}` waypoint must not have a `constraint`; ignored", wtype.name()),
+                );
+                Requirement::None
+            }
+            (None, true) => {
+                return Err(self.err(pos, format!("{ctx}: a `{}` waypoint needs a `constraint`", wtype.name())))
+            }
+            (Some(c), true) => self.read_constraint(c, wtype, &ctx)?,
+        };
+        Ok(Waypoint { pos, wtype, action, line, column, file_name, function, requirement, thread })
+    }
+
+    /// A `location` mapping (of a waypoint or an invariant; `ctx` names it for messages):
+    /// a 1-based line, an optional 1-based column (`0`, the legacy 0-based start, reads as
+    /// absent), the file (warned about when it is not among the task's files) and the function.
+    fn read_location(&mut self, l: NodeId, ctx: &str, input_files: &[String]) -> Result<Location, InputError> {
+        let lm = self.map(l, &format!("the `location` of {ctx}"))?;
         self.check_keys(lm, &["file_name", "line", "column", "function", "file_hash"], "a location");
         let Some(line_node) = self.get(lm, "line", "a location")? else {
             return Err(self.err(self.pos(l), format!("the location of {ctx} has no `line`")));
@@ -1060,25 +1094,7 @@ impl<'a> Reader<'a> {
             None => self.warn("Y13", format!("{}: location without `file_name`", self.pos(l))),
         }
         let function = self.optional_text(lm, "function", "a location")?;
-
-        // Constraint.
-        let constraint = self.get(wm, "constraint", "a waypoint")?;
-        let requirement = match (constraint, wtype.needs_constraint()) {
-            (None, false) => Requirement::None,
-            (Some(c), false) => {
-                let cpos = self.pos(c);
-                self.warn(
-                    "Y11",
-                    format!("{cpos}: a `{}` waypoint must not have a `constraint`; ignored", wtype.name()),
-                );
-                Requirement::None
-            }
-            (None, true) => {
-                return Err(self.err(pos, format!("{ctx}: a `{}` waypoint needs a `constraint`", wtype.name())))
-            }
-            (Some(c), true) => self.read_constraint(c, wtype, &ctx)?,
-        };
-        Ok(Waypoint { pos, wtype, action, line, column, file_name, function, requirement, thread })
+        Ok(Location { line, column, file_name, function })
     }
 
     fn read_constraint(&mut self, c: NodeId, wtype: WaypointType, ctx: &str) -> Result<Requirement, InputError> {

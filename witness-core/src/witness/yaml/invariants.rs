@@ -86,30 +86,8 @@ impl<'a> Reader<'a> {
         let Some(l) = self.get(m, "location", "an invariant")? else {
             return Err(self.err(pos, format!("`{kname}` without `location`")));
         };
-        let lm = self.map(l, "the invariant `location`")?;
-        self.check_keys(lm, &["file_name", "line", "column", "function", "file_hash"], "a location");
-        let Some(line_node) = self.get(lm, "line", "a location")? else {
-            return Err(self.err(self.pos(l), "the location of an invariant has no `line`"));
-        };
-        let line = self.uint(line_node, "`location.line`")?;
-        if line == 0 {
-            return Err(self.err(self.pos(line_node), "`location.line` must be at least 1 (lines are 1-based)"));
-        }
-        let column = match self.get(lm, "column", "a location")? {
-            None => None,
-            Some(c) => match self.uint(c, "`location.column`")? {
-                0 => None,
-                n => Some(n),
-            },
-        };
-        let file_name = self.optional_text(lm, "file_name", "a location")?;
-        if let Some(f) = &file_name {
-            if !input_files.is_empty() && !input_files.iter().any(|i| base_name(i) == base_name(f)) {
-                let fpos = self.pos(l);
-                self.warn("Y13", format!("{fpos}: location file `{f}` is not among the task's input_files"));
-            }
-        }
-        let function = self.optional_text(lm, "function", "a location")?;
+        let Location { line, column, file_name, function } =
+            self.read_location(l, &format!("`{kname}`"), input_files)?;
         let origin = pos.to_string();
         let mut push = |kind: InvariantKind, value: String| {
             out.push(WitnessInvariant {
