@@ -305,6 +305,9 @@ fn run_validate(args: ValidateArgs) -> ! {
             Some(mib) => MemoryLimit::Bytes(mib << 20),
             None => MemoryLimit::Default,
         },
+        // The process ends right after the answer (`leave_now`): a search the budget ends is
+        // not freed first (decision 168).
+        leave_states: true,
     };
     // The library never panics on input by design; a panic is a bug, reported as such. The
     // worker runs on a large stack (the C parser recurses deeply) and under a hard deadline.

@@ -43,6 +43,10 @@ pub struct ValidateOptions {
     pub refine: Option<crate::refine::RefineFormat>,
     /// RERS: only `__VERIFIER_error(N)` with this code is the violation (issue 21).
     pub error_code: Option<i128>,
+    /// When the budget or the memory limit ends an exploration, leave its states to the
+    /// process's end instead of freeing them (issue 24, decision 168): for a process that ends
+    /// right after the answer, as the command line does; freeing a large search takes seconds.
+    pub leave_states: bool,
 }
 
 /// The command line's defaults, for texts named `program.c` and `witness` (see
@@ -75,6 +79,7 @@ impl ValidateOptions {
             dot: false,
             refine: None,
             error_code: None,
+            leave_states: false,
         }
     }
 
@@ -407,6 +412,7 @@ fn run(
         memory_limit: opts.memory_limit,
         memory_baseline,
         lines_only: false,
+        leave_states: opts.leave_states,
     };
     let anchors = crate::anchors::resolve_anchors(
         &program.cfa,

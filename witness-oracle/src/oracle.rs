@@ -517,6 +517,7 @@ fn validate_case(
         dot: false,
         refine: None,
         error_code: None,
+        leave_states: false,
     };
     match std::panic::catch_unwind(|| validate(&opts)) {
         Ok(Ok(r)) => Ok(r),

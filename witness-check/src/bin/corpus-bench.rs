@@ -68,6 +68,7 @@ fn main() {
             dot: false,
             refine: None,
             error_code: None,
+            leave_states: false,
         };
         let mut times = Vec::new();
         let mut verdict = String::new();

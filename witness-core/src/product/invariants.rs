@@ -79,13 +79,6 @@ impl Observer {
     }
 }
 
-impl Observer {
-    /// Is this the refutation's long search?
-    pub(super) fn sparse_search(&self) -> bool {
-        self.sparse
-    }
-}
-
 /// What the observer makes of a state.
 pub(super) enum Observed {
     Go,

@@ -105,6 +105,9 @@ pub struct ExploreOptions {
     /// GraphML offsets are not used (issue 19, cause 4: the permissive double check of a
     /// rejection when the offsets could not be verified against this file).
     pub lines_only: bool,
+    /// Leave a search's states to the process's end when the budget or the memory limit ends
+    /// it (decision 168).
+    pub leave_states: bool,
 }
 
 /// Policy for *possible* undefined behaviour (signed overflow, division by zero, out-of-bounds
@@ -657,9 +660,9 @@ impl<'a> Explorer<'a> {
         let mut visited: HashSet<Box<StateKey>> = HashSet::new();
         while let Some(mut state) = stack.pop() {
             if Instant::now() >= self.opts.deadline {
-                if self.observer.as_ref().is_some_and(|o| o.sparse_search()) {
-                    // A long run's states and its trace take a second or more to free: the
-                    // process ends with the answer (decision 164).
+                if self.leaves_states() {
+                    // A large search takes a second or more to free: the process ends with the
+                    // answer (decision 168).
                     std::mem::forget(visited);
                     std::mem::forget(stack);
                     std::mem::forget(state);
@@ -698,7 +701,7 @@ impl<'a> Explorer<'a> {
                 if let Some(limit) = self.opts.memory_limit.bytes() {
                     let grown = |r: u64| r.saturating_sub(self.opts.memory_baseline) > limit;
                     if crate::resources::resident_bytes().is_some_and(grown) {
-                        if self.observer.as_ref().is_some_and(|o| o.sparse_search()) {
+                        if self.leaves_states() {
                             std::mem::forget(visited);
                             std::mem::forget(stack);
                         }
@@ -726,6 +729,9 @@ impl<'a> Explorer<'a> {
             stack.extend(succs);
         }
         if Instant::now() >= self.opts.deadline {
+            if self.leaves_states() {
+                std::mem::forget(visited);
+            }
             return self.out_of_time();
         }
         if self.unknown.is_empty() {
@@ -738,6 +744,12 @@ impl<'a> Explorer<'a> {
             }
             Verdict::Unknown { reason }
         }
+    }
+
+    /// Does a search that the budget or the memory limit ends leave its states to the process's
+    /// end (decision 168)?
+    fn leaves_states(&self) -> bool {
+        self.opts.leave_states
     }
 
     fn out_of_memory(&self, limit: u64) -> Verdict {
