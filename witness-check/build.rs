@@ -2,6 +2,7 @@
 //! `$ORIGIN/lib` so that the competition archive's own copy of the Z3 library is found before
 //! the system's (`make dist`; where the directory is absent the system's library is used).
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
@@ -28,4 +29,115 @@ fn main() {
         }
     }
     println!("cargo:rustc-link-arg-bins=-Wl,-rpath,$ORIGIN/lib");
+    lazy_z3();
+}
+
+/// Decision 170: on x86-64 Linux the binary defines every Z3 function itself, as a trampoline
+/// that loads libz3 on the first call (`lazy/`), so that `-lz3` (z3-sys) is left out under
+/// `--as-needed` and a run that never calls the solver never loads it. `WITNESS_Z3_EAGER=1`, or a
+/// Z3 header that cannot be read, links libz3 as before.
+fn lazy_z3() {
+    println!("cargo:rerun-if-env-changed=WITNESS_Z3_EAGER");
+    println!("cargo:rerun-if-env-changed=Z3_SYS_Z3_HEADER");
+    println!("cargo:rerun-if-changed=lazy/common.S");
+    println!("cargo:rerun-if-changed=lazy/resolve.c");
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    if var("CARGO_CFG_TARGET_ARCH") != "x86_64" || var("CARGO_CFG_TARGET_OS") != "linux" {
+        return;
+    }
+    if !var("WITNESS_Z3_EAGER").is_empty() && var("WITNESS_Z3_EAGER") != "0" {
+        return;
+    }
+    let header = std::env::var("Z3_SYS_Z3_HEADER").map(PathBuf::from).unwrap_or_else(|_| "/usr/include/z3.h".into());
+    let dir = header.parent().map(Path::to_path_buf).unwrap_or_default();
+    let names = z3_functions(&dir);
+    if names.len() < 100 {
+        println!("cargo:warning=Z3 headers not found in {}: libz3 is linked at start", dir.display());
+        return;
+    }
+    let out = PathBuf::from(var("OUT_DIR"));
+    let mut asm = String::from("    .section .note.GNU-stack,\"\",@progbits\n    .text\n");
+    let mut table = String::from("#include <stddef.h>\n");
+    for (i, n) in names.iter().enumerate() {
+        asm.push_str(&format!(
+            "    .globl {n}\n    .type {n}, @function\n{n}:\n    jmp *z3lazy_table+{}(%rip)\n",
+            8 * i
+        ));
+        asm.push_str(&format!("z3lazy_stub_{i}:\n    movl ${i}, %r11d\n    jmp z3lazy_common\n"));
+        table.push_str(&format!("extern char z3lazy_stub_{i}[];\n"));
+    }
+    // The stubs are local to the assembly file: the table names them through global aliases.
+    for i in 0..names.len() {
+        asm.push_str(&format!("    .globl z3lazy_stub_{i}\n    .hidden z3lazy_stub_{i}\n"));
+    }
+    table.push_str("void *z3lazy_table[] = {\n");
+    for i in 0..names.len() {
+        table.push_str(&format!("    z3lazy_stub_{i},\n"));
+    }
+    table.push_str("};\nconst char *const z3lazy_names[] = {\n");
+    for n in &names {
+        table.push_str(&format!("    \"{n}\",\n"));
+    }
+    table.push_str(&format!("}};\nconst char z3lazy_soname[] = \"{}\";\n", z3_soname()));
+    let (asm_path, table_path) = (out.join("trampolines.S"), out.join("table.c"));
+    if std::fs::write(&asm_path, asm).is_err() || std::fs::write(&table_path, table).is_err() {
+        println!("cargo:warning=cannot write the Z3 trampolines: libz3 is linked at start");
+        return;
+    }
+    cc::Build::new()
+        .file(&asm_path)
+        .file(&table_path)
+        .file("lazy/common.S")
+        .file("lazy/resolve.c")
+        .cargo_metadata(false)
+        .compile("z3lazy");
+    println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=static:+whole-archive=z3lazy");
+    println!("cargo:rustc-link-lib=dylib=dl");
+}
+
+/// Every function a Z3 header declares (`Z3_API Z3_name(`), in order, without repeats.
+fn z3_functions(dir: &Path) -> Vec<String> {
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+    files.retain(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("z3") && n.ends_with(".h") && !n.contains("++"))
+    });
+    files.sort();
+    let mut names = Vec::new();
+    for f in files {
+        println!("cargo:rerun-if-changed={}", f.display());
+        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("Z3_API") {
+            rest = &rest[at + "Z3_API".len()..];
+            let name: String =
+                rest.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            let after = rest.trim_start()[name.len()..].trim_start();
+            if name.starts_with("Z3_") && after.starts_with('(') && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// The file name the system's libz3 is loaded by (its `libz3.so` link's target, e.g.
+/// `libz3.so.4`), else `libz3.so`.
+fn z3_soname() -> String {
+    let dirs = ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"];
+    for d in dirs {
+        let link = Path::new(d).join("libz3.so");
+        if let Ok(target) = std::fs::read_link(&link) {
+            if let Some(name) = target.file_name().and_then(|n| n.to_str()) {
+                return name.to_string();
+            }
+        }
+        if link.exists() {
+            return "libz3.so".into();
+        }
+    }
+    "libz3.so".into()
 }

@@ -223,8 +223,12 @@ pub(crate) fn check_forwarded_options(options: &[String]) -> Result<(), String> 
 }
 
 fn main() -> ExitCode {
-    // clap keeps the text for the process's life: leaked once, at start.
-    let version: &'static str = Box::leak(version().into_boxed_str());
+    // clap keeps the text for the process's life: leaked once, at start. Only `--version`
+    // shows it, and asking Z3 for its version loads libz3 (decision 170): other runs leave Z3
+    // out of it.
+    let shows_version = std::env::args().skip(1).any(|a| a == "--version" || a == "-V");
+    let version: &'static str =
+        if shows_version { Box::leak(version().into_boxed_str()) } else { env!("CARGO_PKG_VERSION") };
     let matches = <Cli as clap::CommandFactory>::command().version(version).get_matches();
     let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match cli.command {
