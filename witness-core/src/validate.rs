@@ -537,12 +537,7 @@ fn run(
         }
         _ => None,
     };
-    let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-    if let Verdict::Confirmed { trace, .. } = &mut verdict {
-        for step in trace.iter_mut() {
-            step.file = file.clone();
-        }
-    }
+    name_trace_file(opts, &mut verdict);
     let explanation = explain(&outcome_infeasible, &verdict, &reason, outcome_strict, opts, &program.cfa);
     let dot = opts.dot.then(|| {
         let run: Vec<String> = verdict_for_harness.iter().flatten().map(|s| s.witness_node.clone()).collect();
@@ -576,6 +571,16 @@ fn run(
         error_code,
         correctness: None,
     })
+}
+
+/// A confirmation's trace names the program file (its base name) at every step.
+fn name_trace_file(opts: &ValidateOptions, verdict: &mut Verdict) {
+    let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    if let Verdict::Confirmed { trace, .. } = verdict {
+        for step in trace.iter_mut() {
+            step.file = file.clone();
+        }
+    }
 }
 
 /// Why parsing did not finish: a budget that leaves parsing no real time says so; only a generous

@@ -334,22 +334,10 @@ impl<'a> Explorer<'a> {
     /// `x = 5, y = 3`: values of the invariant's names in a model of `s`'s path.
     fn values_of(&mut self, s: &ProductState, o: &Obligation) -> String {
         let scope = AssumptionScope { function: Some(o.scope), offset: o.offset, result_ty: None };
-        let mut names: Vec<String> = Vec::new();
-        let mut word = String::new();
-        for ch in o.text.chars().chain([' ']) {
-            if ch.is_ascii_alphanumeric() || ch == '_' {
-                word.push(ch);
-            } else {
-                if !word.is_empty() && !word.starts_with(|c: char| c.is_ascii_digit()) && !names.contains(&word) {
-                    names.push(word.clone());
-                }
-                word.clear();
-            }
-        }
         let mut data = s.data.clone();
         let mut shown = Vec::new();
-        for name in names {
-            let Some(Ok(expr)) = lower_assumption(self.cfa, &name, &scope).into_iter().next() else { continue };
+        for name in names_in(&o.text) {
+            let Some(Ok(expr)) = lower_assumption(self.cfa, name, &scope).into_iter().next() else { continue };
             let Ok(ev) = data.eval(self.cfa, &expr, None) else { continue };
             shown.push((name, ev.value));
         }
@@ -375,15 +363,15 @@ pub struct InvariantOutcome {
 }
 
 impl InvariantOutcome {
-    /// A copy (a verdict's trace included).
-    pub fn clone_outcome(&self) -> InvariantOutcome {
+    /// Neither shown, for the reason `why`.
+    fn unknown(why: String, failed: Option<(usize, String)>, states: u64, solver_calls: u64) -> InvariantOutcome {
         InvariantOutcome {
-            verdict: self.verdict.clone(),
-            reason: self.reason.clone(),
-            failed: self.failed.clone(),
-            k: self.k,
-            states: self.states,
-            solver_calls: self.solver_calls,
+            verdict: Verdict::Unknown { reason: why.clone() },
+            reason: why,
+            failed,
+            k: None,
+            states,
+            solver_calls,
         }
     }
 }
@@ -495,15 +483,7 @@ const MAX_EQUALITIES: usize = 32;
 
 /// A proof without candidates never names one.
 fn unreachable_candidate() -> InvariantOutcome {
-    let why = "internal: a candidate equality without candidates".to_string();
-    InvariantOutcome {
-        verdict: Verdict::Unknown { reason: why.clone() },
-        reason: why,
-        failed: None,
-        k: None,
-        states: 0,
-        solver_calls: 0,
-    }
+    InvariantOutcome::unknown("internal: a candidate equality without candidates".into(), None, 0, 0)
 }
 
 /// Candidate invariants `x == c` at each cut point: every integer variable in scope (the
@@ -608,7 +588,7 @@ fn prove_once(
                 if obs.failed.as_ref().is_some_and(|(i, _)| obligations[*i].witness_node.is_some()) =>
             {
                 let why = format!("the invariants are not proved: at some visit of its location the {error_function}");
-                return Ok(done(Verdict::Unknown { reason: why.clone() }, why, obs.failed, None, states, calls));
+                return Ok(InvariantOutcome::unknown(why, obs.failed, states, calls));
             }
             Verdict::Confirmed { error_function, trace } => {
                 return Ok(done(
@@ -620,9 +600,7 @@ fn prove_once(
                     calls,
                 ))
             }
-            Verdict::Unknown { reason } => {
-                return Ok(done(Verdict::Unknown { reason: reason.clone() }, reason, None, None, states, calls))
-            }
+            Verdict::Unknown { reason } => return Ok(InvariantOutcome::unknown(reason, None, states, calls)),
             Verdict::Rejected => {}
         }
         let mut todo = std::mem::take(&mut obs.reached);
@@ -632,20 +610,20 @@ fn prove_once(
         while i < todo.len() {
             if Instant::now() >= opts.deadline {
                 let why = format!("time budget of {} s exhausted in the induction step (k = {k})", opts.budget_secs);
-                return Ok(done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls));
+                return Ok(InvariantOutcome::unknown(why, None, states, calls));
             }
             let t = todo[i].clone();
             i += 1;
             let place = format!("at the loop head of line {}", line_of(cfa, t.loc));
             if t.threads.is_some() {
                 let why = "induction over the states of several threads is not supported".to_string();
-                return Ok(done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls));
+                return Ok(InvariantOutcome::unknown(why, None, states, calls));
             }
             let (mut g, _) = match havoc::generalise(&t, MAX_GENERAL_CELLS, &place) {
                 Ok(x) => x,
                 Err(what) => {
                     let why = format!("the invariants are not proved: the induction cannot hold {what}");
-                    return Ok(done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls));
+                    return Ok(InvariantOutcome::unknown(why, None, states, calls));
                 }
             };
             g.trace = None;
@@ -679,7 +657,7 @@ fn prove_once(
                 }
                 Verdict::Unknown { reason } => {
                     let why = format!("the induction step from the loop head {place} is undecided: {reason}");
-                    return Ok(done(Verdict::Unknown { reason: why.clone() }, why, None, None, states, calls));
+                    return Ok(InvariantOutcome::unknown(why, None, states, calls));
                 }
             }
         }
@@ -701,5 +679,5 @@ fn prove_once(
             }
         }
     }
-    Ok(done(Verdict::Unknown { reason: not_inductive.clone() }, not_inductive, failed, None, states, calls))
+    Ok(InvariantOutcome::unknown(not_inductive, failed, states, calls))
 }

@@ -98,6 +98,33 @@ pub(super) const SYMBOLIC_AFTER_VISITS: u32 = 64;
 /// Most first visits of the cycle head kept for the checks of a rejection.
 pub(super) const MAX_LASSO_FIRSTS: usize = 16;
 
+/// The names a C expression mentions, each once, in order (numbers and their suffixes skipped):
+/// what a message shows the values of.
+pub(super) fn names_in(text: &str) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let name = &text[start..i];
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        } else if bytes[i].is_ascii_digit() {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    names
+}
+
 /// Decision 95: the program locations where a step that enters a cycle head starts (every
 /// step on a line of a transition into it; for a call, also the callee's exit, where its
 /// return starts), or `None` if some such transition names no line.
@@ -271,29 +298,8 @@ impl<'a> Explorer<'a> {
     /// The concrete values of the names the recurrent set mentions, e.g. `x = 5, y = 0`.
     pub(super) fn describe(&mut self, s: &mut ProductState, text: &str) -> String {
         let scope = self.invariant_scope(s);
-        let mut names: Vec<&str> = Vec::new();
-        let bytes = text.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
-                let start = i;
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                    i += 1;
-                }
-                let name = &text[start..i];
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            } else if bytes[i].is_ascii_digit() {
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
-                    i += 1;
-                }
-            } else {
-                i += 1;
-            }
-        }
         let mut parts = Vec::new();
-        for name in names {
+        for name in names_in(text) {
             let Some(Ok(expr)) = lower_assumption(self.cfa, name, &scope).into_iter().next() else { continue };
             let Ok(ev) = s.data.eval(self.cfa, &expr, None) else { continue };
             if let Val::Conc(b) = ev.value.val {

@@ -57,7 +57,7 @@ impl Stage<'_> {
         };
         let proof = product::prove_invariants(cfa, self.anchors, &prove_opts, obligations.clone());
         let (mut states, mut calls) = (proof.states, proof.solver_calls);
-        let (outcome, method) = match proof.verdict {
+        let run = match proof.verdict {
             Verdict::Unknown { .. } => {
                 // A margin for freeing the search's states before the budget ends.
                 let left = self.explore.deadline.saturating_duration_since(Instant::now());
@@ -72,20 +72,21 @@ impl Stage<'_> {
                 let run = product::refute_invariants(cfa, self.witness, self.anchors, &run_opts, obligations.clone());
                 states += run.states;
                 calls += run.solver_calls;
-                let method = match run.verdict {
-                    Verdict::Rejected => "exhaustive exploration",
-                    _ => "run",
-                };
-                (run, method)
+                Some(run)
             }
-            Verdict::Rejected => (proof.clone_outcome(), "k-induction"),
-            Verdict::Confirmed { .. } => (proof.clone_outcome(), "run"),
+            _ => None,
         };
-        let statuses = statuses(&obligations, cfa, &outcome, &proof);
+        // What decides: the search when it ran, else the proof.
+        let outcome = run.as_ref().unwrap_or(&proof);
+        let method = match (&run, &outcome.verdict) {
+            (None, Verdict::Rejected) => "k-induction",
+            (Some(_), Verdict::Rejected) => "exhaustive exploration",
+            _ => "run",
+        };
+        let statuses = statuses(&obligations, cfa, outcome, &proof);
         let (witness_verdict, reason) = match &outcome.verdict {
             Verdict::Rejected => ("confirmed", format!("witness confirmed: {}", outcome.reason)),
-            Verdict::Confirmed { error_function, trace } if outcome.failed.is_some() => {
-                let _ = trace;
+            Verdict::Confirmed { error_function, .. } if outcome.failed.is_some() => {
                 ("refuted", format!("witness refuted: the {error_function}"))
             }
             Verdict::Confirmed { error_function, trace } => {
@@ -108,19 +109,11 @@ impl Stage<'_> {
                 ("unknown", why)
             }
         };
-        let mut verdict = match (&outcome.verdict, witness_verdict) {
-            (Verdict::Confirmed { trace, error_function }, _) => {
-                Verdict::Confirmed { trace: trace.clone(), error_function: error_function.clone() }
-            }
-            (Verdict::Rejected, _) => Verdict::Rejected,
-            (Verdict::Unknown { .. }, _) => Verdict::Unknown { reason: reason.clone() },
+        let mut verdict = match &outcome.verdict {
+            Verdict::Unknown { .. } => Verdict::Unknown { reason: reason.clone() },
+            v => v.clone(),
         };
-        let file = self.opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-        if let Verdict::Confirmed { trace, .. } = &mut verdict {
-            for step in trace.iter_mut() {
-                step.file = file.clone();
-            }
-        }
+        name_trace_file(self.opts, &mut verdict);
         let harness = match (&verdict, self.opts.harness) {
             (Verdict::Confirmed { trace, .. }, true) => {
                 Some(crate::harness::harness_for(cfa, &program.source, trace, &[]))
