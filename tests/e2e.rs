@@ -616,6 +616,20 @@ fn harness_builds_with_the_program_by_itself() {
     let _ = std::fs::remove_dir_all(&tmp);
     assert_eq!(done.status.code(), Some(86), "{done:?}");
     assert!(String::from_utf8_lossy(&done.stderr).contains("harness: error reached (reach_error)"), "{done:?}");
+    // Decision 172: the program defines `__VERIFIER_assume` but `main` never calls it (its
+    // definition is not parsed): the harness does not define it again.
+    let dir = fixtures_dir().join("graphml").join("skip-unreached-assume-harness-links");
+    let tmp = std::env::temp_dir().join(format!("witness-check-e2e-harness-assume-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let harness = tmp.join("assume.c");
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "LP64", &["--harness".as_ref(), harness.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let exe = tmp.join("replay");
+    let gcc = Command::new("gcc").arg("-o").arg(&exe).arg(dir.join("program.c")).arg(&harness).output().unwrap();
+    assert!(gcc.status.success(), "{}", String::from_utf8_lossy(&gcc.stderr));
+    let done = Command::new(&exe).output().unwrap();
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(done.status.code(), Some(86), "{done:?}");
 }
 
 /// Issue 21: a rejected witness whose input values alone reach the error gets the harness of

@@ -31,12 +31,15 @@ pub enum ResolvedAnchor {
 /// Resolved anchors per witness transition.
 pub type Anchors = HashMap<EdgeIndex, ResolvedAnchor>;
 
-/// Resolves every anchored transition. Errors name the waypoint and say what was expected.
+/// Resolves every anchored transition. `source` is the program's text (the places inside
+/// bodies that were not parsed are found in it, decision 61). Errors name the waypoint and say
+/// what was expected.
 /// `warnings` receives notes on tolerated imprecision (no column, approximate offsets).
 /// `overflow`: the property is no-overflow, whose `target` waypoints name the statement or
 /// full expression that overflows (decision 72), not an error call.
 pub fn resolve_anchors(
     cfa: &Cfa,
+    source: &str,
     w: &WitnessAutomaton,
     overflow: bool,
     warnings: &mut Vec<String>,
@@ -44,7 +47,7 @@ pub fn resolve_anchors(
     let mut out = HashMap::new();
     for t in w.graph.edge_indices() {
         let Some(anchor) = &w.graph[t].guard.anchor else { continue };
-        out.insert(t, resolve(cfa, anchor, overflow, warnings)?);
+        out.insert(t, resolve(cfa, source, anchor, overflow, warnings)?);
     }
     Ok(out)
 }
@@ -60,13 +63,19 @@ fn kind_name(k: AnchorKind) -> &'static str {
     }
 }
 
-fn resolve(cfa: &Cfa, a: &SourceAnchor, overflow: bool, warnings: &mut Vec<String>) -> Result<ResolvedAnchor, String> {
+fn resolve(
+    cfa: &Cfa,
+    source: &str,
+    a: &SourceAnchor,
+    overflow: bool,
+    warnings: &mut Vec<String>,
+) -> Result<ResolvedAnchor, String> {
     let lines = cfa.line_count();
     if a.line == 0 || a.line as u64 > lines {
         return Err(format!("waypoint at {}: line {} is outside the program (it has {lines} lines)", a.origin, a.line));
     }
-    let line_start = cfa.line_starts[a.line as usize - 1];
-    let line_end = cfa.line_starts.get(a.line as usize).copied().unwrap_or(cfa.source_len);
+    let line_start = cfa.line_starts.at(a.line as usize - 1);
+    let line_end = cfa.line_starts.get(a.line as usize).unwrap_or(cfa.source_len);
     let on_line = |o: usize| o >= line_start && o < line_end;
     let mut column = a.column;
     if column.is_some() && !cfa.line_exact(a.line) {
@@ -110,7 +119,7 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, overflow: bool, warnings: &mut Vec<Strin
     };
     // Decision 61: a place inside the body of a function `main` cannot reach (not parsed) is
     // an anchor no run meets, as it was when that body was parsed.
-    if let Some(never) = in_skipped_body(cfa, a.kind, wanted, line_start, line_end) {
+    if let Some(never) = in_skipped_body(cfa, source, a.kind, wanted, line_start, line_end) {
         warnings.push(format!(
             "waypoint at {} ({}:{}): inside the body of a function `main` cannot reach (not parsed); no run passes there",
             a.origin,
@@ -171,14 +180,14 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, overflow: bool, warnings: &mut Vec<Strin
                     let chosen = if fitting.is_empty() { on_this_line } else { fitting };
                     let describe = |c: &Call| {
                         let line = cfa.line_of_offset(c.start);
-                        let col = c.start - cfa.line_starts[line as usize - 1] + 1;
+                        let col = c.start - cfa.line_starts.at(line as usize - 1) + 1;
                         format!("`{}(…)` at {line}:{col}", c.callee)
                     };
                     match chosen.as_slice() {
                         [] => return Err(nothing()),
                         [one] => {
                             let line = cfa.line_of_offset(one.paren);
-                            let col = one.paren - cfa.line_starts[line as usize - 1] + 1;
+                            let col = one.paren - cfa.line_starts.at(line as usize - 1) + 1;
                             warnings.push(format!(
                                 "waypoint at {}: {} does not point at the `)` of a call; it is read as the call {} (its `)` is at {line}:{col})",
                                 a.origin,
@@ -231,6 +240,7 @@ fn resolve(cfa: &Cfa, a: &SourceAnchor, overflow: bool, warnings: &mut Vec<Strin
 /// kind, where the parsed body's first candidate would have been the leftmost.
 fn in_skipped_body(
     cfa: &Cfa,
+    source: &str,
     kind: AnchorKind,
     wanted: Option<usize>,
     line_start: usize,
@@ -258,8 +268,14 @@ fn in_skipped_body(
                     .min(),
             };
             // Issue 19, cause 6: the leftmost place of the waypoint's kind on the line, among the
-            // parsed ones and those a lexical scan finds in the removed bodies.
-            let p = &cfa.skipped_places;
+            // parsed ones and those a lexical scan finds in the removed bodies on the line
+            // (scanned here, when a waypoint asks: decision 172).
+            let bodies: Vec<(usize, usize)> =
+                cfa.skipped_bodies.iter().copied().filter(|(s, e)| *s < line_end && *e > line_start).collect();
+            if bodies.is_empty() {
+                return None;
+            }
+            let p = &crate::cfront::skip::places_in(source, &bodies);
             let removed = match kind {
                 AnchorKind::Statement => &p.statements,
                 AnchorKind::Branching => &p.branches,
@@ -307,8 +323,8 @@ impl Call {
 /// How many distinct places of a waypoint's kind lie on `line` (1-based): more than one means
 /// a waypoint whose column is lost could mean another of them (issue 19, cause 2).
 pub fn candidates_on_line(cfa: &Cfa, kind: AnchorKind, line: u32) -> usize {
-    let Some(&start) = cfa.line_starts.get((line as usize).wrapping_sub(1)) else { return 0 };
-    let end = cfa.line_starts.get(line as usize).copied().unwrap_or(cfa.source_len);
+    let Some(start) = cfa.line_starts.get((line as usize).wrapping_sub(1)) else { return 0 };
+    let end = cfa.line_starts.get(line as usize).unwrap_or(cfa.source_len);
     let on_line = |o: &usize| *o >= start && *o < end;
     let mut places: Vec<usize> = match kind {
         AnchorKind::Statement => cfa.statement_starts.iter().map(|(o, _)| *o).filter(on_line).collect(),
@@ -449,7 +465,7 @@ mod tests {
         let cfa = build_program(Path::new("t.c"), SRC, DataModel::Lp64).map_err(|e| e.to_string())?.cfa;
         let a = SourceAnchor { kind, line, column, file_name: None, origin: "w".into() };
         let mut warnings = Vec::new();
-        match resolve(&cfa, &a, false, &mut warnings)? {
+        match resolve(&cfa, SRC, &a, false, &mut warnings)? {
             ResolvedAnchor::FunctionEnter { parens } | ResolvedAnchor::FunctionReturn { parens } => {
                 Ok((parens.into_iter().next().unwrap_or(0), warnings))
             }
@@ -519,7 +535,7 @@ mod tests {
         let resolve_at = |kind, line, column| {
             let a = SourceAnchor { kind, line, column, file_name: None, origin: "w".into() };
             let mut warnings = Vec::new();
-            resolve(&cfa, &a, false, &mut warnings).map(|r| (r, warnings))
+            resolve(&cfa, src, &a, false, &mut warnings).map(|r| (r, warnings))
         };
         match resolve_at(AnchorKind::Statement, 2, Some(3)) {
             Ok((ResolvedAnchor::Statement { nodes, .. }, w)) => {

@@ -1151,7 +1151,7 @@ pub struct Cfa {
     pub exact_lines: Vec<bool>,
     /// Length of the source in bytes, and the byte offset each line starts at.
     pub source_len: usize,
-    pub line_starts: Vec<usize>,
+    pub line_starts: crate::lines::LineStarts,
     /// File-scope typedef names and their types (witness assumptions may cast to them).
     pub typedefs: Vec<(String, CType)>,
     /// Enumeration constants visible at file scope, for witness assumptions: name, value bits
@@ -1169,12 +1169,11 @@ pub struct Cfa {
     /// (`Decision::construct`); `do … while` is listed under both keywords.
     pub branch_keywords: Vec<(usize, usize)>,
     /// Decision 61: byte ranges of the given file holding the bodies (between `{` and `}`) of
-    /// the functions `main` cannot reach, which were not parsed (the functions exist with empty
-    /// bodies).
+    /// the functions `main` cannot reach, which were not parsed.
     pub skipped_bodies: Vec<(usize, usize)>,
-    /// The places a column-less waypoint could mean inside those bodies, found lexically
-    /// (issue 19, cause 6).
-    pub skipped_places: SkippedPlaces,
+    /// Decision 172: the names of those functions, sorted; they are not in `functions` (no
+    /// empty shell is built for them), but the program defines them.
+    pub skipped_functions: Vec<String>,
     /// Thread-local variables (`__thread`, `_Thread_local`; issue 22): one copy per thread.
     pub thread_locals: std::collections::BTreeSet<VarId>,
     /// The program starts threads (it has a [`EdgeOp::ThreadCreate`] edge): the product keeps
@@ -1214,10 +1213,16 @@ impl Cfa {
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
         self.functions.iter().position(|f| f.name == name).map(|i| FuncId(i as u32))
     }
+    /// The program defines a function of this name: one in the CFA, or one whose definition
+    /// was not parsed because `main` cannot reach it (decision 172).
+    pub fn defines(&self, name: &str) -> bool {
+        self.function_by_name(name).is_some()
+            || self.skipped_functions.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
+    }
     /// Number of lines of the file (a final newline does not start another line).
     pub fn line_count(&self) -> u64 {
         let n = self.line_starts.len();
-        if n > 1 && self.line_starts[n - 1] >= self.source_len {
+        if n > 1 && self.line_starts.at(n - 1) >= self.source_len {
             n as u64 - 1
         } else {
             n as u64
@@ -1243,9 +1248,6 @@ impl Cfa {
     }
     /// 1-based line of a byte offset.
     pub fn line_of_offset(&self, offset: usize) -> u32 {
-        match self.line_starts.binary_search(&offset) {
-            Ok(i) => i as u32 + 1,
-            Err(i) => i as u32,
-        }
+        self.line_starts.count_to(offset) as u32
     }
 }

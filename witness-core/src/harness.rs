@@ -249,7 +249,7 @@ fn definitions(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize
         }
     }
     // Nothing the program defines is defined again (the two link as they are).
-    if cfa.function_by_name("__VERIFIER_assume").is_none() {
+    if !cfa.defines("__VERIFIER_assume") {
         out.push_str(
             "\nvoid __VERIFIER_assume(int c) {\n  if (!c) {\n    \
              fprintf(stderr, \"harness: an assumption is false: the run is not the witness's\\n\");\n    \
@@ -260,7 +260,7 @@ fn definitions(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize
         out.push('\n');
         out.push_str(text);
         for f in ["__VERIFIER_atomic_begin", "__VERIFIER_atomic_end"] {
-            if cfa.function_by_name(f).is_none() {
+            if !cfa.defines(f) {
                 let _ = writeln!(out, "void {f}(void) {{}}");
             }
         }
@@ -269,7 +269,7 @@ fn definitions(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize
     let reached = |what: &str| {
         format!("{check}  fprintf(stderr, \"{REACHED_TEXT} ({what})\\n\");\n  fflush(stderr);\n  _exit({REACHED_STATUS});\n")
     };
-    if cfa.function_by_name("__assert_fail").is_none() {
+    if !cfa.defines("__assert_fail") {
         out.push_str(
             "HARNESS_ERROR_FUNCTION void __assert_fail(const char *assertion, const char *file, unsigned int line, \
              const char *function) {\n",

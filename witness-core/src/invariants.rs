@@ -77,14 +77,18 @@ pub fn resolve_each(cfa: &Cfa, w: &WitnessAutomaton) -> Vec<Result<Obligation, S
 fn function_named(cfa: &Cfa, name: Option<&str>, origin: &str) -> Result<Option<FuncId>, String> {
     match name {
         None => Ok(None),
-        Some(f) => cfa.function_by_name(f).map(Some).ok_or_else(|| {
-            format!("the invariant at {origin} names the function `{f}`, which the program does not define")
+        Some(f) => cfa.function_by_name(f).map(Some).ok_or_else(|| match cfa.defines(f) {
+            // Decision 172: no run enters it, so no location of it can be placed.
+            true => format!(
+                "the invariant at {origin} names the function `{f}`, which `main` never calls (its definition was not parsed)"
+            ),
+            false => format!("the invariant at {origin} names the function `{f}`, which the program does not define"),
         }),
     }
 }
 
 fn offset_of(cfa: &Cfa, line: u32, column: u32) -> Option<usize> {
-    let start = *cfa.line_starts.get(line.checked_sub(1)? as usize)?;
+    let start = cfa.line_starts.get(line.checked_sub(1)? as usize)?;
     Some(start + column as usize - 1)
 }
 
@@ -119,8 +123,8 @@ fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String>
             Ok(mk(vec![node], f, Some(info.span.start_offset)))
         }
         InvariantKind::Loop | InvariantKind::Location => {
-            let line_start = *cfa.line_starts.get(inv.line as usize - 1).ok_or_else(|| unplaced("line"))?;
-            let line_end = cfa.line_starts.get(inv.line as usize).copied().unwrap_or(cfa.source_len);
+            let line_start = cfa.line_starts.get(inv.line as usize - 1).ok_or_else(|| unplaced("line"))?;
+            let line_end = cfa.line_starts.get(inv.line as usize).unwrap_or(cfa.source_len);
             // Statements starting at the column, or on the line (the leftmost suitable one).
             let mut starts: Vec<(usize, NodeIndex)> = match inv.column {
                 Some(c) => {

@@ -27,6 +27,7 @@ pub mod error;
 pub(crate) mod floatbits;
 pub mod harness;
 pub mod invariants;
+pub mod lines;
 pub mod lint;
 pub(crate) mod offsets;
 pub mod product;

@@ -416,6 +416,7 @@ fn run(
     };
     let anchors = crate::anchors::resolve_anchors(
         &program.cfa,
+        &program.source,
         &witness,
         explore_opts.target.operations() || explore_opts.target.race(),
         &mut warnings,

@@ -18,7 +18,7 @@ mod gnu;
 pub use crate::error::{AMBIGUOUS, NO_SUCH_OBJECT};
 mod lower;
 mod preprocess;
-mod skip;
+pub(crate) mod skip;
 mod structs;
 mod types;
 
@@ -91,6 +91,10 @@ pub fn build_program_within(
 }
 
 fn build_inner(path: &Path, text: String, dm: DataModel) -> Result<Program, BuildFailure> {
+    if text.len() > crate::lines::MAX_TEXT {
+        let m = format!("the program has {} bytes, more than the front end reads (4 GiB)", text.len());
+        return Err(BuildFailure::Input(InputError::invalid(path, m)));
+    }
     let mut prepared = preprocess::prepare(path, &text, dm).map_err(BuildFailure::Input)?;
     if let Some(at) = preprocess::adjacent_increments(&prepared.text) {
         let (line, col) = prepared.error_position(at);
@@ -145,7 +149,13 @@ fn build_inner(path: &Path, text: String, dm: DataModel) -> Result<Program, Buil
     }
     let mut warnings = prepared.warnings.clone();
     warnings.append(&mut b.warnings);
-    let cfa = b.cfa;
+    let mut cfa = b.cfa;
+    // One copy of the line table (8 bytes a line): the CFA's, from here on.
+    cfa.line_starts = prepared.take_orig_line_starts();
+    let mut names: Vec<String> = std::mem::take(&mut prepared.skipped).into_iter().map(|(n, ..)| n).collect();
+    names.sort_unstable();
+    names.dedup();
+    cfa.skipped_functions = names;
     Ok(Program { cfa, source: text, warnings })
 }
 

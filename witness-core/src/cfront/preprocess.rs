@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use super::skip::Holes;
 use crate::cfa::{DataModel, SourceSpan};
 use crate::error::InputError;
+use crate::lines::LineStarts;
 
 /// The text lang-c parses, and how to map its offsets back to the given file.
 ///
@@ -29,9 +30,9 @@ pub struct Prepared {
     /// line comes from another file (header) or is a linemarker.
     line_map: Vec<Option<u32>>,
     /// Start offsets of the lines of the prepared text (`gcc -E` output; empty when `exact`).
-    text_line_starts: Vec<usize>,
+    text_line_starts: LineStarts,
     /// Start offsets of the lines of the original file.
-    orig_line_starts: Vec<usize>,
+    orig_line_starts: LineStarts,
     /// `gcc -E` output: the original file with comments blanked, to map columns of aligned lines.
     orig_blanked: String,
     /// `gcc -E` output as gcc wrote it (before bodies were removed), for the same purpose.
@@ -57,33 +58,24 @@ pub struct Prepared {
     pub thread_at: Vec<usize>,
 }
 
-pub fn line_starts(text: &str) -> Vec<usize> {
-    let mut v = Vec::with_capacity(text.bytes().filter(|b| *b == b'\n').count() + 1);
-    v.push(0);
-    for (i, b) in text.bytes().enumerate() {
-        if b == b'\n' {
-            v.push(i + 1);
-        }
-    }
-    v
+pub fn line_starts(text: &str) -> LineStarts {
+    LineStarts::of(text)
 }
 
 /// Index of the line containing `offset` (0-based) given line start offsets.
-fn line_index(starts: &[usize], offset: usize) -> usize {
-    match starts.binary_search(&offset) {
-        Ok(i) => i,
-        Err(i) => i.saturating_sub(1),
-    }
+fn line_index(starts: &LineStarts, offset: usize) -> usize {
+    starts.index_of(offset)
 }
 
 impl Prepared {
-    /// Start offsets of the lines of the given file.
-    pub fn orig_line_starts(&self) -> &[usize] {
-        &self.orig_line_starts
+    /// The start offsets of the lines of the given file, taken (for the CFA, once lowering
+    /// is done; nothing maps offsets afterwards).
+    pub fn take_orig_line_starts(&mut self) -> LineStarts {
+        std::mem::take(&mut self.orig_line_starts)
     }
 
     /// Start offsets of the prepared text's lines.
-    fn prepared_line_starts(&self) -> &[usize] {
+    fn prepared_line_starts(&self) -> &LineStarts {
         if self.exact {
             &self.orig_line_starts
         } else {
@@ -129,7 +121,7 @@ impl Prepared {
     /// Offset of the original file at a line (1-based) and column (0-based), within the line.
     fn orig_at(&self, line: u32, col: usize) -> usize {
         let i = (line as usize).saturating_sub(1);
-        let ls = self.orig_line_starts.get(i).copied().unwrap_or(self.orig_len);
+        let ls = self.orig_line_starts.get(i).unwrap_or(self.orig_len);
         let le = self.orig_line_starts.get(i + 1).map(|x| x.saturating_sub(1)).unwrap_or(self.orig_len);
         (ls + col).min(le.max(ls))
     }
@@ -153,13 +145,13 @@ impl Prepared {
     fn map_offset(&self, offset: usize) -> Option<(u32, usize)> {
         let i = line_index(&self.text_line_starts, offset);
         let line = (*self.line_map.get(i)?)?;
-        let col = offset - self.text_line_starts[i];
+        let col = offset - self.text_line_starts.at(i);
         if self.aligned.get(i).copied().unwrap_or(false) {
-            let out_line = &self.prepared.as_bytes()[self.text_line_starts[i]..offset.min(self.prepared.len())];
+            let out_line = &self.prepared.as_bytes()[self.text_line_starts.at(i)..offset.min(self.prepared.len())];
             let before = out_line.iter().filter(|b| !b.is_ascii_whitespace()).count();
             let l = line as usize - 1;
-            let start = self.orig_line_starts[l];
-            let end = self.orig_line_starts.get(l + 1).copied().unwrap_or(self.orig_blanked.len());
+            let start = self.orig_line_starts.at(l);
+            let end = self.orig_line_starts.get(l + 1).unwrap_or(self.orig_blanked.len());
             let orig = &self.orig_blanked.as_bytes()[start..end];
             let mut seen = 0;
             for (c, b) in orig.iter().enumerate() {
@@ -180,7 +172,7 @@ impl Prepared {
         let offset = self.to_prepared(offset);
         if self.exact {
             let l = line_index(&self.orig_line_starts, offset);
-            let col = offset.saturating_sub(self.orig_line_starts[l]) + 1;
+            let col = offset.saturating_sub(self.orig_line_starts.at(l)) + 1;
             return (l as u32 + 1, col as u32);
         }
         match self.map_offset(offset) {
@@ -373,19 +365,20 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
     // Without a `#` there is no directive, and no full comment-blanked copy is made: the bodies
     // `main` cannot reach are removed from the file as given, and only the rest is blanked.
     let blanked = text.contains('#').then(|| blank_comments(text));
-    let orig_line_starts = line_starts(text);
     if !blanked.as_deref().is_some_and(has_directives) {
         let (mut t, holes, skipped) = match super::skip::reduce(blanked.as_deref().unwrap_or(text)) {
             Some(r) => (blank_comments(&r.text), r.holes, r.skipped),
             None => (blanked.unwrap_or_else(|| blank_comments(text)), Holes::default(), Vec::new()),
         };
+        // After `reduce`, whose tables are gone by now (a lower peak on large files).
+        let orig_line_starts = line_starts(text);
         let pragma_pack = blank_pragmas(&mut t);
         let int128_at = rewrite_int128(&mut t);
         let thread_at = blank_thread_keyword(&mut t);
         return Ok(Prepared {
             holes,
             skipped,
-            text_line_starts: Vec::new(),
+            text_line_starts: LineStarts::default(),
             line_map: Vec::new(),
             text: t,
             exact: true,
@@ -401,6 +394,7 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
             thread_at,
         });
     }
+    let orig_line_starts = line_starts(text);
     let mut warnings = Vec::new();
     let out = match run_gcc(path, text, dm == DataModel::Ilp32) {
         Ok(o) => o,
@@ -413,6 +407,10 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
         }
         Err(e) => return Err(gcc_error(path, e)),
     };
+    if out.len() > crate::lines::MAX_TEXT {
+        let m = format!("`gcc -E` wrote {} bytes, more than the front end reads (4 GiB)", out.len());
+        return Err(InputError::invalid(path, m));
+    }
     let text_line_starts = line_starts(&out);
     let line_map = build_line_map(&out);
     let orig_blanked = blanked.unwrap_or_else(|| blank_comments(text));
@@ -449,15 +447,15 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
 /// original line it comes from; and per original line, whether every output line from it is.
 fn align_lines(
     out: &str,
-    out_starts: &[usize],
+    out_starts: &LineStarts,
     line_map: &[Option<u32>],
     orig: &str,
-    orig_starts: &[usize],
+    orig_starts: &LineStarts,
 ) -> (Vec<bool>, Vec<bool>) {
     let squeeze = |t: &str| -> Vec<u8> { t.bytes().filter(|b| !b.is_ascii_whitespace()).collect() };
-    let line_text = |text: &'_ str, starts: &[usize], i: usize| -> (usize, usize) {
-        let s = starts[i];
-        let e = starts.get(i + 1).copied().unwrap_or(text.len());
+    let line_text = |text: &'_ str, starts: &LineStarts, i: usize| -> (usize, usize) {
+        let s = starts.at(i);
+        let e = starts.get(i + 1).unwrap_or(text.len());
         (s, e)
     };
     let mut exact_lines = vec![true; orig_starts.len()];
@@ -735,7 +733,7 @@ mod tests {
             thread_at: Vec::new(),
         };
         // `2` of line 3 is at output column 8, original column 10.
-        let two = starts[3] + 8;
+        let two = starts.at(3) + 8;
         assert_eq!(p.map_offset(two), Some((3, 10)));
     }
 

@@ -1,12 +1,13 @@
-//! Decision 61: only the function bodies reachable from `main` are parsed.
+//! Decisions 61 and 172: only the function definitions reachable from `main` are parsed.
 //!
 //! A cheap C lexer splits the prepared text (comments blanked, or `gcc -E` output) into
 //! top-level chunks. A chunk is a *recognised* function definition only when that is certain
 //! (see [`analyse`]); everything else is kept as it is. The names a kept chunk or a reached
-//! body mentions are followed, by name, to recognised definitions; the interior of every
-//! definition never reached this way is removed from the text lang-c parses, except its
-//! newlines (lines keep their numbers; `{` and `}` stay, so the function exists with an empty
-//! body). [`Holes`] maps offsets of the reduced text back to the prepared text.
+//! body mentions are followed, by name, to recognised definitions; every definition never
+//! reached this way is removed from the text lang-c parses, head and body, except its newlines
+//! (lines keep their numbers). No empty shell is left (decision 172): nothing names the
+//! function, so no declaration of it is needed. [`Holes`] maps offsets of the reduced text back
+//! to the prepared text.
 //!
 //! When the lexer meets anything it does not understand (unterminated literal, unbalanced
 //! brackets, a backslash or `#` inside a line, digraphs), nothing is removed.
@@ -14,19 +15,19 @@
 use crate::cfa::SkippedPlaces;
 use std::collections::HashMap;
 
-/// One removed body interior: `parsed_open..parsed_close` in the reduced text holds only the
-/// body's newlines; `shift` is added to reduced offsets at or after `parsed_close`.
+/// One removed definition: `parsed_open..parsed_close` in the reduced text holds only its
+/// newlines; `shift` is added to reduced offsets at or after `parsed_close`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Hole {
     parsed_open: usize,
     parsed_close: usize,
-    /// The removed interior in the prepared text.
+    /// The removed definition in the prepared text (from its first token to its `}`).
     orig_open: usize,
     orig_close: usize,
     shift: usize,
 }
 
-/// Sorted table of removed body interiors, mapping offsets of the reduced text to offsets of
+/// Sorted table of removed definitions, mapping offsets of the reduced text to offsets of
 /// the prepared text. Empty: the identity.
 #[derive(Debug, Clone, Default)]
 pub struct Holes {
@@ -35,9 +36,9 @@ pub struct Holes {
 
 impl Holes {
     /// The prepared-text offset of reduced-text offset `p`. `line_starts` are the start offsets
-    /// of the prepared text's lines (needed for the newlines kept inside a removed body: the
-    /// k-th of them is the k-th newline of the original interior).
-    pub fn map(&self, p: usize, line_starts: &[usize]) -> usize {
+    /// of the prepared text's lines (needed for the newlines kept for a removed definition: the
+    /// k-th of them is the k-th newline of the original definition).
+    pub fn map(&self, p: usize, line_starts: &crate::lines::LineStarts) -> usize {
         let i = self.holes.partition_point(|h| h.parsed_open <= p);
         if i == 0 {
             return p;
@@ -47,7 +48,7 @@ impl Holes {
             return p + h.shift;
         }
         let k = p - h.parsed_open;
-        let line = line_starts.partition_point(|s| *s <= h.orig_open);
+        let line = line_starts.count_to(h.orig_open);
         // `line` is the index of the line after the one holding `orig_open`; the k-th newline
         // (from 0) after `orig_open` ends line `line - 1 + k`.
         match line_starts.get(line + k) {
@@ -67,29 +68,27 @@ pub struct Reduced {
     /// The text lang-c parses.
     pub text: String,
     pub holes: Holes,
-    /// Names of the functions whose bodies were removed, with the prepared-text range of the
-    /// removed interior (after `{`, up to `}`).
+    /// Names of the functions whose definitions were removed, with the prepared-text range of
+    /// the body's interior (after `{`, up to `}`).
     pub skipped: Vec<(String, usize, usize)>,
 }
 
-/// Removes the bodies of the recognised function definitions not reachable from `main`.
+/// Removes the recognised function definitions not reachable from `main`, head and body.
 /// `None` when nothing is removed (nothing unreachable, or the lexer found the text odd).
 pub fn reduce(text: &str) -> Option<Reduced> {
     let a = analyse(text)?;
     let reached = a.reached();
-    let mut cut: Vec<(usize, usize, u32)> = a
+    let mut cut: Vec<(usize, usize, &Def)> = a
         .defs
         .iter()
         .zip(&reached)
-        .filter(|(d, r)| {
-            !**r && !d.pinned && text.as_bytes()[d.open + 1..d.close].iter().any(|c| !c.is_ascii_whitespace())
-        })
-        .map(|(d, _)| (d.open + 1, d.close, d.name))
+        .filter(|(d, r)| !**r && !d.pinned)
+        .map(|(d, _)| (d.start, d.close + 1, d))
         .collect();
     if cut.is_empty() {
         return None;
     }
-    cut.sort_unstable();
+    cut.sort_unstable_by_key(|c| c.0);
     let b = text.as_bytes();
     let kept: usize = cut.iter().map(|(s, e, _)| b[*s..*e].iter().filter(|c| **c == b'\n').count()).sum();
     let removed: usize = cut.iter().map(|(s, e, _)| e - s).sum();
@@ -97,17 +96,17 @@ pub fn reduce(text: &str) -> Option<Reduced> {
     let mut holes = Vec::with_capacity(cut.len());
     let mut at = 0;
     let mut skipped = Vec::with_capacity(cut.len());
-    for &(s, e, name) in &cut {
+    for &(s, e, d) in &cut {
         out.extend_from_slice(&b[at..s]);
         let parsed_open = out.len();
         out.extend(b[s..e].iter().filter(|c| **c == b'\n'));
         let parsed_close = out.len();
         holes.push(Hole { parsed_open, parsed_close, orig_open: s, orig_close: e, shift: e - parsed_close });
-        skipped.push((a.names[name as usize].to_string(), s, e));
+        skipped.push((a.names[d.name as usize].to_string(), d.open + 1, d.close));
         at = e;
     }
     out.extend_from_slice(&b[at..]);
-    // Only whole ASCII-delimited ranges were removed (between `{` and `}`), so this is UTF-8.
+    // Only whole tokens were removed (from an identifier's start to a `}`), so this is UTF-8.
     let text = String::from_utf8(out).ok()?;
     Some(Reduced { text, holes: Holes { holes }, skipped })
 }
@@ -116,12 +115,15 @@ pub fn reduce(text: &str) -> Option<Reduced> {
 #[derive(Debug)]
 struct Def {
     name: u32,
+    /// Offset of its first token.
+    start: usize,
     /// Offsets of its body's `{` and matching `}`.
     open: usize,
     close: usize,
     /// Names its head (attribute groups) and body mention.
     uses: Vec<u32>,
-    /// A `#` line (pragma, line marker) inside: the body stays (`#pragma pack` is textual).
+    /// A `#` line (pragma, line marker) inside, head or body: the definition stays (`#pragma
+    /// pack` is textual, a line marker places what follows).
     pinned: bool,
 }
 
@@ -264,10 +266,12 @@ struct Chunk {
     /// A `constructor` or `destructor` attribute in the chunk (outside a body): on a
     /// prototype, it makes the function run without a call (decision 106).
     ctor_attr: bool,
+    /// Offset of the chunk's first token (not a `#` line).
+    start: Option<usize>,
     /// A recognised definition: name and offset of `{`.
     def: Option<(u32, usize)>,
     body: Vec<u32>,
-    /// A `#` line inside the recognised body.
+    /// A `#` line after the chunk's first token.
     pinned: bool,
 }
 
@@ -481,6 +485,9 @@ fn analyse(text: &str) -> Option<Analysis<'_>> {
             continue;
         }
         let at_line_start = std::mem::replace(&mut line_start, false);
+        if !(ch == b'#' && at_line_start) && c.start.is_none() {
+            c.start = Some(i);
+        }
         let attr = stack.last().is_some_and(|o| o.attr);
         let depth = stack.len();
         if is_id_byte(ch) && !ch.is_ascii_digit() {
@@ -550,7 +557,7 @@ fn analyse(text: &str) -> Option<Analysis<'_>> {
             }
             b'#' if at_line_start => {
                 // A line marker or a directive gcc left: to the end of the line.
-                c.pinned |= c.def.is_some();
+                c.pinned |= c.start.is_some();
                 while i < n && b[i] != b'\n' {
                     if b[i] == b'\\' && i + 1 < n && b[i + 1] == b'\n' {
                         i += 1;
@@ -616,7 +623,8 @@ fn analyse(text: &str) -> Option<Analysis<'_>> {
                             roots.push(name);
                         }
                         uses.shrink_to_fit();
-                        defs.push(Def { name, open, close: i, uses, pinned: c.pinned });
+                        let start = c.start.unwrap_or(open);
+                        defs.push(Def { name, start, open, close: i, uses, pinned: c.pinned });
                         c = Chunk::default();
                         chunk_no += 1;
                     } else if c.body_like {
@@ -676,7 +684,7 @@ fn analyse(text: &str) -> Option<Analysis<'_>> {
 mod tests {
     use super::*;
 
-    /// Names of the functions whose bodies `reduce` removes.
+    /// Names of the functions whose definitions `reduce` removes.
     fn skipped(src: &str) -> Vec<String> {
         let mut v: Vec<String> = reduce(src).map(|r| r.skipped.into_iter().map(|s| s.0).collect()).unwrap_or_default();
         v.sort();
@@ -684,12 +692,15 @@ mod tests {
     }
 
     #[test]
-    fn unreached_bodies_are_removed_keeping_newlines() {
+    fn unreached_definitions_are_removed_keeping_newlines() {
         let src = "int g;\nint dead(int a) {\n  return a + 1;\n}\nint used(void) { return g; }\nint main(void) {\n  return used();\n}\n";
         let r = reduce(src).expect("something removed");
+        // Decision 172: head and body go, no empty shell stays.
+        assert_eq!(r.text, "int g;\n\n\n\nint used(void) { return g; }\nint main(void) {\n  return used();\n}\n");
+        // The interior of the body is what anchors see as removed.
         assert_eq!(
-            r.text,
-            "int g;\nint dead(int a) {\n\n}\nint used(void) { return g; }\nint main(void) {\n  return used();\n}\n"
+            r.skipped,
+            vec![("dead".to_string(), src.find("{\n").expect("{") + 1, src.find("\n}").expect("}") + 1)]
         );
         assert_eq!(r.text.matches('\n').count(), src.matches('\n').count());
         assert_eq!(skipped(src), vec!["dead"]);
@@ -739,7 +750,7 @@ mod tests {
         // its head is a root (`constructor` runs without a call).
         let src = "struct __attribute__((packed)) P { int a; } pv;\nstruct __attribute__((packed)) { int b; } anon;\n\
                    __attribute__((constructor)) void init(void) { }\nvoid init2(void) { int y = 1; }\nvoid w(void) { }\nint main(void) { return 0; }\n";
-        assert_eq!(skipped(src), vec!["init2"]);
+        assert_eq!(skipped(src), vec!["init2", "w"]);
         // `__attribute__((x))` right before `{` is not a function's parameter list: kept, and
         // what it names is a root.
         // A constructor attribute on a prototype makes the later definition a root too.
@@ -755,13 +766,17 @@ mod tests {
         let src = "char *s = \"{ not a body }\";\nint f(void) { char c = '}'; return \"}{\"[0] + c; }\nint main(void) { return 0; }\n";
         let r = reduce(src).expect("f removed");
         assert_eq!(skipped(src), vec!["f"]);
-        assert!(r.text.contains("int f(void) {}"));
+        assert!(!r.text.contains("f(void)") && r.text.contains("char *s = \"{ not a body }\";\n\nint main"));
     }
 
     #[test]
     fn comments_are_white_space_and_pragmas_pin_bodies() {
         let src = "/* { */ int f(void) { // }\n return 1; /* } */ }\nint g(void) {\n#pragma pack(1)\n return 2; }\nint main(void) { return 0; } // \\\n }\n";
         assert_eq!(skipped(src), vec!["f"]);
+        // A `#` line in a head pins the definition; one before the chunk stays in the text.
+        let head = "int h(void)\n#pragma x\n{ return 3; }\n# 7 \"f.c\"\nint k(void) { return 4; }\nint main(void) { return 0; }\n";
+        assert_eq!(skipped(head), vec!["k"]);
+        assert!(reduce(head).expect("k").text.contains("# 7 \"f.c\"\n\nint main"));
         let bom = "\u{feff}f(void) { return 1; }\nint g(void) { return 2; }\nint main(void) { return f(); }\n";
         assert_eq!(skipped(bom), vec!["g"]);
         assert!(reduce("int f(void) { return 1; } /* unterminated\nint main(void) { return 0; }\n").is_none());
@@ -792,10 +807,10 @@ mod tests {
             assert_eq!(src.as_bytes()[o], ch as u8, "offset {p} maps to {o}");
         }
         // The kept newlines map to the source's newlines in order, on the same lines.
-        let first = r.text.find("{\n").expect("hole") + 1;
-        assert_eq!(r.holes.map(first, &ls), src.find("{\n").expect("line") + 1);
-        assert_eq!(r.holes.map(first + 1, &ls), src.find("1;\n").expect("line") + 2);
-        assert_eq!(r.holes.map(first + 2, &ls), src.find("2;\n").expect("line") + 2);
+        assert!(r.text.starts_with("\n\n\n\nint x;  int y;"), "{:?}", r.text);
+        assert_eq!(r.holes.map(0, &ls), src.find("{\n").expect("line") + 1);
+        assert_eq!(r.holes.map(1, &ls), src.find("1;\n").expect("line") + 2);
+        assert_eq!(r.holes.map(2, &ls), src.find("2;\n").expect("line") + 2);
         let y = r.text.find("int y").expect("y");
         assert_eq!(r.holes.map(y, &ls), src.find("int y").expect("y"));
     }

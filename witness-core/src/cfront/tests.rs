@@ -1314,6 +1314,9 @@ fn removed_bodies_keep_offsets_lines_and_error_positions() {
     assert!(cfa.statement_starts.iter().any(|(o, _)| *o == y), "{:?}", cfa.statement_starts);
     assert!(!cfa.statement_starts.iter().any(|(o, _)| *o == src.find("int q").expect("q")));
     assert_eq!(cfa.skipped_bodies, vec![(src.find("{\n").expect("{") + 1, src.find("\n}").expect("}") + 1)]);
+    // Decision 172: no empty shell; the program still defines `dead`.
+    assert_eq!(cfa.functions.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), vec!["main"]);
+    assert!(cfa.defines("dead") && cfa.defines("main") && !cfa.defines("alive"));
     let ret = cfa.graph.edge_weights().find(|e| e.text == "return y;").expect("return");
     let s = ret.span.expect("span");
     assert_eq!(

@@ -42,7 +42,7 @@ pub(super) fn is_threaded(cfa: &Cfa, trace: &[TraceStep]) -> bool {
 }
 
 fn line_of(cfa: &Cfa, offset: usize) -> u32 {
-    cfa.line_starts.partition_point(|s| *s <= offset) as u32
+    cfa.line_starts.count_to(offset) as u32
 }
 
 /// Where a thread is before each step, and after its last one (`None`: it has ended); and

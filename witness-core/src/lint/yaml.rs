@@ -225,7 +225,7 @@ fn program_checks(w: &WitnessAutomaton, p: &ProgramFacts, sink: &mut Sink) {
             || s.contains("data-race")
     });
     let mut warnings = Vec::new();
-    let anchors = match crate::anchors::resolve_anchors(cfa, w, operations, &mut warnings) {
+    let anchors = match crate::anchors::resolve_anchors(cfa, &p.text, w, operations, &mut warnings) {
         Ok(a) => Some(a),
         Err(msg) => {
             // A target on a statement that is not a violation is a wrong witness, not a
@@ -237,7 +237,7 @@ fn program_checks(w: &WitnessAutomaton, p: &ProgramFacts, sink: &mut Sink) {
                 }
             }
             let on_statements =
-                crate::anchors::resolve_anchors(cfa, &as_statements, operations, &mut Vec::new()).is_ok();
+                crate::anchors::resolve_anchors(cfa, &p.text, &as_statements, operations, &mut Vec::new()).is_ok();
             let (sev, msg) = if on_statements {
                 (Severity::Note, format!("{msg} (the target is on a statement: the witness can only be rejected)"))
             } else {

@@ -305,7 +305,7 @@ fn float_array_initializer_and_symbolic_index() {
 fn float_parameters_and_result_conversions() {
     use super::AnyValue;
     use crate::cfa::ScalarTy;
-    let (cfa, mut st) = state_of("double f(double x, int n) { return x; } int main() { return 0; }");
+    let (cfa, mut st) = state_of("double f(double x, int n) { return x; } int main() { f(1.0, 2); return 0; }");
     let f = cfa.function_by_name("f").unwrap();
     let args =
         [AnyValue::Float(FValue::conc(2.5f64.to_bits(), FloatTy::F64)), AnyValue::Int(Value::conc(3, IntTy::INT))];
@@ -315,7 +315,7 @@ fn float_parameters_and_result_conversions() {
     let v = st.eval_float(&cfa, &crate::cfa::FExpr::Var { var: x, fty: FloatTy::F64 }, None, &mut d).unwrap();
     assert_eq!(v.is_conc(), Some(2.5f64.to_bits()));
     // An argument of the wrong kind is refused (the front end always converts).
-    let (cfa, mut st) = state_of("double f(double x) { return x; } int main() { return 0; }");
+    let (cfa, mut st) = state_of("double f(double x) { return x; } int main() { f(1.0); return 0; }");
     let f = cfa.function_by_name("f").unwrap();
     assert!(st.push_frame(&cfa, f, &[AnyValue::Int(Value::conc(1, IntTy::INT))]).is_err());
     // Conversions as by assignment: float → int truncates; out of range is undefined.

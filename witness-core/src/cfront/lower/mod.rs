@@ -210,7 +210,8 @@ impl<'a> Builder<'a> {
             offsets_exact: src.exact,
             exact_lines: src.exact_lines.clone(),
             source_len: original.len(),
-            line_starts: src.orig_line_starts().to_vec(),
+            // Moved in from the prepared text when lowering is done (`build_inner`).
+            line_starts: Default::default(),
             typedefs: Vec::new(),
             enum_constants: Vec::new(),
             enum_tags: Vec::new(),
@@ -219,8 +220,9 @@ impl<'a> Builder<'a> {
             external_globals: Vec::new(),
             thread_locals: Default::default(),
             threads: false,
-            skipped_places: super::skip::places_in(original, &src.skipped_bodies()),
             skipped_bodies: src.skipped_bodies(),
+            // Moved in with the line table (`build_inner`).
+            skipped_functions: Vec::new(),
         };
         Builder {
             cfa,
