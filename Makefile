@@ -23,9 +23,11 @@ test: setup
 fuzz-smoke: setup
 	./scripts/fuzz-smoke
 
-# Prints median and p90 validation time per corpus case, then the scaling series (10k-1M lines:
-# wall time and peak memory, NITWIT's too when NITWIT_DIR is set) and the memory of a witness
-# that matches nothing, run for the whole budget (scripts/bench-scale).
+# Prints median and p90 validation time per corpus case (in process), then (scripts/bench-scale)
+# the small tasks' whole-process time, the scaling series of dev-sc002 and dev-sc004 (10k-1M
+# lines: wall time, peak memory, memory over file size) and a witness that matches nothing, run
+# for the whole budget (memory, and the process's end against the budget); NITWIT's figures and
+# the ratios too when NITWIT_DIR is set.
 bench: setup
 	cargo run --release -q -p witness-check --bin corpus-bench -- ../shared/corpus/manifest.tsv
 	cargo build --release -q -p witness-check

@@ -28,32 +28,41 @@ fn main() {
             println!("cargo:rerun-if-changed={}", p.display());
         }
     }
-    println!("cargo:rustc-link-arg-bins=-Wl,-rpath,$ORIGIN/lib");
-    lazy_z3();
+    // The lazy loader looks in `lib/` next to the binary itself; a run path is only needed when
+    // libz3 is linked at start. Without one, the dynamic loader does not search `lib/` (a dozen
+    // `glibc-hwcaps` directories) for libc, libm and libgcc_s at every start (decision 174).
+    if !lazy_z3() {
+        println!("cargo:rustc-link-arg-bins=-Wl,-rpath,$ORIGIN/lib");
+    }
+    // A position-dependent executable: no relative relocations to apply at start (10k with
+    // fat LTO, and a copy of every page of `.data.rel.ro` they write; decision 174).
+    if std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default() == "linux" {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
 }
 
 /// Decision 170: on x86-64 Linux the binary defines every Z3 function itself, as a trampoline
 /// that loads libz3 on the first call (`lazy/`), so that `-lz3` (z3-sys) is left out under
 /// `--as-needed` and a run that never calls the solver never loads it. `WITNESS_Z3_EAGER=1`, or a
 /// Z3 header that cannot be read, links libz3 as before.
-fn lazy_z3() {
+fn lazy_z3() -> bool {
     println!("cargo:rerun-if-env-changed=WITNESS_Z3_EAGER");
     println!("cargo:rerun-if-env-changed=Z3_SYS_Z3_HEADER");
     println!("cargo:rerun-if-changed=lazy/common.S");
     println!("cargo:rerun-if-changed=lazy/resolve.c");
     let var = |k: &str| std::env::var(k).unwrap_or_default();
     if var("CARGO_CFG_TARGET_ARCH") != "x86_64" || var("CARGO_CFG_TARGET_OS") != "linux" {
-        return;
+        return false;
     }
     if !var("WITNESS_Z3_EAGER").is_empty() && var("WITNESS_Z3_EAGER") != "0" {
-        return;
+        return false;
     }
     let header = std::env::var("Z3_SYS_Z3_HEADER").map(PathBuf::from).unwrap_or_else(|_| "/usr/include/z3.h".into());
     let dir = header.parent().map(Path::to_path_buf).unwrap_or_default();
     let names = z3_functions(&dir);
     if names.len() < 100 {
         println!("cargo:warning=Z3 headers not found in {}: libz3 is linked at start", dir.display());
-        return;
+        return false;
     }
     let out = PathBuf::from(var("OUT_DIR"));
     let mut asm = String::from("    .section .note.GNU-stack,\"\",@progbits\n    .text\n");
@@ -82,7 +91,7 @@ fn lazy_z3() {
     let (asm_path, table_path) = (out.join("trampolines.S"), out.join("table.c"));
     if std::fs::write(&asm_path, asm).is_err() || std::fs::write(&table_path, table).is_err() {
         println!("cargo:warning=cannot write the Z3 trampolines: libz3 is linked at start");
-        return;
+        return false;
     }
     cc::Build::new()
         .file(&asm_path)
@@ -94,6 +103,7 @@ fn lazy_z3() {
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=static:+whole-archive=z3lazy");
     println!("cargo:rustc-link-lib=dylib=dl");
+    true
 }
 
 /// Every function a Z3 header declares (`Z3_API Z3_name(`), in order, without repeats.

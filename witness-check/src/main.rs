@@ -1,13 +1,13 @@
+#![cfg_attr(not(test), no_main)]
 //! `witness-check`: command-line front of witness-core. Parses arguments, runs the validation
-//! on a worker thread under a hard wall-clock guard, renders the report, picks the exit code.
+//! on a large stack segment of the main thread under the budget's guard (`guard.rs`), renders
+//! the report, picks the exit code.
 //!
 //! Exit codes of `validate`: 0 a verdict was reached (confirmed, rejected or unknown); 2 usage
 //! error; 3 unreadable or malformed input; 4 internal error (a bug: please report it). `lint`
 //! uses witnesslint's (see `lint_cmd`).
 
 use std::path::PathBuf;
-use std::process::ExitCode;
-use std::sync::mpsc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -21,6 +21,7 @@ use witness_core::verdict::{Report, Verdict};
 
 mod batch;
 mod benchexec_xml;
+mod guard;
 mod lint_cmd;
 mod plot;
 mod replay;
@@ -127,7 +128,8 @@ struct ValidateArgs {
     /// witness's `architecture`, else LP64.
     #[arg(long, value_name = "MODEL", value_enum)]
     data_model: Option<DataModelArg>,
-    /// Wall-clock budget in seconds; when it runs out the answer is unknown.
+    /// Wall-clock budget in seconds, from the process's start; when it runs out the answer is
+    /// unknown, and the process has ended (printing and releasing memory are kept back from it).
     #[arg(long, value_name = "SECS", default_value_t = 90)]
     timeout: u64,
     /// Resident memory in MiB the validation may add before the exploration stops with
@@ -222,7 +224,22 @@ pub(crate) fn check_forwarded_options(options: &[String]) -> Result<(), String> 
     }
 }
 
-fn main() -> ExitCode {
+/// The process's entry, without std's runtime set-up (decision 174): that set-up reads
+/// `/proc/self/maps` to place the main thread's stack guard and installs stack-overflow
+/// handlers, 3–5 % of a small task, and nothing here needs it (arguments come from glibc as
+/// before; every way out is `leave_now`, so no return to a runtime; a write to a closed pipe
+/// ends the process with SIGPIPE, as C tools do, instead of a panic).
+#[cfg(not(test))]
+#[no_mangle]
+pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+    run_main()
+}
+
+/// What `main` runs (also the test harness's root, which has its own `main`).
+#[cfg_attr(test, allow(dead_code))]
+fn run_main() -> ! {
+    // The budget counts from here (decision 173).
+    let start_ns = guard::now_ns();
     // clap keeps the text for the process's life: leaked once, at start. Only `--version`
     // shows it, and asking Z3 for its version loads libz3 (decision 170): other runs leave Z3
     // out of it.
@@ -232,14 +249,14 @@ fn main() -> ExitCode {
     let matches = <Cli as clap::CommandFactory>::command().version(version).get_matches();
     let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match cli.command {
-        Command::Validate(args) => run_validate(args),
+        Command::Validate(args) => run_validate(args, start_ns),
         Command::Lint(args) => leave_now(lint_cmd::run(args)),
         Command::Batch(args) => batch::run(args),
     }
 }
 
-/// `validate`: one validation on a worker thread under a hard wall-clock guard; never returns.
-fn run_validate(args: ValidateArgs) -> ! {
+/// `validate`: one validation under the budget's guard; never returns.
+fn run_validate(args: ValidateArgs, start_ns: u64) -> ! {
     let ValidateArgs {
         witness,
         property,
@@ -312,34 +329,37 @@ fn run_validate(args: ValidateArgs) -> ! {
         // The process ends right after the answer (`leave_now`): a search the budget ends is
         // not freed first (decision 168).
         leave_states: true,
+        finish_reserve: FINISH_RESERVE,
     };
-    // The library never panics on input by design; a panic is a bug, reported as such. The
-    // worker runs on a large stack (the C parser recurses deeply) and under a hard deadline.
-    let (tx, rx) = mpsc::channel();
-    let worker_opts = opts.clone();
-    let spawned = std::thread::Builder::new().stack_size(512 << 20).spawn(move || {
-        let r = std::panic::catch_unwind(|| validate(&worker_opts));
-        let answer = match r {
-            Ok(r) => Answer::Done(Box::new(r)),
-            Err(p) => Answer::Panicked(
-                p.downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default(),
-            ),
-        };
-        let _ = tx.send(answer);
-    });
-    if let Err(e) = spawned {
-        eprintln!("witness-check: cannot start worker thread: {e}");
+    std::panic::set_hook(Box::new(|_| {}));
+    // The guard answers alone when the budget is spent (decisions 173, 174).
+    if let Err(e) = guard::install(start_ns, opts.timeout, json) {
+        eprintln!("witness-check: cannot arm the budget's timer: {e}");
         leave_now(4);
     }
-    std::panic::set_hook(Box::new(|_| {}));
-    let grace = Duration::from_millis(700);
+    // The validation runs on this thread, on a stack segment large enough for the C parser's
+    // recursion: a small task starts no thread and hands nothing over (decision 174). The
+    // library never panics on input by design; a panic is a bug, reported as such.
+    let run = std::panic::AssertUnwindSafe(|| validate(&opts));
+    let answer = match witness_core::stack::with_stack(VALIDATION_STACK, || std::panic::catch_unwind(run)) {
+        Ok(r) => Answer::Done(Box::new(r)),
+        Err(p) => Answer::Panicked(
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default(),
+        ),
+    };
+    if !guard::take_answer() {
+        // The guard has answered and ends the process.
+        loop {
+            std::thread::park();
+        }
+    }
     // Every way out is `leave_now`: Z3's static destructors take about 1.5 ms at exit (a tenth
     // of a small task), and nothing of ours needs an exit handler once the output is flushed.
-    match rx.recv_timeout(opts.timeout + grace) {
-        Ok(Answer::Done(r)) => match *r {
+    match answer {
+        Answer::Done(r) => match *r {
             Ok(report) => {
                 if let Some(path) = &refine {
                     match &report.refined {
@@ -368,32 +388,22 @@ fn run_validate(args: ValidateArgs) -> ! {
                 leave_now(3)
             }
         },
-        Ok(Answer::Panicked(msg)) => {
+        Answer::Panicked(msg) => {
             print_error(&format!("internal error (please report): {msg}"), json, "internal", 4);
             leave_now(4)
-        }
-        Err(_) => {
-            let reason = format!("time budget of {} s exhausted", opts.timeout.as_secs());
-            if json {
-                println!(
-                    "{}",
-                    json!({"result": "unknown", "verdict": "unknown", "reason": reason, "stats": {"wall_ms": (opts.timeout + grace).as_millis() as u64}})
-                );
-            } else {
-                println!("{reason}");
-                println!("RESULT: unknown");
-            }
-            // Leave without waiting for the worker, and without running exit handlers: the
-            // worker may still be inside Z3, and `exit` finalises Z3's global memory manager
-            // under it (heap corruption, `malloc(): invalid size`, SIGABRT after the answer
-            // was printed).
-            leave_now(0)
         }
     }
 }
 
+/// Time `validate` keeps back from the budget for printing the answer and ending the process
+/// (decision 173); the search also keeps back what unmapping its memory will take.
+const FINISH_RESERVE: Duration = Duration::from_millis(250);
+
+/// Stack of the validation (the C parser recurses deeply; mapped, not committed).
+const VALIDATION_STACK: usize = 512 << 20;
+
 /// Ends the process at once (`_exit`): no atexit handlers or static destructors run, so a
-/// worker thread still using Z3 cannot corrupt the heap on the way out.
+/// validation the guard left behind inside Z3 cannot corrupt the heap on the way out.
 fn leave_now(code: i32) -> ! {
     use std::io::Write;
     let _ = std::io::stdout().flush();

@@ -37,6 +37,7 @@ pub(crate) mod reading;
 pub mod refine;
 pub mod resources;
 pub(crate) mod semantics;
+pub mod stack;
 pub mod taskdef;
 pub(crate) mod testvec;
 pub mod validate;

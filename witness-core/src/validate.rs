@@ -47,6 +47,10 @@ pub struct ValidateOptions {
     /// process's end instead of freeing them (issue 24, decision 168): for a process that ends
     /// right after the answer, as the command line does; freeing a large search takes seconds.
     pub leave_states: bool,
+    /// Time kept back from `timeout` for what follows the answer (printing it, and the
+    /// process's exit): the validation's own deadline is `timeout` minus this (decision 173).
+    /// The exploration also keeps back the time its resident memory takes to unmap at exit.
+    pub finish_reserve: Duration,
 }
 
 /// The command line's defaults, for texts named `program.c` and `witness` (see
@@ -80,6 +84,7 @@ impl ValidateOptions {
             refine: None,
             error_code: None,
             leave_states: false,
+            finish_reserve: Duration::ZERO,
         }
     }
 
@@ -246,7 +251,7 @@ fn run(
     property_src: Option<Source>,
 ) -> Result<Report, InputError> {
     let started = Instant::now();
-    let deadline = started + opts.timeout;
+    let deadline = started + opts.timeout.saturating_sub(opts.finish_reserve);
     let mut warnings = Vec::new();
     // Memory is bounded for this validation, whatever its caller holds (decision 68).
     let memory_baseline = crate::resources::resident_bytes().unwrap_or(0);

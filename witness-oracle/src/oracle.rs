@@ -518,6 +518,7 @@ fn validate_case(
         refine: None,
         error_code: None,
         leave_states: false,
+        finish_reserve: std::time::Duration::ZERO,
     };
     match std::panic::catch_unwind(|| validate(&opts)) {
         Ok(Ok(r)) => Ok(r),

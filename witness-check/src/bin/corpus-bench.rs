@@ -69,6 +69,7 @@ fn main() {
             refine: None,
             error_code: None,
             leave_states: false,
+            finish_reserve: std::time::Duration::ZERO,
         };
         let mut times = Vec::new();
         let mut verdict = String::new();

@@ -38,6 +38,12 @@ pub struct Program {
 /// Stack size for parsing and lowering (lang-c's PEG parser recurses deeply).
 const STACK: usize = 256 << 20;
 
+/// Texts up to this size are parsed on the calling thread, on a stack segment of [`STACK`]
+/// bytes (`crate::stack::with_stack`): they parse in milliseconds, so no deadline can pass unnoticed for long,
+/// and a small task pays for no thread and no hand-over between threads (decision 174). Larger
+/// ones are parsed on a thread of their own, which the caller leaves behind at the deadline.
+const INLINE_TEXT: usize = 256 << 10;
+
 /// Builds the CFA of a C program. Reads nothing itself: `text` is the file content, `path` is
 /// used for messages and for `gcc -E` (include directory).
 pub fn build_program(path: &Path, text: &str, data_model: DataModel) -> Result<Program, InputError> {
@@ -70,6 +76,16 @@ pub fn build_program_within(
     data_model: DataModel,
     deadline: Option<std::time::Instant>,
 ) -> Result<Program, BuildFailure> {
+    if text.len() <= INLINE_TEXT {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return Err(BuildFailure::OutOfTime);
+        }
+        let run = std::panic::AssertUnwindSafe(|| build_inner(path, text, data_model));
+        return match crate::stack::with_stack(STACK, || std::panic::catch_unwind(run)) {
+            Ok(r) => r,
+            Err(_) => Err(BuildFailure::Input(InputError::invalid(path, "internal error in the C front end"))),
+        };
+    }
     let path_buf = path.to_path_buf();
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new().name("cfront".into()).stack_size(STACK).spawn(move || {

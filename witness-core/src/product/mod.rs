@@ -22,7 +22,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use petgraph::graph::{EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
@@ -416,6 +416,9 @@ struct Explorer<'a> {
     violated: Option<&'static str>,
     /// States the visited set turned away (a cycle or a join of paths).
     repeats: u64,
+    /// What unmapping the process's resident memory at exit takes, as last sampled: the search
+    /// stops this much before its deadline (decision 173).
+    exit_cost: Duration,
     /// Most product states explored (free runs of a non-termination check).
     max_states: Option<u64>,
     /// Non-termination witnesses: what the lasso search found so far (decisions 93–96).
@@ -573,6 +576,7 @@ impl<'a> Explorer<'a> {
             pending_violations: Vec::new(),
             violated: None,
             repeats: 0,
+            exit_cost: Duration::ZERO,
             max_states: None,
             lasso: LassoSearch::new(witness),
             doubts: Doubts::default(),
@@ -659,7 +663,7 @@ impl<'a> Explorer<'a> {
         // the old and the new table) costs little next to the keys themselves.
         let mut visited: HashSet<Box<StateKey>> = HashSet::new();
         while let Some(mut state) = stack.pop() {
-            if Instant::now() >= self.opts.deadline {
+            if Instant::now() + self.exit_cost >= self.opts.deadline {
                 if self.leaves_states() {
                     // A large search takes a second or more to free: the process ends with the
                     // answer (decision 168).
@@ -698,9 +702,11 @@ impl<'a> Explorer<'a> {
             }
             self.states += 1;
             if self.states.is_multiple_of(MEMORY_CHECK_EVERY) {
+                let resident = crate::resources::resident_bytes();
+                self.exit_cost = crate::resources::exit_cost(resident.unwrap_or(0));
                 if let Some(limit) = self.opts.memory_limit.bytes() {
                     let grown = |r: u64| r.saturating_sub(self.opts.memory_baseline) > limit;
-                    if crate::resources::resident_bytes().is_some_and(grown) {
+                    if resident.is_some_and(grown) {
                         if self.leaves_states() {
                             std::mem::forget(visited);
                             std::mem::forget(stack);
@@ -728,7 +734,7 @@ impl<'a> Explorer<'a> {
                 .sort_by_key(|s: &ProductState| std::cmp::Reverse(self.distance.get(&s.witness).copied().unwrap_or(0)));
             stack.extend(succs);
         }
-        if Instant::now() >= self.opts.deadline {
+        if Instant::now() + self.exit_cost >= self.opts.deadline {
             if self.leaves_states() {
                 std::mem::forget(visited);
             }
