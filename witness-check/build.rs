@@ -38,6 +38,24 @@ fn main() {
     // fat LTO, and a copy of every page of `.data.rel.ro` they write; decision 174).
     if std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default() == "linux" {
         println!("cargo:rustc-link-arg-bins=-no-pie");
+        static_unwinder();
+    }
+}
+
+/// Decision 174: gcc's unwinder linked in (`libgcc_eh.a`, ahead of std's `-lgcc_s`), so that
+/// `--as-needed` drops libgcc_s: one shared library less to load at every start, and no run of
+/// its constructor (`__cpu_indicator_init`, a dozen `cpuid`s, 3.6 µs each in a VM). libz3, when
+/// loaded, brings libgcc_s for its own C++ exceptions, which never cross into Rust frames.
+/// Where gcc has no `libgcc_eh.a`, std's shared unwinder stays.
+fn static_unwinder() {
+    let Ok(out) = Command::new("gcc").arg("-print-file-name=libgcc_eh.a").output() else { return };
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    if !out.status.success() || !path.is_absolute() || !path.exists() {
+        return;
+    }
+    if let Some(dir) = path.parent() {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-lib=static=gcc_eh");
     }
 }
 

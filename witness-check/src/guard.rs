@@ -175,6 +175,16 @@ fn resident_bytes() -> u64 {
 mod tests {
     use super::*;
 
+    /// Decision 174: the binary links gcc's unwinder statically; panics still unwind and are
+    /// caught (the validation's internal errors are reported this way).
+    #[test]
+    fn panics_unwind_with_the_linked_unwinder() {
+        let r = std::panic::catch_unwind(|| -> u32 { panic!("caught") });
+        assert!(r.is_err());
+        let r = witness_core::stack::with_stack(1 << 20, || std::panic::catch_unwind(|| -> u32 { panic!("deep") }));
+        assert!(r.is_err());
+    }
+
     #[test]
     fn answers_when_only_the_exit_is_left() {
         let s = 1_000_000_000u64;
