@@ -195,14 +195,14 @@ pub fn lower_assumption(cfa: &Cfa, text: &str, scope: &AssumptionScope) -> Vec<R
         return Vec::new();
     }
     let work = || pieces.iter().map(|p| assumption::lower_one(cfa, p, scope)).collect::<Vec<_>>();
-    // Small inputs run inline; deep nesting needs a big stack.
+    // Small inputs run as they are; deep nesting needs a big stack (a segment of this thread,
+    // decision 174).
     if text.len() < 2000 {
         return work();
     }
-    std::thread::scope(|s| match std::thread::Builder::new().stack_size(64 << 20).spawn_scoped(s, work) {
-        Ok(h) => h.join().unwrap_or_else(|_| vec![Err("internal error lowering the assumption".into())]),
-        Err(e) => vec![Err(format!("cannot start thread: {e}"))],
-    })
+    let run = std::panic::AssertUnwindSafe(work);
+    crate::stack::with_stack(64 << 20, || std::panic::catch_unwind(run))
+        .unwrap_or_else(|_| vec![Err("internal error lowering the assumption".into())])
 }
 
 /// The `;`-separated pieces of a witness assumption, in the order [`lower_assumption`] lowers them.

@@ -1419,3 +1419,23 @@ fn thread_local_variables_are_marked() {
     let names: Vec<&str> = cfa.thread_locals.iter().map(|v| cfa.var(*v).name.as_str()).collect();
     assert_eq!(names, ["a", "c"]);
 }
+
+/// Decision 174: a long assumption is lowered on a large stack segment of the calling thread
+/// (it had a thread of its own): 3000 nested parentheses lower on a test thread's small stack.
+#[test]
+fn deeply_nested_assumptions_lower_on_a_stack_segment() {
+    let cfa = build("int x; int main(void) { return x; }\n");
+    let deep = format!("x == {}1{}", "(".repeat(3000), ")".repeat(3000));
+    let v = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            lower_assumption(&cfa, &deep, &AssumptionScope::default())
+                .into_iter()
+                .map(|r| r.is_ok())
+                .collect::<Vec<_>>()
+        })
+        .expect("thread")
+        .join()
+        .expect("no overflow");
+    assert_eq!(v, vec![true]);
+}
