@@ -1223,3 +1223,24 @@ fn harness_replays_a_thread_schedule_natively() {
     assert_eq!(run.status.code(), Some(87), "{run:?}");
     assert!(String::from_utf8_lossy(&run.stderr).starts_with("harness: schedule not followed"), "{run:?}");
 }
+
+/// Decision 174: without std's runtime set-up the binary ignores SIGPIPE itself, as std did: a
+/// closed standard output is a write error (status 101 once the answer cannot be printed, or 0
+/// if it was written before the reader left), never death by SIGPIPE.
+#[test]
+fn a_closed_standard_output_is_not_a_signal() {
+    use std::os::unix::process::ExitStatusExt;
+    let minimal = fixtures_dir().join("minimal");
+    let mut child = Command::new(BIN)
+        .args(["validate", "--witness"])
+        .arg(minimal.join("minimal-example.graphml"))
+        .arg(minimal.join("minimal-example.c"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let status = child.wait().expect("waits");
+    assert_eq!(status.signal(), None, "{status:?}");
+    assert!(matches!(status.code(), Some(101) | Some(0)), "{status:?}");
+}

@@ -226,13 +226,20 @@ pub(crate) fn check_forwarded_options(options: &[String]) -> Result<(), String> 
 
 /// The process's entry, without std's runtime set-up (decision 174): that set-up reads
 /// `/proc/self/maps` to place the main thread's stack guard and installs stack-overflow
-/// handlers, 3–5 % of a small task, and nothing here needs it (arguments come from glibc as
-/// before; every way out is `leave_now`, so no return to a runtime; a write to a closed pipe
-/// ends the process with SIGPIPE, as C tools do, instead of a panic).
+/// handlers, 3–5 % of a small task, and nothing here needs them (arguments come from glibc as
+/// before; every way out is `leave_now`, so no return to a runtime). What it does that matters
+/// is done here: SIGPIPE is ignored (a write to a closed pipe, our standard output or `gcc -E`'s
+/// input, is an error to handle, not the end of the process), and a panic outside the
+/// validation ends the process with status 101.
 #[cfg(not(test))]
 #[no_mangle]
 pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-    run_main()
+    // SAFETY: setting a signal's disposition to "ignore" has no preconditions.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    match std::panic::catch_unwind(|| run_main()) {
+        Ok(never) => never,
+        Err(_) => leave_now(101),
+    }
 }
 
 /// What `main` runs (also the test harness's root, which has its own `main`).
