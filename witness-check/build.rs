@@ -1,6 +1,7 @@
-//! Build facts the binary reports: the commit it was built from (`--version`), and a run path
-//! `$ORIGIN/lib` so that the competition archive's own copy of the Z3 library is found before
-//! the system's (`make dist`; where the directory is absent the system's library is used).
+//! How the binary is built and what it reports: the commit it was built from (`--version`);
+//! libz3 loaded at the first Z3 call (decision 170; linked at start, with a run path
+//! `$ORIGIN/lib` for the competition archive's copy, only where that cannot be done); a
+//! position-dependent executable with gcc's unwinder linked in (decision 174).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -16,7 +16,7 @@ impl LineStarts {
     /// The table of `text` (whose length is at most [`MAX_TEXT`]; longer texts' later offsets
     /// saturate).
     pub fn of(text: &str) -> Self {
-        let mut v = Vec::with_capacity(memchr_count(text.as_bytes()) + 1);
+        let mut v = Vec::with_capacity(text.bytes().filter(|b| *b == b'\n').count() + 1);
         v.push(0);
         for (i, b) in text.bytes().enumerate() {
             if b == b'\n' {
@@ -54,10 +54,6 @@ impl LineStarts {
     pub fn index_of(&self, offset: usize) -> usize {
         self.count_to(offset).saturating_sub(1)
     }
-}
-
-fn memchr_count(b: &[u8]) -> usize {
-    b.iter().filter(|c| **c == b'\n').count()
 }
 
 #[cfg(test)]

@@ -166,7 +166,7 @@ fn build_inner(path: &Path, text: String, dm: DataModel) -> Result<Program, Buil
     let mut warnings = prepared.warnings.clone();
     warnings.append(&mut b.warnings);
     let mut cfa = b.cfa;
-    // One copy of the line table (8 bytes a line): the CFA's, from here on.
+    // One copy of the line table (4 bytes a line): the CFA's, from here on.
     cfa.line_starts = prepared.take_orig_line_starts();
     let mut names: Vec<String> = std::mem::take(&mut prepared.skipped).into_iter().map(|(n, ..)| n).collect();
     names.sort_unstable();

@@ -58,15 +58,6 @@ pub struct Prepared {
     pub thread_at: Vec<usize>,
 }
 
-pub fn line_starts(text: &str) -> LineStarts {
-    LineStarts::of(text)
-}
-
-/// Index of the line containing `offset` (0-based) given line start offsets.
-fn line_index(starts: &LineStarts, offset: usize) -> usize {
-    starts.index_of(offset)
-}
-
 impl Prepared {
     /// The start offsets of the lines of the given file, taken (for the CFA, once lowering
     /// is done; nothing maps offsets afterwards).
@@ -104,8 +95,8 @@ impl Prepared {
                 return None;
             }
             let last = last.min(self.orig_len.saturating_sub(1));
-            let sl = line_index(&self.orig_line_starts, start) as u32 + 1;
-            let el = line_index(&self.orig_line_starts, last) as u32 + 1;
+            let sl = self.orig_line_starts.index_of(start) as u32 + 1;
+            let el = self.orig_line_starts.index_of(last) as u32 + 1;
             return Some(SourceSpan { start_line: sl, end_line: el, start_offset: start, end_offset: last });
         }
         let (sl, sc) = self.map_offset(start)?;
@@ -143,7 +134,7 @@ impl Prepared {
     /// an aligned line the column is the original one (the same count of non-blank characters
     /// before it); elsewhere it is the output line's column, an approximation.
     fn map_offset(&self, offset: usize) -> Option<(u32, usize)> {
-        let i = line_index(&self.text_line_starts, offset);
+        let i = self.text_line_starts.index_of(offset);
         let line = (*self.line_map.get(i)?)?;
         let col = offset - self.text_line_starts.at(i);
         if self.aligned.get(i).copied().unwrap_or(false) {
@@ -171,14 +162,14 @@ impl Prepared {
     pub fn error_position(&self, offset: usize) -> (u32, u32) {
         let offset = self.to_prepared(offset);
         if self.exact {
-            let l = line_index(&self.orig_line_starts, offset);
+            let l = self.orig_line_starts.index_of(offset);
             let col = offset.saturating_sub(self.orig_line_starts.at(l)) + 1;
             return (l as u32 + 1, col as u32);
         }
         match self.map_offset(offset) {
             Some((l, c)) => (l, c as u32 + 1),
             None => {
-                let i = line_index(&self.text_line_starts, offset);
+                let i = self.text_line_starts.index_of(offset);
                 // Look backwards for the last mapped line (the #include that pulled in the header).
                 let l = self.line_map[..=i.min(self.line_map.len().saturating_sub(1))]
                     .iter()
@@ -371,7 +362,7 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
             None => (blanked.unwrap_or_else(|| blank_comments(text)), Holes::default(), Vec::new()),
         };
         // After `reduce`, whose tables are gone by now (a lower peak on large files).
-        let orig_line_starts = line_starts(text);
+        let orig_line_starts = LineStarts::of(text);
         let pragma_pack = blank_pragmas(&mut t);
         let int128_at = rewrite_int128(&mut t);
         let thread_at = blank_thread_keyword(&mut t);
@@ -394,7 +385,7 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
             thread_at,
         });
     }
-    let orig_line_starts = line_starts(text);
+    let orig_line_starts = LineStarts::of(text);
     let mut warnings = Vec::new();
     let out = match run_gcc(path, text, dm == DataModel::Ilp32) {
         Ok(o) => o,
@@ -411,7 +402,7 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
         let m = format!("`gcc -E` wrote {} bytes, more than the front end reads (4 GiB)", out.len());
         return Err(InputError::invalid(path, m));
     }
-    let text_line_starts = line_starts(&out);
+    let text_line_starts = LineStarts::of(&out);
     let line_map = build_line_map(&out);
     let orig_blanked = blanked.unwrap_or_else(|| blank_comments(text));
     let (aligned, exact_lines) = align_lines(&out, &text_line_starts, &line_map, &orig_blanked, &orig_line_starts);
@@ -707,10 +698,10 @@ mod tests {
     fn lines_without_macros_keep_their_columns_after_gcc() {
         let orig = "#define ONE 1\nint a = ONE;\nint  b =  2; /* c */\n";
         let out = "# 1 \"<stdin>\"\n\nint a = 1;\nint b = 2;\n";
-        let starts = line_starts(out);
+        let starts = LineStarts::of(out);
         let map = build_line_map(out);
         let blanked = blank_comments(orig);
-        let (aligned, exact) = align_lines(out, &starts, &map, &blanked, &line_starts(orig));
+        let (aligned, exact) = align_lines(out, &starts, &map, &blanked, &LineStarts::of(orig));
         // Line 2 expands `ONE`: not aligned; line 3 differs only in blanks and a comment.
         assert_eq!(aligned, vec![false, false, false, true, true]);
         assert_eq!(exact, vec![false, false, true, true]);
@@ -721,7 +712,7 @@ mod tests {
             exact: false,
             line_map: map,
             text_line_starts: starts.clone(),
-            orig_line_starts: line_starts(orig),
+            orig_line_starts: LineStarts::of(orig),
             orig_blanked: blanked,
             prepared: out.to_string(),
             aligned,

@@ -800,7 +800,7 @@ mod tests {
     fn holes_map_offsets_and_lines_back() {
         let src = "int dead(void) {\n  return 1;\n  return 2;\n}\nint x; int dead2(void) { return 7; } int y;\nint main(void) { return x; }\n";
         let r = reduce(src).expect("removed");
-        let ls = super::super::preprocess::line_starts(src);
+        let ls = crate::lines::LineStarts::of(src);
         // Every byte of the reduced text except the kept newlines is the same byte of the source.
         for (p, ch) in r.text.char_indices() {
             let o = r.holes.map(p, &ls);

@@ -664,7 +664,7 @@ impl<'a> Explorer<'a> {
         let mut visited: HashSet<Box<StateKey>> = HashSet::new();
         while let Some(mut state) = stack.pop() {
             if Instant::now() + self.exit_cost >= self.opts.deadline {
-                if self.leaves_states() {
+                if self.opts.leave_states {
                     // A large search takes a second or more to free: the process ends with the
                     // answer (decision 168).
                     std::mem::forget(visited);
@@ -707,7 +707,7 @@ impl<'a> Explorer<'a> {
                 if let Some(limit) = self.opts.memory_limit.bytes() {
                     let grown = |r: u64| r.saturating_sub(self.opts.memory_baseline) > limit;
                     if resident.is_some_and(grown) {
-                        if self.leaves_states() {
+                        if self.opts.leave_states {
                             std::mem::forget(visited);
                             std::mem::forget(stack);
                         }
@@ -735,7 +735,7 @@ impl<'a> Explorer<'a> {
             stack.extend(succs);
         }
         if Instant::now() + self.exit_cost >= self.opts.deadline {
-            if self.leaves_states() {
+            if self.opts.leave_states {
                 std::mem::forget(visited);
             }
             return self.out_of_time();
@@ -750,12 +750,6 @@ impl<'a> Explorer<'a> {
             }
             Verdict::Unknown { reason }
         }
-    }
-
-    /// Does a search that the budget or the memory limit ends leave its states to the process's
-    /// end (decision 168)?
-    fn leaves_states(&self) -> bool {
-        self.opts.leave_states
     }
 
     fn out_of_memory(&self, limit: u64) -> Verdict {
