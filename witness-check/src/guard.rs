@@ -5,6 +5,9 @@
 //! starts none and hands nothing over between threads, and the timer only fires in the last
 //! seconds of the budget.
 //!
+//! On the CPU clock (`--clock cpu`, decision 175) the timer counts the process's CPU time
+//! (`ITIMER_PROF`, `SIGPROF`) and the handler compares the process's CPU time with the budget.
+//!
 //! The handler runs in signal context: it only reads atomics and a message written before the
 //! timer is armed, and calls `clock_gettime`, `resources::resident_bytes` (`open`, `read`,
 //! `close`, `sysconf` for the page size), `write` and `_exit`: system calls, no allocation.
@@ -12,6 +15,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
+
+use witness_core::budget::Clock;
 
 /// How often the handler looks at the clock and the resident memory, in the last seconds.
 const TICK: Duration = Duration::from_millis(20);
@@ -22,9 +27,12 @@ const WINDOW: Duration = Duration::from_secs(3);
 
 /// Who answers, the validation or the guard: the first to set it prints.
 static ANSWERED: AtomicBool = AtomicBool::new(false);
-/// `CLOCK_MONOTONIC` nanoseconds at the process's start and when the budget is spent.
+/// `CLOCK_MONOTONIC` nanoseconds at the process's start.
 static START_NS: AtomicU64 = AtomicU64::new(0);
+/// When the budget is spent, on the budget's clock (nanoseconds).
 static END_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+/// The budget counts the process's CPU time (else wall-clock time).
+static CPU: AtomicBool = AtomicBool::new(false);
 /// The guard's answer: the text before the elapsed milliseconds and after them (JSON), or the
 /// whole text (`None` after).
 static MESSAGE: OnceLock<(Vec<u8>, Option<Vec<u8>>)> = OnceLock::new();
@@ -37,9 +45,20 @@ pub fn now_ns() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
-/// Arms the guard for a budget counted from `start_ns` ([`now_ns`] at the process's start).
-pub fn install(start_ns: u64, budget: Duration, json: bool) -> std::io::Result<()> {
-    let reason = format!("time budget of {} s exhausted", budget.as_secs());
+/// Now on the budget's clock, in nanoseconds.
+fn budget_now_ns() -> u64 {
+    if CPU.load(Ordering::SeqCst) {
+        Clock::Cpu.now().as_nanos() as u64
+    } else {
+        now_ns()
+    }
+}
+
+/// Arms the guard for a budget counted from `start_ns` ([`now_ns`] at the process's start) on
+/// the wall clock, or from the process's start on the CPU clock.
+pub fn install(start_ns: u64, budget: Duration, clock: Clock, json: bool) -> std::io::Result<()> {
+    let reason =
+        format!("{}time budget of {} s exhausted", if clock == Clock::Cpu { "CPU " } else { "" }, budget.as_secs());
     let message = if json {
         // The answer's JSON as every other (serde_json), cut where the elapsed time goes.
         let whole =
@@ -52,7 +71,10 @@ pub fn install(start_ns: u64, budget: Duration, json: bool) -> std::io::Result<(
     };
     let _ = MESSAGE.set(message);
     START_NS.store(start_ns, Ordering::SeqCst);
-    END_NS.store(start_ns.saturating_add(budget.as_nanos() as u64), Ordering::SeqCst);
+    let cpu = clock == Clock::Cpu;
+    CPU.store(cpu, Ordering::SeqCst);
+    let origin = if cpu { 0 } else { start_ns };
+    END_NS.store(origin.saturating_add(budget.as_nanos() as u64), Ordering::SeqCst);
     // SAFETY: a zeroed sigaction is a valid value to fill; the handler is an `extern "C"`
     // function of the signature `sa_sigaction` expects without SA_SIGINFO.
     unsafe {
@@ -60,13 +82,13 @@ pub fn install(start_ns: u64, budget: Duration, json: bool) -> std::io::Result<(
         action.sa_sigaction = on_alarm as extern "C" fn(libc::c_int) as libc::sighandler_t;
         action.sa_flags = libc::SA_RESTART;
         libc::sigfillset(&mut action.sa_mask);
-        if libc::sigaction(libc::SIGALRM, &action, std::ptr::null_mut()) != 0 {
+        if libc::sigaction(timer_signal(), &action, std::ptr::null_mut()) != 0 {
             return Err(std::io::Error::last_os_error());
         }
     }
     let window_ns = END_NS.load(Ordering::SeqCst).saturating_sub(WINDOW.as_nanos() as u64);
     // A zero value would disarm the timer: at least a microsecond.
-    let first = Duration::from_nanos(window_ns.saturating_sub(now_ns()).max(1_000));
+    let first = Duration::from_nanos(window_ns.saturating_sub(budget_now_ns()).max(1_000));
     arm(first, TICK)
 }
 
@@ -80,11 +102,21 @@ pub fn take_answer() -> bool {
     true
 }
 
+/// The signal of the budget's timer.
+fn timer_signal() -> libc::c_int {
+    if CPU.load(Ordering::SeqCst) {
+        libc::SIGPROF
+    } else {
+        libc::SIGALRM
+    }
+}
+
 fn arm(first: Duration, every: Duration) -> std::io::Result<()> {
     let tv = |d: Duration| libc::timeval { tv_sec: d.as_secs() as libc::time_t, tv_usec: d.subsec_micros() as _ };
     let timer = libc::itimerval { it_value: tv(first), it_interval: tv(every) };
     // SAFETY: `timer` is a valid itimerval; the old value is not asked for.
-    if unsafe { libc::setitimer(libc::ITIMER_REAL, &timer, std::ptr::null_mut()) } != 0 {
+    let which = if CPU.load(Ordering::SeqCst) { libc::ITIMER_PROF } else { libc::ITIMER_REAL };
+    if unsafe { libc::setitimer(which, &timer, std::ptr::null_mut()) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
@@ -98,7 +130,7 @@ fn must_answer(now_ns: u64, end_ns: u64, resident: u64) -> bool {
 
 extern "C" fn on_alarm(_signal: libc::c_int) {
     let resident = witness_core::resources::resident_bytes().unwrap_or(0);
-    if !must_answer(now_ns(), END_NS.load(Ordering::SeqCst), resident) {
+    if !must_answer(budget_now_ns(), END_NS.load(Ordering::SeqCst), resident) {
         return;
     }
     if ANSWERED.swap(true, Ordering::SeqCst) {

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::json;
+use witness_core::budget::Clock;
 use witness_core::cfa::DataModel;
 use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
 use witness_core::refine::RefineFormat;
@@ -54,6 +55,15 @@ enum RefineFormatArg {
     Graphml,
     /// YAML 2.0.
     Yaml,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ClockArg {
+    /// Wall-clock time from the process's start.
+    Wall,
+    /// The process's CPU time (user and system), as BenchExec's CPU-time limit counts it;
+    /// waiting for a loaded processor does not spend it.
+    Cpu,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -128,10 +138,15 @@ struct ValidateArgs {
     /// witness's `architecture`, else LP64.
     #[arg(long, value_name = "MODEL", value_enum)]
     data_model: Option<DataModelArg>,
-    /// Wall-clock budget in seconds, from the process's start; when it runs out the answer is
-    /// unknown, and the process has ended (printing and releasing memory are kept back from it).
+    /// Budget in seconds, from the process's start (counted on `--clock`); when it runs out the
+    /// answer is unknown, and the process has ended (printing and releasing memory are kept back
+    /// from it).
     #[arg(long, value_name = "SECS", default_value_t = 90)]
     timeout: u64,
+    /// What `--timeout` counts: wall-clock time, or the process's CPU time (the same answer
+    /// whatever else the machine runs, up to the speed of a processor shared with others).
+    #[arg(long, value_enum, default_value = "wall")]
+    clock: ClockArg,
     /// Resident memory in MiB the validation may add before the exploration stops with
     /// `unknown` (never an out-of-memory kill). Default: 85 % of the cgroup's memory limit, else half of
     /// physical memory; 0: no limit.
@@ -269,6 +284,7 @@ fn run_validate(args: ValidateArgs, start_ns: u64) -> ! {
         property,
         data_model,
         timeout,
+        clock,
         memory_limit,
         json,
         harness,
@@ -336,11 +352,16 @@ fn run_validate(args: ValidateArgs, start_ns: u64) -> ! {
         // The process ends right after the answer (`leave_now`): a search the budget ends is
         // not freed first (decision 168).
         leave_states: true,
+        reduce: true,
         finish_reserve: FINISH_RESERVE,
+        clock: match clock {
+            ClockArg::Wall => Clock::Wall,
+            ClockArg::Cpu => Clock::Cpu,
+        },
     };
     std::panic::set_hook(Box::new(|_| {}));
     // The guard answers alone when the budget is spent (decisions 173, 174).
-    if let Err(e) = guard::install(start_ns, opts.timeout, json) {
+    if let Err(e) = guard::install(start_ns, opts.timeout, opts.clock, json) {
         eprintln!("witness-check: cannot arm the budget's timer: {e}");
         leave_now(4);
     }
@@ -375,6 +396,11 @@ fn run_validate(args: ValidateArgs, start_ns: u64) -> ! {
                                 eprintln!("witness-check: cannot write {}: {e}", path.display());
                             }
                         }
+                        None if matches!(report.verdict, Verdict::Confirmed { .. }) => eprintln!(
+                            "witness-check: no refined witness written to {}: this confirmation cannot be refined \
+                             (see the warnings)",
+                            path.display()
+                        ),
                         None => eprintln!(
                             "witness-check: no refined witness written to {}: only a confirmation has a run to refine",
                             path.display()
@@ -443,7 +469,7 @@ fn right_to_left(r: &Report, harness: &str, first: replay::Replay, opts: &Valida
         return first;
     }
     let threaded = witness_core::harness::is_threaded(harness);
-    let second = replay::replay(&opts.program, &path, r.data_model == "ILP32", threaded);
+    let second = replay::replay(&opts.program, &path, r.data_model == "ILP32", threaded, &expected_error(r));
     let _ = std::fs::remove_file(&path);
     let detail = if second.reproduced {
         format!(
@@ -460,6 +486,15 @@ fn right_to_left(r: &Report, harness: &str, first: replay::Replay, opts: &Valida
         )
     };
     replay::Replay { reproduced: false, detail }
+}
+
+/// The error a confirmation names (`reach_error`, `__VERIFIER_error(7)`); empty for a rejected
+/// witness whose input values alone reach an error.
+fn expected_error(r: &Report) -> String {
+    match &r.verdict {
+        Verdict::Confirmed { error_function, .. } => error_function.clone(),
+        _ => String::new(),
+    }
 }
 
 /// Decision 77: writes the harness of a confirmation (to `out`, else a temporary file for
@@ -491,7 +526,7 @@ fn harness_and_replay(
             replay::Replay { reproduced: false, detail: format!("schedule not replayable: {why}") }
         } else if r.property == "unreach-call" {
             let threaded = witness_core::harness::is_threaded(text);
-            let first = replay::replay(&opts.program, path, r.data_model == "ILP32", threaded);
+            let first = replay::replay(&opts.program, path, r.data_model == "ILP32", threaded, &expected_error(r));
             match (&r.harness_right_to_left, first.reproduced) {
                 (Some(other), false) => right_to_left(r, other, first, opts),
                 _ => first,

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use witness_core::harness::{BLOCKED_TEXT, ERROR_FUNCTIONS, NOT_FOLLOWED_TEXT, REACHED_STATUS, REACHED_TEXT};
+use witness_core::harness::{
+    same_error, BLOCKED_TEXT, ERROR_FUNCTIONS, NOT_FOLLOWED_TEXT, REACHED_STATUS, REACHED_TEXT,
+};
 
 /// What the native run showed.
 pub struct Replay {
@@ -20,7 +22,9 @@ const RUN_LIMIT: Duration = Duration::from_secs(10);
 /// Compiles `harness` with `program` and runs the result. A `threaded` harness (decision 161)
 /// holds the program's instrumented copy: it is compiled twice, as the program
 /// (`-DWITNESS_CHECK_PROGRAM`) and as the harness, with `-pthread`.
-pub fn replay(program: &Path, harness: &Path, ilp32: bool, threaded: bool) -> Replay {
+/// `expected` is the error the confirmation names (`harness::same_error`): a native run that
+/// reaches another error (an assertion, another error code) does not reproduce it.
+pub fn replay(program: &Path, harness: &Path, ilp32: bool, threaded: bool, expected: &str) -> Replay {
     let dir = std::env::temp_dir().join(format!("witness-check-replay-{}", std::process::id()));
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return Replay { reproduced: false, detail: format!("cannot create {}: {e}", dir.display()) };
@@ -73,12 +77,12 @@ pub fn replay(program: &Path, harness: &Path, ilp32: bool, threaded: bool) -> Re
             return Replay { reproduced: false, detail: format!("{what}: {first}") };
         }
     }
-    let result = run(&exe);
+    let result = run(&exe, expected);
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
 
-fn run(exe: &Path) -> Replay {
+fn run(exe: &Path, expected: &str) -> Replay {
     let mut child = match Command::new(exe).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn() {
         Ok(c) => c,
         Err(e) => return Replay { reproduced: false, detail: format!("cannot run the harness: {e}") },
@@ -106,7 +110,17 @@ fn run(exe: &Path) -> Replay {
     let reached = err.lines().find(|l| l.starts_with(REACHED_TEXT));
     match (status.code(), reached) {
         (Some(REACHED_STATUS), Some(line)) => {
-            Replay { reproduced: true, detail: format!("the native run reaches the error: {line}") }
+            let what = line[REACHED_TEXT.len()..].trim();
+            let what = what.strip_prefix('(').and_then(|w| w.strip_suffix(')')).unwrap_or(what);
+            if same_error(expected, what) {
+                Replay { reproduced: true, detail: format!("the native run reaches the error: {line}") }
+            } else {
+                let named = if expected.is_empty() { "the property's error function" } else { expected };
+                Replay {
+                    reproduced: false,
+                    detail: format!("the native run reaches another error: {what}, not {named} ({line})"),
+                }
+            }
         }
         (code, _) => {
             let how = match code {

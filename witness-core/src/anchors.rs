@@ -10,7 +10,7 @@ use petgraph::graph::{EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 
-use crate::cfa::{Cfa, EdgeOp};
+use crate::cfa::{Cfa, CfaEdge, EdgeOp};
 use crate::witness::{AnchorKind, SourceAnchor, WitnessAutomaton};
 
 /// What a waypoint's location resolved to.
@@ -52,8 +52,11 @@ pub fn resolve_anchors(
     Ok(out)
 }
 
-fn kind_name(k: AnchorKind) -> &'static str {
+fn kind_name(k: AnchorKind, operations: bool) -> &'static str {
     match k {
+        AnchorKind::Target if operations => {
+            "the first character of a statement or full expression that performs the violating operation"
+        }
         AnchorKind::Statement => "the first character of a statement or declaration",
         AnchorKind::Branching => {
             "a branching keyword (`if`, `while`, `for`, `do`, `switch`) or the `?` of a conditional"
@@ -82,7 +85,7 @@ fn resolve(
         warnings.push(format!(
             "waypoint at {}: the program was preprocessed with gcc, so columns are approximate; using the leftmost {} on line {}",
             a.origin,
-            kind_name(a.kind),
+            kind_name(a.kind, overflow),
             a.line
         ));
         column = None;
@@ -114,7 +117,7 @@ fn resolve(
             a.origin,
             a.line,
             column.map(|c| c.to_string()).unwrap_or_else(|| "-".into()),
-            kind_name(a.kind)
+            kind_name(a.kind, overflow)
         )
     };
     // Decision 61: a place inside the body of a function `main` cannot reach (not parsed) is
@@ -206,7 +209,7 @@ fn resolve(
                                 a.origin,
                                 a.line,
                                 a.column.map(|c| c.to_string()).unwrap_or_else(|| "-".into()),
-                                kind_name(a.kind),
+                                kind_name(a.kind, overflow),
                                 list.join(", ")
                             ));
                         }
@@ -223,16 +226,48 @@ fn resolve(
         AnchorKind::Target => {
             // No-overflow: the first character of any step (statement, declaration or full
             // expression such as a condition) may be where an overflow happens.
-            let errors: Vec<usize> = cfa
-                .graph
-                .edge_weights()
-                .filter(|e| overflow || matches!(e.op, EdgeOp::Error { .. }))
+            let counts = |e: &CfaEdge| overflow || matches!(e.op, EdgeOp::Error { .. });
+            let errors: Vec<usize> =
+                cfa.graph.edge_weights().filter(|e| counts(e)).filter_map(|e| e.span.map(|s| s.start_offset)).collect();
+            if let Some(o) = pick(errors) {
+                return Ok(ResolvedAnchor::Target { offsets: HashSet::from([o]) });
+            }
+            // The first character of a statement where no such step starts (issue 32 cause 14:
+            // a labelled statement, an `if` or `while` whose condition starts after the keyword):
+            // the steps the statement begins with.
+            let o = pick(cfa.statement_starts.iter().map(|(o, _)| *o).collect()).ok_or_else(nothing)?;
+            let offsets: HashSet<usize> = first_steps(cfa, o)
+                .into_iter()
+                .filter(|e| counts(e))
                 .filter_map(|e| e.span.map(|s| s.start_offset))
                 .collect();
-            let o = pick(errors).ok_or_else(nothing)?;
-            Ok(ResolvedAnchor::Target { offsets: HashSet::from([o]) })
+            if offsets.is_empty() {
+                return Err(nothing());
+            }
+            Ok(ResolvedAnchor::Target { offsets })
         }
     }
+}
+
+/// The steps a statement starting at `offset` begins with: from each of its start locations, the
+/// first steps with a source span at or after `offset`, looking through steps without one.
+fn first_steps(cfa: &Cfa, offset: usize) -> Vec<&CfaEdge> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut todo: Vec<NodeIndex> = cfa.statement_starts.iter().filter(|(o, _)| *o == offset).map(|(_, n)| *n).collect();
+    while let Some(n) = todo.pop() {
+        if !seen.insert(n) {
+            continue;
+        }
+        for e in cfa.graph.edges_directed(n, Direction::Outgoing) {
+            match e.weight().span {
+                Some(s) if s.start_offset >= offset => out.push(e.weight()),
+                Some(_) => {}
+                None => todo.push(e.target()),
+            }
+        }
+    }
+    out
 }
 
 /// Decision 61: the anchor that matches no step, when the waypoint's place lies inside a

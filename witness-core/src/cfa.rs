@@ -312,6 +312,12 @@ pub struct VarInfo {
     /// The object may not be modified (a string literal, C11 6.4.5p7): a store is undefined
     /// behaviour.
     pub read_only: bool,
+    /// The program applies `&` to a variable of this name somewhere (a lexical, conservative
+    /// test): the object may be read and written through pointers, by other threads too.
+    pub address_taken: bool,
+    /// For a bit-field member of a flattened struct variable: that variable and the number of
+    /// the memory location the bit-field shares with its adjacent bit-fields (C11 3.14).
+    pub bitfield_unit: Option<(VarId, u32)>,
 }
 
 /// What a pointer variable points to.
@@ -1168,6 +1174,10 @@ pub struct Cfa {
     /// Keyword offsets of branching constructs, each mapped to the construct's canonical offset
     /// (`Decision::construct`); `do … while` is listed under both keywords.
     pub branch_keywords: Vec<(usize, usize)>,
+    /// The loop statements (`while`, `do`, `for`) by their first character, each with its loop
+    /// head: where a loop invariant of the statement is checked (issue 32 cause 8: the first
+    /// statement of a `do` body starts at the `do` loop's head, but its own head is another).
+    pub loop_statements: Vec<(usize, NodeIndex)>,
     /// Decision 61: byte ranges of the given file holding the bodies (between `{` and `}`) of
     /// the functions `main` cannot reach, which were not parsed.
     pub skipped_bodies: Vec<(usize, usize)>,

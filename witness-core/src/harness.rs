@@ -34,8 +34,27 @@ pub const REACHED_STATUS: i32 = 86;
 /// The error functions the harness defines; a replay weakens the program's own definitions of
 /// them, so that the harness's report reaching them.
 pub const ERROR_FUNCTIONS: [&str; 2] = ["reach_error", "__VERIFIER_error"];
-/// What a harness prints (to standard error) when the error is reached.
+/// What a harness prints (to standard error) when the error is reached, followed by the error
+/// function in parentheses (`(reach_error)`, `(__assert_fail)`, `(__VERIFIER_error(7))`).
 pub const REACHED_TEXT: &str = "harness: error reached";
+
+/// Is the error a native run reached (`what`, as the harness prints it in parentheses) the one a
+/// confirmation names (`expected`, the verdict's error function: `reach_error`,
+/// `__VERIFIER_error(7)`, or `__VERIFIER_error` when the code was not known)? An empty
+/// `expected` (a rejected witness whose input values alone reach an error) accepts any of the
+/// property's error functions, never a failing assertion (issue 32 cause 17).
+pub fn same_error(expected: &str, what: &str) -> bool {
+    let name = |s: &str| s.split('(').next().unwrap_or("").trim().to_string();
+    if expected.is_empty() {
+        return ERROR_FUNCTIONS.contains(&name(what).as_str());
+    }
+    let expected = expected.trim_end_matches("()");
+    if expected.contains('(') {
+        expected == what
+    } else {
+        name(what) == expected
+    }
+}
 
 /// The C return type of a nondet function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,6 +288,11 @@ fn definitions(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize
     let reached = |what: &str| {
         format!("{check}  fprintf(stderr, \"{REACHED_TEXT} ({what})\\n\");\n  fflush(stderr);\n  _exit({REACHED_STATUS});\n")
     };
+    // `__VERIFIER_error(code)` reports the code it received (RERS, issue 32 cause 17): a replay
+    // reproduces a confirmation only when the native run reaches the same error.
+    let reached_code = format!(
+        "{check}  fprintf(stderr, \"{REACHED_TEXT} (__VERIFIER_error(%d))\\n\", code);\n  fflush(stderr);\n  _exit({REACHED_STATUS});\n"
+    );
     if !cfa.defines("__assert_fail") {
         out.push_str(
             "HARNESS_ERROR_FUNCTION void __assert_fail(const char *assertion, const char *file, unsigned int line, \
@@ -281,8 +305,13 @@ fn definitions(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize
     // Weak, so that they link with a program that defines them (every SV-COMP program defines
     // `reach_error`); the replay makes them strong and weakens the program's, so these win.
     for error in ERROR_FUNCTIONS {
-        let _ = writeln!(out, "HARNESS_ERROR_FUNCTION void {error}(void) {{");
-        out.push_str(&reached(error));
+        if error == "__VERIFIER_error" {
+            let _ = writeln!(out, "HARNESS_ERROR_FUNCTION void {error}(int code) {{");
+            out.push_str(&reached_code);
+        } else {
+            let _ = writeln!(out, "HARNESS_ERROR_FUNCTION void {error}(void) {{");
+            out.push_str(&reached(error));
+        }
         out.push_str("}\n");
     }
     out

@@ -140,12 +140,20 @@ fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String>
             starts.retain(|(_, n)| in_function(*n));
             if inv.kind == InvariantKind::Loop {
                 for &(o, n) in &starts {
-                    let heads: Vec<NodeIndex> = loop_heads_of(cfa, &[n].into_iter().collect(), o)
-                        .into_iter()
-                        .filter(|h| cfa.graph[*h].loop_head)
-                        .collect::<BTreeSet<_>>()
-                        .into_iter()
-                        .collect();
+                    // The loop statement starting there has its own head (cause 8); a statement
+                    // that is no loop reaches one through its header (decision 93).
+                    let own: Vec<NodeIndex> =
+                        cfa.loop_statements.iter().filter(|(s, _)| *s == o).map(|(_, h)| *h).collect();
+                    let heads: Vec<NodeIndex> = if own.is_empty() {
+                        loop_heads_of(cfa, &[n].into_iter().collect(), o)
+                            .into_iter()
+                            .filter(|h| cfa.graph[*h].loop_head)
+                            .collect::<BTreeSet<_>>()
+                            .into_iter()
+                            .collect()
+                    } else {
+                        own
+                    };
                     if let [head] = heads[..] {
                         let Some(scope) = cfa.graph[head].function else { continue };
                         // The condition's offset: a `for`'s own declarations are in scope.
@@ -213,9 +221,8 @@ fn targets_of(cfa: &Cfa, t: &WitnessTransition) -> Option<BTreeSet<NodeIndex>> {
             }
             continue;
         }
-        if !matches!(w.op, EdgeOp::Blank) {
-            out.insert(e.target());
-        }
+        // A blank step with a place is a statement too (`goto L;`, which leads to `L`).
+        out.insert(e.target());
     }
     Some(out)
 }
@@ -259,10 +266,12 @@ fn resolve_graphml(cfa: &Cfa, w: &WitnessAutomaton, n: NodeIndex, text: &str) ->
         .edges_directed(first, Direction::Outgoing)
         .filter_map(|e| e.weight().span.map(|s| s.start_offset))
         .min();
+    // The line of the first step from there, through steps without a place (a label's node).
     let line = cfa
-        .graph
-        .edges_directed(first, Direction::Outgoing)
-        .filter_map(|e| e.weight().span.map(|s| s.start_line))
+        .blank_closure(first)
+        .into_iter()
+        .flat_map(|m| cfa.graph.edges_directed(m, Direction::Outgoing).filter_map(|e| e.weight().span))
+        .map(|s| s.start_line)
         .min()
         .unwrap_or(0);
     let kind =

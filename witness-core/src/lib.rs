@@ -21,6 +21,7 @@
 //! ```
 
 pub(crate) mod anchors;
+pub mod budget;
 pub mod cfa;
 pub mod cfront;
 pub mod error;

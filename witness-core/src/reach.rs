@@ -25,26 +25,31 @@ pub struct ErrorReach {
 }
 
 impl ErrorReach {
-    /// For the property's violations: error calls, or (no-overflow, decision 72) any step at
-    /// all, since an overflow may happen wherever there is arithmetic.
-    pub fn for_target(cfa: &Cfa, target: &crate::property::ErrorTarget) -> ErrorReach {
-        // `atexit` handlers run after `main` returns (decision 76): any location may lead to them.
-        let handlers = cfa.graph.edge_weights().any(|e| matches!(e.op, EdgeOp::AtExit { .. }));
-        if target.operations() || target.lasso() || target.race() || handlers {
+    /// The one pruning of product states (issue 32 cause 2, decision 180): the locations from
+    /// which a violation of `target` or one of `seeds` (the locations an observer must still
+    /// see: invariant locations, a lasso's cycle head) may be reached. A violation may happen at
+    /// any step for no-overflow and memory safety (decision 72) and for races; at any location
+    /// for an error call when the program registers `atexit` handlers (they run after `main`
+    /// returns, decision 76); at the cycle head for non-termination (every location when no
+    /// seed names it); else at error calls and unsupported steps.
+    pub fn pruning(cfa: &Cfa, target: &crate::property::ErrorTarget, seeds: &[NodeIndex]) -> ErrorReach {
+        use crate::property::Shape;
+        let handlers = || cfa.graph.edge_weights().any(|e| matches!(e.op, EdgeOp::AtExit { .. }));
+        let everywhere = match target.shape() {
+            Shape::Operation | Shape::Race => true,
+            Shape::Lasso => seeds.is_empty(),
+            Shape::ErrorCall => handlers(),
+        };
+        if everywhere {
             let n = cfa.graph.node_count();
             return ErrorReach { inside: vec![true; n], exits: vec![true; n] };
         }
-        ErrorReach::new(cfa)
-    }
-
-    pub fn new(cfa: &Cfa) -> ErrorReach {
-        ErrorReach::towards(cfa, &[])
+        ErrorReach::towards(cfa, seeds)
     }
 
     /// Which locations can still reach one of `seeds` (besides error calls and unsupported
-    /// steps, which always count): the free runs of a non-termination check (decision 95) drop
-    /// the states from which the cycle head's locations are out of reach.
-    pub fn towards(cfa: &Cfa, seeds: &[NodeIndex]) -> ErrorReach {
+    /// steps, which always count).
+    fn towards(cfa: &Cfa, seeds: &[NodeIndex]) -> ErrorReach {
         let n = cfa.graph.node_count();
         // Call edges by callee, and calls through pointers (which may call any function).
         let mut callers: Vec<Vec<NodeIndex>> = vec![Vec::new(); cfa.functions.len()];
@@ -139,7 +144,7 @@ mod tests {
             "void reach_error(void); int f(int x) { if (x) reach_error(); return x; }\n\
              int main() { int a = 1; f(a); int b = 2; return b; }",
         );
-        let r = ErrorReach::new(&cfa);
+        let r = ErrorReach::pruning(&cfa, &crate::property::ErrorTarget::default_reach(), &[]);
         assert!(r.may_reach(cfa.start, std::iter::empty()));
         assert!(r.may_reach(at(&cfa, "int a = 1"), std::iter::empty()));
         assert!(!r.may_reach(at(&cfa, "int b = 2"), std::iter::empty()));
@@ -157,7 +162,7 @@ mod tests {
             "void reach_error(void); int g(int x) { return x + 1; }\n\
              int main() { int a = g(1); if (a == 2) reach_error(); return 0; }",
         );
-        let r = ErrorReach::new(&cfa);
+        let r = ErrorReach::pruning(&cfa, &crate::property::ErrorTarget::default_reach(), &[]);
         let ret = at(&cfa, "return x + 1");
         let site = cfa
             .graph
@@ -172,7 +177,7 @@ mod tests {
     #[test]
     fn global_declaration_steps_lead_to_main() {
         let cfa = build("void reach_error(void); int g = 1; int h;\nint main() { if (g) reach_error(); return h; }");
-        let r = ErrorReach::new(&cfa);
+        let r = ErrorReach::pruning(&cfa, &crate::property::ErrorTarget::default_reach(), &[]);
         let globals: Vec<_> =
             cfa.graph.edge_references().filter(|e| matches!(e.weight().op, EdgeOp::GlobalDeclaration)).collect();
         assert_eq!(globals.len(), 2);
@@ -180,13 +185,15 @@ mod tests {
         assert!(globals.iter().all(|e| r.may_reach(e.source(), std::iter::empty())));
         assert!(globals.iter().all(|e| r.may_reach(e.target(), std::iter::empty())));
         let safe = build("void reach_error(void); int g = 1;\nint main() { return g; }");
-        assert!(!ErrorReach::new(&safe).may_reach(safe.start, std::iter::empty()));
+        assert!(!ErrorReach::pruning(&safe, &crate::property::ErrorTarget::default_reach(), &[])
+            .may_reach(safe.start, std::iter::empty()));
     }
 
     #[test]
     fn no_error_call_at_all() {
         let cfa = build("void reach_error(void); int main() { int a = 1; return a; }");
-        assert!(!ErrorReach::new(&cfa).may_reach(cfa.start, std::iter::empty()));
+        assert!(!ErrorReach::pruning(&cfa, &crate::property::ErrorTarget::default_reach(), &[])
+            .may_reach(cfa.start, std::iter::empty()));
     }
 
     #[test]
@@ -197,16 +204,19 @@ mod tests {
              void (*table[])(void) = { ok, bad };\n\
              int main() { void (*fp)(void) = ok; fp(); return 0; }",
         );
-        assert!(ErrorReach::new(&cfa).may_reach(cfa.start, std::iter::empty()));
+        assert!(ErrorReach::pruning(&cfa, &crate::property::ErrorTarget::default_reach(), &[])
+            .may_reach(cfa.start, std::iter::empty()));
         // An unsupported statement (here a struct return value) may be a call that errs.
         let cfa = build(
             "struct s { int a; }; struct s mk(void);\n\
              int main() { struct s v; v = mk(); return 0; }",
         );
-        assert!(ErrorReach::new(&cfa).may_reach(cfa.start, std::iter::empty()));
+        assert!(ErrorReach::pruning(&cfa, &crate::property::ErrorTarget::default_reach(), &[])
+            .may_reach(cfa.start, std::iter::empty()));
         // An unsupported branch condition loses its branches, and with them the error call.
         let cfa =
             build("void reach_error(void); int n; int main() { int a[n]; if (a[0] == 8) reach_error(); return 0; }");
-        assert!(ErrorReach::new(&cfa).may_reach(cfa.start, std::iter::empty()));
+        assert!(ErrorReach::pruning(&cfa, &crate::property::ErrorTarget::default_reach(), &[])
+            .may_reach(cfa.start, std::iter::empty()));
     }
 }

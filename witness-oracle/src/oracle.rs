@@ -11,9 +11,8 @@ use std::time::{Duration, Instant};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config as PtConfig, RngAlgorithm, TestRng, TestRunner};
 use witness_core::cfa::DataModel;
-use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
 use witness_core::resources::MemoryLimit;
-use witness_core::validate::{validate, ValidateOptions, WitnessSemantics};
+use witness_core::validate::{validate, ValidateOptions};
 use witness_core::verdict::{Report, Verdict};
 
 use crate::gen::{self, Features, LKind, LLine, Prog, Rendered, Style, Viol};
@@ -502,24 +501,9 @@ fn validate_case(
     std::fs::write(&program, program_text).map_err(|e| e.to_string())?;
     std::fs::write(&wpath, witness_text).map_err(|e| e.to_string())?;
     std::fs::write(&prp, prog.viol.property_file()).map_err(|e| e.to_string())?;
-    let opts = ValidateOptions {
-        program,
-        witness: wpath,
-        property: Some(prp),
-        data_model: Some(data_model(prog)),
-        timeout,
-        stutter: StutterMode::Strict,
-        segments: SegmentReading::Greedy,
-        undefined: UndefinedBehaviour::Exclude,
-        semantics: WitnessSemantics::Automaton,
-        memory_limit: MemoryLimit::Off,
-        harness: false,
-        dot: false,
-        refine: None,
-        error_code: None,
-        leave_states: false,
-        finish_reserve: std::time::Duration::ZERO,
-    };
+    let mut opts =
+        ValidateOptions::new(program, wpath).with_property(prp).with_data_model(data_model(prog)).with_timeout(timeout);
+    opts.memory_limit = MemoryLimit::Off;
     match std::panic::catch_unwind(|| validate(&opts)) {
         Ok(Ok(r)) => Ok(r),
         Ok(Err(e)) => Err(e.to_string()),

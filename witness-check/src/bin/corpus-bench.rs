@@ -7,8 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
-use witness_core::validate::{parse_data_model, validate, ValidateOptions, WitnessSemantics};
+use witness_core::validate::{parse_data_model, validate, ValidateOptions};
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
@@ -53,24 +52,10 @@ fn main() {
             continue;
         }
         let case = base.join(f[id]);
-        let opts = ValidateOptions {
-            program: case.join(f[prog]),
-            witness: case.join(f[wit]),
-            property: Some(case.join(f[prp])),
-            data_model: parse_data_model(f[dm]),
-            timeout: Duration::from_secs(timeout),
-            stutter: StutterMode::Strict,
-            segments: SegmentReading::Greedy,
-            undefined: UndefinedBehaviour::Exclude,
-            semantics: WitnessSemantics::Automaton,
-            memory_limit: witness_core::resources::MemoryLimit::Default,
-            harness: false,
-            dot: false,
-            refine: None,
-            error_code: None,
-            leave_states: false,
-            finish_reserve: std::time::Duration::ZERO,
-        };
+        let mut opts = ValidateOptions::new(case.join(f[prog]), case.join(f[wit]))
+            .with_property(case.join(f[prp]))
+            .with_timeout(Duration::from_secs(timeout));
+        opts.data_model = parse_data_model(f[dm]);
         let mut times = Vec::new();
         let mut verdict = String::new();
         for _ in 0..runs {

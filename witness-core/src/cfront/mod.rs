@@ -74,10 +74,10 @@ pub fn build_program_within(
     path: &Path,
     text: String,
     data_model: DataModel,
-    deadline: Option<std::time::Instant>,
+    deadline: Option<crate::budget::Deadline>,
 ) -> Result<Program, BuildFailure> {
     if text.len() <= INLINE_TEXT {
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if deadline.is_some_and(|d| d.passed()) {
             return Err(BuildFailure::OutOfTime);
         }
         let run = std::panic::AssertUnwindSafe(|| build_inner(path, text, data_model));
@@ -96,7 +96,15 @@ pub fn build_program_within(
         return Err(BuildFailure::Input(InputError::invalid(path, format!("cannot start parser thread: {e}"))));
     }
     let answer = match deadline {
-        Some(d) => rx.recv_timeout(d.saturating_duration_since(std::time::Instant::now())).map_err(|_| ()),
+        // On the CPU clock the parser's thread spends the budget while this one waits: the
+        // wait is repeated until the deadline has passed on its own clock.
+        Some(d) => loop {
+            match rx.recv_timeout(d.remaining()) {
+                Ok(r) => break Ok(r),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) if !d.passed() => continue,
+                Err(_) => break Err(()),
+            }
+        },
         None => rx.recv().map_err(|_| ()),
     };
     match answer {

@@ -77,6 +77,43 @@ impl Registry {
         }
     }
 
+    /// The bit-field leaves of a struct type by access path (as [`leaves`](Self::leaves) names
+    /// them), each with the number of its *memory location* (C11 3.14: a maximal sequence of
+    /// adjacent bit-fields all of nonzero width; a zero-width bit-field or another member ends
+    /// it). Two bit-fields with the same number are one memory location: writing one while
+    /// another thread accesses the other is a data race (issue 32 cause 13).
+    pub fn bitfield_locations(&self, ty: &Ty) -> Vec<(String, u32)> {
+        let mut out = Vec::new();
+        let mut next = 0u32;
+        self.runs(ty, String::new(), &mut out, &mut next, 0);
+        out
+    }
+
+    fn runs(&self, ty: &Ty, prefix: String, out: &mut Vec<(String, u32)>, next: &mut u32, depth: u32) {
+        let Ty::Struct(key) = ty else { return };
+        let Some(fields) = self.defs.get(key).filter(|_| key.starts_with("struct ") && depth <= 32) else { return };
+        let mut open = false;
+        for f in fields {
+            match f.bit_width {
+                Some(w) if w > 0 => {
+                    if !open {
+                        *next += 1;
+                        open = true;
+                    }
+                    if !f.name.is_empty() {
+                        out.push((format!("{prefix}.{}", f.name), *next));
+                    }
+                }
+                _ => {
+                    open = false;
+                    if !f.name.is_empty() {
+                        self.runs(&f.ty, format!("{prefix}.{}", f.name), out, next, depth + 1);
+                    }
+                }
+            }
+        }
+    }
+
     /// Whether a struct or union type has a bit-field, also in nested members (bit-fields have
     /// no byte address, so such a struct is never stored as bytes).
     pub fn has_bitfields(&self, ty: &Ty) -> bool {

@@ -48,6 +48,13 @@ pub(super) struct Observer {
     /// The visited set keeps only states at cut points and function entries (every cycle of
     /// the product passes one): a long concrete loop costs a state per pass, not per step.
     sparse: bool,
+    /// No state has been observed yet: the next one is where the exploration starts (an
+    /// induction window's general state assumes its invariants). Not "a state without a
+    /// trace": steps without a place add none (issue 32 cause 9).
+    fresh: bool,
+    /// A search for short refutations: a path ends once it has passed more cut points, or holds
+    /// more calls, than this (its `Rejected` proves nothing; only a refutation counts).
+    bound: Option<u8>,
 }
 
 impl Observer {
@@ -75,6 +82,8 @@ impl Observer {
             seen: HashSet::new(),
             failed: None,
             sparse: false,
+            fresh: true,
+            bound: None,
         }
     }
 }
@@ -124,6 +133,57 @@ pub(crate) fn cut_points(cfa: &Cfa) -> HashSet<NodeIndex> {
     cuts
 }
 
+/// Can handlers be registered with `atexit` between two visits of the cut point `loc`: on a
+/// cycle through it, directly or in a function called on it (a call through a pointer may call
+/// any)? Then the list of handlers is no invariant of the loop, and an induction step that
+/// starts from the first visit's list misses handlers of later iterations (issue 32 cause 1).
+fn registers_on_cycle(cfa: &Cfa, loc: NodeIndex) -> bool {
+    use crate::cfa::FuncId;
+    let func_of = |n: NodeIndex| cfa.graph[n].function;
+    let mut may: HashSet<FuncId> = cfa
+        .graph
+        .edge_references()
+        .filter(|e| matches!(e.weight().op, EdgeOp::AtExit { .. }))
+        .filter_map(|e| func_of(e.source()))
+        .collect();
+    if may.is_empty() {
+        return false;
+    }
+    let calls = |op: &EdgeOp, may: &HashSet<FuncId>| match op {
+        EdgeOp::AtExit { .. } | EdgeOp::CallPtr { .. } => true,
+        EdgeOp::Call { callee, .. } => may.contains(callee),
+        EdgeOp::ThreadCreate { routine, .. } => may.contains(routine),
+        _ => false,
+    };
+    loop {
+        let before = may.len();
+        let more: Vec<FuncId> = cfa
+            .graph
+            .edge_references()
+            .filter(|e| calls(&e.weight().op, &may))
+            .filter_map(|e| func_of(e.source()))
+            .collect();
+        may.extend(more);
+        if may.len() == before {
+            break;
+        }
+    }
+    let reach = |dir: Direction| -> HashSet<NodeIndex> {
+        let mut seen = HashSet::new();
+        let mut todo = vec![loc];
+        while let Some(n) = todo.pop() {
+            if seen.insert(n) {
+                todo.extend(cfa.graph.neighbors_directed(n, dir));
+            }
+        }
+        seen
+    };
+    let (ahead, behind) = (reach(Direction::Outgoing), reach(Direction::Incoming));
+    cfa.graph
+        .edge_references()
+        .any(|e| ahead.contains(&e.source()) && behind.contains(&e.target()) && calls(&e.weight().op, &may))
+}
+
 /// The line of the first step out of a location.
 fn line_of(cfa: &Cfa, n: NodeIndex) -> u32 {
     cfa.graph
@@ -155,6 +215,28 @@ impl<'a> Explorer<'a> {
         self.observer.as_ref().is_none_or(|o| s.passes >= o.check_from)
     }
 
+    /// `s`'s identity in the visited set. Where invariants are checked when a step enters their
+    /// automaton state (GraphML refutation), whether the step entered it is part of it: a
+    /// stuttering run that reached the same state first must not turn the entering one away
+    /// (issue 32 cause 4).
+    pub(super) fn key_of(&self, s: &ProductState) -> StateKey {
+        let mut k = s.key();
+        if self.observer.as_ref().is_some_and(|o| o.by_witness) && self.enters_here(s) {
+            k.5 |= 0x80;
+        }
+        k
+    }
+
+    /// Does the automaton enter `s`'s state at `s` (GraphML refutation)? When a step fired a
+    /// transition into it, and for the entry state when the run enters `main` (its invariant
+    /// holds from the program's start; before `main` the names it uses need not exist; cause 5).
+    fn enters_here(&self, s: &ProductState) -> bool {
+        s.entered
+            || (s.witness == self.witness.entry
+                && s.stack.is_empty()
+                && s.loc == self.cfa.function(self.cfa.main).entry)
+    }
+
     /// Does the visited set keep `s`?
     pub(super) fn remembers(&self, s: &ProductState) -> bool {
         match &self.observer {
@@ -175,19 +257,22 @@ impl<'a> Explorer<'a> {
     }
 
     fn observe_with(&mut self, obs: &mut Observer, state: &mut ProductState) -> Observed {
-        // The start of a window (no step yet) assumes its invariants.
-        let start = state.trace.is_none();
+        // The start of a window (the first state observed) assumes its invariants.
+        let start = std::mem::replace(&mut obs.fresh, false);
         let at_cut = !start && obs.cuts.contains(&state.loc);
         // Only an induction window counts its passes (the count is part of a state's identity);
         // the refutation checks everything.
         let window = obs.stop_at.is_some();
-        if at_cut && window {
+        if at_cut && (window || obs.bound.is_some()) {
             state.passes = state.passes.saturating_add(1);
+        }
+        if obs.bound.is_some_and(|b| state.passes > b || state.stack.len() > usize::from(b)) {
+            return Observed::Stop;
         }
         let checking =
             !start && (!window || if at_cut { state.passes > obs.check_from } else { state.passes >= obs.check_from });
         let here: Vec<usize> = if obs.by_witness {
-            if state.entered {
+            if self.enters_here(state) {
                 (0..obs.obligations.len()).filter(|i| obs.obligations[*i].witness_node == Some(state.witness)).collect()
             } else {
                 Vec::new()
@@ -258,6 +343,10 @@ impl<'a> Explorer<'a> {
         let result = state.returned.clone();
         let mut truth = Truth::Known(true);
         let mut defined: Vec<Bool> = Vec::new();
+        // A search of real runs from the start (not an induction window): an invariant C leaves
+        // undefined on a reachable state is no true claim there, so it refutes the witness.
+        let mut real = obs.stop_at.is_none() && checking;
+        let mut undefined_what: Option<String> = None;
         for e in exprs.iter() {
             let ev = match state.data.eval(self.cfa, e, result.as_ref()) {
                 Ok(ev) => ev,
@@ -266,14 +355,22 @@ impl<'a> Explorer<'a> {
                     return Observed::Stop;
                 }
             };
+            // A condition the validator does not model (not C's undefinedness) never refutes.
+            if ev.defined.iter().any(|d| d.unmodelled) {
+                real = false;
+            }
             for d in &ev.defined {
                 match &d.holds {
                     Truth::Known(true) => {}
+                    Truth::Known(false) if real => return self.undefined(obs, state, i, None, &d.what),
                     Truth::Known(false) => {
                         self.give_up(format!("the {what} is undefined here ({})", d.what));
                         return Observed::Stop;
                     }
-                    Truth::Sym(c) => defined.push(c.clone()),
+                    Truth::Sym(c) => {
+                        undefined_what.get_or_insert_with(|| d.what.clone());
+                        defined.push(c.clone())
+                    }
                 }
             }
             truth = truth.and(&ev.value.truth());
@@ -283,6 +380,10 @@ impl<'a> Explorer<'a> {
             let all = Bool::and(&defined);
             match self.smt.check(&path, &[&all.not()]) {
                 Feasibility::Infeasible => {}
+                Feasibility::Feasible if real => {
+                    let why = undefined_what.unwrap_or_default();
+                    return self.undefined(obs, state, i, Some(all.not()), &why);
+                }
                 _ => {
                     self.give_up(format!("the {what} may be undefined here (C leaves it undefined)"));
                     return Observed::Stop;
@@ -314,11 +415,47 @@ impl<'a> Explorer<'a> {
         }
     }
 
+    /// Obligation `i` is undefined (C gives it no value: `why`) in some state of `state`'s (those
+    /// where `c` holds), reached by a real run: no true claim, so the run refutes the witness.
+    fn undefined(
+        &mut self,
+        obs: &mut Observer,
+        state: &ProductState,
+        i: usize,
+        c: Option<Bool>,
+        why: &str,
+    ) -> Observed {
+        let mut s = state.clone();
+        if let Some(c) = c {
+            s.data.constrain(c);
+        }
+        let claim = format!("the {} is undefined", obs.obligations[i].describe());
+        if !self.approx_settled(&s, &claim) {
+            return Observed::Stop;
+        }
+        let o = &obs.obligations[i];
+        let values = self.values_of(&s, o);
+        obs.failed = Some((i, values.clone()));
+        let what = format!(
+            "{} is undefined here ({why}){}",
+            o.describe(),
+            if values.is_empty() { String::new() } else { format!(" when {values}") }
+        );
+        Observed::Violated(self.confirm(&s, what))
+    }
+
     /// Obligation `i` is false in some state of `state`'s: the exploration ends with that run.
     fn falsified(&mut self, obs: &mut Observer, state: &ProductState, i: usize, c: Option<Bool>) -> Observed {
         let mut s = state.clone();
         if let Some(c) = c {
             s.data.constrain(c.not());
+        }
+        // A refutation is a run with exact values: where the path goes through values known
+        // only approximately (libm, inline asm), it must falsify the invariant for every value
+        // they may take, as a violation's confirmation must (issue 32 cause 6).
+        let claim = format!("the {} is false", obs.obligations[i].describe());
+        if !self.approx_settled(&s, &claim) {
+            return Observed::Stop;
         }
         let o = &obs.obligations[i];
         let values = self.values_of(&s, o);
@@ -338,6 +475,11 @@ impl<'a> Explorer<'a> {
         let mut shown = Vec::new();
         for name in names_in(&o.text) {
             let Some(Ok(expr)) = lower_assumption(self.cfa, name, &scope).into_iter().next() else { continue };
+            // A floating-point name lowers to a comparison or a conversion: its integer value
+            // would misstate it (cause 6).
+            if matches!(expr, Expr::FloatCmp { .. } | Expr::FloatToInt { .. } | Expr::FloatClass { .. }) {
+                continue;
+            }
             let Ok(ev) = data.eval(self.cfa, &expr, None) else { continue };
             shown.push((name, ev.value));
         }
@@ -364,7 +506,12 @@ pub struct InvariantOutcome {
 
 impl InvariantOutcome {
     /// Neither shown, for the reason `why`.
-    fn unknown(why: String, failed: Option<(usize, String)>, states: u64, solver_calls: u64) -> InvariantOutcome {
+    pub(crate) fn unknown(
+        why: String,
+        failed: Option<(usize, String)>,
+        states: u64,
+        solver_calls: u64,
+    ) -> InvariantOutcome {
         InvariantOutcome {
             verdict: Verdict::Unknown { reason: why.clone() },
             reason: why,
@@ -386,11 +533,53 @@ pub fn refute_invariants(
     opts: &ExploreOptions,
     obligations: Rc<Vec<Obligation>>,
 ) -> InvariantOutcome {
+    refute_once(cfa, witness, anchors, opts, obligations, None)
+}
+
+/// Short refutations (issue 32): the refutation search is depth first, and a violation a few
+/// loop passes or calls deep can lie behind an unbounded first branch. Searches bounded to 2,
+/// 4, 8 and 16 cut-point passes and calls, each exhaustive up to its bound, each within an
+/// eighth of the time left; a refutation one finds is the answer (a real run), anything else
+/// proves nothing and is `Unknown` (with the states and solver calls spent).
+pub fn refute_short(
+    cfa: &Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    obligations: Rc<Vec<Obligation>>,
+) -> InvariantOutcome {
+    let mut spent = (0u64, 0u64);
+    for bound in [2u8, 4, 8, 16] {
+        let share = opts.deadline.sooner(opts.deadline.remaining() / 8);
+        let bopts = ExploreOptions { deadline: share, target: opts.target.clone(), vector: None, guess: None, ..*opts };
+        let o = refute_once(cfa, witness, anchors, &bopts, obligations.clone(), Some(bound));
+        spent.0 += o.states;
+        spent.1 += o.solver_calls;
+        if matches!(o.verdict, Verdict::Confirmed { .. }) {
+            return InvariantOutcome { states: spent.0, solver_calls: spent.1, ..o };
+        }
+        if opts.deadline.passed() {
+            break;
+        }
+    }
+    InvariantOutcome::unknown("no short run refutes the witness".into(), None, spent.0, spent.1)
+}
+
+/// One refutation search; with a `bound`, paths end past that many cut points or calls, and
+/// only a refutation is an answer.
+fn refute_once(
+    cfa: &Cfa,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    opts: &ExploreOptions,
+    obligations: Rc<Vec<Obligation>>,
+    bound: Option<u8>,
+) -> InvariantOutcome {
     let graphml = obligations.iter().any(|o| o.witness_node.is_some());
     let trivial = trivial_automaton();
     let automaton = if graphml { witness } else { &trivial };
     let seeds: Vec<NodeIndex> = obligations.iter().flat_map(|o| o.nodes.iter().copied()).collect();
-    let reach = ErrorReach::towards(cfa, &seeds);
+    let reach = ErrorReach::pruning(cfa, &opts.target, &seeds);
     let mut ex = Explorer::new(cfa, automaton, anchors, opts, &reach);
     if graphml {
         ex.offsets = crate::offsets::plan(cfa, automaton, &mut ex.warnings);
@@ -402,14 +591,36 @@ pub fn refute_invariants(
     let mut obs = Observer::new(obligations, Rc::new(cut_points(cfa)), 0, None);
     obs.by_witness = graphml;
     obs.sparse = true;
+    obs.bound = bound;
     ex.observer = Some(Box::new(obs));
-    let verdict = ex.run();
+    let mut verdict = ex.run();
     let failed = ex.observer.as_mut().and_then(|o| o.failed.take());
+    let (mut states, mut calls) = (ex.states, ex.smt.calls);
+    // A search that follows the witness automaton sees only the runs the automaton lets
+    // through (a sink, a restricting assumption, a missing transition hide the others): it
+    // checks the invariants, which the witness claims only while the automaton is in their
+    // states, but "the property holds" needs every run of the program (issue 32 cause 3).
+    if bound.is_none() && graphml && matches!(verdict, Verdict::Rejected) && failed.is_none() {
+        let mut all = Explorer::new(cfa, &trivial, anchors, opts, &reach);
+        all.explain = Explanation::new(false);
+        let mut obs = Observer::new(Rc::new(Vec::new()), Rc::new(cut_points(cfa)), 0, None);
+        obs.sparse = true;
+        all.observer = Some(Box::new(obs));
+        verdict = all.run();
+        states += all.states;
+        calls += all.smt.calls;
+        if let Verdict::Unknown { reason } = &verdict {
+            verdict = Verdict::Unknown {
+                reason: format!(
+                    "every run the witness automaton allows keeps the invariants, but whether every run of the program keeps the property is undecided: {reason}"
+                ),
+            };
+        }
+    }
     let raw = match &verdict {
         Verdict::Confirmed { error_function, .. } => error_function.clone(),
         Verdict::Rejected => format!(
-            "every reachable state was explored ({} product states): every invariant holds and the property too",
-            ex.states
+            "every reachable state was explored ({states} product states): every invariant holds and the property too"
         ),
         Verdict::Unknown { reason } => reason.clone(),
     };
@@ -417,7 +628,7 @@ pub fn refute_invariants(
         (v, Some(why)) => (v, why),
         (v, None) => (v, raw),
     };
-    InvariantOutcome { verdict, reason, failed, k: None, states: ex.states, solver_calls: ex.smt.calls }
+    InvariantOutcome { verdict, reason, failed, k: None, states, solver_calls: calls }
 }
 
 /// The proof by k-induction over the cut points, k = 1 to [`MAX_K`] (module comment). When it
@@ -443,7 +654,7 @@ pub fn prove_invariants(
     list.extend(inferred_equalities(cfa, &templates));
     let (mut states, mut calls) = (plain.states, plain.solver_calls);
     for _ in 0..MAX_CANDIDATE_DROPS {
-        if list.len() == given || Instant::now() >= opts.deadline {
+        if list.len() == given || opts.deadline.passed() {
             break;
         }
         match prove_once(cfa, anchors, opts, Rc::new(list.clone()), given, &mut None) {
@@ -553,7 +764,7 @@ fn prove_once(
 ) -> Result<InvariantOutcome, (usize, u64, u64)> {
     let trivial = trivial_automaton();
     let seeds: Vec<NodeIndex> = obligations.iter().flat_map(|o| o.nodes.iter().copied()).collect();
-    let reach = ErrorReach::towards(cfa, &seeds);
+    let reach = ErrorReach::pruning(cfa, &opts.target, &seeds);
     let cuts = Rc::new(cut_points(cfa));
     let (mut states, mut calls) = (0u64, 0u64);
     let mut not_inductive = String::from("no cut point");
@@ -608,7 +819,7 @@ fn prove_once(
         let mut i = 0;
         let mut cti = None;
         while i < todo.len() {
-            if Instant::now() >= opts.deadline {
+            if opts.deadline.passed() {
                 let why = format!("time budget of {} s exhausted in the induction step (k = {k})", opts.budget_secs);
                 return Ok(InvariantOutcome::unknown(why, None, states, calls));
             }
@@ -617,6 +828,14 @@ fn prove_once(
             let place = format!("at the loop head of line {}", line_of(cfa, t.loc));
             if t.threads.is_some() {
                 let why = "induction over the states of several threads is not supported".to_string();
+                return Ok(InvariantOutcome::unknown(why, None, states, calls));
+            }
+            // Every component of the general state is generalised (`havoc`) or invariant over
+            // the loop: the `atexit` handlers are kept, so none may be registered on the loop.
+            if registers_on_cycle(cfa, t.loc) {
+                let why = format!(
+                    "the invariants are not proved: handlers may be registered with `atexit` in the loop {place}, which the induction does not generalise"
+                );
                 return Ok(InvariantOutcome::unknown(why, None, states, calls));
             }
             let (mut g, _) = match havoc::generalise(&t, MAX_GENERAL_CELLS, &place) {

@@ -155,7 +155,7 @@ pub(super) fn transition_lines(t: &WitnessTransition) -> Option<Range> {
 }
 
 /// The locations where a step on one of `lines` starts (for a call, also the callee's exit,
-/// where its return starts): the seeds of an [`ErrorReach::towards`] those lines.
+/// where its return starts): the seeds of an [`ErrorReach::pruning`] towards those lines.
 pub(super) fn line_seeds(cfa: &Cfa, lines: &[Range]) -> Vec<NodeIndex> {
     let mut seeds = Vec::new();
     for e in cfa.graph.edge_references() {
@@ -246,7 +246,7 @@ impl<'a> Explorer<'a> {
         let Some(seeds) = head_seeds(self.cfa, self.witness, self.anchors) else {
             return not_rejected("a transition into the cycle head names no line".into(), &open);
         };
-        let reach = ErrorReach::towards(self.cfa, &seeds);
+        let reach = ErrorReach::pruning(self.cfa, &ErrorTarget::nothing(), &seeds);
         let firsts = std::mem::take(&mut self.lasso.firsts);
         let mut shown = None;
         for f in &firsts {

@@ -12,7 +12,8 @@ impl<'a> Explorer<'a> {
             Some(r) => r.clone(),
             None => {
                 let Some(r) = transition_lines(&self.witness.graph[t]) else { return true };
-                let reach = Rc::new(ErrorReach::towards(self.cfa, &line_seeds(self.cfa, &[r])));
+                let reach =
+                    Rc::new(ErrorReach::pruning(self.cfa, &ErrorTarget::nothing(), &line_seeds(self.cfa, &[r])));
                 self.revisit.insert(t, reach.clone());
                 reach
             }

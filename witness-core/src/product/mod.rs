@@ -20,9 +20,10 @@
 //! (where the witness's path died, for reports). Invariant: only `explore_once` turns an
 //! exploration's verdict into a conclusion, through `reading::conclude`.
 
+use crate::budget::Deadline;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use petgraph::graph::{EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
@@ -70,7 +71,7 @@ mod threads;
 mod transfer;
 use threads::*;
 
-pub use invariants::{prove_invariants, refute_invariants, InvariantOutcome};
+pub use invariants::{prove_invariants, refute_invariants, refute_short, InvariantOutcome};
 use lasso::*;
 pub use portfolio::explore;
 pub use portfolio::run_test_vector;
@@ -78,7 +79,7 @@ use portfolio::*;
 
 /// Settings of one exploration.
 pub struct ExploreOptions {
-    pub deadline: Instant,
+    pub deadline: Deadline,
     pub budget_secs: u64,
     pub stutter: StutterMode,
     pub target: ErrorTarget,
@@ -108,6 +109,9 @@ pub struct ExploreOptions {
     /// Leave a search's states to the process's end when the budget or the memory limit ends
     /// it (decision 168).
     pub leave_states: bool,
+    /// The partial-order reduction of interleavings (decisions 155, 176); off only to check it
+    /// against the unreduced search (`tests/por.rs`).
+    pub reduce: bool,
 }
 
 /// Policy for *possible* undefined behaviour (signed overflow, division by zero, out-of-bounds
@@ -449,6 +453,8 @@ struct Explorer<'a> {
     arriving: bool,
     /// Per witness state, the transitions that can still fire (partial-order reduction).
     live: HashMap<NodeIndex, Rc<Vec<EdgeIndex>>>,
+    /// The CFA's cut points (every cycle of a function passes one), computed on first use.
+    cuts: Option<Rc<HashSet<NodeIndex>>>,
     /// Correctness witnesses: the invariants as an observer of the search (issue 23).
     observer: Option<Box<invariants::Observer>>,
 }
@@ -589,6 +595,7 @@ impl<'a> Explorer<'a> {
             creates: yaml_thread_numbers(cfa, witness, anchors),
             arriving: false,
             live: HashMap::new(),
+            cuts: None,
             observer: None,
         }
     }
@@ -663,7 +670,7 @@ impl<'a> Explorer<'a> {
         // the old and the new table) costs little next to the keys themselves.
         let mut visited: HashSet<Box<StateKey>> = HashSet::new();
         while let Some(mut state) = stack.pop() {
-            if Instant::now() + self.exit_cost >= self.opts.deadline {
+            if self.opts.deadline.within(self.exit_cost) {
                 if self.opts.leave_states {
                     // A large search takes a second or more to free: the process ends with the
                     // answer (decision 168).
@@ -690,7 +697,7 @@ impl<'a> Explorer<'a> {
             if !may_reach {
                 continue;
             }
-            if self.remembers(&state) && !visited.insert(Box::new(state.key())) {
+            if self.remembers(&state) && !visited.insert(Box::new(self.key_of(&state))) {
                 self.repeats += 1;
                 continue;
             }
@@ -734,7 +741,7 @@ impl<'a> Explorer<'a> {
                 .sort_by_key(|s: &ProductState| std::cmp::Reverse(self.distance.get(&s.witness).copied().unwrap_or(0)));
             stack.extend(succs);
         }
-        if Instant::now() + self.exit_cost >= self.opts.deadline {
+        if self.opts.deadline.within(self.exit_cost) {
             if self.opts.leave_states {
                 std::mem::forget(visited);
             }
@@ -930,7 +937,7 @@ impl<'a> Explorer<'a> {
                         || self.witness.graph[s.witness].violation
                         || self.observer.is_some())
                         && self.violation_counts(&s)
-                        && self.approx_settled(&s)
+                        && self.approx_settled(&s, "the error is reached")
                     {
                         self.violated = Some(property);
                         return Some(self.confirm(&s, what));
@@ -1001,7 +1008,7 @@ impl<'a> Explorer<'a> {
                             || self.witness.graph[s.witness].violation
                             || self.observer.is_some()
                         {
-                            if !self.violation_counts(&s) || !self.approx_settled(&s) {
+                            if !self.violation_counts(&s) || !self.approx_settled(&s, "the error is reached") {
                                 continue;
                             }
                             return Some(self.confirm(&s, function));

@@ -1,21 +1,31 @@
-//! Partial-order reduction for multi-threaded runs (issue 22, decision 155). A thread whose
-//! every next step is *local* — it reads and writes only its own frame's variables, takes no
-//! lock, creates or joins no thread, calls and returns from nothing, enters no loop head — and
-//! *invisible* — no witness transition that can still fire may match it — commutes with every
-//! step of every other thread and leaves the witness automaton where it is. Exploring only that
-//! thread's steps at such a state (an ample set) then reaches the same states, up to the order
-//! of independent steps, as exploring every thread: rejections stay sound. Local steps never
-//! enter a loop head, so no cycle of the product consists of reduced steps only (the proviso
-//! that keeps other threads from being postponed forever).
+//! Partial-order reduction for multi-threaded runs (issue 22, decision 155; issue 32 causes
+//! 10-12, decision 176). A thread whose every next step is *local* — it reads and writes only
+//! its own frame's variables whose address the program never takes (an object whose address
+//! escaped may be read or written by any thread), takes no lock, creates or joins no thread,
+//! calls and returns from nothing, enters no cut point — and *invisible* — no witness transition
+//! that can still fire may match it, nor be disabled by it (a statement waypoint at the location
+//! the step leaves) — commutes with every step of every other thread and leaves the witness
+//! automaton where it is. Exploring only that thread's steps at such a state (an ample set) then
+//! reaches the same states, up to the order of independent steps, as exploring every thread:
+//! rejections stay sound. Local steps never enter a cut point (a loop head or the target of any
+//! other back edge, such as a `goto` loop's), and every cycle of a function passes one, so no
+//! cycle of the product consists of reduced steps only (the proviso that keeps other threads
+//! from being postponed forever).
 
 use super::*;
 use crate::cfa::{Expr, Init, Lvalue, VarScope};
 
-/// Does `e` read only locals (of the function the step runs in) and constants?
+/// Is `v` a variable of the running frame that no other thread can reach?
+fn private_var(cfa: &Cfa, v: crate::cfa::VarId) -> bool {
+    let info = cfa.var(v);
+    matches!(info.scope, VarScope::Local(_)) && !info.address_taken
+}
+
+/// Does `e` read only private locals (of the function the step runs in) and constants?
 fn local_expr(cfa: &Cfa, e: &Expr) -> bool {
     match e {
         Expr::Const { .. } => true,
-        Expr::Var { var, .. } => matches!(cfa.var(*var).scope, VarScope::Local(_)),
+        Expr::Var { var, .. } => private_var(cfa, *var),
         Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => local_expr(cfa, arg),
         Expr::Binary { lhs, rhs, .. } => local_expr(cfa, lhs) && local_expr(cfa, rhs),
         Expr::Ite { cond, then, els, .. } => local_expr(cfa, cond) && local_expr(cfa, then) && local_expr(cfa, els),
@@ -25,7 +35,7 @@ fn local_expr(cfa: &Cfa, e: &Expr) -> bool {
 
 /// Is the step local to its thread (see the module comment)?
 fn local_step(cfa: &Cfa, e: &CfaEdge) -> bool {
-    let local_var = |v: &crate::cfa::VarId| matches!(cfa.var(*v).scope, VarScope::Local(_));
+    let local_var = |v: &crate::cfa::VarId| private_var(cfa, *v);
     match &e.op {
         EdgeOp::Blank => true,
         EdgeOp::Assign { lhs: Lvalue::Var { var, .. }, rhs } => local_var(var) && local_expr(cfa, rhs),
@@ -43,6 +53,12 @@ fn local_step(cfa: &Cfa, e: &CfaEdge) -> bool {
 }
 
 impl<'a> Explorer<'a> {
+    /// The CFA's cut points (cached): loop heads and the targets of other back edges.
+    fn cut_points(&mut self) -> Rc<HashSet<NodeIndex>> {
+        let cfa = self.cfa;
+        self.cuts.get_or_insert_with(|| Rc::new(super::invariants::cut_points(cfa))).clone()
+    }
+
     /// The transitions that can still fire from witness state `q` (cached per state).
     fn live_transitions(&mut self, q: NodeIndex) -> Rc<Vec<EdgeIndex>> {
         if let Some(t) = self.live.get(&q) {
@@ -66,15 +82,24 @@ impl<'a> Explorer<'a> {
         out
     }
 
-    /// May transition `t` match the local step `e` (conservatively: yes when unsure)?
-    fn may_match(&self, t: EdgeIndex, e: &CfaEdge, target: NodeIndex) -> bool {
+    /// May transition `t` match the local step `e` from `source` to `target`, or may the step
+    /// disable it (conservatively: yes when unsure)?
+    /// `left` and `entered` are the blank closures of the step's source and target.
+    fn may_match(&self, t: EdgeIndex, e: &CfaEdge, left: &[NodeIndex], entered: &[NodeIndex]) -> bool {
+        // Leaving the location of a statement waypoint passes it by (cause 12), whatever the
+        // step is: the waypoint cannot be matched at this visit any more.
+        if let Some(ResolvedAnchor::Statement { nodes, .. }) = self.anchors.get(&t) {
+            if left.iter().any(|n| nodes.contains(n)) {
+                return true;
+            }
+        }
         // A blank edge without a place is matched against nothing (`expand_running`).
         if matches!(e.op, EdgeOp::Blank) && e.span.is_none() {
             return false;
         }
         let tr = &self.witness.graph[t];
         match self.anchors.get(&t) {
-            Some(ResolvedAnchor::Statement { nodes, .. }) => nodes.contains(&target),
+            Some(ResolvedAnchor::Statement { nodes, .. }) => entered.iter().any(|n| nodes.contains(n)),
             Some(ResolvedAnchor::Branching { construct }) => {
                 e.decision.as_ref().is_some_and(|d| d.construct == *construct)
             }
@@ -94,11 +119,17 @@ impl<'a> Explorer<'a> {
 
     /// The thread whose steps alone may be explored at `s` (see the module comment), if any.
     pub(super) fn ample_thread(&mut self, s: &ProductState, runnable: &[u32]) -> Option<u32> {
-        if runnable.len() < 2 || self.opts.target.race() || self.opts.permissive || self.opts.vector.is_some() {
+        if !self.opts.reduce
+            || runnable.len() < 2
+            || self.opts.target.race()
+            || self.opts.permissive
+            || self.opts.vector.is_some()
+        {
             return None;
         }
         let th = s.threads.as_ref()?;
         let cfa = self.cfa;
+        let cuts = self.cut_points();
         let live = self.live_transitions(s.witness);
         // The most recently run thread first (it is the one explored first anyway).
         'threads: for &id in runnable.iter().rev() {
@@ -108,13 +139,15 @@ impl<'a> Explorer<'a> {
                 continue;
             }
             let mut any = false;
+            let left = cfa.blank_closure(loc);
             for e in cfa.graph.edges_directed(loc, Direction::Outgoing) {
                 any = true;
                 let target = e.target();
-                if !local_step(cfa, e.weight()) || cfa.graph[target].loop_head {
+                if !local_step(cfa, e.weight()) || cuts.contains(&target) {
                     continue 'threads;
                 }
-                if live.iter().any(|&t| self.may_match(t, e.weight(), target)) {
+                let entered = cfa.blank_closure(target);
+                if live.iter().any(|&t| self.may_match(t, e.weight(), &left, &entered)) {
                     continue 'threads;
                 }
             }

@@ -143,9 +143,9 @@ impl<'a> Explorer<'a> {
     pub(super) fn race_at(&mut self, state: &ProductState) -> Option<Verdict> {
         let (t1, t2) = self.race_pair(state.witness)?;
         let th = state.threads.as_ref()?;
-        if th.atomic.is_some() {
-            return None;
-        }
+        // An access inside an atomic section races with an unprotected one (the digest: "not
+        // both atomic"; issue 32 cause 15). Two threads are never both inside atomic sections,
+        // so two accesses about to happen at one state are never both atomic.
         let (a, b) = (self.named_thread(t1, th)?, self.named_thread(t2, th)?);
         if a == b {
             return None;
@@ -165,8 +165,12 @@ impl<'a> Explorer<'a> {
                     ));
                     continue;
                 };
-                let conflict =
-                    wa.iter().find(|v| rb.contains(v) || wb.contains(v)).or(wb.iter().find(|v| ra.contains(v)));
+                // One memory location: the same variable, or bit-fields of one run (cause 13).
+                let same = |x: &VarId, y: &VarId| {
+                    x == y || cfa.var(*x).bitfield_unit.is_some_and(|u| cfa.var(*y).bitfield_unit == Some(u))
+                };
+                let meets = |v: &VarId, list: &[VarId]| list.iter().any(|w| same(v, w));
+                let conflict = wa.iter().find(|v| meets(v, &rb) || meets(v, &wb)).or(wb.iter().find(|v| meets(v, &ra)));
                 if let Some(v) = conflict {
                     let line = |e: EdgeIndex| cfa.edge(e).span.map_or(0, |s| s.start_line);
                     let what = format!(

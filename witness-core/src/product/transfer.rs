@@ -103,7 +103,7 @@ impl<'a> Explorer<'a> {
             if let Some(n) = lost.iter().find(|n| !lost_before.contains(n)) {
                 let by = s.data.heap.get(n).map(|b| b.function.clone()).unwrap_or_default();
                 let s = s.clone();
-                if !self.approx_settled(&s) {
+                if !self.approx_settled(&s, "the error is reached") {
                     continue;
                 }
                 self.violated = Some(property);
@@ -168,7 +168,7 @@ impl<'a> Explorer<'a> {
             return None;
         }
         let (property, what) = self.leak(s, s.exiting)?;
-        if !self.approx_settled(s) {
+        if !self.approx_settled(s, "the error is reached") {
             return None;
         }
         self.violated = Some(property);
@@ -1214,8 +1214,9 @@ impl<'a> Explorer<'a> {
 
     /// Decisions 58/59: a violating path through values known only approximately (inline-asm
     /// outputs, libm results) confirms only if it holds for every value they may take (the
-    /// other inputs fixed to one model); otherwise the path ends in unknown, naming them.
-    pub(super) fn approx_settled(&mut self, s: &ProductState) -> bool {
+    /// other inputs fixed to one model); otherwise the path ends in unknown, naming them. `claim`
+    /// says what the path shows (`the error is reached`, `the loop invariant … is false`).
+    pub(super) fn approx_settled(&mut self, s: &ProductState, claim: &str) -> bool {
         if s.data.approx.is_empty() {
             return true;
         }
@@ -1227,8 +1228,8 @@ impl<'a> Explorer<'a> {
                 what.dedup();
                 let why = if r.is_none() { "the solver could not decide whether" } else { "not" };
                 self.give_up(format!(
-                    "the error is reached only for some of the values that {} may produce, and {why} every value \
-                     leads there: which value the real program gets is not modelled exactly",
+                    "{claim} only for some of the values that {} may produce, and {why} every value leads there: \
+                     which value the real program gets is not modelled exactly",
                     what.join(", ")
                 ));
                 false

@@ -222,17 +222,17 @@ fn nan_and_signed_zero_facts() {
 
 #[test]
 fn nondet_float_can_be_nan_and_solver_decides() {
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let bits = Value::fresh("x", IntTy::UINT);
     let x = FValue::from_bits(&bits, FloatTy::F32);
     let Truth::Sym(ne) = float::compare(FCmp::Ne, &x, &x) else { panic!("symbolic") };
-    let mut smt = super::Smt::new(Instant::now() + Duration::from_secs(10));
+    let mut smt = super::Smt::new(crate::budget::Deadline::after(crate::budget::Clock::Wall, Duration::from_secs(10)));
     smt.floats = true;
     assert_eq!(smt.check(&[], &[&ne]), super::Feasibility::Feasible);
     let m = smt.model_values(std::slice::from_ref(&ne), &[bits.term()]).unwrap();
     assert!(float::to_f64(m[0], FloatTy::F32).is_nan());
     // The QF_BV solver falls back to the FP solver on a float query.
-    let mut smt = super::Smt::new(Instant::now() + Duration::from_secs(10));
+    let mut smt = super::Smt::new(crate::budget::Deadline::after(crate::budget::Clock::Wall, Duration::from_secs(10)));
     let Truth::Sym(eq) = float::compare(FCmp::Eq, &x, &x) else { panic!("symbolic") };
     assert_eq!(smt.check(&[], &[&eq.not(), &ne.not()]), super::Feasibility::Infeasible);
 }
@@ -251,7 +251,7 @@ fn var(cfa: &crate::cfa::Cfa, name: &str) -> crate::cfa::VarId {
 #[test]
 fn float_array_initializer_and_symbolic_index() {
     use crate::cfa::{Expr, FExpr, FLvalue};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let (cfa, mut st) = state_of("const double T[4] = {0.5, 1.5, 2.5}; int main() { return 0; }");
     let t = var(&cfa, "T");
     let elem = |index: Expr| FExpr::Elem { var: t, index: Box::new(index), len: 4, fty: FloatTy::F64 };
@@ -281,7 +281,8 @@ fn float_array_initializer_and_symbolic_index() {
             panic!("symbolic")
         };
         let Truth::Sym(inb) = d[0].holds.clone() else { panic!("symbolic bounds") };
-        let mut smt = super::Smt::new(Instant::now() + Duration::from_secs(10));
+        let mut smt =
+            super::Smt::new(crate::budget::Deadline::after(crate::budget::Clock::Wall, Duration::from_secs(10)));
         smt.floats = true;
         assert_eq!(smt.check(&st2.path.conjuncts(), &[&eq, &inb]), super::Feasibility::Feasible);
         let m = smt.model_values(&[eq.clone(), inb.clone()], &[ix.term()]).unwrap();
@@ -294,7 +295,8 @@ fn float_array_initializer_and_symbolic_index() {
         let Truth::Sym(ne) = float::compare(FCmp::Ne, &back, &FValue::conc(7.0f64.to_bits(), FloatTy::F64)) else {
             panic!("symbolic")
         };
-        let mut smt = super::Smt::new(Instant::now() + Duration::from_secs(10));
+        let mut smt =
+            super::Smt::new(crate::budget::Deadline::after(crate::budget::Clock::Wall, Duration::from_secs(10)));
         smt.floats = true;
         smt.check(&st2.path.conjuncts(), &[&ne, &inb])
     };

@@ -1,7 +1,7 @@
 //! The Z3 solver as the product uses it: feasibility of a path condition, models for traces,
 //! a wall-clock deadline and a call counter.
 
-use std::time::Instant;
+use crate::budget::{Clock, Deadline};
 
 use std::collections::HashSet;
 
@@ -43,13 +43,13 @@ pub struct Smt {
     quick_give_ups: u32,
     /// Use `fp_solver` for every query (the program has floating-point values).
     pub floats: bool,
-    deadline: Instant,
+    deadline: Deadline,
     /// Number of `check` calls made.
     pub calls: u64,
 }
 
 impl Smt {
-    pub fn new(deadline: Instant) -> Smt {
+    pub fn new(deadline: Deadline) -> Smt {
         Smt {
             solver: None,
             fp_solver: None,
@@ -73,8 +73,8 @@ impl Smt {
     /// Runs the check; a QF_BV solver that gives up before the deadline (a query with
     /// floating-point terms, e.g. from a witness literal) is retried once with the FP solver.
     fn run(&mut self, path: &[Bool], extra: &[&Bool]) -> SatResult {
-        let r = self.active().check();
-        if r != SatResult::Unknown || self.floats || Instant::now() >= self.deadline {
+        let r = self.check_within();
+        if r != SatResult::Unknown || self.floats || self.deadline.passed() {
             return r;
         }
         self.floats = true;
@@ -82,7 +82,25 @@ impl Smt {
             return SatResult::Unknown;
         }
         self.calls += 1;
-        self.active().check()
+        self.check_within()
+    }
+
+    /// The active solver's check within the deadline. Z3's `timeout` counts wall-clock time: on
+    /// the CPU clock (decision 175) a query it stopped before the process spent its CPU budget
+    /// goes on with the budget left.
+    fn check_within(&mut self) -> SatResult {
+        loop {
+            let r = self.active().check();
+            if r != SatResult::Unknown || self.deadline.clock() != Clock::Cpu || self.deadline.passed() {
+                return r;
+            }
+            let why = self.active().get_reason_unknown().unwrap_or_default();
+            if !(why.contains("timeout") || why.contains("canceled")) {
+                return r;
+            }
+            let Some(p) = self.params() else { return r };
+            self.active().set_params(&p);
+        }
     }
 
     fn prepare(&mut self, path: &[Bool], extra: &[&Bool]) -> bool {
@@ -96,7 +114,7 @@ impl Smt {
 
     /// Solver parameters for a query: the time left until the deadline (`None`: none left).
     fn params(&self) -> Option<Params> {
-        let remaining = self.deadline.saturating_duration_since(Instant::now());
+        let remaining = self.deadline.remaining();
         if remaining.is_zero() {
             return None;
         }
@@ -246,7 +264,7 @@ fn assert_all(solver: &Solver, path: &[Bool], extra: &[&Bool]) {
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     use z3::ast::{Bool, BV};
 
@@ -256,7 +274,7 @@ mod tests {
     /// model must be that of its own query (a scope left over would add its constraints).
     #[test]
     fn queries_in_turn_are_independent_and_models_fit() {
-        let mut smt = Smt::new(Instant::now() + Duration::from_secs(30));
+        let mut smt = Smt::new(crate::budget::Deadline::after(crate::budget::Clock::Wall, Duration::from_secs(30)));
         let a = BV::new_const("a", 32);
         let b = BV::new_const("b", 32);
         let hundred = BV::from_u64(100, 32);

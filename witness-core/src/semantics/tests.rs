@@ -1,4 +1,4 @@
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use proptest::prelude::*;
 use z3::ast::{Ast, BV};
@@ -199,7 +199,7 @@ fn conversion_to_bool_tests_against_zero() {
 
 #[test]
 fn solver_decides_feasibility_and_models() {
-    let mut smt = Smt::new(Instant::now() + Duration::from_secs(10));
+    let mut smt = Smt::new(crate::budget::Deadline::after(crate::budget::Clock::Wall, Duration::from_secs(10)));
     let x = BV::new_const("x", 32);
     let c1 = x.bvsgt(BV::from_i64(5, 32));
     let c2 = x.bvslt(BV::from_i64(7, 32));

@@ -45,25 +45,32 @@ impl Stage<'_> {
             Ok(o) => Rc::new(o),
             Err(why) => return unknown(why, warnings),
         };
-        // The proof first, with at most half of the time left; then the search for a run.
-        let now = Instant::now();
-        let half = self.explore.deadline.saturating_duration_since(now) / 2;
+        // Short refutations first (cheap, bounded), then the proof with at most half of the time
+        // left, then the search for a run.
+        let short = product::refute_short(cfa, self.witness, self.anchors, self.explore, obligations.clone());
+        let refuted_early = matches!(short.verdict, Verdict::Confirmed { .. });
+        let half = self.explore.deadline.remaining() / 2;
         let prove_opts = ExploreOptions {
-            deadline: now + half,
+            deadline: self.explore.deadline.sooner(half),
             target: self.explore.target.clone(),
             vector: None,
             guess: None,
             ..*self.explore
         };
-        let proof = product::prove_invariants(cfa, self.anchors, &prove_opts, obligations.clone());
-        let (mut states, mut calls) = (proof.states, proof.solver_calls);
+        let proof = if refuted_early {
+            InvariantOutcome::unknown("not tried: a short run refutes the witness".into(), None, 0, 0)
+        } else {
+            product::prove_invariants(cfa, self.anchors, &prove_opts, obligations.clone())
+        };
+        let (mut states, mut calls) = (proof.states + short.states, proof.solver_calls + short.solver_calls);
         let run = match proof.verdict {
+            _ if refuted_early => Some(short),
             Verdict::Unknown { .. } => {
                 // A margin for freeing the search's states before the budget ends.
-                let left = self.explore.deadline.saturating_duration_since(Instant::now());
+                let left = self.explore.deadline.remaining();
                 let margin = (left / 15).clamp(Duration::from_millis(500), Duration::from_secs(6));
                 let run_opts = ExploreOptions {
-                    deadline: self.explore.deadline.checked_sub(margin).unwrap_or(self.explore.deadline),
+                    deadline: self.explore.deadline.earlier_by(margin),
                     target: self.explore.target.clone(),
                     vector: None,
                     guess: None,

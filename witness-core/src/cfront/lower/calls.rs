@@ -409,6 +409,32 @@ impl<'a> Builder<'a> {
         self.emit(EdgeOp::FloatAssign { lhs: flv, rhs }, csp, text)
     }
 
+    /// Argument `i` of a call of the function `name` that the validator models (`__VERIFIER_error`,
+    /// `__VERIFIER_assume`), converted as a call converts it: to the parameter type the program's
+    /// prototype declares (issue 32 cause 16: with `void __VERIFIER_error(unsigned char)` the call
+    /// `__VERIFIER_error(263)` passes 7). A prototype that differs from the competition's (`int`)
+    /// is worth a warning, since the program then means something else by the call.
+    fn declared_arg(&mut self, name: &str, i: usize, a: &Node<Expression>) -> R<Val> {
+        let v = self.rv_any(a)?;
+        let declared = self.sigs.get(name).and_then(|s| s.params.as_ref()).and_then(|p| p.get(i)).cloned();
+        match declared {
+            Some(Ty::Int(t)) => {
+                if t != IntTy::INT && !self.warned_prototypes.contains(name) {
+                    self.warned_prototypes.insert(name.to_string());
+                    self.warnings.push(format!(
+                        "`{name}` is declared with a parameter of type {}, not `int` as in the competition's prototype; its arguments are converted to that type, as in C",
+                        Ty::Int(t).describe(self.dm)
+                    ));
+                }
+                Ok(Val::I(v.into_int(t)))
+            }
+            None => Ok(v),
+            Some(other) => {
+                Err(format!("`{name}` declared with a parameter of type {} (not supported)", other.describe(self.dm)))
+            }
+        }
+    }
+
     /// Lowers a call; `lhs` receives the result. `csp` is the span of the step.
     pub(super) fn call(&mut self, c: &Node<CallExpression>, lhs: Option<Target>, csp: Sp) -> R<()> {
         if self.is_indirect_call(c) {
@@ -441,7 +467,9 @@ impl<'a> Builder<'a> {
                 // RERS: `__VERIFIER_error(N)` names the error code reached (issue 21); an
                 // argument that cannot be lowered leaves the code unknown.
                 let code = match &args[..] {
-                    [a] if kind == ErrorKind::VerifierError => self.rv(a).ok(),
+                    [a] if kind == ErrorKind::VerifierError => {
+                        self.declared_arg(&name, 0, a).ok().map(|v| v.into_int(IntTy::INT))
+                    }
                     _ => None,
                 };
                 return self.emit(EdgeOp::Error { kind, function: name, code }, csp, text);
@@ -485,7 +513,7 @@ impl<'a> Builder<'a> {
                 let [a] = &args[..] else {
                     return Err("__VERIFIER_assume needs one argument".into());
                 };
-                let cond = self.rv_any(a)?.truth();
+                let cond = self.declared_arg(&name, 0, a)?.truth();
                 return self.emit(EdgeOp::BuiltinAssume { cond }, csp, text);
             }
             "assert" if !self.func_ids.contains_key("assert") => {

@@ -105,6 +105,8 @@ pub struct Builder<'a> {
     func_ids: HashMap<String, FuncId>,
     func_param_tys: Vec<Vec<Ty>>,
     func_variadic: Vec<bool>,
+    /// Modelled functions whose unusual prototype was warned about (`calls::declared_arg`).
+    warned_prototypes: HashSet<String>,
     sigs: HashMap<String, FuncTy>,
     pub warnings: Vec<String>,
     f: Option<FState>,
@@ -217,6 +219,7 @@ impl<'a> Builder<'a> {
             enum_tags: Vec::new(),
             statement_starts: Vec::new(),
             branch_keywords: Vec::new(),
+            loop_statements: Vec::new(),
             external_globals: Vec::new(),
             thread_locals: Default::default(),
             threads: false,
@@ -232,6 +235,7 @@ impl<'a> Builder<'a> {
             func_ids: HashMap::new(),
             func_param_tys: Vec::new(),
             func_variadic: Vec::new(),
+            warned_prototypes: HashSet::new(),
             sigs: HashMap::new(),
             warnings: Vec::new(),
             f: None,
@@ -492,6 +496,8 @@ impl<'a> Builder<'a> {
             temporary,
             pointee,
             read_only: false,
+            address_taken: !temporary && self.addressed.contains(name),
+            bitfield_unit: None,
         });
         id
     }

@@ -33,7 +33,9 @@ pub(super) fn collect_cases<'b>(s: &'b Node<Statement>, out: &mut Vec<&'b Node<L
 impl<'a> Builder<'a> {
     pub(super) fn stmt(&mut self, s: &Node<Statement>) {
         let ssp = sp(s.span);
-        if !matches!(s.node, Statement::Compound(_)) {
+        // A labelled statement starts at its label's node (below): arrivals by `goto` and by a
+        // `switch`'s dispatch come there, not through the step into the label (issue 32 cause 7).
+        if !matches!(s.node, Statement::Compound(_) | Statement::Labeled(_)) {
             let start = self.orig_range(ssp).0;
             self.cfa.statement_starts.push((start, self.cur));
         }
@@ -86,6 +88,8 @@ impl<'a> Builder<'a> {
             Statement::While(w) => {
                 let head = self.new_node();
                 self.cfa.graph[head].loop_head = true;
+                let start = self.orig_range(ssp).0;
+                self.cfa.loop_statements.push((start, head));
                 let c = self.cur;
                 self.blank(c, head);
                 let body = self.new_node();
@@ -102,6 +106,8 @@ impl<'a> Builder<'a> {
             Statement::DoWhile(w) => {
                 let body = self.new_node();
                 self.cfa.graph[body].loop_head = true;
+                let start = self.orig_range(ssp).0;
+                self.cfa.loop_statements.push((start, body));
                 let c = self.cur;
                 self.blank(c, body);
                 let cond = self.new_node();
@@ -136,6 +142,8 @@ impl<'a> Builder<'a> {
                 }
                 let head = self.new_node();
                 self.cfa.graph[head].loop_head = true;
+                let start = self.orig_range(ssp).0;
+                self.cfa.loop_statements.push((start, head));
                 let c = self.cur;
                 self.blank(c, head);
                 let body = self.new_node();
@@ -181,12 +189,14 @@ impl<'a> Builder<'a> {
             }
             Statement::Switch(sw) => self.switch(sw, ssp),
             Statement::Labeled(l) => {
+                let start = self.orig_range(ssp).0;
                 match &l.node.label.node {
                     Label::Identifier(id) => {
                         let n = self.label_node(&id.node.name);
                         let c = self.cur;
                         self.blank(c, n);
                         self.cur = n;
+                        self.cfa.statement_starts.push((start, n));
                         if id.node.name == "ERROR" {
                             let lsp = (l.span.start, l.node.label.span.end + 1);
                             let _ = self.emit(
@@ -204,6 +214,7 @@ impl<'a> Builder<'a> {
                             self.blank(c, n);
                             self.cur = n;
                         }
+                        self.cfa.statement_starts.push((start, self.cur));
                     }
                 }
                 self.stmt(&l.node.statement);

@@ -223,9 +223,13 @@ impl<'a> Builder<'a> {
             self.struct_vars.remove(&v);
             return;
         };
+        let units = self.structs.bitfield_locations(ty);
         let mut out = Vec::new();
         for (path, lty) in leaves {
             let id = self.new_var(&format!("{name}{path}"), &lty, scope.clone(), visible, false);
+            if let Some((_, unit)) = units.iter().find(|(p, _)| *p == path) {
+                self.cfa.vars[id.0 as usize].bitfield_unit = Some((v, *unit));
+            }
             out.push((path, id, lty));
         }
         self.struct_vars.insert(v, out);

@@ -31,9 +31,8 @@ pub(in crate::product) fn free_run(
         exact_locations: true,
         invariants: Vec::new(),
     };
-    let now = Instant::now();
     let fopts = ExploreOptions {
-        deadline: opts.deadline.min(now + FREE_RUN_MAX_TIME.min(opts.deadline.saturating_duration_since(now) / 4)),
+        deadline: opts.deadline.sooner(FREE_RUN_MAX_TIME.min(opts.deadline.remaining() / 4)),
         permissive: false,
         // No event is a violation: the free run only visits the program's states.
         target: ErrorTarget::nothing(),
@@ -80,5 +79,5 @@ pub fn run_test_vector(
         undefined: UndefinedBehaviour::Unknown,
         ..*opts
     };
-    explore_once(cfa, witness, anchors, &opts, &ErrorReach::for_target(cfa, &opts.target), None, None)
+    explore_once(cfa, witness, anchors, &opts, &ErrorReach::pruning(cfa, &opts.target, &[]), None, None)
 }

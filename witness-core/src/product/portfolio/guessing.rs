@@ -20,9 +20,8 @@ pub(in crate::product) fn guessing_run(
         return None;
     }
     let vector = crate::testvec::extract(cfa, witness, anchors).unwrap_or_default();
-    let now = Instant::now();
     let guess_opts = ExploreOptions {
-        deadline: opts.deadline.min(now + opts.deadline.saturating_duration_since(now) / 4),
+        deadline: opts.deadline.sooner(opts.deadline.remaining() / 4),
         target: opts.target.clone(),
         vector: None,
         guess: Some(Rc::new(vector)),

@@ -43,8 +43,8 @@ pub fn explore(
     }
     // Decision 95: a lasso's runs matter only while they can still enter the cycle head.
     let reach = match opts.target.lasso().then(|| head_seeds(cfa, witness, anchors)).flatten() {
-        Some(seeds) => ErrorReach::towards(cfa, &seeds),
-        None => ErrorReach::for_target(cfa, &opts.target),
+        Some(seeds) => ErrorReach::pruning(cfa, &opts.target, &seeds),
+        None => ErrorReach::pruning(cfa, &opts.target, &[]),
     };
     explore_with(cfa, source, witness, anchors, opts, &reach)
 }
