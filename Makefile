@@ -36,7 +36,8 @@ bench: setup
 # The differential oracle (issue 19): generated programs, witnesses recorded from native gcc runs
 # (ASan/UBSan) and mutated, every verdict checked against gcc. Runs SOAK_SECONDS (default 600) on
 # all cores; prints cases, verdicts, mismatches (inputs written under target/soak/findings) and
-# the mix of features and properties covered. SOAK_SEED fixes the seed; SOAK_ARGS passes more
+# the mix of features and properties covered; a third of the time goes to correctness witnesses
+# (witness-oracle/src/correctness.rs), and the mix by claim is printed last. SOAK_SEED fixes the seed; SOAK_ARGS passes more
 # options (e.g. --all-features for features known to mismatch; none today).
 SOAK_SECONDS ?= 600
 soak: setup

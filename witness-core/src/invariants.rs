@@ -45,6 +45,9 @@ pub struct Obligation {
     pub line: u32,
     /// Where it is in the witness (`line:column`, or `node N22`).
     pub origin: String,
+    /// The invariant lies in a function no run executes (decision 61 removed its definition,
+    /// following names from `main` and the constructors): it holds vacuously, `nodes` is empty.
+    pub unreached: Option<String>,
 }
 
 impl Obligation {
@@ -94,6 +97,26 @@ fn offset_of(cfa: &Cfa, line: u32, column: u32) -> Option<usize> {
 
 fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
     let origin = inv.origin.clone();
+    // A location inside the body of a function no run executes (not parsed, decision 61): the
+    // invariant claims nothing about any run (issue 32).
+    if let Some(f) = inv.function.as_deref().filter(|f| cfa.function_by_name(f).is_none() && cfa.defines(f)) {
+        let line_start = cfa.line_starts.get((inv.line as usize).wrapping_sub(1));
+        let line_end = cfa.line_starts.get(inv.line as usize).unwrap_or(cfa.source_len);
+        let inside = line_start.is_some_and(|s| cfa.skipped_bodies.iter().any(|(b, e)| *b <= s && line_end <= *e + 1));
+        if inside && matches!(inv.kind, InvariantKind::Loop | InvariantKind::Location) {
+            return Ok(Obligation {
+                kind: inv.kind,
+                text: inv.value.clone(),
+                scope: cfa.main,
+                offset: None,
+                nodes: Vec::new(),
+                witness_node: None,
+                line: inv.line,
+                origin,
+                unreached: Some(f.to_string()),
+            });
+        }
+    }
     let named = function_named(cfa, inv.function.as_deref(), &origin)?;
     let unplaced = |what: &str| {
         format!(
@@ -114,6 +137,7 @@ fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String>
         witness_node: None,
         line: inv.line,
         origin: origin.clone(),
+        unreached: None,
     };
     match inv.kind {
         InvariantKind::Requires | InvariantKind::Ensures => {
@@ -276,5 +300,15 @@ fn resolve_graphml(cfa: &Cfa, w: &WitnessAutomaton, n: NodeIndex, text: &str) ->
         .unwrap_or(0);
     let kind =
         if nodes.iter().all(|m| cfa.graph[*m].loop_head) { InvariantKind::Loop } else { InvariantKind::Location };
-    Ok(Obligation { kind, text: text.to_string(), scope, offset, nodes, witness_node: Some(n), line, origin })
+    Ok(Obligation {
+        kind,
+        text: text.to_string(),
+        scope,
+        offset,
+        nodes,
+        witness_node: Some(n),
+        line,
+        origin,
+        unreached: None,
+    })
 }

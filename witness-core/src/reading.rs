@@ -110,6 +110,69 @@ impl Doubts {
     }
 }
 
+/// What a conclusion is about (issue 32, decision 184). The verdict's words stay the program's
+/// (`Confirmed`: a run violates a claim; `Rejected`: none does), but what may justify each
+/// depends on the claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// A violation witness (or a lasso): `Confirmed` = a run the witness allows violates the
+    /// property; `Rejected` = no run the witness allows does. Following the witness automaton
+    /// is the point; the readings' directions (decision 97) decide.
+    Violation,
+    /// A correctness witness: `Rejected` = the program is correct and every invariant holds
+    /// (the witness confirmed), which needs *every run of the program* examined or an inductive
+    /// proof; `Confirmed` = a run falsifies an invariant or the property (the witness refuted),
+    /// which needs exact values.
+    Correctness,
+}
+
+/// What a search covered, recorded while it ran (the first reason of each kind). Every source
+/// of incompleteness declares here what it costs: runs of the program the search did not
+/// examine (it followed the witness automaton, cut paths at a bound, pruned, merged), or values
+/// it knew only approximately.
+#[derive(Debug, Clone, Default)]
+pub struct Coverage {
+    /// Runs of the program were not examined: no "correct" for a correctness witness.
+    pub lost_runs: Option<String>,
+    /// A conclusion rests on values known only approximately: no refutation.
+    pub inexact: Option<String>,
+}
+
+impl Coverage {
+    pub fn lose_runs(&mut self, why: impl Into<String>) {
+        if self.lost_runs.is_none() {
+            self.lost_runs = Some(why.into());
+        }
+    }
+}
+
+/// The gate for every claim: [`conclude`] (the reading's direction) and then what the search
+/// covered. A correctness witness's confirmation (`Rejected`) needs a search that lost no run of
+/// the program; its refutation (`Confirmed`) needs exact values. Nothing else decides this.
+pub fn conclude_claim(
+    claim: Claim,
+    reading: &Reading,
+    doubts: &Doubts,
+    coverage: &Coverage,
+    verdict: Verdict,
+) -> (Verdict, Option<String>) {
+    let (verdict, why) = conclude(reading, doubts, verdict);
+    if claim == Claim::Violation {
+        return (verdict, why);
+    }
+    match (&verdict, &coverage.lost_runs, &coverage.inexact) {
+        (Verdict::Rejected, Some(lost), _) => {
+            let reason = format!("no run the search examined violates the witness's claims, but {lost}");
+            (Verdict::Unknown { reason: reason.clone() }, Some(reason))
+        }
+        (Verdict::Confirmed { .. }, _, Some(inexact)) => {
+            let reason = format!("a run falsifies a claim of the witness, but {inexact}");
+            (Verdict::Unknown { reason: reason.clone() }, Some(reason))
+        }
+        _ => (verdict, why),
+    }
+}
+
 /// The gate: what `verdict`, found under `reading` with `doubts`, may say. A conclusion the
 /// reading does not support becomes `unknown`, and the returned reason says why.
 pub fn conclude(reading: &Reading, doubts: &Doubts, verdict: Verdict) -> (Verdict, Option<String>) {
@@ -151,6 +214,28 @@ mod tests {
 
     fn confirmed() -> Verdict {
         Verdict::Confirmed { trace: Vec::new(), error_function: "reach_error".into() }
+    }
+
+    #[test]
+    fn a_correctness_claim_needs_every_run_and_exact_values() {
+        let none = Doubts::default();
+        let full = Coverage::default();
+        let mut partial = Coverage::default();
+        partial.lose_runs("the search follows the witness automaton");
+        let inexact = Coverage { lost_runs: None, inexact: Some("sin(0.5) is known within 4 ulps".into()) };
+        let c = Claim::Correctness;
+        assert!(matches!(conclude_claim(c, &Reading::EXACT, &none, &full, Verdict::Rejected).0, Verdict::Rejected));
+        let (v, why) = conclude_claim(c, &Reading::EXACT, &none, &partial, Verdict::Rejected);
+        assert!(matches!(v, Verdict::Unknown { .. }) && why.unwrap().contains("witness automaton"));
+        // Losing runs does not stop a refutation; approximate values do.
+        assert!(matches!(
+            conclude_claim(c, &Reading::EXACT, &none, &partial, confirmed()).0,
+            Verdict::Confirmed { .. }
+        ));
+        assert!(matches!(conclude_claim(c, &Reading::EXACT, &none, &inexact, confirmed()).0, Verdict::Unknown { .. }));
+        // A violation witness's rejection follows the automaton by design.
+        let v = Claim::Violation;
+        assert!(matches!(conclude_claim(v, &Reading::EXACT, &none, &partial, Verdict::Rejected).0, Verdict::Rejected));
     }
 
     #[test]

@@ -45,3 +45,32 @@ fn seeded_round_has_no_mismatch() {
     assert!(stats.programs >= 20, "too few programs generated: {}", stats.programs);
     assert!(stats.confirmed >= 80 && stats.rejected >= 40, "too few definite verdicts:\n{}", stats.summary());
 }
+
+/// Issue 32 item 4: the seeded round of the correctness-witness oracle (seed 32, 12 programs,
+/// about 36 witnesses): no mismatch, and enough definite verdicts of both kinds.
+#[test]
+fn seeded_correctness_round_has_no_mismatch() {
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-correctness");
+    let _ = std::fs::remove_dir_all(&work);
+    if let Err(e) = witness_oracle::native::gcc_available(&work, true) {
+        if std::env::var_os("WITNESS_ORACLE_SKIP").is_some() {
+            eprintln!("SKIPPED: the correctness oracle needs gcc with -m32 ({e})");
+            return;
+        }
+        panic!("the correctness oracle needs gcc with -m32 ({e}); run scripts/setup");
+    }
+    let r = witness_oracle::correctness::round(32, 12, &work, Duration::from_secs(20), None);
+    eprintln!(
+        "correctness round: {} programs, {} witnesses ({} valid), {} agree, {} unknown, {} mismatches",
+        r.programs,
+        r.cases,
+        r.valid,
+        r.agree,
+        r.unknown,
+        r.mismatches.len()
+    );
+    assert!(r.mismatches.is_empty(), "mismatches:\n{}", r.mismatches.join("\n\n"));
+    assert!(r.programs >= 10, "only {} programs ran natively", r.programs);
+    assert!(r.agree >= r.cases / 2, "too few definite verdicts: {} of {}", r.agree, r.cases);
+    assert!(r.valid > 0 && r.valid < r.cases, "the round needs valid and invalid witnesses");
+}

@@ -257,12 +257,12 @@ impl<'a> Explorer<'a> {
     }
 
     fn observe_with(&mut self, obs: &mut Observer, state: &mut ProductState) -> Observed {
-        // The start of a window (the first state observed) assumes its invariants.
-        let start = std::mem::replace(&mut obs.fresh, false);
-        let at_cut = !start && obs.cuts.contains(&state.loc);
         // Only an induction window counts its passes (the count is part of a state's identity);
-        // the refutation checks everything.
+        // the refutation checks everything, its first state too (a real one).
         let window = obs.stop_at.is_some();
+        // The start of a window (the first state observed) assumes its invariants.
+        let start = std::mem::replace(&mut obs.fresh, false) && window;
+        let at_cut = !start && obs.cuts.contains(&state.loc);
         if at_cut && (window || obs.bound.is_some()) {
             state.passes = state.passes.saturating_add(1);
         }
@@ -593,41 +593,55 @@ fn refute_once(
     obs.sparse = true;
     obs.bound = bound;
     ex.observer = Some(Box::new(obs));
-    let mut verdict = ex.run();
+    // What this search loses of the program's runs (decision 184): the runs the witness
+    // automaton does not let through (a sink, a restricting assumption, a missing transition),
+    // and the paths a bound cuts.
+    if graphml {
+        ex.coverage
+            .lose_runs("the search follows the witness automaton, which need not let every run of the program through");
+    }
+    if let Some(b) = bound {
+        ex.coverage.lose_runs(format!("paths were cut after {b} cut points or calls"));
+    }
+    let verdict = ex.run();
     let failed = ex.observer.as_mut().and_then(|o| o.failed.take());
     let (mut states, mut calls) = (ex.states, ex.smt.calls);
-    // A search that follows the witness automaton sees only the runs the automaton lets
-    // through (a sink, a restricting assumption, a missing transition hide the others): it
-    // checks the invariants, which the witness claims only while the automaton is in their
-    // states, but "the property holds" needs every run of the program (issue 32 cause 3).
-    if bound.is_none() && graphml && matches!(verdict, Verdict::Rejected) && failed.is_none() {
-        let mut all = Explorer::new(cfa, &trivial, anchors, opts, &reach);
-        all.explain = Explanation::new(false);
-        let mut obs = Observer::new(Rc::new(Vec::new()), Rc::new(cut_points(cfa)), 0, None);
-        obs.sparse = true;
-        all.observer = Some(Box::new(obs));
-        verdict = all.run();
-        states += all.states;
-        calls += all.smt.calls;
-        if let Verdict::Unknown { reason } = &verdict {
-            verdict = Verdict::Unknown {
-                reason: format!(
-                    "every run the witness automaton allows keeps the invariants, but whether every run of the program keeps the property is undecided: {reason}"
-                ),
-            };
-        }
-    }
-    let raw = match &verdict {
+    let raw = |verdict: &Verdict, states: u64| match verdict {
         Verdict::Confirmed { error_function, .. } => error_function.clone(),
         Verdict::Rejected => format!(
             "every reachable state was explored ({states} product states): every invariant holds and the property too"
         ),
         Verdict::Unknown { reason } => reason.clone(),
     };
-    let (verdict, reason) = match reading::conclude(&reading_of(opts, false), &ex.doubts, verdict) {
-        (v, Some(why)) => (v, why),
-        (v, None) => (v, raw),
+    let reading = reading_of(opts, false);
+    let (mut verdict, mut why) =
+        reading::conclude_claim(Claim::Correctness, &reading, &ex.doubts, &ex.coverage, verdict.clone());
+    // The automaton's runs keep the invariants, which the witness claims only while the
+    // automaton is in their states; "the property holds" needs every run of the program
+    // (issue 32 cause 3): a search over all of them, with the trivial automaton, decides.
+    let automaton_clean = graphml && bound.is_none() && failed.is_none() && ex.coverage.lost_runs.is_some() && {
+        matches!(reading::conclude(&reading, &ex.doubts, Verdict::Rejected).0, Verdict::Rejected)
     };
+    if automaton_clean && matches!(verdict, Verdict::Unknown { .. }) && why.is_some() {
+        let mut all = Explorer::new(cfa, &trivial, anchors, opts, &reach);
+        all.explain = Explanation::new(false);
+        let mut obs = Observer::new(Rc::new(Vec::new()), Rc::new(cut_points(cfa)), 0, None);
+        obs.sparse = true;
+        all.observer = Some(Box::new(obs));
+        let v = all.run();
+        states += all.states;
+        calls += all.smt.calls;
+        let v = match v {
+            Verdict::Unknown { reason } => Verdict::Unknown {
+                reason: format!(
+                    "every run the witness automaton allows keeps the invariants, but whether every run of the program keeps the property is undecided: {reason}"
+                ),
+            },
+            v => v,
+        };
+        (verdict, why) = reading::conclude_claim(Claim::Correctness, &Reading::EXACT, &all.doubts, &all.coverage, v);
+    }
+    let reason = why.unwrap_or_else(|| raw(&verdict, states));
     InvariantOutcome { verdict, reason, failed, k: None, states, solver_calls: calls }
 }
 
@@ -671,8 +685,8 @@ pub fn prove_invariants(
                     o.reason = o.reason.replace(
                         ") and the property holds",
                         &format!(
-                            ", with {n} inferred equalit{} at the cut points) and the property holds",
-                            if n == 1 { "y" } else { "ies" }
+                            ", with {n} inferred invariant{} at the cut points) and the property holds",
+                            if n == 1 { "" } else { "s" }
                         ),
                     );
                     o.states = states;
@@ -697,9 +711,9 @@ fn unreachable_candidate() -> InvariantOutcome {
     InvariantOutcome::unknown("internal: a candidate equality without candidates".into(), None, 0, 0)
 }
 
-/// Candidate invariants `x == c` at each cut point: every integer variable in scope (the
-/// function's locals, the globals) whose value is the same concrete `c` at the first visit
-/// of every run; each must lower in the cut point's scope.
+/// Candidate invariants `x == c` and `x % 2 == c % 2` at each cut point: every integer variable
+/// in scope (the function's locals, the globals) whose value is the same concrete `c` at the
+/// first visit of every run; each must lower in the cut point's scope.
 fn inferred_equalities(cfa: &Cfa, templates: &[ProductState]) -> Vec<Obligation> {
     use crate::semantics::Slot;
     let mut out = Vec::new();
@@ -729,23 +743,32 @@ fn inferred_equalities(cfa: &Cfa, templates: &[ProductState]) -> Vec<Obligation>
             if v.unsigned_abs() >= 1 << 62 {
                 continue;
             }
-            let text = if ty.signed { format!("{name} == {v}") } else { format!("{name} == {v}U") };
-            let lowered =
-                lower_assumption(cfa, &text, &AssumptionScope { function: Some(scope), offset, result_ty: None });
-            if lowered.is_empty() || lowered.iter().any(|c| c.is_err()) {
-                continue;
+            // The value itself, and its parity (a counter stepping by 2 keeps it: `x % 2 == 0`),
+            // which C's `%` gives the sign of the dividend, as Rust's does.
+            let texts = if ty.signed {
+                [format!("{name} == {v}"), format!("{name} % 2 == {}", v % 2)]
+            } else {
+                [format!("{name} == {v}U"), format!("{name} % 2U == {}U", v % 2)]
+            };
+            for text in texts {
+                let lowered =
+                    lower_assumption(cfa, &text, &AssumptionScope { function: Some(scope), offset, result_ty: None });
+                if lowered.is_empty() || lowered.iter().any(|c| c.is_err()) {
+                    continue;
+                }
+                n += 1;
+                out.push(Obligation {
+                    kind: InvariantKind::Loop,
+                    text,
+                    scope,
+                    offset,
+                    nodes: vec![t.loc],
+                    witness_node: None,
+                    line,
+                    origin: "inferred".into(),
+                    unreached: None,
+                });
             }
-            n += 1;
-            out.push(Obligation {
-                kind: InvariantKind::Loop,
-                text,
-                scope,
-                offset,
-                nodes: vec![t.loc],
-                witness_node: None,
-                line,
-                origin: "inferred".into(),
-            });
         }
     }
     out
@@ -767,6 +790,9 @@ fn prove_once(
     let reach = ErrorReach::pruning(cfa, &opts.target, &seeds);
     let cuts = Rc::new(cut_points(cfa));
     let (mut states, mut calls) = (0u64, 0u64);
+    // What the base cases and windows lost of the program's runs (decision 184): a window ends
+    // at its k-th cut point by design (induction covers what follows), nothing else may.
+    let mut coverage = reading::Coverage::default();
     let mut not_inductive = String::from("no cut point");
     let mut failed = None;
     let done = |verdict: Verdict, reason: String, failed, k, states, calls| InvariantOutcome {
@@ -784,6 +810,9 @@ fn prove_once(
         let verdict = ex.run();
         states += ex.states;
         calls += ex.smt.calls;
+        if let Some(l) = ex.coverage.lost_runs.take() {
+            coverage.lose_runs(l);
+        }
         let mut obs = ex.observer.take().expect("observer");
         if let Some((i, _)) = obs.failed.as_ref().filter(|(i, _)| *i >= given) {
             return Err((*i, states, calls));
@@ -855,6 +884,9 @@ fn prove_once(
             let verdict = ex.run_from(g);
             states += ex.states;
             calls += ex.smt.calls;
+            if let Some(l) = ex.coverage.lost_runs.take() {
+                coverage.lose_runs(l);
+            }
             let mut o = ex.observer.take().expect("observer");
             seen = std::mem::take(&mut o.seen);
             todo.append(&mut o.reached);
@@ -888,7 +920,17 @@ fn prove_once(
                     seen.len(),
                     if seen.len() == 1 { "" } else { "s" }
                 );
-                return Ok(done(Verdict::Rejected, reason, None, Some(k), states, calls));
+                let gate = reading::conclude_claim(
+                    Claim::Correctness,
+                    &Reading::EXACT,
+                    &Doubts::default(),
+                    &coverage,
+                    Verdict::Rejected,
+                );
+                return Ok(match gate {
+                    (Verdict::Rejected, _) => done(Verdict::Rejected, reason, None, Some(k), states, calls),
+                    (_, why) => InvariantOutcome::unknown(why.unwrap_or_default(), None, states, calls),
+                });
             }
             Some((what, f, place)) => {
                 not_inductive = format!(

@@ -38,7 +38,7 @@ use crate::cfa::{
 use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::offsets::OffsetPlan;
 use crate::reach::ErrorReach;
-use crate::reading::{self, Doubts, Reading};
+use crate::reading::{self, Claim, Doubts, Reading};
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
 use crate::testvec::TestVector;
@@ -429,6 +429,8 @@ struct Explorer<'a> {
     lasso: LassoSearch,
     /// Constraints of the witness this exploration dropped or added (decision 97).
     doubts: Doubts,
+    /// What this search loses of the program's runs, or knows only approximately (decision 184).
+    coverage: reading::Coverage,
     /// Transitions whose offsets or column could not be used and whose line holds several
     /// places they could mean (issue 19, cause 2): firing one is a guess of which (decision 98).
     approximate: HashMap<EdgeIndex, String>,
@@ -586,6 +588,7 @@ impl<'a> Explorer<'a> {
             max_states: None,
             lasso: LassoSearch::new(witness),
             doubts: Doubts::default(),
+            coverage: reading::Coverage::default(),
             revisit: HashMap::new(),
             approximate: HashMap::new(),
             places: HashMap::new(),

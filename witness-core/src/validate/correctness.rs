@@ -184,6 +184,19 @@ fn statuses(
                     _ => ("unproved", None),
                 },
             };
+            if let Some(f) = &o.unreached {
+                // Never checked (no location of it is reached), whatever the search found.
+                let vacuous = matches!(outcome.verdict, Verdict::Rejected);
+                return InvariantStatus {
+                    kind: o.kind.name().into(),
+                    invariant: o.text.clone(),
+                    line: o.line,
+                    function: f.clone(),
+                    witness_position: o.origin.clone(),
+                    status: if vacuous { "proved" } else { "unproved" }.into(),
+                    detail: Some(format!("holds vacuously: no run executes `{f}`")),
+                };
+            }
             InvariantStatus {
                 kind: o.kind.name().into(),
                 invariant: o.text.clone(),

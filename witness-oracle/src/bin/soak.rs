@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use witness_oracle::correctness::{self, Round};
 use witness_oracle::gen::Features;
 use witness_oracle::oracle::{run, Config};
 
@@ -54,6 +55,14 @@ fn main() {
             std::process::exit(2);
         }
     }
+    // Issue 32 item 4: a third of the time goes to correctness witnesses (their own rounds, one
+    // per worker, seeds from `seed`), the rest to violation witnesses.
+    let correctness_secs = seconds / 3;
+    let correctness = {
+        let work = work.clone();
+        std::thread::spawn(move || correctness_rounds(seed, correctness_secs, jobs, &work))
+    };
+    let seconds = seconds - correctness_secs;
     let cfg = Config {
         seed,
         features,
@@ -70,7 +79,59 @@ fn main() {
     eprintln!("soak: seed {seed}, {seconds} s, {jobs} workers, findings in {}", cfg.findings_dir.display());
     let stats = run(&cfg);
     println!("{}", stats.summary());
-    if !stats.mismatches.is_empty() {
+    let c = correctness.join().unwrap_or_default();
+    println!(
+        "mix by claim: violation {} cases; correctness {} witnesses of {} programs ({} valid): {} agree, {} unknown, {} mismatches; threads 0 (not generated yet)",
+        stats.cases,
+        c.cases,
+        c.programs,
+        c.valid,
+        c.agree,
+        c.unknown,
+        c.mismatches.len()
+    );
+    for m in &c.mismatches {
+        println!("CORRECTNESS MISMATCH: {m}");
+    }
+    if !stats.mismatches.is_empty() || !c.mismatches.is_empty() {
         std::process::exit(1);
     }
+}
+
+/// Correctness rounds on `jobs` threads for `seconds`, merged.
+fn correctness_rounds(seed: u64, seconds: u64, jobs: usize, work: &std::path::Path) -> Round {
+    let deadline = std::time::Instant::now() + Duration::from_secs(seconds);
+    let workers: Vec<_> = (0..jobs.max(1))
+        .map(|w| {
+            let work = work.join(format!("correctness-{w}"));
+            std::thread::spawn(move || {
+                let mut total = Round::default();
+                let mut k = 0u64;
+                while std::time::Instant::now() < deadline {
+                    let s = seed.wrapping_mul(1_000_003).wrapping_add(w as u64 * 1_000_000 + k);
+                    let r = correctness::round(s, 5, &work, Duration::from_secs(10), Some(deadline));
+                    total.programs += r.programs;
+                    total.cases += r.cases;
+                    total.agree += r.agree;
+                    total.unknown += r.unknown;
+                    total.valid += r.valid;
+                    total.mismatches.extend(r.mismatches);
+                    k += 1;
+                }
+                total
+            })
+        })
+        .collect();
+    let mut all = Round::default();
+    for w in workers {
+        if let Ok(r) = w.join() {
+            all.programs += r.programs;
+            all.cases += r.cases;
+            all.agree += r.agree;
+            all.unknown += r.unknown;
+            all.valid += r.valid;
+            all.mismatches.extend(r.mismatches);
+        }
+    }
+    all
 }

@@ -41,6 +41,10 @@ impl<'a> Builder<'a> {
         }
         match &s.node {
             Statement::Compound(items) => {
+                // A block is a statement: its `{` is where control enters it (issue 34 item 1:
+                // Theta's cycles and loop-body invariants name it).
+                let start = self.orig_range(ssp).0;
+                self.cfa.statement_starts.push((start, self.cur));
                 self.scopes.push(HashMap::new());
                 let outer_block_end = std::mem::replace(&mut self.block_end, s.span.end);
                 for it in items {
