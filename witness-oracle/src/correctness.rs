@@ -75,11 +75,13 @@ pub fn generate(rng: &mut TestRng) -> Program {
     let x0 = rng.random_range(0..3i32);
     let two_inputs = rng.random_bool(0.5);
     let parity_branch = rng.random_bool(0.5);
-    let error = match rng.random_range(0..4u32) {
-        0 => None,
-        1 => Some(false), // after the loop
-        2 => Some(true),  // in an atexit handler
-        _ => Some(false),
+    // The error: none, after the loop (reachable for some inputs, or guarded by `y < 0`,
+    // which no run satisfies), or in an `atexit` handler.
+    let (error, guard) = match rng.random_range(0..4u32) {
+        0 => (None, ">="),
+        1 => (Some(false), ">="),
+        2 => (Some(true), ">="),
+        _ => (Some(false), "<"),
     };
     let mut s = String::new();
     s.push_str("extern void reach_error(void);\nextern unsigned char __VERIFIER_nondet_uchar(void);\n");
@@ -143,7 +145,7 @@ pub fn generate(rng: &mut TestRng) -> Program {
     let target = x0 + a * rng.random_range(0..(d as i32 + 1));
     match error {
         Some(false) => {
-            let _ = writeln!(s, "  if (x == {target} && y >= 0) reach_error();");
+            let _ = writeln!(s, "  if (x == {target} && y {guard} 0) reach_error();");
         }
         Some(true) => {
             let _ = writeln!(s, "  g = (x == {target});");
@@ -301,7 +303,18 @@ pub fn cases(p: &Program, heads: &[[i64; 5]], error: bool, rng: &mut TestRng) ->
         return Vec::new();
     }
     let pick = |rng: &mut TestRng| atoms[rng.random_range(0..atoms.len())];
-    let conj: Vec<Atom> = (0..rng.random_range(1..4usize)).map(|_| pick(rng)).collect();
+    let mut out = Vec::new();
+    // Three observed conjunctions per program, each with its mutations (a native build costs
+    // more than a validation).
+    for _ in 0..3 {
+        let conj: Vec<Atom> = (0..rng.random_range(1..4usize)).map(|_| pick(rng)).collect();
+        out.extend(mutants(p, heads, error, conj));
+    }
+    out
+}
+
+/// A conjunction true on every visit, and its mutations.
+fn mutants(p: &Program, heads: &[[i64; 5]], error: bool, conj: Vec<Atom>) -> Vec<Case> {
     let mut out = Vec::new();
     let judge = |c: &[Atom]| !error && heads.iter().all(|s| c.iter().all(|a| holds(a, s)));
     let render = |c: &[Atom]| c.iter().map(text).collect::<Vec<_>>().join(" && ");
