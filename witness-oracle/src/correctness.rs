@@ -416,6 +416,18 @@ pub struct Round {
     pub mismatches: Vec<String>,
 }
 
+impl Round {
+    /// Adds another round's counts and mismatches.
+    pub fn absorb(&mut self, r: Round) {
+        self.programs += r.programs;
+        self.cases += r.cases;
+        self.agree += r.agree;
+        self.unknown += r.unknown;
+        self.valid += r.valid;
+        self.mismatches.extend(r.mismatches);
+    }
+}
+
 /// `programs` programs from `seed` (each with its cases), in `work`.
 pub fn round(
     seed: u64,

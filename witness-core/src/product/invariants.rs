@@ -425,46 +425,46 @@ impl<'a> Explorer<'a> {
         c: Option<Bool>,
         why: &str,
     ) -> Observed {
-        let mut s = state.clone();
-        if let Some(c) = c {
-            s.data.constrain(c);
-        }
-        let claim = format!("the {} is undefined", obs.obligations[i].describe());
-        if !self.approx_settled(&s, &claim) {
-            return Observed::Stop;
-        }
-        let o = &obs.obligations[i];
-        let values = self.values_of(&s, o);
-        obs.failed = Some((i, values.clone()));
-        let what = format!(
-            "{} is undefined here ({why}){}",
-            o.describe(),
-            if values.is_empty() { String::new() } else { format!(" when {values}") }
-        );
-        Observed::Violated(self.confirm(&s, what))
+        self.refuting_run(obs, state, i, c, "undefined", |values| {
+            format!(
+                "undefined here ({why}){}",
+                if values.is_empty() { String::new() } else { format!(" when {values}") }
+            )
+        })
     }
 
     /// Obligation `i` is false in some state of `state`'s: the exploration ends with that run.
     fn falsified(&mut self, obs: &mut Observer, state: &ProductState, i: usize, c: Option<Bool>) -> Observed {
+        self.refuting_run(obs, state, i, c.map(|c| c.not()), "false", |values| {
+            format!("false{}", if values.is_empty() { String::new() } else { format!(" ({values})") })
+        })
+    }
+
+    /// The run of `state` (constrained by `c`) on which obligation `i` is `how` (`false`,
+    /// `undefined`): the exploration ends with it. A refutation is a run with exact values:
+    /// where the path goes through values known only approximately (libm, inline asm), it must
+    /// refute for every value they may take, as a violation's confirmation must (cause 6).
+    fn refuting_run(
+        &mut self,
+        obs: &mut Observer,
+        state: &ProductState,
+        i: usize,
+        c: Option<Bool>,
+        how: &str,
+        tell: impl FnOnce(&str) -> String,
+    ) -> Observed {
         let mut s = state.clone();
         if let Some(c) = c {
-            s.data.constrain(c.not());
+            s.data.constrain(c);
         }
-        // A refutation is a run with exact values: where the path goes through values known
-        // only approximately (libm, inline asm), it must falsify the invariant for every value
-        // they may take, as a violation's confirmation must (issue 32 cause 6).
-        let claim = format!("the {} is false", obs.obligations[i].describe());
+        let claim = format!("the {} is {how}", obs.obligations[i].describe());
         if !self.approx_settled(&s, &claim) {
             return Observed::Stop;
         }
         let o = &obs.obligations[i];
         let values = self.values_of(&s, o);
         obs.failed = Some((i, values.clone()));
-        let what = format!(
-            "{} is false{}",
-            o.describe(),
-            if values.is_empty() { String::new() } else { format!(" ({values})") }
-        );
+        let what = format!("{} is {}", o.describe(), tell(&values));
         Observed::Violated(self.confirm(&s, what))
     }
 

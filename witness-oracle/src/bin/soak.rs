@@ -109,13 +109,7 @@ fn correctness_rounds(seed: u64, seconds: u64, jobs: usize, work: &std::path::Pa
                 let mut k = 0u64;
                 while std::time::Instant::now() < deadline {
                     let s = seed.wrapping_mul(1_000_003).wrapping_add(w as u64 * 1_000_000 + k);
-                    let r = correctness::round(s, 5, &work, Duration::from_secs(10), Some(deadline));
-                    total.programs += r.programs;
-                    total.cases += r.cases;
-                    total.agree += r.agree;
-                    total.unknown += r.unknown;
-                    total.valid += r.valid;
-                    total.mismatches.extend(r.mismatches);
+                    total.absorb(correctness::round(s, 5, &work, Duration::from_secs(10), Some(deadline)));
                     k += 1;
                 }
                 total
@@ -125,12 +119,7 @@ fn correctness_rounds(seed: u64, seconds: u64, jobs: usize, work: &std::path::Pa
     let mut all = Round::default();
     for w in workers {
         if let Ok(r) = w.join() {
-            all.programs += r.programs;
-            all.cases += r.cases;
-            all.agree += r.agree;
-            all.unknown += r.unknown;
-            all.valid += r.valid;
-            all.mismatches.extend(r.mismatches);
+            all.absorb(r);
         }
     }
     all
