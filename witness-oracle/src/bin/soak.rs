@@ -76,7 +76,11 @@ fn main() {
         shrink,
         progress: Some(Duration::from_secs(30)),
     };
-    eprintln!("soak: seed {seed}, {seconds} s, {jobs} workers, findings in {}", cfg.findings_dir.display());
+    eprintln!(
+        "soak: seed {seed}, {seconds} s for violation witnesses and, beside them, {correctness_secs} s for correctness \
+         witnesses, {jobs} workers each, findings in {}",
+        cfg.findings_dir.display()
+    );
     let stats = run(&cfg);
     println!("{}", stats.summary());
     let c = correctness.join().unwrap_or_default();
