@@ -40,6 +40,10 @@ pub struct Program {
     head: (usize, usize),
     /// Names of the variables printed at the head.
     vars: Vec<&'static str>,
+    /// The inputs' domain (`% domain`), x's step per pass and x's initial value.
+    domain: u32,
+    step: i64,
+    x0: i64,
 }
 
 /// One correctness case: a program, one witness, and the truth.
@@ -153,7 +157,15 @@ pub fn generate(rng: &mut TestRng) -> Program {
         None => {}
     }
     s.push_str("  return 0;\n}\n");
-    Program { text: s, form, head: (head_line, col), vars: vec!["i", "x", "y", "n", "m"] }
+    Program {
+        text: s,
+        form,
+        head: (head_line, col),
+        vars: vec!["i", "x", "y", "n", "m"],
+        domain: d,
+        step: i64::from(a),
+        x0: i64::from(x0),
+    }
 }
 
 /// The instrumented text: `__wc_h(i, x, y, n, m)` at every head visit.
@@ -212,15 +224,8 @@ pub fn run_natively(p: &Program, dir: &Path) -> Result<(Vec<[i64; 5]>, bool), St
     if !out.status.success() {
         return Err(format!("gcc: {}", String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("")));
     }
-    // The domain: `% D` of the program (enumerating its residues covers every input).
-    let d: u32 = p
-        .text
-        .split("% ")
-        .nth(1)
-        .and_then(|r| r.split(';').next())
-        .and_then(|r| r.trim().parse().ok())
-        .ok_or("no domain")?;
-    let run = Command::new(&exe).arg(d.to_string()).output().map_err(|e| e.to_string())?;
+    // Enumerating the residues of `% domain` covers every input.
+    let run = Command::new(&exe).arg(p.domain.to_string()).output().map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&run.stdout);
     let mut heads = Vec::new();
     let mut error = false;
@@ -286,12 +291,7 @@ fn true_atoms(p: &Program, heads: &[[i64; 5]]) -> Vec<Atom> {
         }
     }
     out.push(Atom::ILeN);
-    // x == a * i + b: from the program's text.
-    let a = p.text.split("x = x + ").nth(1).and_then(|r| r.split(';').next()).and_then(|r| r.parse::<i64>().ok());
-    let b = p.text.split(", x = ").nth(1).and_then(|r| r.split(',').next()).and_then(|r| r.parse::<i64>().ok());
-    if let (Some(a), Some(b)) = (a, b) {
-        out.push(Atom::Lin(a, b));
-    }
+    out.push(Atom::Lin(p.step, p.x0));
     out.retain(|a| heads.iter().all(|s| holds(a, s)));
     out
 }

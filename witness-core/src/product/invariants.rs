@@ -133,40 +133,52 @@ pub(crate) fn cut_points(cfa: &Cfa) -> HashSet<NodeIndex> {
     cuts
 }
 
-/// Can handlers be registered with `atexit` between two visits of the cut point `loc`: on a
-/// cycle through it, directly or in a function called on it (a call through a pointer may call
-/// any)? Then the list of handlers is no invariant of the loop, and an induction step that
-/// starts from the first visit's list misses handlers of later iterations (issue 32 cause 1).
-fn registers_on_cycle(cfa: &Cfa, loc: NodeIndex) -> bool {
-    use crate::cfa::FuncId;
+/// Does step `op` register an `atexit` handler, directly or through a call of one of the
+/// `registrars` (a call through a pointer may call any)?
+fn registers(op: &EdgeOp, registrars: &HashSet<crate::cfa::FuncId>) -> bool {
+    match op {
+        EdgeOp::AtExit { .. } | EdgeOp::CallPtr { .. } => true,
+        EdgeOp::Call { callee, .. } => registrars.contains(callee),
+        EdgeOp::ThreadCreate { routine, .. } => registrars.contains(routine),
+        _ => false,
+    }
+}
+
+/// The functions that may register an `atexit` handler, directly or through their calls (empty
+/// when the program registers none).
+fn atexit_registrars(cfa: &Cfa) -> HashSet<crate::cfa::FuncId> {
     let func_of = |n: NodeIndex| cfa.graph[n].function;
-    let mut may: HashSet<FuncId> = cfa
+    let mut may: HashSet<_> = cfa
         .graph
         .edge_references()
         .filter(|e| matches!(e.weight().op, EdgeOp::AtExit { .. }))
         .filter_map(|e| func_of(e.source()))
         .collect();
     if may.is_empty() {
-        return false;
+        return may;
     }
-    let calls = |op: &EdgeOp, may: &HashSet<FuncId>| match op {
-        EdgeOp::AtExit { .. } | EdgeOp::CallPtr { .. } => true,
-        EdgeOp::Call { callee, .. } => may.contains(callee),
-        EdgeOp::ThreadCreate { routine, .. } => may.contains(routine),
-        _ => false,
-    };
     loop {
         let before = may.len();
-        let more: Vec<FuncId> = cfa
+        let more: Vec<_> = cfa
             .graph
             .edge_references()
-            .filter(|e| calls(&e.weight().op, &may))
+            .filter(|e| registers(&e.weight().op, &may))
             .filter_map(|e| func_of(e.source()))
             .collect();
         may.extend(more);
         if may.len() == before {
-            break;
+            return may;
         }
+    }
+}
+
+/// Can handlers be registered with `atexit` between two visits of the cut point `loc`: on a
+/// cycle through it, directly or in a call of one of the `registrars`? Then the list of handlers
+/// is no invariant of the loop, and an induction step that starts from the first visit's list
+/// misses handlers of later iterations (issue 32 cause 1).
+fn registers_on_cycle(cfa: &Cfa, registrars: &HashSet<crate::cfa::FuncId>, loc: NodeIndex) -> bool {
+    if registrars.is_empty() {
+        return false;
     }
     let reach = |dir: Direction| -> HashSet<NodeIndex> {
         let mut seen = HashSet::new();
@@ -181,7 +193,7 @@ fn registers_on_cycle(cfa: &Cfa, loc: NodeIndex) -> bool {
     let (ahead, behind) = (reach(Direction::Outgoing), reach(Direction::Incoming));
     cfa.graph
         .edge_references()
-        .any(|e| ahead.contains(&e.source()) && behind.contains(&e.target()) && calls(&e.weight().op, &may))
+        .any(|e| ahead.contains(&e.source()) && behind.contains(&e.target()) && registers(&e.weight().op, registrars))
 }
 
 /// The line of the first step out of a location.
@@ -789,6 +801,7 @@ fn prove_once(
     let seeds: Vec<NodeIndex> = obligations.iter().flat_map(|o| o.nodes.iter().copied()).collect();
     let reach = ErrorReach::pruning(cfa, &opts.target, &seeds);
     let cuts = Rc::new(cut_points(cfa));
+    let registrars = atexit_registrars(cfa);
     let (mut states, mut calls) = (0u64, 0u64);
     // What the base cases and windows lost of the program's runs (decision 184): a window ends
     // at its k-th cut point by design (induction covers what follows), nothing else may.
@@ -861,7 +874,7 @@ fn prove_once(
             }
             // Every component of the general state is generalised (`havoc`) or invariant over
             // the loop: the `atexit` handlers are kept, so none may be registered on the loop.
-            if registers_on_cycle(cfa, t.loc) {
+            if registers_on_cycle(cfa, &registrars, t.loc) {
                 let why = format!(
                     "the invariants are not proved: handlers may be registered with `atexit` in the loop {place}, which the induction does not generalise"
                 );

@@ -139,14 +139,17 @@ impl<'a> Explorer<'a> {
                 continue;
             }
             let mut any = false;
-            let left = cfa.blank_closure(loc);
+            // Blank closures matter only to statement waypoints; GraphML witnesses have none.
+            let statements = live.iter().any(|t| matches!(self.anchors.get(t), Some(ResolvedAnchor::Statement { .. })));
+            let closure = |n: NodeIndex| if statements { cfa.blank_closure(n) } else { Vec::new() };
+            let left = closure(loc);
             for e in cfa.graph.edges_directed(loc, Direction::Outgoing) {
                 any = true;
                 let target = e.target();
                 if !local_step(cfa, e.weight()) || cuts.contains(&target) {
                     continue 'threads;
                 }
-                let entered = cfa.blank_closure(target);
+                let entered = closure(target);
                 if live.iter().any(|&t| self.may_match(t, e.weight(), &left, &entered)) {
                     continue 'threads;
                 }

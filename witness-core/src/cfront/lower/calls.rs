@@ -419,12 +419,12 @@ impl<'a> Builder<'a> {
         let declared = self.sigs.get(name).and_then(|s| s.params.as_ref()).and_then(|p| p.get(i)).cloned();
         match declared {
             Some(Ty::Int(t)) => {
-                if t != IntTy::INT && !self.warned_prototypes.contains(name) {
-                    self.warned_prototypes.insert(name.to_string());
-                    self.warnings.push(format!(
-                        "`{name}` is declared with a parameter of type {}, not `int` as in the competition's prototype; its arguments are converted to that type, as in C",
-                        Ty::Int(t).describe(self.dm)
-                    ));
+                let warning = format!(
+                    "`{name}` is declared with a parameter of type {}, not `int` as in the competition's prototype; its arguments are converted to that type, as in C",
+                    Ty::Int(t).describe(self.dm)
+                );
+                if t != IntTy::INT && !self.warnings.contains(&warning) {
+                    self.warnings.push(warning);
                 }
                 Ok(Val::I(v.into_int(t)))
             }

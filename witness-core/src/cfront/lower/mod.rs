@@ -105,8 +105,6 @@ pub struct Builder<'a> {
     func_ids: HashMap<String, FuncId>,
     func_param_tys: Vec<Vec<Ty>>,
     func_variadic: Vec<bool>,
-    /// Modelled functions whose unusual prototype was warned about (`calls::declared_arg`).
-    warned_prototypes: HashSet<String>,
     sigs: HashMap<String, FuncTy>,
     pub warnings: Vec<String>,
     f: Option<FState>,
@@ -235,7 +233,6 @@ impl<'a> Builder<'a> {
             func_ids: HashMap::new(),
             func_param_tys: Vec::new(),
             func_variadic: Vec::new(),
-            warned_prototypes: HashSet::new(),
             sigs: HashMap::new(),
             warnings: Vec::new(),
             f: None,
