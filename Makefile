@@ -33,12 +33,14 @@ bench: setup
 	cargo build --release -q -p witness-check
 	./scripts/bench-scale
 
-# The differential oracle (issue 19): generated programs, witnesses recorded from native gcc runs
-# (ASan/UBSan) and mutated, every verdict checked against gcc. Runs SOAK_SECONDS (default 600) on
-# all cores; prints cases, verdicts, mismatches (inputs written under target/soak/findings) and
-# the mix of features and properties covered; a third of the time goes to correctness witnesses
-# (witness-oracle/src/correctness.rs), and the mix by claim is printed last. SOAK_SEED fixes the seed; SOAK_ARGS passes more
-# options (e.g. --all-features for features known to mismatch; none today).
+# The differential oracle (issue 19, issue 32): generated programs checked against gcc, in three
+# phases of SOAK_SECONDS/3 each on all cores: violation witnesses recorded from native runs
+# (ASan/UBSan) and mutated; correctness witnesses of programs whose small input domains are
+# enumerated natively (witness-oracle/src/correctness.rs); multi-threaded programs whose every
+# schedule is enumerated natively under a baton scheduler (witness-oracle/src/threads.rs).
+# Prints cases, verdicts, mismatches (violation inputs written under target/soak/findings),
+# the mix of features and properties covered, and the mix by claim last. SOAK_SEED fixes the
+# seed; SOAK_ARGS passes more options (e.g. --all-features for features known to mismatch; none today).
 SOAK_SECONDS ?= 600
 soak: setup
 	cargo build --release -q -p witness-oracle --bin soak

@@ -353,6 +353,7 @@ fn run_validate(args: ValidateArgs, start_ns: u64) -> ! {
         // not freed first (decision 168).
         leave_states: true,
         reduce: true,
+        search_first: true,
         finish_reserve: FINISH_RESERVE,
         clock: match clock {
             ClockArg::Wall => Clock::Wall,

@@ -51,6 +51,10 @@ pub struct ValidateOptions {
     /// Reduce the interleavings of threads by partial-order reduction (the default); `false`
     /// explores every interleaving, to check the reduction against (issue 32 item 2).
     pub reduce: bool,
+    /// Correctness witnesses: explore every run for a moment before trying a proof (the
+    /// default; small programs are decided at once). `false` tries the proof first, as before
+    /// decision 188: the oracle validates half of its cases so, to keep the proof exercised.
+    pub search_first: bool,
     /// Time kept back from `timeout` for what follows the answer (printing it, and the
     /// process's exit): the validation's own deadline is `timeout` minus this (decision 173).
     /// The exploration also keeps back the time its resident memory takes to unmap at exit.
@@ -92,6 +96,7 @@ impl ValidateOptions {
             error_code: None,
             leave_states: false,
             reduce: true,
+            search_first: true,
             finish_reserve: Duration::ZERO,
             clock: Clock::Wall,
         }

@@ -44,16 +44,29 @@ pub struct Program {
     domain: u32,
     step: i64,
     x0: i64,
+    /// The property is no-overflow (`x` starts near `INT_MAX`), not unreach-call.
+    overflow: bool,
+    /// 1-based (line, column) of the `case` label in the loop body (observation site 1).
+    case_site: Option<(usize, usize)>,
+    /// The line before the loop and the body's last statement (the GraphML form's edges).
+    before_line: usize,
+    last_body_line: usize,
 }
 
 /// One correctness case: a program, one witness, and the truth.
 #[derive(Debug, Clone)]
 pub struct Case {
     pub program: Program,
+    /// Where the invariant is claimed: 0 the loop head, 1 the `case` label.
+    pub site: usize,
+    /// GraphML 1.0 (an invariant on the node the loop head's transitions enter) or YAML 2.0.
+    pub graphml: bool,
     pub invariant: String,
     /// No run reaches the error and every head visit keeps the invariant.
     pub valid: bool,
     pub mutation: &'static str,
+    /// Validate with the search over every run first (the default) or the proof first.
+    pub search_first: bool,
 }
 
 /// What the validator answered against the truth.
@@ -79,9 +92,14 @@ pub fn generate(rng: &mut TestRng) -> Program {
     let x0 = rng.random_range(0..3i32);
     let two_inputs = rng.random_bool(0.5);
     let parity_branch = rng.random_bool(0.5);
+    let switch = rng.random_bool(0.35);
+    // No-overflow: `x` starts a little below INT_MAX and may pass it in the loop or after it.
+    let overflow = rng.random_bool(0.3);
+    let x0 = if overflow { 2147483647 - rng.random_range(0..14i64) } else { i64::from(x0) };
+    let after = rng.random_range(0..3i64);
     // The error: none, after the loop (reachable for some inputs, or guarded by `y < 0`,
     // which no run satisfies), or in an `atexit` handler.
-    let (error, guard) = match rng.random_range(0..4u32) {
+    let (error, guard) = match if overflow { 0 } else { rng.random_range(0..4u32) } {
         0 => (None, ">="),
         1 => (Some(false), ">="),
         2 => (Some(true), ">="),
@@ -102,9 +120,15 @@ pub fn generate(rng: &mut TestRng) -> Program {
         s.push_str("  atexit(handler);\n");
     }
     let _ = writeln!(s, "  int i = 0, x = {x0}, y = 0;");
+    let before_line = s.lines().count();
+    let head_line = before_line + 1;
+    // The body: its `case` label is at line head_line + 3 when there is a switch.
     let body = {
         let mut bd = String::new();
         let _ = writeln!(bd, "    x = x + {a};");
+        if switch {
+            bd.push_str("    switch (i % 3) {\n    case 1:\n      y = y + 1;\n      break;\n    default:\n      break;\n    }\n");
+        }
         if parity_branch {
             let _ = writeln!(bd, "    if (i % 2 == 0) y = y + {b} + m;");
         } else {
@@ -113,7 +137,8 @@ pub fn generate(rng: &mut TestRng) -> Program {
         bd.push_str("    i++;\n");
         bd
     };
-    let head_line = s.lines().count() + 1;
+    let last_body_line = head_line + body.lines().count();
+    let case_site = switch.then_some((head_line + 3, 5));
     let head_text = match form {
         Form::While => {
             let t = "  while (i < n) {\n".to_string();
@@ -146,7 +171,10 @@ pub fn generate(rng: &mut TestRng) -> Program {
     };
     let col = head_text.len() - head_text.trim_start().len() + 1;
     // The error: reachable for some inputs, or not at all, depending on the constant.
-    let target = x0 + a * rng.random_range(0..(d as i32 + 1));
+    let target = x0 + i64::from(a) * rng.random_range(0..(d as i64 + 1));
+    if overflow && after > 0 {
+        let _ = writeln!(s, "  x = x + {after};");
+    }
     match error {
         Some(false) => {
             let _ = writeln!(s, "  if (x == {target} && y {guard} 0) reach_error();");
@@ -164,19 +192,37 @@ pub fn generate(rng: &mut TestRng) -> Program {
         vars: vec!["i", "x", "y", "n", "m"],
         domain: d,
         step: i64::from(a),
-        x0: i64::from(x0),
+        x0,
+        overflow,
+        case_site,
+        before_line,
+        last_body_line,
+    }
+}
+
+impl Program {
+    /// The property file's text.
+    fn property(&self) -> &'static str {
+        if self.overflow {
+            "CHECK( init(main()), LTL(G ! overflow) )"
+        } else {
+            "CHECK( init(main()), LTL(G ! call(reach_error())) )"
+        }
     }
 }
 
 /// The instrumented text: `__wc_h(i, x, y, n, m)` at every head visit.
 fn instrumented(p: &Program) -> String {
-    let call = format!("__wc_h({})", p.vars.join(", "));
+    let call = format!("__wc_h(0, {})", p.vars.join(", "));
     let mut t = p.text.clone();
     match p.form {
         Form::While => t = t.replacen("while (i < n) {", &format!("while (({call}, i < n)) {{"), 1),
         Form::For => t = t.replacen("for (; i < n; ) {", &format!("for (; ({call}, i < n); ) {{"), 1),
         Form::DoWhile => t = t.replacen("  do {\n", &format!("  do {{ {call};\n"), 1),
         Form::Goto => t = t.replacen("L: if (i < n) {", &format!("L: {call}; if (i < n) {{"), 1),
+    }
+    if p.case_site.is_some() {
+        t = t.replacen("    case 1:\n", &format!("    case 1: __wc_h(1, {});\n", p.vars.join(", ")), 1);
     }
     t.replace("extern void reach_error(void);\n", "")
 }
@@ -188,7 +234,7 @@ const DRIVER: &str = r#"
 #include <sys/wait.h>
 static unsigned char wc_in[2]; static int wc_k;
 unsigned char __VERIFIER_nondet_uchar(void) { return wc_k < 2 ? wc_in[wc_k++] : 0; }
-void __wc_h(int i, int x, int y, int n, int m) { printf("H %d %d %d %d %d\n", i, x, y, n, m); }
+void __wc_h(int site, int i, int x, int y, int n, int m) { printf("H %d %d %d %d %d %d\n", site, i, x, y, n, m); }
 void reach_error(void) { printf("R\n"); fflush(stdout); _Exit(0); }
 int __wc_main(void);
 int main(int argc, char **argv) {
@@ -196,16 +242,22 @@ int main(int argc, char **argv) {
   for (int a = 0; a < d; a++) for (int b = 0; b < d; b++) {
     printf("RUN %d %d\n", a, b); fflush(stdout);
     pid_t pid = fork();
-    if (pid == 0) { wc_in[0] = a; wc_in[1] = b; wc_k = 0; int r = __wc_main(); fflush(stdout); exit(r); }
+    if (pid == 0) { setvbuf(stdout, 0, _IOLBF, 0); wc_in[0] = a; wc_in[1] = b; wc_k = 0; int r = __wc_main(); fflush(stdout); exit(r); }
     int st; waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) printf("OVF\n");
     printf("END\n"); fflush(stdout);
   }
   return 0;
 }
 "#;
 
-/// Head states `[i, x, y, n, m]` of every run, and whether some run reached the error.
-pub fn run_natively(p: &Program, dir: &Path) -> Result<(Vec<[i64; 5]>, bool), String> {
+/// A state `[i, x, y, n, m]` observed at a site (0: the loop head, 1: the `case` label).
+pub type Observed = (usize, [i64; 5]);
+
+/// The states `[i, x, y, n, m]` observed at each site (0: the loop head, 1: the `case` label)
+/// on every run, and whether some run violated the property (reached the error, or overflowed:
+/// UBSan ends the run).
+pub fn run_natively(p: &Program, dir: &Path) -> Result<(Vec<Observed>, bool), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let prog = dir.join("cw.c");
     let drv = dir.join("cw-driver.c");
@@ -214,7 +266,7 @@ pub fn run_natively(p: &Program, dir: &Path) -> Result<(Vec<[i64; 5]>, bool), St
         .map_err(|e| e.to_string())?;
     std::fs::write(&drv, DRIVER).map_err(|e| e.to_string())?;
     let out = Command::new("gcc")
-        .args(["-m32", "-O0", "-w", "-o"])
+        .args(["-m32", "-O0", "-w", "-fsanitize=signed-integer-overflow", "-fno-sanitize-recover=all", "-o"])
         .arg(&exe)
         .arg(&drv)
         .arg(&prog)
@@ -230,12 +282,12 @@ pub fn run_natively(p: &Program, dir: &Path) -> Result<(Vec<[i64; 5]>, bool), St
     let mut heads = Vec::new();
     let mut error = false;
     for l in text.lines() {
-        if l == "R" {
+        if l == "R" || l == "OVF" {
             error = true;
         } else if let Some(rest) = l.strip_prefix("H ") {
             let v: Vec<i64> = rest.split_whitespace().filter_map(|x| x.parse().ok()).collect();
-            if let [i, x, y, n, m] = v[..] {
-                heads.push([i, x, y, n, m]);
+            if let [site, i, x, y, n, m] = v[..] {
+                heads.push((site as usize, [i, x, y, n, m]));
             }
         }
     }
@@ -259,7 +311,7 @@ fn holds(inv: &Atom, s: &[i64; 5]) -> bool {
 enum Atom {
     Le(usize, i64),
     Ge(usize, i64),
-    /// x == a * i + b
+    /// x - a * i == b (written so that it cannot overflow near INT_MAX)
     Lin(i64, i64),
     Parity(usize, i64),
     /// i <= n
@@ -272,7 +324,7 @@ fn text(a: &Atom) -> String {
     match *a {
         Atom::Le(k, c) => format!("{} <= {c}", NAMES[k]),
         Atom::Ge(k, c) => format!("{} >= {c}", NAMES[k]),
-        Atom::Lin(a, b) => format!("x == {a} * i + {b}"),
+        Atom::Lin(a, b) => format!("x - {a} * i == {b}"),
         Atom::Parity(k, r) => format!("{} % 2 == {r}", NAMES[k]),
         Atom::ILeN => "i <= n".into(),
     }
@@ -292,33 +344,52 @@ fn true_atoms(p: &Program, heads: &[[i64; 5]]) -> Vec<Atom> {
     }
     out.push(Atom::ILeN);
     out.push(Atom::Lin(p.step, p.x0));
+    out.push(Atom::Lin(p.step, p.x0 + p.step));
     out.retain(|a| heads.iter().all(|s| holds(a, s)));
     out
 }
 
-/// The cases of one program: a true invariant and its mutations.
-pub fn cases(p: &Program, heads: &[[i64; 5]], error: bool, rng: &mut TestRng) -> Vec<Case> {
-    let atoms = true_atoms(p, heads);
-    if atoms.is_empty() {
-        return Vec::new();
-    }
-    let pick = |rng: &mut TestRng| atoms[rng.random_range(0..atoms.len())];
+/// The cases of one program: true invariants at each site and their mutations, in YAML and,
+/// for loop heads of `while` and `for` loops, GraphML; a third of them validated proof first.
+pub fn cases(p: &Program, observed: &[Observed], error: bool, rng: &mut TestRng) -> Vec<Case> {
     let mut out = Vec::new();
-    // Three observed conjunctions per program, each with its mutations (a native build costs
-    // more than a validation).
-    for _ in 0..3 {
-        let conj: Vec<Atom> = (0..rng.random_range(1..4usize)).map(|_| pick(rng)).collect();
-        out.extend(mutants(p, heads, error, conj));
+    let sites: &[usize] = if p.case_site.is_some() { &[0, 1] } else { &[0] };
+    for &site in sites {
+        let states: Vec<[i64; 5]> = observed.iter().filter(|(k, _)| *k == site).map(|(_, v)| *v).collect();
+        let atoms = true_atoms(p, &states);
+        if atoms.is_empty() {
+            continue;
+        }
+        let pick = |rng: &mut TestRng| atoms[rng.random_range(0..atoms.len())];
+        // Several observed conjunctions per site, each with its mutations (a native build
+        // costs more than a validation).
+        for _ in 0..if site == 0 { 4 } else { 2 } {
+            let conj: Vec<Atom> = (0..rng.random_range(1..4usize)).map(|_| pick(rng)).collect();
+            let graphml = site == 0 && matches!(p.form, Form::While | Form::For) && rng.random_bool(0.35);
+            out.extend(mutants(p, site, graphml, &states, error, conj));
+        }
+    }
+    for c in &mut out {
+        c.search_first = rng.random_bool(0.7);
     }
     out
 }
 
 /// A conjunction true on every visit, and its mutations.
-fn mutants(p: &Program, heads: &[[i64; 5]], error: bool, conj: Vec<Atom>) -> Vec<Case> {
+fn mutants(p: &Program, site: usize, graphml: bool, heads: &[[i64; 5]], error: bool, conj: Vec<Atom>) -> Vec<Case> {
     let mut out = Vec::new();
     let judge = |c: &[Atom]| !error && heads.iter().all(|s| c.iter().all(|a| holds(a, s)));
     let render = |c: &[Atom]| c.iter().map(text).collect::<Vec<_>>().join(" && ");
-    out.push(Case { program: p.clone(), invariant: render(&conj), valid: judge(&conj), mutation: "observed" });
+    let case = |c: &[Atom], mutation: &'static str| Case {
+        program: p.clone(),
+        site,
+        graphml,
+        invariant: render(c),
+        valid: judge(c),
+        mutation,
+        search_first: true,
+    };
+    out.push(case(&conj, "observed"));
     // Mutations: a bound moved by one (towards false), a conjunct replaced.
     let mut moved = conj.clone();
     if let Some(a) = moved.iter_mut().next() {
@@ -330,7 +401,7 @@ fn mutants(p: &Program, heads: &[[i64; 5]], error: bool, conj: Vec<Atom>) -> Vec
             Atom::ILeN => Atom::Le(0, 0),
         };
     }
-    out.push(Case { program: p.clone(), invariant: render(&moved), valid: judge(&moved), mutation: "bound-moved" });
+    out.push(case(&moved, "bound-moved"));
     let swapped: Vec<Atom> = conj
         .iter()
         .map(|a| match *a {
@@ -339,14 +410,67 @@ fn mutants(p: &Program, heads: &[[i64; 5]], error: bool, conj: Vec<Atom>) -> Vec
             other => other,
         })
         .collect();
-    out.push(Case { program: p.clone(), invariant: render(&swapped), valid: judge(&swapped), mutation: "var-swapped" });
+    out.push(case(&swapped, "var-swapped"));
     out
+}
+
+/// The GraphML 1.0 witness of a loop-head case: the invariant on the node that the transition
+/// into the loop head (from the statement before the loop) and the back edge (from the body's
+/// last statement) enter, as CPAchecker writes it.
+pub fn graphml(c: &Case) -> String {
+    let p = &c.program;
+    let (head, _) = p.head;
+    let inv = c.invariant.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+ <key id="witness-type" attr.name="witness-type" attr.type="string" for="graph"/>
+ <key id="sourcecodelang" attr.name="sourcecodelang" attr.type="string" for="graph"/>
+ <key id="producer" attr.name="producer" attr.type="string" for="graph"/>
+ <key id="specification" attr.name="specification" attr.type="string" for="graph"/>
+ <key id="programfile" attr.name="programfile" attr.type="string" for="graph"/>
+ <key id="programhash" attr.name="programhash" attr.type="string" for="graph"/>
+ <key id="architecture" attr.name="architecture" attr.type="string" for="graph"/>
+ <key id="creationtime" attr.name="creationtime" attr.type="string" for="graph"/>
+ <key id="entry" attr.name="entry" attr.type="boolean" for="node"><default>false</default></key>
+ <key id="invariant" attr.name="invariant" attr.type="string" for="node"/>
+ <key id="invariant.scope" attr.name="invariant.scope" attr.type="string" for="node"/>
+ <key id="startline" attr.name="startline" attr.type="int" for="edge"/>
+ <key id="control" attr.name="control" attr.type="string" for="edge"/>
+ <key id="enterLoopHead" attr.name="enterLoopHead" attr.type="boolean" for="edge"><default>false</default></key>
+ <graph edgedefault="directed">
+  <data key="witness-type">correctness_witness</data>
+  <data key="sourcecodelang">C</data>
+  <data key="producer">witness-oracle</data>
+  <data key="specification">{spec}</data>
+  <data key="programfile">program.c</data>
+  <data key="programhash">0000000000000000000000000000000000000000000000000000000000000000</data>
+  <data key="architecture">32bit</data>
+  <data key="creationtime">2026-11-27T00:00:00Z</data>
+  <node id="N0"><data key="entry">true</data></node>
+  <node id="H"><data key="invariant">{inv}</data><data key="invariant.scope">main</data></node>
+  <node id="B"/>
+  <node id="X"/>
+  <edge source="N0" target="H"><data key="startline">{before}</data><data key="enterLoopHead">true</data></edge>
+  <edge source="H" target="B"><data key="startline">{head}</data><data key="control">condition-true</data></edge>
+  <edge source="H" target="X"><data key="startline">{head}</data><data key="control">condition-false</data></edge>
+  <edge source="B" target="H"><data key="startline">{last}</data><data key="enterLoopHead">true</data></edge>
+ </graph>
+</graphml>
+"#,
+        spec = p.property(),
+        before = p.before_line,
+        last = p.last_body_line,
+    )
 }
 
 /// The YAML 2.0 witness of a case.
 pub fn witness(c: &Case) -> String {
-    let kind = if matches!(c.program.form, Form::Goto) { "location_invariant" } else { "loop_invariant" };
-    let (line, col) = c.program.head;
+    let (kind, (line, col)) = match (c.site, c.program.case_site) {
+        (1, Some(at)) => ("location_invariant", at),
+        _ if matches!(c.program.form, Form::Goto) => ("location_invariant", c.program.head),
+        _ => ("loop_invariant", c.program.head),
+    };
     format!(
         r#"- entry_type: invariant_set
   metadata:
@@ -361,7 +485,7 @@ pub fn witness(c: &Case) -> String {
       - "program.c"
       input_file_hashes:
         program.c: 0000000000000000000000000000000000000000000000000000000000000000
-      specification: "CHECK( init(main()), LTL(G ! call(reach_error())) )"
+      specification: "{}"
       data_model: "ILP32"
       language: "C"
   content:
@@ -375,6 +499,7 @@ pub fn witness(c: &Case) -> String {
       value: "{}"
       format: c_expression
 "#,
+        c.program.property(),
         c.invariant
     )
 }
@@ -382,15 +507,19 @@ pub fn witness(c: &Case) -> String {
 /// Validates a case in-process and judges the answer.
 pub fn check(c: &Case, dir: &Path, timeout: Duration) -> (Judgement, String) {
     let _ = std::fs::create_dir_all(dir);
-    let (prog, wit, prp) = (dir.join("program.c"), dir.join("witness.yml"), dir.join("property.prp"));
+    let ext = if c.graphml { "graphml" } else { "yml" };
+    let (prog, wit, prp) = (dir.join("program.c"), dir.join(format!("witness.{ext}")), dir.join("property.prp"));
+    let text = if c.graphml { graphml(c) } else { witness(c) };
     let written = std::fs::write(&prog, &c.program.text)
-        .and_then(|_| std::fs::write(&wit, witness(c)))
-        .and_then(|_| std::fs::write(&prp, "CHECK( init(main()), LTL(G ! call(reach_error())) )\n"));
+        .and_then(|_| std::fs::write(&wit, text))
+        .and_then(|_| std::fs::write(&prp, format!("{}\n", c.program.property())));
     if let Err(e) = written {
         return (Judgement::Unknown, e.to_string());
     }
-    let opts =
+    let mut opts =
         ValidateOptions::new(&prog, &wit).with_property(&prp).with_data_model(DataModel::Ilp32).with_timeout(timeout);
+    // A third of the cases try the proof first, so that both ways to `true` stay exercised.
+    opts.search_first = c.search_first;
     let report = match std::panic::catch_unwind(|| validate(&opts)) {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => return (Judgement::Unknown, e.to_string()),
@@ -414,6 +543,11 @@ pub struct Round {
     pub unknown: usize,
     pub valid: usize,
     pub mismatches: Vec<String>,
+    /// Seconds spent natively (build and runs) and validating.
+    pub native_secs: f64,
+    pub validate_secs: f64,
+    /// Cases by format, property, site and order of methods.
+    pub mix: std::collections::BTreeMap<&'static str, usize>,
 }
 
 impl Round {
@@ -425,6 +559,11 @@ impl Round {
         self.unknown += r.unknown;
         self.valid += r.valid;
         self.mismatches.extend(r.mismatches);
+        self.native_secs += r.native_secs;
+        self.validate_secs += r.validate_secs;
+        for (k, v) in r.mix {
+            *self.mix.entry(k).or_default() += v;
+        }
     }
 }
 
@@ -448,21 +587,55 @@ pub fn round(
         }
         let p = generate(&mut rng);
         let dir = work.join(format!("cw-{seed}-{k}"));
-        let Ok((heads, error)) = run_natively(&p, &dir) else { continue };
+        let t0 = std::time::Instant::now();
+        let native = run_natively(&p, &dir);
+        r.native_secs += t0.elapsed().as_secs_f64();
+        let Ok((heads, error)) = native else { continue };
+        let t0 = std::time::Instant::now();
         r.programs += 1;
         for c in cases(&p, &heads, error, &mut rng) {
             r.cases += 1;
             r.valid += c.valid as usize;
+            for k in [
+                if c.graphml { "graphml" } else { "yaml" },
+                if c.program.overflow { "no-overflow" } else { "unreach-call" },
+                match (c.site, c.program.form) {
+                    (1, _) => "at-case-label",
+                    (_, Form::Goto) => "at-goto-label",
+                    (_, Form::DoWhile) => "do-loop",
+                    _ => "while-or-for-loop",
+                },
+                if c.search_first { "search-first" } else { "proof-first" },
+            ] {
+                *r.mix.entry(k).or_default() += 1;
+            }
+            let t1 = std::time::Instant::now();
             let (j, reason) = check(&c, &dir, timeout);
+            if std::env::var_os("WC_ORACLE_DEBUG").is_some() {
+                eprintln!(
+                    "case {:.3} s {:?} valid={} {}: {}",
+                    t1.elapsed().as_secs_f64(),
+                    j,
+                    c.valid,
+                    c.mutation,
+                    reason.lines().next().unwrap_or("")
+                );
+            }
             match j {
                 Judgement::Agree => r.agree += 1,
                 Judgement::Unknown => r.unknown += 1,
                 Judgement::Mismatch(what) => r.mismatches.push(format!(
-                    "{what} ({}, invariant `{}`, {reason}):\n{}",
-                    c.mutation, c.invariant, c.program.text
+                    "{what} ({}, site {}, {}, {}, invariant `{}`, {reason}):\n{}",
+                    c.mutation,
+                    c.site,
+                    if c.graphml { "GraphML" } else { "YAML" },
+                    if c.search_first { "search first" } else { "proof first" },
+                    c.invariant,
+                    c.program.text
                 )),
             }
         }
+        r.validate_secs += t0.elapsed().as_secs_f64();
         let _ = std::fs::remove_dir_all(&dir);
     }
     r

@@ -9,4 +9,5 @@ pub mod correctness;
 pub mod gen;
 pub mod native;
 pub mod oracle;
+pub mod threads;
 pub mod witness;

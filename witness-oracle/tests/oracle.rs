@@ -74,3 +74,43 @@ fn seeded_correctness_round_has_no_mismatch() {
     assert!(r.agree >= r.cases / 2, "too few definite verdicts: {} of {}", r.agree, r.cases);
     assert!(r.valid > 0 && r.valid < r.cases, "the round needs valid and invalid witnesses");
 }
+
+/// Issue 32 item 4: the seeded round of the thread oracle (seed 32, 12 programs): every
+/// schedule enumerated natively, no mismatch (reduced or unreduced), enough definite verdicts.
+#[test]
+fn seeded_thread_round_has_no_mismatch() {
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-threads");
+    let _ = std::fs::remove_dir_all(&work);
+    if let Err(e) = witness_oracle::native::gcc_available(&work, false) {
+        if std::env::var_os("WITNESS_ORACLE_SKIP").is_some() {
+            eprintln!("SKIPPED: the thread oracle needs gcc ({e})");
+            return;
+        }
+        panic!("the thread oracle needs gcc ({e}); run scripts/setup");
+    }
+    let (seed, n) = match std::env::var("WC_ORACLE_THREADS") {
+        Ok(v) => {
+            let mut it = v.split(',').filter_map(|x| x.parse().ok());
+            (it.next().unwrap_or(32), it.next().unwrap_or(12) as usize)
+        }
+        Err(_) => (32, 12),
+    };
+    let r = witness_oracle::threads::round(seed, n, &work, Duration::from_secs(20), None);
+    eprintln!(
+        "thread round: {} programs, {} schedules, {} witnesses ({} valid), {} agree, {} unknown, {} mismatches; native {:.1} s, validation {:.1} s; unknown: {:?}",
+        r.programs,
+        r.schedules,
+        r.cases,
+        r.valid,
+        r.agree,
+        r.unknown,
+        r.mismatches.len(),
+        r.native_secs,
+        r.validate_secs,
+        r.unknown_reasons
+    );
+    assert!(r.mismatches.is_empty(), "mismatches:\n{}", r.mismatches.join("\n\n"));
+    assert!(r.programs >= 10, "only {} programs ran natively", r.programs);
+    assert!(r.agree >= r.cases / 2, "too few definite verdicts: {} of {}", r.agree, r.cases);
+    assert!(r.valid > 0 && r.valid < r.cases, "the round needs valid and invalid witnesses");
+}

@@ -57,14 +57,38 @@ impl Stage<'_> {
             guess: None,
             ..*self.explore
         };
+        // A small program's runs are often explored completely in less time than a proof
+        // attempt takes: a search over every run with a tenth of the budget (at most a second)
+        // comes first; it concludes only through the same gate as the later search (decision
+        // 188).
+        let quick = if refuted_early || !self.opts.search_first {
+            None
+        } else {
+            let slice = (self.explore.deadline.remaining() / 10).min(Duration::from_secs(1));
+            let quick_opts = ExploreOptions {
+                deadline: self.explore.deadline.sooner(slice),
+                target: self.explore.target.clone(),
+                vector: None,
+                guess: None,
+                ..*self.explore
+            };
+            let q = product::refute_invariants(cfa, self.witness, self.anchors, &quick_opts, obligations.clone());
+            Some(q)
+        };
+        let decided_quickly = quick.as_ref().is_some_and(|q| !matches!(q.verdict, Verdict::Unknown { .. }));
         let proof = if refuted_early {
             InvariantOutcome::unknown("not tried: a short run refutes the witness".into(), None, 0, 0)
+        } else if decided_quickly {
+            InvariantOutcome::unknown("not tried: every run was explored".into(), None, 0, 0)
         } else {
             product::prove_invariants(cfa, self.anchors, &prove_opts, obligations.clone())
         };
-        let (mut states, mut calls) = (proof.states + short.states, proof.solver_calls + short.solver_calls);
+        let (q_states, q_calls) = quick.as_ref().map(|q| (q.states, q.solver_calls)).unwrap_or((0, 0));
+        let (mut states, mut calls) =
+            (proof.states + short.states + q_states, proof.solver_calls + short.solver_calls + q_calls);
         let run = match proof.verdict {
             _ if refuted_early => Some(short),
+            _ if decided_quickly => quick,
             Verdict::Unknown { .. } => {
                 // A margin for freeing the search's states before the budget ends.
                 let left = self.explore.deadline.remaining();

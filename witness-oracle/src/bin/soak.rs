@@ -1,14 +1,16 @@
 //! `make soak`: the differential oracle for `SOAK_SECONDS` (default 600).
 //!
 //! Options: `--seconds N`, `--seed N`, `--jobs N`, `--all-features` (also the features known to
-//! mismatch today), `--out DIR` (findings; default `target/soak/findings`), `--no-shrink`.
+//! mismatch today), `--out DIR` (findings; default `target/soak/findings`), `--no-shrink`,
+//! `--claims violation,correctness,threads` (the phases to run; the time is shared among them:
+//! violation 30 %, correctness 45 %, threads 25 % of it when all three run).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use witness_oracle::correctness::{self, Round};
 use witness_oracle::gen::Features;
 use witness_oracle::oracle::{run, Config};
+use witness_oracle::{correctness, threads};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -23,6 +25,7 @@ fn main() {
     let mut features = Features::sound();
     let mut out = PathBuf::from("target/soak");
     let mut shrink = true;
+    let mut claims = vec!["violation".to_string(), "correctness".into(), "threads".into()];
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> u64 {
             args.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| {
@@ -36,6 +39,15 @@ fn main() {
             "--jobs" => jobs = num("--jobs") as usize,
             "--all-features" => features = Features::all(),
             "--no-shrink" => shrink = false,
+            "--claims" => {
+                claims = args.next().map(|v| v.split(',').map(str::to_string).collect()).unwrap_or_default();
+                if claims.is_empty()
+                    || claims.iter().any(|c| !["violation", "correctness", "threads"].contains(&c.as_str()))
+                {
+                    eprintln!("soak: --claims takes a comma-separated list of violation, correctness, threads");
+                    std::process::exit(2)
+                }
+            }
             "--out" => {
                 out = args.next().map(PathBuf::from).unwrap_or_else(|| {
                     eprintln!("soak: --out needs a directory");
@@ -43,7 +55,7 @@ fn main() {
                 })
             }
             _ => {
-                eprintln!("usage: soak [--seconds N] [--seed N] [--jobs N] [--all-features] [--no-shrink] [--out DIR]");
+                eprintln!("usage: soak [--seconds N] [--seed N] [--jobs N] [--claims LIST] [--all-features] [--no-shrink] [--out DIR]");
                 std::process::exit(2)
             }
         }
@@ -55,20 +67,22 @@ fn main() {
             std::process::exit(2);
         }
     }
-    // Issue 32 item 4: a third of the time goes to correctness witnesses (their own rounds, one
-    // per worker, seeds from `seed`), the rest to violation witnesses.
-    let correctness_secs = seconds / 3;
-    let correctness = {
-        let work = work.clone();
-        std::thread::spawn(move || correctness_rounds(seed, correctness_secs, jobs, &work))
+    // Issue 32 item 4: the time is split in phases, one per claim, each on every core, in
+    // proportion to what a case costs (a correctness witness needs a proof; a thread case is
+    // cheap): violation 30 %, correctness 45 %, threads 25 %.
+    let weight = |c: &str| match c {
+        "violation" => 30,
+        "correctness" => 45,
+        _ => 25,
     };
-    let seconds = seconds - correctness_secs;
+    let total: u64 = claims.iter().map(|c| weight(c)).sum();
+    let share = |c: &str| if claims.iter().any(|x| x == c) { seconds * weight(c) / total } else { 0 };
     let cfg = Config {
         seed,
         features,
-        work_dir: work,
+        work_dir: work.clone(),
         findings_dir: out.join("findings"),
-        budget: Duration::from_secs(seconds),
+        budget: Duration::from_secs(share("violation")),
         max_programs: None,
         workers: jobs,
         search_runs: 48,
@@ -77,54 +91,120 @@ fn main() {
         progress: Some(Duration::from_secs(30)),
     };
     eprintln!(
-        "soak: seed {seed}, {seconds} s for violation witnesses and, beside them, {correctness_secs} s for correctness \
-         witnesses, {jobs} workers each, findings in {}",
+        "soak: seed {seed}, {} s for violation witnesses, {} s for correctness witnesses, {} s for threads, {jobs} \
+         workers, findings in {}",
+        share("violation"),
+        share("correctness"),
+        share("threads"),
         cfg.findings_dir.display()
     );
-    let stats = run(&cfg);
-    println!("{}", stats.summary());
-    let c = correctness.join().unwrap_or_default();
+    let stats = if share("violation") > 0 {
+        let stats = run(&cfg);
+        println!("{}", stats.summary());
+        stats
+    } else {
+        Default::default()
+    };
+    let c = rounds(seed, share("correctness"), jobs, &work, "correctness", |s, w, d| {
+        correctness::round(s, 5, w, Duration::from_secs(5), Some(d))
+    });
     println!(
-        "mix by claim: violation {} cases; correctness {} witnesses of {} programs ({} valid): {} agree, {} unknown, {} mismatches; threads 0 (not generated yet)",
-        stats.cases,
+        "correctness: {} witnesses of {} programs ({} valid): {} agree, {} unknown, {} mismatches; worker time: native {:.0} s, validation {:.0} s",
         c.cases,
         c.programs,
         c.valid,
         c.agree,
         c.unknown,
-        c.mismatches.len()
+        c.mismatches.len(),
+        c.native_secs,
+        c.validate_secs
+    );
+    println!("  correctness mix: {:?}", c.mix);
+    let t = rounds(seed, share("threads"), jobs, &work, "threads", |s, w, d| {
+        threads::round(s, 5, w, Duration::from_secs(5), Some(d))
+    });
+    println!(
+        "threads: {} witnesses of {} programs ({} valid, {} schedules run natively): {} agree, {} unknown, {} mismatches; worker time: native {:.0} s, validation {:.0} s",
+        t.cases,
+        t.programs,
+        t.valid,
+        t.schedules,
+        t.agree,
+        t.unknown,
+        t.mismatches.len(),
+        t.native_secs,
+        t.validate_secs
+    );
+    for (reason, n) in &t.unknown_reasons {
+        println!("  threads unknown {n:>5}: {reason}");
+    }
+    println!(
+        "mix by claim: violation {} cases, {} mismatches; correctness {} cases, {} mismatches; threads {} cases, {} mismatches",
+        stats.cases,
+        stats.mismatches.len(),
+        c.cases,
+        c.mismatches.len(),
+        t.cases,
+        t.mismatches.len()
     );
     for m in &c.mismatches {
         println!("CORRECTNESS MISMATCH: {m}");
     }
-    if !stats.mismatches.is_empty() || !c.mismatches.is_empty() {
+    for m in &t.mismatches {
+        println!("THREAD MISMATCH: {m}");
+    }
+    if !stats.mismatches.is_empty() || !c.mismatches.is_empty() || !t.mismatches.is_empty() {
         std::process::exit(1);
     }
 }
 
-/// Correctness rounds on `jobs` threads for `seconds`, merged.
-fn correctness_rounds(seed: u64, seconds: u64, jobs: usize, work: &std::path::Path) -> Round {
+/// Rounds of one claim's oracle on `jobs` threads for `seconds` (seeds from `seed`), merged.
+fn rounds<R: Mergeable + Default + Send + 'static>(
+    seed: u64,
+    seconds: u64,
+    jobs: usize,
+    work: &std::path::Path,
+    name: &str,
+    round: fn(u64, &std::path::Path, std::time::Instant) -> R,
+) -> R {
     let deadline = std::time::Instant::now() + Duration::from_secs(seconds);
     let workers: Vec<_> = (0..jobs.max(1))
         .map(|w| {
-            let work = work.join(format!("correctness-{w}"));
+            let work = work.join(format!("{name}-{w}"));
             std::thread::spawn(move || {
-                let mut total = Round::default();
+                let mut total = R::default();
                 let mut k = 0u64;
                 while std::time::Instant::now() < deadline {
                     let s = seed.wrapping_mul(1_000_003).wrapping_add(w as u64 * 1_000_000 + k);
-                    total.absorb(correctness::round(s, 5, &work, Duration::from_secs(10), Some(deadline)));
+                    total.merge(round(s, &work, deadline));
                     k += 1;
                 }
                 total
             })
         })
         .collect();
-    let mut all = Round::default();
+    let mut all = R::default();
     for w in workers {
         if let Ok(r) = w.join() {
-            all.absorb(r);
+            all.merge(r);
         }
     }
     all
+}
+
+/// A round's statistics that add up.
+trait Mergeable {
+    fn merge(&mut self, other: Self);
+}
+
+impl Mergeable for correctness::Round {
+    fn merge(&mut self, other: Self) {
+        self.absorb(other)
+    }
+}
+
+impl Mergeable for threads::Round {
+    fn merge(&mut self, other: Self) {
+        self.absorb(other)
+    }
 }

@@ -1,0 +1,1062 @@
+//! Issue 32 item 4: the oracle for multi-threaded programs. A generated program has a `main`
+//! and one or two created threads (possibly running the same start routine), shared globals,
+//! adjacent bit-fields, a mutex, a local of `main` whose address is passed to the threads (an
+//! escaped local), `goto` loops, and checks `if (x == K) { reach_error(); }` in any thread.
+//!
+//! **Every schedule is enumerated natively.** One gcc build runs the program under a baton
+//! scheduler (the driver below): before every statement that may touch shared state (every
+//! statement but the loop's local counter and branch) the running thread stops at a scheduling
+//! point, and exactly one thread runs at a time; the scheduler picks the next thread among
+//! those whose pending statement is enabled (a lock only on a free mutex, a join only on an
+//! ended thread). A depth-first search over the choices (one forked process per schedule)
+//! visits every interleaving at statement granularity, the unit of interleaving of the
+//! witnesses' execution model (concurrency digest §1); statements of one thread that touch
+//! only its own locals run at once after its previous step, which changes no outcome (they
+//! commute with every other step). A thread that calls `reach_error` stops there and the others
+//! go on, so the trace shows every later moment at which the error call may still be taken.
+//!
+//! Witnesses (YAML 2.2 and GraphML 1.0) are recorded from a violating schedule: the thread
+//! creations and the target (every schedule of the program is allowed), or every step of the
+//! schedule as an assumption waypoint on a global's value, in segment order. Mutations: a value
+//! moved by one, two adjacent segments swapped, the target's thread changed. The truth is
+//! computed over every native trace with the reading of decision 153: a statement waypoint of
+//! thread T is passed at any moment between T's arrival at the statement and T's step there, in
+//! the global state of that moment; a creation is passed on its step; the target on the error
+//! call, which the thread may take at any moment after it arrived. A witness is valid iff some
+//! trace passes its waypoints in order and reaches the target: `true` on a valid witness and
+//! `false` on an invalid one are mismatches. Each case is also validated without the
+//! partial-order reduction where the first answer was definite (item 2's property test): a
+//! different definite answer is a mismatch.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use proptest::prelude::RngExt;
+use proptest::test_runner::{RngAlgorithm, TestRng};
+use sha2::{Digest, Sha256};
+use witness_core::validate::{validate, ValidateOptions};
+use witness_core::verdict::Verdict;
+
+/// Variables whose values the traces record (the assumption waypoints' subjects).
+const SNAP: [&str; 4] = ["g0", "g1", "s.a", "s.b"];
+
+/// What a scheduled statement does (for the witness and the truth).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Plain,
+    /// `pthread_create`, creating thread `tid` (1-based, in creation order).
+    Create(usize),
+    Other,
+}
+
+/// A statement with a scheduling point: its line, its column, its function, what it is.
+#[derive(Debug, Clone)]
+struct Point {
+    line: usize,
+    col: usize,
+    func: &'static str,
+    kind: Kind,
+}
+
+/// A generated program and where its statements are.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub text: String,
+    native: String,
+    /// The checks' constants (`__wc_k` natively).
+    ks: Vec<i64>,
+    points: Vec<Point>,
+    /// The column of the `)` of each `pthread_create` call, by created thread (index tid-1).
+    create_cols: Vec<usize>,
+    /// The start routine of each thread (index 0: `main`).
+    routines: Vec<&'static str>,
+    /// Error calls: function, line, column.
+    errors: Vec<(&'static str, usize, usize)>,
+    main_line: usize,
+    sha256: String,
+}
+
+/// One step of a native trace: the thread, the line, the recorded values before the step.
+#[derive(Debug, Clone)]
+pub struct Step {
+    tid: usize,
+    line: usize,
+    snap: [i64; 4],
+}
+
+/// One schedule: its steps, the arrivals at scheduling points (thread, line, moment), the
+/// recorded values after the last step, and the error calls reached (thread, line, moment).
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    steps: Vec<Step>,
+    arrivals: Vec<(usize, usize, usize)>,
+    last: [i64; 4],
+    errors: Vec<(usize, usize, usize)>,
+}
+
+impl Trace {
+    /// The recorded values at moment `m` (before step `m`; after the last step at the end).
+    fn snap(&self, m: usize) -> [i64; 4] {
+        self.steps.get(m).map(|s| s.snap).unwrap_or(self.last)
+    }
+}
+
+/// A waypoint of a generated witness.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Wp {
+    /// Thread `tid`'s creation, passed on its `pthread_create` step.
+    Create { tid: usize, line: usize },
+    /// Thread `tid` at the statement on `line`, with `SNAP[var] == value`.
+    Assume { tid: usize, line: usize, var: usize, value: i64 },
+}
+
+/// A witness: waypoints in segment order, then the target (thread, error line).
+#[derive(Debug, Clone)]
+pub struct Witness {
+    wps: Vec<Wp>,
+    target: (usize, usize),
+    graphml: bool,
+}
+
+/// One case: a program, a witness, and the truth.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub program: Program,
+    pub witness: Witness,
+    pub valid: bool,
+    pub mutation: &'static str,
+}
+
+/// What the validator answered against the truth.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Judgement {
+    Agree,
+    Unknown,
+    Mismatch(String),
+}
+
+struct Builder {
+    v: String,
+    n: String,
+    line: usize,
+    points: Vec<Point>,
+    errors: Vec<(&'static str, usize, usize)>,
+    create_cols: Vec<usize>,
+    checks: usize,
+}
+
+impl Builder {
+    /// A line of both texts without a scheduling point.
+    fn plain(&mut self, text: &str) {
+        self.line += 1;
+        let _ = writeln!(self.v, "{text}");
+        let _ = writeln!(self.n, "{text}");
+    }
+    /// A statement with a scheduling point (`native` replaces it in the native text).
+    fn point(&mut self, func: &'static str, indent: usize, stmt: &str, native: Option<String>, kind: Kind) {
+        self.line += 1;
+        let pad = " ".repeat(indent);
+        let _ = writeln!(self.v, "{pad}{stmt}");
+        let line = self.line;
+        match native {
+            Some(n) => {
+                let _ = writeln!(self.n, "{pad}{n}");
+            }
+            None => {
+                let _ = writeln!(self.n, "{pad}__wc_pt({line}); {stmt}");
+            }
+        }
+        self.points.push(Point { line, col: indent + 1, func, kind });
+    }
+    /// `if (x op K) {` / `reach_error();` / `}`: the condition is a scheduled step. The
+    /// constant is chosen after a first native enumeration has shown the values `x` takes there
+    /// (`@Kj@` in the text, `__wc_k[j]` natively).
+    fn check(&mut self, func: &'static str, indent: usize, x: &str, op: &str) {
+        let j = self.checks;
+        self.checks += 1;
+        let line = self.line + 1;
+        let native = format!("__wc_pt({line}); __wc_obs({j}, {x}); if ({x} {op} __wc_k[{j}]) {{");
+        self.point(func, indent, &format!("if ({x} {op} @K{j}@) {{"), Some(native), Kind::Other);
+        self.line += 1;
+        let pad = " ".repeat(indent + 2);
+        let _ = writeln!(self.v, "{pad}reach_error();");
+        let _ = writeln!(self.n, "{pad}__wc_err({});", self.line);
+        self.errors.push((func, self.line, indent + 3));
+        self.plain(&format!("{}}}", " ".repeat(indent)));
+    }
+}
+
+/// An assignment over the shared state (`escaped`: `p` points to `main`'s `v`, which `main`
+/// names directly).
+fn assignment(rng: &mut TestRng, escaped: bool, func: &str) -> String {
+    let c = rng.random_range(1..4i32);
+    let pool: &[&str] = if escaped {
+        &[
+            "g0 = g0 + C;",
+            "g1 = g0 + C;",
+            "g0 = g1;",
+            "s.a = s.a + C;",
+            "s.b = g0;",
+            "g1 = s.a;",
+            "*p = *p + C;",
+            "g0 = *p;",
+        ]
+    } else {
+        &["g0 = g0 + C;", "g1 = g0 + C;", "g0 = g1;", "s.a = s.a + C;", "s.b = g0;", "g1 = s.a;"]
+    };
+    // An escaped local is accessed half of the time it can be.
+    let pick = if escaped && rng.random_bool(0.5) {
+        pool.len() - 2 + rng.random_range(0..2usize)
+    } else {
+        rng.random_range(0..pool.len())
+    };
+    let a = pool[pick].replace('C', &c.to_string());
+    if func == "main" {
+        a.replace("*p", "v")
+    } else {
+        a
+    }
+}
+
+/// A checked variable and a comparison.
+fn condition<'a>(rng: &mut TestRng, vars: &[&'a str]) -> (&'a str, &'static str) {
+    let x = vars[rng.random_range(0..vars.len())];
+    let op = if rng.random_bool(0.8) { "==" } else { ">=" };
+    (x, op)
+}
+
+/// The body of a start routine (or of `main` between its creations).
+fn items(b: &mut Builder, rng: &mut TestRng, func: &'static str, escaped: bool, n: usize, allow_loop: bool) {
+    let mut looped = false;
+    for _ in 0..n {
+        match rng.random_range(0..6u32) {
+            0 | 1 => {
+                let a = assignment(rng, escaped, func);
+                b.point(func, 2, &a, None, Kind::Plain);
+            }
+            2 => {
+                b.point(
+                    func,
+                    2,
+                    "pthread_mutex_lock(&m);",
+                    Some(format!("__wc_lock({}, &m);", b.line + 1)),
+                    Kind::Other,
+                );
+                let a = assignment(rng, escaped, func);
+                b.point(func, 2, &a, None, Kind::Plain);
+                b.point(
+                    func,
+                    2,
+                    "pthread_mutex_unlock(&m);",
+                    Some(format!("__wc_unlock({}, &m);", b.line + 1)),
+                    Kind::Other,
+                );
+            }
+            3 if allow_loop && !looped => {
+                looped = true;
+                b.plain("  L: if (i < 2) {");
+                let a = assignment(rng, escaped, func);
+                b.point(func, 4, &a, None, Kind::Plain);
+                b.plain("    i++;");
+                b.plain("    goto L;");
+                b.plain("  }");
+            }
+            4 if func != "main" => {
+                let mut vars = vec!["g0", "g1", "s.a", "s.b"];
+                if escaped {
+                    vars.push("*p");
+                }
+                let (x, op) = condition(rng, &vars);
+                b.check(func, 2, x, op);
+            }
+            _ => {
+                let a = assignment(rng, escaped, func);
+                b.point(func, 2, &a, None, Kind::Plain);
+            }
+        }
+    }
+}
+
+/// A random program of the family (see the module comment).
+pub fn generate(rng: &mut TestRng) -> Program {
+    let two = rng.random_bool(0.6);
+    let same = two && rng.random_bool(0.4);
+    let escaped = rng.random_bool(0.5);
+    let mut b = Builder {
+        v: String::new(),
+        n: String::new(),
+        line: 0,
+        points: Vec::new(),
+        errors: Vec::new(),
+        create_cols: Vec::new(),
+        checks: 0,
+    };
+    b.plain("extern void reach_error(void);");
+    b.plain("#include <pthread.h>");
+    b.plain("int g0 = 0;");
+    b.plain("int g1 = 0;");
+    b.plain("struct { unsigned a : 3; unsigned b : 5; } s;");
+    b.plain("pthread_mutex_t m;");
+    let routines: Vec<&'static str> = if !two {
+        vec!["main", "w1"]
+    } else if same {
+        vec!["main", "w1", "w1"]
+    } else {
+        vec!["main", "w1", "w2"]
+    };
+    let defined: Vec<&'static str> = if two && !same { vec!["w1", "w2"] } else { vec!["w1"] };
+    for f in &defined {
+        b.plain(&format!("void *{f}(void *arg) {{"));
+        b.plain("  int *p = arg;");
+        b.plain("  int i = 0;");
+        let n = rng.random_range(1..4usize);
+        items(&mut b, rng, f, escaped, n, true);
+        b.plain("  (void)p; (void)i;");
+        b.plain("  return 0;");
+        b.plain("}");
+    }
+    b.plain("int main(void) {");
+    let main_line = b.line;
+    b.plain("  pthread_t h1, h2;");
+    b.plain("  int v = 0;");
+    let arg = if escaped { "&v" } else { "0" };
+    for (k, f) in routines.iter().enumerate().skip(1) {
+        let call = format!("pthread_create(&h{k}, 0, {f}, {arg});");
+        let native = format!("__wc_create({}, &h{k}, {f}, {arg});", b.line + 1);
+        b.point("main", 2, &call, Some(native), Kind::Create(k));
+        b.create_cols.push(2 + call.len() - 1);
+        if rng.random_bool(0.5) {
+            items(&mut b, rng, "main", escaped, 1, false);
+        }
+    }
+    let mut joins: Vec<usize> = (1..routines.len()).collect();
+    if rng.random_bool(0.5) {
+        joins.reverse();
+    }
+    for k in joins {
+        b.point(
+            "main",
+            2,
+            &format!("pthread_join(h{k}, 0);"),
+            Some(format!("__wc_join({}, h{k});", b.line + 1)),
+            Kind::Other,
+        );
+    }
+    if rng.random_bool(0.8) || b.errors.is_empty() {
+        let (x, op) = condition(rng, &["g0", "g1", "s.a", "s.b", "v"]);
+        b.check("main", 2, x, op);
+    }
+    b.plain("  return 0;");
+    b.plain("}");
+    let mut native = b.n.replacen("extern void reach_error(void);\n", NATIVE_DECLS, 1);
+    native = native.replacen("int main(void) {", "int __wc_main(void) {", 1);
+    native.push_str("void __wc_snap(long *o) { o[0] = g0; o[1] = g1; o[2] = s.a; o[3] = s.b; }\n");
+    Program {
+        text: b.v,
+        ks: vec![0; b.checks],
+        native,
+        points: b.points,
+        create_cols: b.create_cols,
+        routines,
+        errors: b.errors,
+        main_line,
+        sha256: String::new(),
+    }
+}
+
+impl Program {
+    /// Fixes the checks' constants (the text and its hash).
+    fn fix(&mut self, ks: Vec<i64>) {
+        for (j, k) in ks.iter().enumerate() {
+            self.text = self.text.replace(&format!("@K{j}@"), &k.to_string());
+        }
+        self.ks = ks;
+        self.sha256 = Sha256::digest(self.text.as_bytes()).iter().map(|x| format!("{x:02x}")).collect();
+    }
+}
+
+const NATIVE_DECLS: &str = "typedef unsigned long __wc_tid;
+void __wc_pt(int);
+void __wc_lock(int, void *);
+void __wc_unlock(int, void *);
+void __wc_create(int, void *, void *(*)(void *), void *);
+void __wc_join(int, unsigned long);
+void __wc_err(int);
+void __wc_obs(int, long);
+extern long __wc_k[];
+";
+
+/// The baton scheduler and the depth-first search over its choices (see the module comment).
+const DRIVER: &str = r#"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#define MAXT 4
+#define MAXD 512
+enum { NEW, RUNNING, WAITING, DONE, PARKED };
+enum { K_PLAIN, K_LOCK, K_JOIN };
+static pthread_mutex_t S = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t C = PTHREAD_COND_INITIALIZER;
+static int nthreads = 1, turn = 0, creating = -1, creator = 0;
+static int state[MAXT], kind[MAXT]; static void *obj[MAXT]; static long jt[MAXT];
+static pthread_t handle[MAXT];
+long __wc_k[16]; static int observe;
+void __wc_obs(int j, long x) { if (observe) printf("O %d %ld\n", j, x); }
+static void *held[8]; static int nheld;
+static __thread int me;
+static int *prefix; static int plen;
+struct shared { int n; int overflow; int opts[MAXD]; int chose[MAXD]; };
+static struct shared *sh;
+void __wc_snap(long *o);
+int __wc_main(void);
+
+static int is_held(void *m) { for (int i = 0; i < nheld; i++) if (held[i] == m) return 1; return 0; }
+static int enabled(int t) {
+  if (state[t] != WAITING) return 0;
+  if (kind[t] == K_LOCK) return !is_held(obj[t]);
+  if (kind[t] == K_JOIN) return state[jt[t]] == DONE;
+  return 1;
+}
+static void finish(void) {
+  long v[4]; __wc_snap(v);
+  printf("Z %ld %ld %ld %ld\nEND\n", v[0], v[1], v[2], v[3]); fflush(stdout); _exit(0);
+}
+static void decide(void) {
+  int en[MAXT], n = 0;
+  for (int t = 0; t < nthreads; t++) if (enabled(t)) en[n++] = t;
+  if (n == 0) finish();
+  int c = 0;
+  if (n > 1) {
+    int k = sh->n;
+    if (k >= MAXD) sh->overflow = 1;
+    else { c = k < plen ? prefix[k] : 0; if (c >= n) c = 0; sh->opts[k] = n; sh->chose[k] = c; sh->n = k + 1; }
+  }
+  turn = en[c];
+  pthread_cond_broadcast(&C);
+}
+static void point(int line, int k, void *o, long j) {
+  pthread_mutex_lock(&S);
+  state[me] = WAITING; kind[me] = k; obj[me] = o; jt[me] = j;
+  printf("A %d %d\n", me, line);
+  if (me == creating) { creating = -1; turn = creator; pthread_cond_broadcast(&C); }
+  else decide();
+  while (turn != me) pthread_cond_wait(&C, &S);
+  state[me] = RUNNING;
+  long v[4]; __wc_snap(v);
+  printf("S %d %d %ld %ld %ld %ld\n", me, line, v[0], v[1], v[2], v[3]);
+  if (k == K_LOCK) held[nheld++] = o;
+  pthread_mutex_unlock(&S);
+}
+void __wc_pt(int line) { point(line, K_PLAIN, 0, 0); }
+void __wc_lock(int line, void *m) { point(line, K_LOCK, m, 0); }
+void __wc_unlock(int line, void *m) {
+  point(line, K_PLAIN, 0, 0);
+  pthread_mutex_lock(&S);
+  for (int i = 0; i < nheld; i++) if (held[i] == m) { held[i] = held[--nheld]; break; }
+  pthread_mutex_unlock(&S);
+}
+struct start { void *(*f)(void *); void *arg; int tid; };
+static void *tramp(void *p) {
+  struct start st = *(struct start *)p; free(p);
+  me = st.tid;
+  pthread_mutex_lock(&S);
+  while (turn != me) pthread_cond_wait(&C, &S);
+  pthread_mutex_unlock(&S);
+  st.f(st.arg);
+  pthread_mutex_lock(&S);
+  state[me] = DONE;
+  printf("F %d\n", me);
+  if (me == creating) { creating = -1; turn = creator; pthread_cond_broadcast(&C); }
+  else decide();
+  pthread_mutex_unlock(&S);
+  return 0;
+}
+void __wc_create(int line, void *h, void *(*f)(void *), void *arg) {
+  point(line, K_PLAIN, 0, 0);
+  pthread_mutex_lock(&S);
+  if (nthreads >= MAXT) { printf("TOO-MANY\n"); finish(); }
+  int tid = nthreads++;
+  state[tid] = NEW;
+  *(unsigned long *)h = (unsigned long)tid;
+  struct start *st = malloc(sizeof *st); st->f = f; st->arg = arg; st->tid = tid;
+  creating = tid; creator = me; turn = tid;
+  pthread_create(&handle[tid], 0, tramp, st);
+  pthread_cond_broadcast(&C);
+  while (turn != me) pthread_cond_wait(&C, &S);
+  pthread_mutex_unlock(&S);
+}
+void __wc_join(int line, unsigned long h) { point(line, K_JOIN, 0, (long)h); pthread_join(handle[h], 0); }
+void __wc_err(int line) {
+  pthread_mutex_lock(&S);
+  printf("R %d %d\n", me, line);
+  state[me] = PARKED;
+  decide();
+  for (;;) pthread_cond_wait(&C, &S);
+}
+int main(int argc, char **argv) {
+  int cap = atoi(argv[1]);
+  observe = argc > 2 && argv[2][0] == 'o';
+  for (int j = 0; j + 3 < argc && j < 16; j++) __wc_k[j] = atol(argv[j + 3]);
+  sh = mmap(0, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  int cap_stack = 1 << 16, top = 0;
+  int *stack = malloc(sizeof(int) * MAXD * (size_t)cap_stack), *lens = malloc(sizeof(int) * (size_t)cap_stack);
+  lens[top++] = 0;
+  int runs = 0;
+  while (top > 0 && runs < cap) {
+    top--;
+    int *p = stack + (size_t)top * MAXD; int pl = lens[top];
+    int mine[MAXD]; memcpy(mine, p, sizeof(int) * (size_t)pl);
+    printf("RUN\n"); fflush(stdout);
+    sh->n = 0; sh->overflow = 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+      alarm(5);
+      prefix = mine; plen = pl; me = 0; state[0] = RUNNING;
+      __wc_main();
+      finish();
+    }
+    int st; waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) printf("CRASH\n");
+    if (sh->overflow) printf("OVERFLOW\n");
+    printf("DONE\n"); fflush(stdout);
+    runs++;
+    for (int j = sh->n - 1; j >= pl; j--)
+      for (int c = sh->opts[j] - 1; c >= 1; c--) {
+        if (top >= cap_stack) { printf("CAPPED\n"); return 0; }
+        int *q = stack + (size_t)top * MAXD;
+        for (int i = 0; i < j; i++) q[i] = sh->chose[i];
+        q[j] = c; lens[top++] = j + 1;
+      }
+  }
+  if (top > 0) printf("CAPPED\n");
+  return 0;
+}
+"#;
+
+/// Builds `p` natively, enumerates up to 400 schedules to see the values the checks compare,
+/// fixes each check's constant (mostly one of those values), then enumerates every schedule
+/// (at most `cap`) of the fixed program.
+pub fn run_natively(p: &mut Program, dir: &Path, cap: usize, rng: &mut TestRng) -> Result<Vec<Trace>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let prog = dir.join("th.c");
+    let drv = dir.join("th-driver.c");
+    let exe = dir.join("th");
+    std::fs::write(&prog, &p.native).map_err(|e| e.to_string())?;
+    std::fs::write(&drv, DRIVER).map_err(|e| e.to_string())?;
+    let out = Command::new("gcc")
+        .args(["-O0", "-w", "-pthread", "-o"])
+        .arg(&exe)
+        .arg(&drv)
+        .arg(&prog)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("gcc: {}", String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("")));
+    }
+    let sentinel = vec![1i64 << 40; p.ks.len()];
+    let obs = Command::new(&exe)
+        .arg("400")
+        .arg("observe")
+        .args(sentinel.iter().map(|k| k.to_string()))
+        .output()
+        .map_err(|e| e.to_string())?;
+    let mut seen: Vec<Vec<i64>> = vec![Vec::new(); p.ks.len()];
+    for l in String::from_utf8_lossy(&obs.stdout).lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if let ["O", j, x] = w[..] {
+            if let (Ok(j), Ok(x)) = (j.parse::<usize>(), x.parse::<i64>()) {
+                if let Some(v) = seen.get_mut(j) {
+                    if !v.contains(&x) {
+                        v.push(x);
+                    }
+                }
+            }
+        }
+    }
+    let ks: Vec<i64> = seen
+        .iter()
+        .map(|v| {
+            if !v.is_empty() && rng.random_bool(0.85) {
+                v[rng.random_range(0..v.len())]
+            } else {
+                rng.random_range(0..7i64)
+            }
+        })
+        .collect();
+    p.fix(ks);
+    let run = Command::new(&exe)
+        .arg(cap.to_string())
+        .arg("run")
+        .args(p.ks.iter().map(|k| k.to_string()))
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&run.stdout);
+    let mut traces = Vec::new();
+    let mut cur = Trace::default();
+    for l in text.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        match w.first().copied() {
+            Some("RUN") => cur = Trace::default(),
+            Some("S") if w.len() == 7 => {
+                let n: Vec<i64> = w[1..].iter().filter_map(|x| x.parse().ok()).collect();
+                if n.len() == 6 {
+                    cur.steps.push(Step { tid: n[0] as usize, line: n[1] as usize, snap: [n[2], n[3], n[4], n[5]] });
+                }
+            }
+            Some("A") if w.len() == 3 => {
+                let (t, line) = (w[1].parse().unwrap_or(usize::MAX), w[2].parse().unwrap_or(0));
+                cur.arrivals.push((t, line, cur.steps.len()));
+            }
+            Some("Z") if w.len() == 5 => {
+                let n: Vec<i64> = w[1..].iter().filter_map(|x| x.parse().ok()).collect();
+                if n.len() == 4 {
+                    cur.last = [n[0], n[1], n[2], n[3]];
+                }
+            }
+            Some("R") if w.len() == 3 => {
+                let (t, line) = (w[1].parse().unwrap_or(usize::MAX), w[2].parse().unwrap_or(0));
+                cur.errors.push((t, line, cur.steps.len()));
+            }
+            Some("CRASH" | "OVERFLOW" | "CAPPED" | "TOO-MANY") => return Err(format!("native: {l}")),
+            Some("DONE") => traces.push(std::mem::take(&mut cur)),
+            _ => {}
+        }
+    }
+    if traces.is_empty() {
+        return Err("native: no schedule ran".into());
+    }
+    Ok(traces)
+}
+
+/// The line of each created thread's `pthread_create`.
+fn create_lines(p: &Program) -> Vec<usize> {
+    p.points.iter().filter(|pt| matches!(pt.kind, Kind::Create(_))).map(|pt| pt.line).collect()
+}
+
+/// Whether the trace passes the witness (the reading in the module comment).
+fn passes(p: &Program, w: &Witness, t: &Trace) -> bool {
+    let creates = create_lines(p);
+    // Each arrival's window: from the arrival to the thread's step there, or to the end of the
+    // trace when the thread never takes it (it waits for a join that never comes, or the
+    // schedule ends).
+    let windows: Vec<(usize, usize, usize, usize)> = t
+        .arrivals
+        .iter()
+        .map(|&(tid, line, a)| {
+            let e = t.steps.iter().enumerate().skip(a).find(|(_, s)| s.tid == tid).map(|(i, _)| i);
+            (tid, line, a, e.unwrap_or(t.steps.len()))
+        })
+        .collect();
+    let mut cur = 0usize;
+    for wp in &w.wps {
+        let found = match *wp {
+            Wp::Create { tid, line } => t
+                .steps
+                .iter()
+                .enumerate()
+                .skip(cur)
+                .find(|(_, s)| s.tid == 0 && s.line == line && creates.iter().position(|&l| l == line) == Some(tid - 1))
+                .map(|(i, _)| i + 1),
+            Wp::Assume { tid, line, var, value } => windows
+                .iter()
+                .filter(|&&(t2, l2, _, e)| t2 == tid && l2 == line && e >= cur)
+                .find_map(|&(_, _, a, e)| (a.max(cur)..=e).find(|&m| t.snap(m)[var] == value)),
+        };
+        match found {
+            Some(m) => cur = m,
+            None => return false,
+        }
+    }
+    // The error call may be taken at any moment after the thread arrived at it.
+    t.errors.iter().any(|&(tid, line, _)| (tid, line) == w.target)
+}
+
+/// Two waypoints of one thread at one statement with no waypoint of that thread between them:
+/// whether both may be passed while the thread waits there once is not settled by the draft,
+/// so such witnesses are not generated.
+fn ambiguous(w: &Witness) -> bool {
+    let mut last: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for wp in &w.wps {
+        if let Wp::Assume { tid, line, .. } = *wp {
+            if last.insert(tid, line) == Some(line) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The truth of a witness over every trace.
+fn valid(p: &Program, w: &Witness, traces: &[Trace]) -> bool {
+    traces.iter().any(|t| passes(p, w, t))
+}
+
+/// The witnesses of one program and their truth.
+pub fn cases(p: &Program, traces: &[Trace], rng: &mut TestRng) -> Vec<Case> {
+    let creates = create_lines(p);
+    let create_wps: Vec<Wp> = creates.iter().enumerate().map(|(k, &line)| Wp::Create { tid: k + 1, line }).collect();
+    let mut out = Vec::new();
+    let push = |w: Witness, mutation: &'static str, out: &mut Vec<Case>| {
+        if ambiguous(&w) {
+            return;
+        }
+        let v = valid(p, &w, traces);
+        out.push(Case { program: p.clone(), witness: w, valid: v, mutation });
+    };
+    // Every error call of every thread that runs its function: the creations and the target.
+    let mut targets = Vec::new();
+    for (tid, f) in p.routines.iter().enumerate() {
+        for &(ef, line, _) in &p.errors {
+            if ef == *f {
+                targets.push((tid, line));
+            }
+        }
+    }
+    for &target in &targets {
+        for graphml in [false, true] {
+            push(Witness { wps: create_wps.clone(), target, graphml }, "creations-and-target", &mut out);
+        }
+    }
+    // Violating schedules (up to three), each with a random subset of its steps as
+    // waypoints, and their mutations.
+    let violating: Vec<&Trace> = traces.iter().filter(|t| !t.errors.is_empty()).collect();
+    for _ in 0..violating.len().min(3) {
+        let t = violating[rng.random_range(0..violating.len())];
+        recorded_cases(p, t, &creates, rng, &mut |w, m| push(w, m, &mut out));
+    }
+    out
+}
+
+/// The witness of one violating schedule and its mutations.
+fn recorded_cases(
+    p: &Program,
+    t: &Trace,
+    creates: &[usize],
+    rng: &mut TestRng,
+    push: &mut dyn FnMut(Witness, &'static str),
+) {
+    let (etid, eline, _) = t.errors[0];
+    let keep = rng.random_range(0.3..1.0f64);
+    let mut wps = Vec::new();
+    let mut made = 0;
+    for s in &t.steps {
+        if s.tid == 0 && creates.get(made) == Some(&s.line) {
+            made += 1;
+            wps.push(Wp::Create { tid: made, line: s.line });
+        } else if rng.random_bool(keep) {
+            let var = rng.random_range(0..SNAP.len());
+            wps.push(Wp::Assume { tid: s.tid, line: s.line, var, value: s.snap[var] });
+        }
+    }
+    let recorded = Witness { wps, target: (etid, eline), graphml: false };
+    push(recorded.clone(), "recorded-schedule");
+    let assumes: Vec<usize> =
+        recorded.wps.iter().enumerate().filter(|(_, w)| matches!(w, Wp::Assume { .. })).map(|(i, _)| i).collect();
+    if !assumes.is_empty() {
+        let mut m = recorded.clone();
+        let i = assumes[rng.random_range(0..assumes.len())];
+        if let Wp::Assume { value, .. } = &mut m.wps[i] {
+            *value += if rng.random_bool(0.5) { 1 } else { -1 };
+        }
+        push(m, "value-moved");
+    }
+    let tid = |w: &Wp| match *w {
+        Wp::Create { .. } => 0,
+        Wp::Assume { tid, .. } => tid,
+    };
+    let swappable: Vec<usize> = (0..recorded.wps.len().saturating_sub(1))
+        .filter(|&i| {
+            let both_creates =
+                matches!(recorded.wps[i], Wp::Create { .. }) && matches!(recorded.wps[i + 1], Wp::Create { .. });
+            !both_creates && tid(&recorded.wps[i]) != tid(&recorded.wps[i + 1])
+        })
+        .collect();
+    for _ in 0..2.min(swappable.len()) {
+        let mut m = recorded.clone();
+        let i = swappable[rng.random_range(0..swappable.len())];
+        m.wps.swap(i, i + 1);
+        push(m, "segments-swapped");
+    }
+    let others: Vec<usize> = (0..p.routines.len()).filter(|&k| k != etid).collect();
+    if !others.is_empty() {
+        let mut m = recorded.clone();
+        m.target.0 = others[rng.random_range(0..others.len())];
+        push(m, "target-thread-changed");
+    }
+}
+
+fn func_of(p: &Program, line: usize) -> &'static str {
+    p.points.iter().find(|pt| pt.line == line).map(|pt| pt.func).unwrap_or("main")
+}
+
+fn col_of(p: &Program, line: usize) -> usize {
+    p.points.iter().find(|pt| pt.line == line).map(|pt| pt.col).unwrap_or(1)
+}
+
+/// The YAML 2.2 text of a witness.
+pub fn yaml(p: &Program, w: &Witness) -> String {
+    let mut s = format!(
+        r#"- entry_type: violation_sequence
+  metadata:
+    format_version: "2.2"
+    uuid: "00000000-0000-4000-8000-000000000032"
+    creation_time: "2026-11-27T00:00:00Z"
+    producer:
+      name: "witness-oracle"
+      version: "1"
+    task:
+      input_files:
+      - "program.c"
+      input_file_hashes:
+        program.c: {}
+      specification: "G ! call(reach_error())"
+      data_model: "LP64"
+      language: "C"
+  content:
+"#,
+        p.sha256
+    );
+    let loc = |line: usize, col: usize, func: &str| {
+        format!("location: {{file_name: \"program.c\", line: {line}, column: {col}, function: \"{func}\"}}")
+    };
+    for wp in &w.wps {
+        match *wp {
+            Wp::Create { tid, line } => {
+                let col = p.create_cols[tid - 1];
+                let _ = writeln!(
+                    s,
+                    "  - segment:\n    - waypoint: {{type: function_enter, action: follow, thread_id: 0, {}}}",
+                    loc(line, col, "main")
+                );
+            }
+            Wp::Assume { tid, line, var, value } => {
+                let _ = writeln!(
+                    s,
+                    "  - segment:\n    - waypoint: {{type: assumption, action: follow, thread_id: {tid}, constraint: {{value: \"{} == {value}\", format: c_expression}}, {}}}",
+                    SNAP[var],
+                    loc(line, col_of(p, line), func_of(p, line))
+                );
+            }
+        }
+    }
+    let (tid, line) = w.target;
+    let (func, _, col) = p.errors.iter().find(|e| e.1 == line).copied().unwrap_or(("main", line, 1));
+    let _ = writeln!(
+        s,
+        "  - segment:\n    - waypoint: {{type: target, action: follow, thread_id: {tid}, {}}}",
+        loc(line, col, func)
+    );
+    s
+}
+
+/// The GraphML text of a witness of creations and a target (the only GraphML form generated).
+pub fn graphml(p: &Program, w: &Witness) -> String {
+    let mut s = String::from(
+        r#"<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+ <key id="witness-type" attr.name="witness-type" attr.type="string" for="graph"/>
+ <key id="sourcecodelang" attr.name="sourcecodelang" attr.type="string" for="graph"/>
+ <key id="producer" attr.name="producer" attr.type="string" for="graph"/>
+ <key id="specification" attr.name="specification" attr.type="string" for="graph"/>
+ <key id="programfile" attr.name="programfile" attr.type="string" for="graph"/>
+ <key id="programhash" attr.name="programhash" attr.type="string" for="graph"/>
+ <key id="architecture" attr.name="architecture" attr.type="string" for="graph"/>
+ <key id="creationtime" attr.name="creationtime" attr.type="string" for="graph"/>
+ <key id="entry" attr.name="entry" attr.type="boolean" for="node"><default>false</default></key>
+ <key id="violation" attr.name="violation" attr.type="boolean" for="node"><default>false</default></key>
+ <key id="startline" attr.name="startline" attr.type="int" for="edge"/>
+ <key id="enterFunction" attr.name="enterFunction" attr.type="string" for="edge"/>
+ <key id="threadId" attr.name="threadId" attr.type="string" for="edge"/>
+ <key id="createThread" attr.name="createThread" attr.type="string" for="edge"/>
+ <graph edgedefault="directed">
+  <data key="witness-type">violation_witness</data>
+  <data key="sourcecodelang">C</data>
+  <data key="producer">witness-oracle</data>
+  <data key="specification">CHECK( init(main()), LTL(G ! call(reach_error())) )</data>
+  <data key="programfile">program.c</data>
+"#,
+    );
+    let _ = writeln!(s, "  <data key=\"programhash\">{}</data>", p.sha256);
+    s.push_str("  <data key=\"architecture\">64bit</data>\n  <data key=\"creationtime\">2026-11-27T00:00:00Z</data>\n");
+    let n = w.wps.len() + 2;
+    s.push_str("  <node id=\"N0\"><data key=\"entry\">true</data></node>\n");
+    for i in 1..n {
+        let _ = writeln!(s, "  <node id=\"N{i}\"/>");
+    }
+    let _ = writeln!(s, "  <node id=\"N{n}\"><data key=\"violation\">true</data></node>");
+    let _ = writeln!(
+        s,
+        "  <edge source=\"N0\" target=\"N1\"><data key=\"threadId\">0</data><data key=\"startline\">{}</data><data key=\"enterFunction\">main</data></edge>",
+        p.main_line
+    );
+    for (i, wp) in w.wps.iter().enumerate() {
+        if let Wp::Create { tid, line } = *wp {
+            let _ = writeln!(
+                s,
+                "  <edge source=\"N{}\" target=\"N{}\"><data key=\"threadId\">0</data><data key=\"createThread\">{tid}</data><data key=\"startline\">{line}</data></edge>",
+                i + 1,
+                i + 2
+            );
+        }
+    }
+    let (tid, line) = w.target;
+    let _ = writeln!(
+        s,
+        "  <edge source=\"N{}\" target=\"N{n}\"><data key=\"threadId\">{tid}</data><data key=\"startline\">{line}</data></edge>",
+        n - 1
+    );
+    s.push_str(" </graph>\n</graphml>\n");
+    s
+}
+
+/// Validates a case in-process (reduced, and unreduced where the first answer was definite)
+/// and judges the answers.
+pub fn check(c: &Case, dir: &Path, timeout: Duration) -> (Judgement, String) {
+    let _ = std::fs::create_dir_all(dir);
+    let ext = if c.witness.graphml { "graphml" } else { "yml" };
+    let (prog, wit, prp) = (dir.join("program.c"), dir.join(format!("witness.{ext}")), dir.join("property.prp"));
+    let text = if c.witness.graphml { graphml(&c.program, &c.witness) } else { yaml(&c.program, &c.witness) };
+    let written = std::fs::write(&prog, &c.program.text)
+        .and_then(|_| std::fs::write(&wit, text))
+        .and_then(|_| std::fs::write(&prp, "CHECK( init(main()), LTL(G ! call(reach_error())) )\n"));
+    if let Err(e) = written {
+        return (Judgement::Unknown, e.to_string());
+    }
+    let run = |reduce: bool| {
+        let mut opts = ValidateOptions::new(&prog, &wit).with_property(&prp).with_timeout(timeout);
+        opts.reduce = reduce;
+        std::panic::catch_unwind(|| validate(&opts))
+    };
+    let report = match run(true) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => return (Judgement::Unknown, e.to_string()),
+        Err(_) => return (Judgement::Mismatch("PANIC".into()), "panic".into()),
+    };
+    let j = match (&report.verdict, c.valid) {
+        (Verdict::Rejected, true) => Judgement::Mismatch("`true` on a witness a native schedule passes".into()),
+        (Verdict::Confirmed { .. }, false) => {
+            Judgement::Mismatch("`false` on a witness no native schedule passes".into())
+        }
+        (Verdict::Unknown { .. }, _) => Judgement::Unknown,
+        _ => Judgement::Agree,
+    };
+    if j != Judgement::Agree {
+        return (j, report.reason);
+    }
+    // Item 2's property test: the unreduced search must not answer otherwise.
+    match run(false) {
+        Ok(Ok(r)) => match (&r.verdict, &report.verdict) {
+            (Verdict::Rejected, Verdict::Confirmed { .. }) | (Verdict::Confirmed { .. }, Verdict::Rejected) => {
+                (Judgement::Mismatch("the unreduced search answers otherwise than the reduced one".into()), r.reason)
+            }
+            _ => (Judgement::Agree, report.reason),
+        },
+        Ok(Err(_)) => (Judgement::Agree, report.reason),
+        Err(_) => (Judgement::Mismatch("PANIC (unreduced)".into()), "panic".into()),
+    }
+}
+
+/// Statistics of a thread round.
+#[derive(Debug, Default, Clone)]
+pub struct Round {
+    pub programs: usize,
+    pub schedules: usize,
+    pub cases: usize,
+    pub valid: usize,
+    pub agree: usize,
+    pub unknown: usize,
+    pub mismatches: Vec<String>,
+    /// Unknown reasons, first line, counted (the coverage the round lacks).
+    pub unknown_reasons: std::collections::BTreeMap<String, usize>,
+    /// Seconds spent natively (build and schedules) and validating.
+    pub native_secs: f64,
+    pub validate_secs: f64,
+}
+
+impl Round {
+    /// Adds another round's counts and mismatches.
+    pub fn absorb(&mut self, r: Round) {
+        self.programs += r.programs;
+        self.schedules += r.schedules;
+        self.cases += r.cases;
+        self.valid += r.valid;
+        self.agree += r.agree;
+        self.unknown += r.unknown;
+        self.mismatches.extend(r.mismatches);
+        self.native_secs += r.native_secs;
+        self.validate_secs += r.validate_secs;
+        for (k, v) in r.unknown_reasons {
+            *self.unknown_reasons.entry(k).or_default() += v;
+        }
+    }
+}
+
+/// `programs` programs from `seed` (each with its cases), in `work`.
+pub fn round(
+    seed: u64,
+    programs: usize,
+    work: &Path,
+    timeout: Duration,
+    deadline: Option<std::time::Instant>,
+) -> Round {
+    let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &{
+        let mut s = [0u8; 32];
+        s[..8].copy_from_slice(&seed.to_le_bytes());
+        s[8] = 0x7d;
+        s
+    });
+    let mut r = Round::default();
+    for k in 0..programs {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            break;
+        }
+        let mut p = generate(&mut rng);
+        let dir = work.join(format!("th-{seed}-{k}"));
+        let t0 = std::time::Instant::now();
+        let native = run_natively(&mut p, &dir, 20_000, &mut rng);
+        r.native_secs += t0.elapsed().as_secs_f64();
+        let traces = match native {
+            Ok(t) => t,
+            Err(e) => {
+                if std::env::var_os("WC_ORACLE_DEBUG").is_some() {
+                    eprintln!("program {k}: {e}");
+                }
+                continue;
+            }
+        };
+        if std::env::var_os("WC_ORACLE_DEBUG").is_some() {
+            let v = traces.iter().filter(|t| !t.errors.is_empty()).count();
+            eprintln!("program {k}: {} schedules, {v} violating", traces.len());
+        }
+        let t0 = std::time::Instant::now();
+        r.programs += 1;
+        r.schedules += traces.len();
+        for c in cases(&p, &traces, &mut rng) {
+            r.cases += 1;
+            r.valid += c.valid as usize;
+            let (j, reason) = check(&c, &dir, timeout);
+            match j {
+                Judgement::Agree => r.agree += 1,
+                Judgement::Unknown => {
+                    r.unknown += 1;
+                    let key: String = reason.lines().next().unwrap_or("").chars().take(90).collect();
+                    *r.unknown_reasons.entry(key).or_default() += 1;
+                }
+                Judgement::Mismatch(what) => {
+                    let w =
+                        if c.witness.graphml { graphml(&c.program, &c.witness) } else { yaml(&c.program, &c.witness) };
+                    r.mismatches.push(format!("{what} ({}, {reason}):\n{}\n{w}", c.mutation, c.program.text))
+                }
+            }
+        }
+        r.validate_secs += t0.elapsed().as_secs_f64();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    r
+}
