@@ -470,7 +470,7 @@ fn right_to_left(r: &Report, harness: &str, first: replay::Replay, opts: &Valida
         return first;
     }
     let threaded = witness_core::harness::is_threaded(harness);
-    let second = replay::replay(&opts.program, &path, r.data_model == "ILP32", threaded, &expected_error(r));
+    let second = replay::replay(&opts.program, &path, r.data_model == "ILP32", threaded, &expected(r));
     let _ = std::fs::remove_file(&path);
     let detail = if second.reproduced {
         format!(
@@ -489,12 +489,22 @@ fn right_to_left(r: &Report, harness: &str, first: replay::Replay, opts: &Valida
     replay::Replay { reproduced: false, detail }
 }
 
-/// The error a confirmation names (`reach_error`, `__VERIFIER_error(7)`); empty for a rejected
-/// witness whose input values alone reach an error.
-fn expected_error(r: &Report) -> String {
+/// The error a confirmation names (`reach_error`, `__VERIFIER_error(7)`) and the lines of its
+/// call, the last step of the confirmed run (issue 32 cause 17); for a rejected witness whose
+/// input values alone reach an error, any error function at the line that run reaches it.
+fn expected(r: &Report) -> replay::Expected {
     match &r.verdict {
-        Verdict::Confirmed { error_function, .. } => error_function.clone(),
-        _ => String::new(),
+        Verdict::Confirmed { error_function, trace } => replay::Expected {
+            error: error_function.clone(),
+            lines: trace.last().and_then(|s| {
+                let span = s.span.filter(|sp| sp.start_line > 0 && sp.end_line >= sp.start_line);
+                span.map(|sp| (sp.start_line, sp.end_line)).or((s.line > 0).then_some((s.line, s.line)))
+            }),
+        },
+        _ => replay::Expected {
+            error: String::new(),
+            lines: r.test_vector.as_ref().and_then(|tv| tv.line).map(|l| (l, l)),
+        },
     }
 }
 
@@ -527,7 +537,7 @@ fn harness_and_replay(
             replay::Replay { reproduced: false, detail: format!("schedule not replayable: {why}") }
         } else if r.property == "unreach-call" {
             let threaded = witness_core::harness::is_threaded(text);
-            let first = replay::replay(&opts.program, path, r.data_model == "ILP32", threaded, &expected_error(r));
+            let first = replay::replay(&opts.program, path, r.data_model == "ILP32", threaded, &expected(r));
             match (&r.harness_right_to_left, first.reproduced) {
                 (Some(other), false) => right_to_left(r, other, first, opts),
                 _ => first,

@@ -23,8 +23,8 @@ const HEADER: &str = "/* Harness written by witness-check: the program's __VERIF
        gcc -o replay program.c harness.c -lm && ./replay
    It defines nothing the program defines. Its error functions (reach_error, __VERIFIER_error,
    __assert_fail) are weak: where the program defines its own, the program's run (an assertion
-   failure, an abort); where it does not, the harness prints \"harness: error reached\" and exits
-   with status 86. witness-check --replay compiles it with -DWITNESS_CHECK_REPLAY (the harness's
+   failure, an abort); where it does not, the harness prints \"harness: error reached\" and the
+   address it was called from, and exits with status 86. witness-check --replay compiles it with -DWITNESS_CHECK_REPLAY (the harness's
    error functions strong) and weakens the program's with objcopy --weaken-symbol, so that
    reaching any of them is reported the same way. */
 ";
@@ -37,6 +37,12 @@ pub const ERROR_FUNCTIONS: [&str; 2] = ["reach_error", "__VERIFIER_error"];
 /// What a harness prints (to standard error) when the error is reached, followed by the error
 /// function in parentheses (`(reach_error)`, `(__assert_fail)`, `(__VERIFIER_error(7))`).
 pub const REACHED_TEXT: &str = "harness: error reached";
+
+/// What a harness prints (to standard error) after [`REACHED_TEXT`]: the address the error
+/// function returns to (`0x…`, inside the call that reached it). `--replay` links without PIE
+/// and resolves it with `addr2line` to the program's line (issue 32 cause 17: a replay
+/// reproduces a confirmation only at the confirmed error's place).
+pub const CALLED_FROM_TEXT: &str = "harness: error called from";
 
 /// Is the error a native run reached (`what`, as the harness prints it in parentheses) the one a
 /// confirmation names (`expected`, the verdict's error function: `reach_error`,
@@ -185,11 +191,33 @@ pub fn harness_for(cfa: &Cfa, source: &str, trace: &[TraceStep], reversed: &[std
     out.push_str("#ifdef WITNESS_CHECK_PROGRAM\n/* The program, with the schedule points. */\n");
     out.push_str("void __wc_turn(int point);\n#define pthread_create __wc_pthread_create\n");
     out.push_str("#define pthread_exit __wc_pthread_exit\n#line 1\n");
-    out.push_str(&threads::instrumented(source, &schedule));
+    // Without line markers, so that gcc's debug lines are the file's lines (see
+    // [`without_line_markers`]).
+    let copy = threads::instrumented(source, &schedule);
+    out.push_str(&without_line_markers(&copy).unwrap_or(copy));
     out.push_str("#else\n");
     out.push_str(&definitions(cfa, trace, reversed, Some(&threads::scheduler(&schedule))));
     out.push_str("#endif\n");
     out
+}
+
+/// The text with its line markers (`# 12 "file.c"`, `#line 12`) blanked, or `None` when it has
+/// none. A replay compiles this text with `-g` and resolves where the error was called to a line
+/// (issue 32 cause 17): gcc numbers lines as the markers say, the validator (and every witness)
+/// by the file's own lines, so the markers go; the line count stays. Markers only name the places
+/// of lines (`__LINE__`, diagnostics, debug information); nothing else of the program changes.
+pub fn without_line_markers(text: &str) -> Option<String> {
+    let is_marker = |l: &str| {
+        let Some(rest) = l.trim_start().strip_prefix('#') else { return false };
+        let rest = rest.trim_start();
+        rest.starts_with(|c: char| c.is_ascii_digit())
+            || rest.strip_prefix("line").is_some_and(|r| r.starts_with([' ', '\t']))
+    };
+    if !text.split('\n').any(is_marker) {
+        return None;
+    }
+    let lines: Vec<&str> = text.split('\n').map(|l| if is_marker(l) { "" } else { l }).collect();
+    Some(lines.join("\n"))
 }
 
 /// The reason the schedule of a multi-threaded harness cannot be replayed, if it says one.
@@ -285,13 +313,18 @@ fn definitions(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize
         }
     }
     let check = if scheduler.is_some() { "  wc_at_error();\n" } else { "" };
+    // Where the error function was called from: the address it returns to (issue 32 cause 17).
+    let from =
+        format!("  fprintf(stderr, \"{CALLED_FROM_TEXT} 0x%lx\\n\", (unsigned long) __builtin_return_address(0));\n");
     let reached = |what: &str| {
-        format!("{check}  fprintf(stderr, \"{REACHED_TEXT} ({what})\\n\");\n  fflush(stderr);\n  _exit({REACHED_STATUS});\n")
+        format!(
+            "{check}  fprintf(stderr, \"{REACHED_TEXT} ({what})\\n\");\n{from}  fflush(stderr);\n  _exit({REACHED_STATUS});\n"
+        )
     };
     // `__VERIFIER_error(code)` reports the code it received (RERS, issue 32 cause 17): a replay
     // reproduces a confirmation only when the native run reaches the same error.
     let reached_code = format!(
-        "{check}  fprintf(stderr, \"{REACHED_TEXT} (__VERIFIER_error(%d))\\n\", code);\n  fflush(stderr);\n  _exit({REACHED_STATUS});\n"
+        "{check}  fprintf(stderr, \"{REACHED_TEXT} (__VERIFIER_error(%d))\\n\", code);\n{from}  fflush(stderr);\n  _exit({REACHED_STATUS});\n"
     );
     if !cfa.defines("__assert_fail") {
         out.push_str(
@@ -323,5 +356,29 @@ fn join(items: impl Iterator<Item = String>) -> String {
         "0".into()
     } else {
         v.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_markers_are_blanked_and_lines_kept() {
+        let text = "# 1 \"a.c\"\nint x;\n  #  12 \"b.h\" 2\n#line 7\n#include <x.h>\n#lineno\nint y;";
+        let out = without_line_markers(text).expect("markers");
+        assert_eq!(out, "\nint x;\n\n\n#include <x.h>\n#lineno\nint y;");
+        assert_eq!(without_line_markers("#include <x.h>\nint x; # 1\n"), None);
+    }
+
+    #[test]
+    fn error_functions_say_where_they_were_called_from() {
+        let src = "extern void reach_error(void);\nint main(void) { reach_error(); return 0; }\n";
+        let program = crate::cfront::build_program(std::path::Path::new("p.c"), src, crate::cfa::DataModel::Lp64)
+            .expect("the program builds");
+        let text = harness(&program.cfa, &[]);
+        let from = format!("{CALLED_FROM_TEXT} 0x%lx\\n\", (unsigned long) __builtin_return_address(0));");
+        // `__assert_fail`, `reach_error` and `__VERIFIER_error`.
+        assert_eq!(text.matches(&from).count(), 3, "{text}");
     }
 }

@@ -9,13 +9,15 @@
 //! `function_return` waypoint at the call's `)` with `\result == v`, and a final `target`
 //! waypoint at the violating step. Values are integers in decimal and finite floats as hex
 //! literals (exact); a value the solver did not give, or a NaN or infinity, is not pinned.
+//! A data race is written as YAML 2.2 ([`refine_race`]): thread creations and values with their
+//! threads, and a last segment of the two racing accesses.
 
 use std::fmt::Write as _;
 
 use sha2::Digest;
 
-use crate::cfa::DataModel;
-use crate::verdict::TraceStep;
+use crate::cfa::{Cfa, DataModel, EdgeOp};
+use crate::verdict::{RaceAccess, Taken, TraceStep};
 
 /// The format of a refined witness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,24 +234,9 @@ fn quoted(s: &str) -> String {
 }
 
 fn yaml(task: &Task, values: &[(Place, String, &str)], target: &Place, hash: &str, time: &str, spec: &str) -> String {
-    let mut s = String::from("- entry_type: \"violation_sequence\"\n  metadata:\n    format_version: \"2.0\"\n");
     let seed = format!("{hash}{spec}{}", values.iter().map(|v| v.1.as_str()).collect::<Vec<_>>().join(","));
-    let _ = writeln!(s, "    uuid: \"{}\"", uuid(seed.as_bytes()));
-    let _ = writeln!(s, "    creation_time: {}", quoted(time));
-    let _ = writeln!(
-        s,
-        "    producer:\n      name: \"witness-check\"\n      version: {}",
-        quoted(env!("CARGO_PKG_VERSION"))
-    );
+    let mut s = yaml_header(task, "2.0", &seed, hash, time, spec);
     let file = quoted(task.file_name);
-    let _ =
-        writeln!(s, "    task:\n      input_files:\n      - {file}\n      input_file_hashes:\n        {file}: {hash}");
-    let _ = writeln!(s, "      specification: {}", quoted(spec));
-    let data_model = match task.data_model {
-        DataModel::Ilp32 => "ILP32",
-        DataModel::Lp64 => "LP64",
-    };
-    let _ = writeln!(s, "      data_model: \"{data_model}\"\n      language: \"C\"\n  content:");
     let location = |s: &mut String, p: &Place| {
         let _ = writeln!(
             s,
@@ -269,6 +256,99 @@ fn yaml(task: &Task, values: &[(Place, String, &str)], target: &Place, hash: &st
     s.push_str("  - segment:\n    - waypoint:\n        type: \"target\"\n        action: \"follow\"\n");
     location(&mut s, target);
     s
+}
+
+/// A YAML violation witness's first lines, up to `content:`.
+fn yaml_header(task: &Task, version: &str, seed: &str, hash: &str, time: &str, spec: &str) -> String {
+    let mut s = format!("- entry_type: \"violation_sequence\"\n  metadata:\n    format_version: \"{version}\"\n");
+    let _ = writeln!(s, "    uuid: \"{}\"", uuid(seed.as_bytes()));
+    let _ = writeln!(s, "    creation_time: {}", quoted(time));
+    let _ = writeln!(
+        s,
+        "    producer:\n      name: \"witness-check\"\n      version: {}",
+        quoted(env!("CARGO_PKG_VERSION"))
+    );
+    let file = quoted(task.file_name);
+    let _ =
+        writeln!(s, "    task:\n      input_files:\n      - {file}\n      input_file_hashes:\n        {file}: {hash}");
+    let _ = writeln!(s, "      specification: {}", quoted(spec));
+    let data_model = match task.data_model {
+        DataModel::Ilp32 => "ILP32",
+        DataModel::Lp64 => "LP64",
+    };
+    let _ = writeln!(s, "      data_model: \"{data_model}\"\n      language: \"C\"\n  content:");
+    s
+}
+
+/// The refined witness of a confirmed data race (issue 32 cause 18): YAML 2.2, whose segments
+/// follow the confirmed run and whose last segment holds the race's two accesses as `target`
+/// waypoints of their threads. In run order, each thread creation is a `function_enter`
+/// waypoint at the `pthread_create` call's `)` by the creating thread (the 2.2 draft numbers
+/// thread k by the k-th such waypoint, as the trace numbers threads by creation, so the ids
+/// agree) and each pinned nondet value a `function_return` waypoint with its thread; the two
+/// `target`s sit at the first character of their steps. A run whose creation or access has no
+/// place in the program gives no witness (the caller warns).
+pub fn refine_race(task: &Task, cfa: &Cfa, trace: &[TraceStep], race: &[RaceAccess; 2]) -> Result<String, String> {
+    let at = |offset: usize| Place {
+        line: crate::error::line_col(task.source, offset).0,
+        column: column(task.source, offset),
+        start: offset,
+        end: offset,
+    };
+    // (kind, thread, function, place, constraint)
+    let mut waypoints: Vec<(&str, u32, String, Place, Option<String>)> = Vec::new();
+    for s in trace {
+        let thread = s.thread.unwrap_or(0);
+        let creates = match s.taken {
+            Taken::Edge(e) => matches!(cfa.edge(e).op, EdgeOp::ThreadCreate { .. }).then(|| cfa.edge(e).call_paren),
+            _ => None,
+        };
+        match creates {
+            Some(Some(paren)) => waypoints.push(("function_enter", thread, s.function.clone(), at(paren), None)),
+            Some(None) => return Err(format!("no refined witness: the thread creation at line {} has no `)`", s.line)),
+            None => {}
+        }
+        if let (Some((value, _)), Some(paren)) = (pinned(s), s.call_paren) {
+            let constraint = format!("\\result == {value}");
+            waypoints.push(("function_return", thread, s.function.clone(), at(paren), Some(constraint)));
+        }
+    }
+    let hash = format!("{:x}", sha2::Sha256::digest(task.source));
+    let time = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let spec = specification(task);
+    let seed = format!(
+        "{hash}{spec}{}{}",
+        waypoints.iter().map(|w| format!("{}@{}", w.4.as_deref().unwrap_or(w.0), w.3.start)).collect::<String>(),
+        race.iter().map(|r| format!("{}@{}", r.thread, r.span.start_offset)).collect::<String>()
+    );
+    let mut s = yaml_header(task, "2.2", &seed, &hash, &time, &spec);
+    let file = quoted(task.file_name);
+    let waypoint = |s: &mut String, kind: &str, thread: u32, function: &str, p: &Place, constraint: Option<&str>| {
+        let _ = writeln!(
+            s,
+            "    - waypoint:\n        type: \"{kind}\"\n        action: \"follow\"\n        thread_id: {thread}"
+        );
+        if let Some(c) = constraint {
+            let _ =
+                writeln!(s, "        constraint:\n          value: {}\n          format: \"c_expression\"", quoted(c));
+        }
+        let _ = writeln!(
+            s,
+            "        location:\n          file_name: {file}\n          line: {}\n          column: {}\n          function: {}",
+            p.line,
+            p.column,
+            quoted(function)
+        );
+    };
+    for (kind, thread, function, p, constraint) in &waypoints {
+        s.push_str("  - segment:\n");
+        waypoint(&mut s, kind, *thread, function, p, constraint.as_deref());
+    }
+    s.push_str("  - segment:\n");
+    for r in race {
+        waypoint(&mut s, "target", r.thread, &r.function, &at(r.span.start_offset), None);
+    }
+    Ok(s)
 }
 
 #[cfg(test)]

@@ -459,6 +459,7 @@ fn run(
     let (mut states, mut solver_calls) = (outcome.states, outcome.solver_calls);
     let violated = outcome.violated;
     let (outcome_infeasible, outcome_strict) = (outcome.infeasible.clone(), outcome.strict_rejected);
+    let outcome_race = outcome.race.clone();
     // Decision 52: a second check of every rejection (and of every unknown that followed one):
     // do the witness's input values alone reach the error?
     let mut test_vector = None;
@@ -540,13 +541,25 @@ fn run(
     let refined = match (&verdict, opts.refine, &original) {
         // A race is two accesses of two threads, which only a YAML 2.2 race segment states; a
         // refined witness of one target would validate to `true` (issue 32 cause 18).
-        (Verdict::Confirmed { .. }, Some(_), Some(_)) if explore_opts.target.race() => {
-            warnings.push(
-                "no refined witness: a data race is refined only to a witness naming its two accesses and their \
-                 threads (a YAML 2.2 race segment), which --refine does not write yet"
-                    .into(),
-            );
-            None
+        (Verdict::Confirmed { trace, error_function }, Some(format), Some(source)) if explore_opts.target.race() => {
+            let file_name = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+            let task = crate::refine::Task {
+                file_name: &file_name,
+                source,
+                property: property_text.as_deref(),
+                error_function,
+                data_model,
+            };
+            let written = match (format, &outcome_race) {
+                (crate::refine::RefineFormat::Graphml, _) => {
+                    Err("no refined witness: a data race is refined only to YAML 2.2 (a race segment of its two \
+                     accesses); GraphML has no agreed form of a race"
+                        .to_string())
+                }
+                (_, None) => Err("no refined witness: the race's accesses have no place in the program".to_string()),
+                (_, Some(race)) => crate::refine::refine_race(&task, &program.cfa, trace, race),
+            };
+            written.map_err(|why| warnings.push(why)).ok()
         }
         (Verdict::Confirmed { trace, error_function }, Some(format), Some(source)) => {
             let file_name = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();

@@ -16,6 +16,16 @@ pub struct NondetChoice {
     pub bits: Option<(u64, Option<u32>)>,
 }
 
+/// One of the two accesses of a confirmed data race (issue 32 cause 18): the thread about to
+/// take it (numbered as the trace numbers threads: main 0, created threads in creation order),
+/// its step's place and function. A refined witness names both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RaceAccess {
+    pub thread: u32,
+    pub span: crate::cfa::SourceSpan,
+    pub function: String,
+}
+
 /// One step of a confirmed path.
 #[derive(Debug, Clone, Serialize)]
 pub struct TraceStep {

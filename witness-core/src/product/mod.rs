@@ -163,6 +163,8 @@ pub struct Outcome {
     /// The exploration found an allowed path to the violation, whether or not its reading
     /// supports a confirmation: the last step's line.
     pub raw_confirmed: Option<u32>,
+    /// A confirmed data race: its two accesses, in the witness's order (issue 32 cause 18).
+    pub race: Option<[crate::verdict::RaceAccess; 2]>,
     /// Transitions that fired on a guess of the place they mean, with the places they could
     /// mean (decision 98); empty when some guess has no case split.
     ambiguous: Vec<(EdgeIndex, Vec<(usize, usize)>)>,
@@ -184,6 +186,7 @@ impl Outcome {
             violated: None,
             raw_rejected,
             raw_confirmed: None,
+            race: None,
             ambiguous: Vec::new(),
         }
     }
@@ -418,6 +421,8 @@ struct Explorer<'a> {
     pending_violations: Vec<(ProductState, String, &'static str)>,
     /// The property (SV-COMP name) the confirmation violates, for operations (decision 73).
     violated: Option<&'static str>,
+    /// A confirmed data race's two accesses (`race.rs`).
+    race: Option<[crate::verdict::RaceAccess; 2]>,
     /// States the visited set turned away (a cycle or a join of paths).
     repeats: u64,
     /// What unmapping the process's resident memory at exit takes, as last sampled: the search
@@ -545,6 +550,7 @@ fn explore_once(
         violated: ex.violated,
         raw_rejected,
         raw_confirmed,
+        race: ex.race,
         ambiguous,
     }
 }
@@ -583,6 +589,7 @@ impl<'a> Explorer<'a> {
             collecting_violations: false,
             pending_violations: Vec::new(),
             violated: None,
+            race: None,
             repeats: 0,
             exit_cost: Duration::ZERO,
             max_states: None,

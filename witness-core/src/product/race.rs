@@ -183,6 +183,16 @@ impl<'a> Explorer<'a> {
                         cfa.edge(eb).text
                     );
                     self.violated = Some("no-data-race");
+                    // The accesses, for a refined witness (issue 32 cause 18).
+                    let access = |thread: u32, e: EdgeIndex| {
+                        let edge = cfa.edge(e);
+                        Some(crate::verdict::RaceAccess {
+                            thread,
+                            span: edge.span?,
+                            function: cfa.function(edge.function).name.clone(),
+                        })
+                    };
+                    self.race = access(a, ea).zip(access(b, eb)).map(|(x, y)| [x, y]);
                     let mut s = state.clone();
                     s.witness = self.witness.graph.edge_endpoints(t2).map_or(s.witness, |(_, v)| v);
                     return Some(self.confirm(&s, what));
