@@ -164,7 +164,7 @@ fn rounds<R: Mergeable + Default + Send + 'static>(
     seconds: u64,
     jobs: usize,
     work: &std::path::Path,
-    name: &str,
+    name: &'static str,
     round: fn(u64, &std::path::Path, std::time::Instant) -> R,
 ) -> R {
     let deadline = std::time::Instant::now() + Duration::from_secs(seconds);
@@ -174,9 +174,17 @@ fn rounds<R: Mergeable + Default + Send + 'static>(
             std::thread::spawn(move || {
                 let mut total = R::default();
                 let mut k = 0u64;
+                let started = std::time::Instant::now();
                 while std::time::Instant::now() < deadline {
                     let s = seed.wrapping_mul(1_000_003).wrapping_add(w as u64 * 1_000_000 + k);
-                    total.merge(round(s, &work, deadline));
+                    let r = round(s, &work, deadline);
+                    if r.mismatches() > 0 && total.mismatches() == 0 {
+                        eprintln!(
+                            "soak: {name}: worker {w}'s first mismatch after {:.0} s of this phase",
+                            started.elapsed().as_secs_f64()
+                        );
+                    }
+                    total.merge(r);
                     k += 1;
                 }
                 total
@@ -195,16 +203,23 @@ fn rounds<R: Mergeable + Default + Send + 'static>(
 /// A round's statistics that add up.
 trait Mergeable {
     fn merge(&mut self, other: Self);
+    fn mismatches(&self) -> usize;
 }
 
 impl Mergeable for correctness::Round {
     fn merge(&mut self, other: Self) {
         self.absorb(other)
     }
+    fn mismatches(&self) -> usize {
+        self.mismatches.len()
+    }
 }
 
 impl Mergeable for threads::Round {
     fn merge(&mut self, other: Self) {
         self.absorb(other)
+    }
+    fn mismatches(&self) -> usize {
+        self.mismatches.len()
     }
 }
