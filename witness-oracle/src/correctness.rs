@@ -17,7 +17,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use proptest::prelude::RngExt;
-use proptest::test_runner::{RngAlgorithm, TestRng};
+use proptest::test_runner::TestRng;
+
+pub use crate::round::Round;
 use witness_core::cfa::DataModel;
 use witness_core::validate::{validate, ValidateOptions};
 use witness_core::verdict::Verdict;
@@ -421,28 +423,18 @@ pub fn graphml(c: &Case) -> String {
     let p = &c.program;
     let (head, _) = p.head;
     let inv = c.invariant.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let prologue = crate::witness::graphml_prologue(
+        "correctness_witness",
+        &[
+            ("invariant", "string", "node"),
+            ("invariant.scope", "string", "node"),
+            ("startline", "int", "edge"),
+            ("control", "string", "edge"),
+            ("enterLoopHead", "boolean", "edge"),
+        ],
+    );
     format!(
-        r#"<?xml version="1.0" encoding="UTF-8" standalone="no"?>
-<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
- <key id="witness-type" attr.name="witness-type" attr.type="string" for="graph"/>
- <key id="sourcecodelang" attr.name="sourcecodelang" attr.type="string" for="graph"/>
- <key id="producer" attr.name="producer" attr.type="string" for="graph"/>
- <key id="specification" attr.name="specification" attr.type="string" for="graph"/>
- <key id="programfile" attr.name="programfile" attr.type="string" for="graph"/>
- <key id="programhash" attr.name="programhash" attr.type="string" for="graph"/>
- <key id="architecture" attr.name="architecture" attr.type="string" for="graph"/>
- <key id="creationtime" attr.name="creationtime" attr.type="string" for="graph"/>
- <key id="entry" attr.name="entry" attr.type="boolean" for="node"><default>false</default></key>
- <key id="invariant" attr.name="invariant" attr.type="string" for="node"/>
- <key id="invariant.scope" attr.name="invariant.scope" attr.type="string" for="node"/>
- <key id="startline" attr.name="startline" attr.type="int" for="edge"/>
- <key id="control" attr.name="control" attr.type="string" for="edge"/>
- <key id="enterLoopHead" attr.name="enterLoopHead" attr.type="boolean" for="edge"><default>false</default></key>
- <graph edgedefault="directed">
-  <data key="witness-type">correctness_witness</data>
-  <data key="sourcecodelang">C</data>
-  <data key="producer">witness-oracle</data>
-  <data key="specification">{spec}</data>
+        r#"{prologue}  <data key="specification">{spec}</data>
   <data key="programfile">program.c</data>
   <data key="programhash">0000000000000000000000000000000000000000000000000000000000000000</data>
   <data key="architecture">32bit</data>
@@ -534,39 +526,6 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration) -> (Judgement, String) {
     (j, report.reason)
 }
 
-/// Statistics of a correctness round.
-#[derive(Debug, Default, Clone)]
-pub struct Round {
-    pub programs: usize,
-    pub cases: usize,
-    pub agree: usize,
-    pub unknown: usize,
-    pub valid: usize,
-    pub mismatches: Vec<String>,
-    /// Seconds spent natively (build and runs) and validating.
-    pub native_secs: f64,
-    pub validate_secs: f64,
-    /// Cases by format, property, site and order of methods.
-    pub mix: std::collections::BTreeMap<&'static str, usize>,
-}
-
-impl Round {
-    /// Adds another round's counts and mismatches.
-    pub fn absorb(&mut self, r: Round) {
-        self.programs += r.programs;
-        self.cases += r.cases;
-        self.agree += r.agree;
-        self.unknown += r.unknown;
-        self.valid += r.valid;
-        self.mismatches.extend(r.mismatches);
-        self.native_secs += r.native_secs;
-        self.validate_secs += r.validate_secs;
-        for (k, v) in r.mix {
-            *self.mix.entry(k).or_default() += v;
-        }
-    }
-}
-
 /// `programs` programs from `seed` (each with its cases), in `work`.
 pub fn round(
     seed: u64,
@@ -575,11 +534,7 @@ pub fn round(
     timeout: Duration,
     deadline: Option<std::time::Instant>,
 ) -> Round {
-    let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &{
-        let mut s = [0u8; 32];
-        s[..8].copy_from_slice(&seed.to_le_bytes());
-        s
-    });
+    let mut rng = crate::round::seeded(seed, 0);
     let mut r = Round::default();
     for k in 0..programs {
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
@@ -623,7 +578,7 @@ pub fn round(
             }
             match j {
                 Judgement::Agree => r.agree += 1,
-                Judgement::Unknown => r.unknown += 1,
+                Judgement::Unknown => r.unknown_because(&reason),
                 Judgement::Mismatch(what) => r.mismatches.push(format!(
                     "{what} ({}, site {}, {}, {}, invariant `{}`, {reason}):\n{}",
                     c.mutation,

@@ -9,5 +9,6 @@ pub mod correctness;
 pub mod gen;
 pub mod native;
 pub mod oracle;
+pub mod round;
 pub mod threads;
 pub mod witness;

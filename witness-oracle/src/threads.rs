@@ -34,7 +34,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use proptest::prelude::RngExt;
-use proptest::test_runner::{RngAlgorithm, TestRng};
+use proptest::test_runner::TestRng;
+
+pub use crate::round::Round;
 use sha2::{Digest, Sha256};
 use witness_core::validate::{validate, ValidateOptions};
 use witness_core::verdict::Verdict;
@@ -857,28 +859,17 @@ pub fn yaml(p: &Program, w: &Witness) -> String {
 
 /// The GraphML text of a witness of creations and a target (the only GraphML form generated).
 pub fn graphml(p: &Program, w: &Witness) -> String {
-    let mut s = String::from(
-        r#"<?xml version="1.0" encoding="UTF-8" standalone="no"?>
-<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
- <key id="witness-type" attr.name="witness-type" attr.type="string" for="graph"/>
- <key id="sourcecodelang" attr.name="sourcecodelang" attr.type="string" for="graph"/>
- <key id="producer" attr.name="producer" attr.type="string" for="graph"/>
- <key id="specification" attr.name="specification" attr.type="string" for="graph"/>
- <key id="programfile" attr.name="programfile" attr.type="string" for="graph"/>
- <key id="programhash" attr.name="programhash" attr.type="string" for="graph"/>
- <key id="architecture" attr.name="architecture" attr.type="string" for="graph"/>
- <key id="creationtime" attr.name="creationtime" attr.type="string" for="graph"/>
- <key id="entry" attr.name="entry" attr.type="boolean" for="node"><default>false</default></key>
- <key id="violation" attr.name="violation" attr.type="boolean" for="node"><default>false</default></key>
- <key id="startline" attr.name="startline" attr.type="int" for="edge"/>
- <key id="enterFunction" attr.name="enterFunction" attr.type="string" for="edge"/>
- <key id="threadId" attr.name="threadId" attr.type="string" for="edge"/>
- <key id="createThread" attr.name="createThread" attr.type="string" for="edge"/>
- <graph edgedefault="directed">
-  <data key="witness-type">violation_witness</data>
-  <data key="sourcecodelang">C</data>
-  <data key="producer">witness-oracle</data>
-  <data key="specification">CHECK( init(main()), LTL(G ! call(reach_error())) )</data>
+    let mut s = crate::witness::graphml_prologue(
+        "violation_witness",
+        &[
+            ("startline", "int", "edge"),
+            ("enterFunction", "string", "edge"),
+            ("threadId", "string", "edge"),
+            ("createThread", "string", "edge"),
+        ],
+    );
+    s.push_str(
+        r#"  <data key="specification">CHECK( init(main()), LTL(G ! call(reach_error())) )</data>
   <data key="programfile">program.c</data>
 "#,
     );
@@ -962,41 +953,6 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration) -> (Judgement, String) {
     }
 }
 
-/// Statistics of a thread round.
-#[derive(Debug, Default, Clone)]
-pub struct Round {
-    pub programs: usize,
-    pub schedules: usize,
-    pub cases: usize,
-    pub valid: usize,
-    pub agree: usize,
-    pub unknown: usize,
-    pub mismatches: Vec<String>,
-    /// Unknown reasons, first line, counted (the coverage the round lacks).
-    pub unknown_reasons: std::collections::BTreeMap<String, usize>,
-    /// Seconds spent natively (build and schedules) and validating.
-    pub native_secs: f64,
-    pub validate_secs: f64,
-}
-
-impl Round {
-    /// Adds another round's counts and mismatches.
-    pub fn absorb(&mut self, r: Round) {
-        self.programs += r.programs;
-        self.schedules += r.schedules;
-        self.cases += r.cases;
-        self.valid += r.valid;
-        self.agree += r.agree;
-        self.unknown += r.unknown;
-        self.mismatches.extend(r.mismatches);
-        self.native_secs += r.native_secs;
-        self.validate_secs += r.validate_secs;
-        for (k, v) in r.unknown_reasons {
-            *self.unknown_reasons.entry(k).or_default() += v;
-        }
-    }
-}
-
 /// `programs` programs from `seed` (each with its cases), in `work`.
 pub fn round(
     seed: u64,
@@ -1005,12 +961,7 @@ pub fn round(
     timeout: Duration,
     deadline: Option<std::time::Instant>,
 ) -> Round {
-    let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &{
-        let mut s = [0u8; 32];
-        s[..8].copy_from_slice(&seed.to_le_bytes());
-        s[8] = 0x7d;
-        s
-    });
+    let mut rng = crate::round::seeded(seed, 0x7d);
     let mut r = Round::default();
     for k in 0..programs {
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
@@ -1040,14 +991,13 @@ pub fn round(
         for c in cases(&p, &traces, &mut rng) {
             r.cases += 1;
             r.valid += c.valid as usize;
+            for k in [if c.witness.graphml { "graphml" } else { "yaml-2.2" }, c.mutation] {
+                *r.mix.entry(k).or_default() += 1;
+            }
             let (j, reason) = check(&c, &dir, timeout);
             match j {
                 Judgement::Agree => r.agree += 1,
-                Judgement::Unknown => {
-                    r.unknown += 1;
-                    let key: String = reason.lines().next().unwrap_or("").chars().take(90).collect();
-                    *r.unknown_reasons.entry(key).or_default() += 1;
-                }
+                Judgement::Unknown => r.unknown_because(&reason),
                 Judgement::Mismatch(what) => {
                     let w =
                         if c.witness.graphml { graphml(&c.program, &c.witness) } else { yaml(&c.program, &c.witness) };

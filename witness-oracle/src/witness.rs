@@ -107,30 +107,45 @@ fn nondet_line(lines: &[LLine], k: usize) -> usize {
     lines.iter().position(|l| l.kind == LKind::Nondet(k)).unwrap_or(0)
 }
 
-/// GraphML 1.0: a chain from the entry to the violation node.
-pub fn graphml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> String {
+/// The start of a GraphML 1.0 witness of the oracles: the declaration, the graph keys, the
+/// node keys `entry` and `violation`, the listed node and edge keys (id, type, domain), and the
+/// graph's first data (witness type, language, producer).
+pub fn graphml_prologue(witness_type: &str, keys: &[(&str, &str, &str)]) -> String {
     let mut s = String::from(
         r#"<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 <graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
- <key id="witness-type" attr.name="witness-type" attr.type="string" for="graph"/>
- <key id="sourcecodelang" attr.name="sourcecodelang" attr.type="string" for="graph"/>
- <key id="producer" attr.name="producer" attr.type="string" for="graph"/>
- <key id="specification" attr.name="specification" attr.type="string" for="graph"/>
- <key id="programfile" attr.name="programfile" attr.type="string" for="graph"/>
- <key id="programhash" attr.name="programhash" attr.type="string" for="graph"/>
- <key id="architecture" attr.name="architecture" attr.type="string" for="graph"/>
- <key id="creationtime" attr.name="creationtime" attr.type="string" for="graph"/>
- <key id="entry" attr.name="entry" attr.type="boolean" for="node"><default>false</default></key>
- <key id="violation" attr.name="violation" attr.type="boolean" for="node"><default>false</default></key>
- <key id="startline" attr.name="startline" attr.type="int" for="edge"/>
- <key id="control" attr.name="control" attr.type="string" for="edge"/>
- <key id="assumption" attr.name="assumption" attr.type="string" for="edge"/>
- <key id="assumption.scope" attr.name="assumption.scope" attr.type="string" for="edge"/>
- <graph edgedefault="directed">
-  <data key="witness-type">violation_witness</data>
-  <data key="sourcecodelang">C</data>
-  <data key="producer">witness-oracle</data>
 "#,
+    );
+    for k in ["witness-type", "sourcecodelang", "producer", "specification", "programfile", "programhash"]
+        .into_iter()
+        .chain(["architecture", "creationtime"])
+    {
+        s.push_str(&format!(" <key id=\"{k}\" attr.name=\"{k}\" attr.type=\"string\" for=\"graph\"/>\n"));
+    }
+    for k in ["entry", "violation"] {
+        s.push_str(&format!(
+            " <key id=\"{k}\" attr.name=\"{k}\" attr.type=\"boolean\" for=\"node\"><default>false</default></key>\n"
+        ));
+    }
+    for (id, ty, domain) in keys {
+        s.push_str(&format!(" <key id=\"{id}\" attr.name=\"{id}\" attr.type=\"{ty}\" for=\"{domain}\"/>\n"));
+    }
+    s.push_str(&format!(
+        " <graph edgedefault=\"directed\">\n  <data key=\"witness-type\">{witness_type}</data>\n  <data key=\"sourcecodelang\">C</data>\n  <data key=\"producer\">witness-oracle</data>\n"
+    ));
+    s
+}
+
+/// GraphML 1.0: a chain from the entry to the violation node.
+pub fn graphml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> String {
+    let mut s = graphml_prologue(
+        "violation_witness",
+        &[
+            ("startline", "int", "edge"),
+            ("control", "string", "edge"),
+            ("assumption", "string", "edge"),
+            ("assumption.scope", "string", "edge"),
+        ],
     );
     s.push_str(&format!("  <data key=\"specification\">{}</data>\n", xml_escape(prog.viol.property_file().trim_end())));
     s.push_str("  <data key=\"programfile\">program.c</data>\n");

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use witness_oracle::gen::Features;
 use witness_oracle::oracle::{run, Config};
+use witness_oracle::round::Round;
 use witness_oracle::{correctness, threads};
 
 fn main() {
@@ -108,36 +109,11 @@ fn main() {
     let c = rounds(seed, share("correctness"), jobs, &work, "correctness", |s, w, d| {
         correctness::round(s, 5, w, Duration::from_secs(5), Some(d))
     });
-    println!(
-        "correctness: {} witnesses of {} programs ({} valid): {} agree, {} unknown, {} mismatches; worker time: native {:.0} s, validation {:.0} s",
-        c.cases,
-        c.programs,
-        c.valid,
-        c.agree,
-        c.unknown,
-        c.mismatches.len(),
-        c.native_secs,
-        c.validate_secs
-    );
-    println!("  correctness mix: {:?}", c.mix);
+    println!("{}", c.summary("correctness"));
     let t = rounds(seed, share("threads"), jobs, &work, "threads", |s, w, d| {
         threads::round(s, 5, w, Duration::from_secs(5), Some(d))
     });
-    println!(
-        "threads: {} witnesses of {} programs ({} valid, {} schedules run natively): {} agree, {} unknown, {} mismatches; worker time: native {:.0} s, validation {:.0} s",
-        t.cases,
-        t.programs,
-        t.valid,
-        t.schedules,
-        t.agree,
-        t.unknown,
-        t.mismatches.len(),
-        t.native_secs,
-        t.validate_secs
-    );
-    for (reason, n) in &t.unknown_reasons {
-        println!("  threads unknown {n:>5}: {reason}");
-    }
+    println!("{}", t.summary("threads"));
     println!(
         "mix by claim: violation {} cases, {} mismatches; correctness {} cases, {} mismatches; threads {} cases, {} mismatches",
         stats.cases,
@@ -159,67 +135,43 @@ fn main() {
 }
 
 /// Rounds of one claim's oracle on `jobs` threads for `seconds` (seeds from `seed`), merged.
-fn rounds<R: Mergeable + Default + Send + 'static>(
+fn rounds(
     seed: u64,
     seconds: u64,
     jobs: usize,
     work: &std::path::Path,
     name: &'static str,
-    round: fn(u64, &std::path::Path, std::time::Instant) -> R,
-) -> R {
+    round: fn(u64, &std::path::Path, std::time::Instant) -> Round,
+) -> Round {
     let deadline = std::time::Instant::now() + Duration::from_secs(seconds);
     let workers: Vec<_> = (0..jobs.max(1))
         .map(|w| {
             let work = work.join(format!("{name}-{w}"));
             std::thread::spawn(move || {
-                let mut total = R::default();
+                let mut total = Round::default();
                 let mut k = 0u64;
                 let started = std::time::Instant::now();
                 while std::time::Instant::now() < deadline {
                     let s = seed.wrapping_mul(1_000_003).wrapping_add(w as u64 * 1_000_000 + k);
                     let r = round(s, &work, deadline);
-                    if r.mismatches() > 0 && total.mismatches() == 0 {
+                    if !r.mismatches.is_empty() && total.mismatches.is_empty() {
                         eprintln!(
                             "soak: {name}: worker {w}'s first mismatch after {:.0} s of this phase",
                             started.elapsed().as_secs_f64()
                         );
                     }
-                    total.merge(r);
+                    total.absorb(r);
                     k += 1;
                 }
                 total
             })
         })
         .collect();
-    let mut all = R::default();
+    let mut all = Round::default();
     for w in workers {
         if let Ok(r) = w.join() {
-            all.merge(r);
+            all.absorb(r);
         }
     }
     all
-}
-
-/// A round's statistics that add up.
-trait Mergeable {
-    fn merge(&mut self, other: Self);
-    fn mismatches(&self) -> usize;
-}
-
-impl Mergeable for correctness::Round {
-    fn merge(&mut self, other: Self) {
-        self.absorb(other)
-    }
-    fn mismatches(&self) -> usize {
-        self.mismatches.len()
-    }
-}
-
-impl Mergeable for threads::Round {
-    fn merge(&mut self, other: Self) {
-        self.absorb(other)
-    }
-    fn mismatches(&self) -> usize {
-        self.mismatches.len()
-    }
 }
