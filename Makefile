@@ -12,9 +12,12 @@ example: setup
 		fixtures/minimal/minimal-example.c
 
 # Runs the whole test suite (unit, property, end-to-end, BenchExec tool-info module, corpus when
-# ../shared is present), then type-checks the fuzz targets (outside the workspace).
+# ../shared is present), builds the library's documentation with warnings as errors, then
+# type-checks the fuzz targets (outside the workspace).
 test: setup
 	cargo test --workspace
+	# The library's documentation builds without warnings (no public doc links to a private item).
+	RUSTDOCFLAGS="-D warnings" cargo doc -q -p witness-core --no-deps
 	# The fuzz targets live outside the workspace; a type check keeps them building.
 	cargo check --manifest-path fuzz/Cargo.toml
 

@@ -314,51 +314,47 @@ fn run_validate(args: ValidateArgs, start_ns: u64) -> ! {
             leave_now(3)
         }
     };
-    let opts = ValidateOptions {
-        program: resolved.program,
-        witness: resolved.witness,
-        property: resolved.property,
-        data_model: resolved.data_model,
-        timeout: Duration::from_secs(timeout),
-        stutter: match stutter {
-            StutterArg::Strict => StutterMode::Strict,
-            StutterArg::Lenient => StutterMode::Lenient,
-        },
-        segments: match segments {
-            SegmentsArg::Greedy => SegmentReading::Greedy,
-            SegmentsArg::Existential => SegmentReading::Existential,
-        },
-        undefined: match undefined {
-            UndefinedArg::Exclude => UndefinedBehaviour::Exclude,
-            UndefinedArg::Unknown => UndefinedBehaviour::Unknown,
-        },
-        semantics: match semantics {
-            SemanticsArg::Automaton => WitnessSemantics::Automaton,
-            SemanticsArg::TestVector => WitnessSemantics::TestVector,
-        },
-        harness: harness.is_some() || replay,
-        dot: dot.is_some(),
-        refine: refine.as_ref().map(|_| match refine_format {
-            Some(RefineFormatArg::Graphml) => RefineFormat::Graphml,
-            Some(RefineFormatArg::Yaml) => RefineFormat::Yaml,
-            None => RefineFormat::AsWitness,
-        }),
-        error_code,
-        memory_limit: match memory_limit {
-            Some(0) => MemoryLimit::Off,
-            Some(mib) => MemoryLimit::Bytes(mib << 20),
-            None => MemoryLimit::Default,
-        },
-        // The process ends right after the answer (`leave_now`): a search the budget ends is
-        // not freed first (decision 168).
-        leave_states: true,
-        reduce: true,
-        search_first: true,
-        finish_reserve: FINISH_RESERVE,
-        clock: match clock {
-            ClockArg::Wall => Clock::Wall,
-            ClockArg::Cpu => Clock::Cpu,
-        },
+    // `ValidateOptions` is `#[non_exhaustive]` (issue 33 item 5): built from its defaults, then set.
+    let mut opts = ValidateOptions::new(resolved.program, resolved.witness);
+    opts.property = resolved.property;
+    opts.data_model = resolved.data_model;
+    opts.timeout = Duration::from_secs(timeout);
+    opts.stutter = match stutter {
+        StutterArg::Strict => StutterMode::Strict,
+        StutterArg::Lenient => StutterMode::Lenient,
+    };
+    opts.segments = match segments {
+        SegmentsArg::Greedy => SegmentReading::Greedy,
+        SegmentsArg::Existential => SegmentReading::Existential,
+    };
+    opts.undefined = match undefined {
+        UndefinedArg::Exclude => UndefinedBehaviour::Exclude,
+        UndefinedArg::Unknown => UndefinedBehaviour::Unknown,
+    };
+    opts.semantics = match semantics {
+        SemanticsArg::Automaton => WitnessSemantics::Automaton,
+        SemanticsArg::TestVector => WitnessSemantics::TestVector,
+    };
+    opts.harness = harness.is_some() || replay;
+    opts.dot = dot.is_some();
+    opts.refine = refine.as_ref().map(|_| match refine_format {
+        Some(RefineFormatArg::Graphml) => RefineFormat::Graphml,
+        Some(RefineFormatArg::Yaml) => RefineFormat::Yaml,
+        None => RefineFormat::AsWitness,
+    });
+    opts.error_code = error_code;
+    opts.memory_limit = match memory_limit {
+        Some(0) => MemoryLimit::Off,
+        Some(mib) => MemoryLimit::Bytes(mib << 20),
+        None => MemoryLimit::Default,
+    };
+    // The process ends right after the answer (`leave_now`): a search the budget ends is
+    // not freed first (decision 168).
+    opts.leave_states = true;
+    opts.finish_reserve = FINISH_RESERVE;
+    opts.clock = match clock {
+        ClockArg::Wall => Clock::Wall,
+        ClockArg::Cpu => Clock::Cpu,
     };
     std::panic::set_hook(Box::new(|_| {}));
     // The guard answers alone when the budget is spent (decisions 173, 174).

@@ -17,8 +17,11 @@ use crate::witness::{graphml, yaml, WitnessAutomaton, WitnessType};
 
 mod correctness;
 
-/// What the user asked for. [`ValidateOptions::new`] gives the defaults of the command line.
+/// What the user asked for. [`ValidateOptions::new`] gives the defaults of the command line;
+/// the `with_*` methods and the public fields change them. Not constructible by a struct
+/// literal outside this crate (`#[non_exhaustive]`), so that a new option breaks no caller.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ValidateOptions {
     pub program: PathBuf,
     pub witness: PathBuf,

@@ -657,7 +657,7 @@ fn refute_once(
     InvariantOutcome { verdict, reason, failed, k: None, states, solver_calls: calls }
 }
 
-/// The proof by k-induction over the cut points, k = 1 to [`MAX_K`] (module comment). When it
+/// The proof by k-induction over the cut points, k = 1 to `MAX_K` (4; module comment). When it
 /// fails on a counterexample to induction, it is tried again with equalities inferred at the cut
 /// points (decision 167): each variable's value at the first visit, `x == 7`, as a candidate
 /// invariant that must itself be proved; a candidate found false is dropped and the proof
