@@ -19,7 +19,7 @@ use std::time::Duration;
 use proptest::prelude::RngExt;
 use proptest::test_runner::TestRng;
 
-pub use crate::round::Round;
+pub use crate::round::{Judgement, Round};
 use witness_core::cfa::DataModel;
 use witness_core::validate::{validate, ValidateOptions};
 use witness_core::verdict::Verdict;
@@ -69,15 +69,6 @@ pub struct Case {
     pub mutation: &'static str,
     /// Validate with the search over every run first (the default) or the proof first.
     pub search_first: bool,
-}
-
-/// What the validator answered against the truth.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Judgement {
-    Agree,
-    Unknown,
-    /// A wrong `true` or a wrong `false`, with what was expected.
-    Mismatch(String),
 }
 
 /// A random program of the family (see the module comment).
@@ -564,31 +555,18 @@ pub fn round(
             ] {
                 *r.mix.entry(k).or_default() += 1;
             }
-            let t1 = std::time::Instant::now();
             let (j, reason) = check(&c, &dir, timeout);
-            if std::env::var_os("WC_ORACLE_DEBUG").is_some() {
-                eprintln!(
-                    "case {:.3} s {:?} valid={} {}: {}",
-                    t1.elapsed().as_secs_f64(),
-                    j,
-                    c.valid,
-                    c.mutation,
-                    reason.lines().next().unwrap_or("")
-                );
-            }
-            match j {
-                Judgement::Agree => r.agree += 1,
-                Judgement::Unknown => r.unknown_because(&reason),
-                Judgement::Mismatch(what) => r.mismatches.push(format!(
-                    "{what} ({}, site {}, {}, {}, invariant `{}`, {reason}):\n{}",
+            r.judged(j, &reason, || {
+                format!(
+                    "{}, site {}, {}, {}, invariant `{}`, {reason}):\n{}",
                     c.mutation,
                     c.site,
                     if c.graphml { "GraphML" } else { "YAML" },
                     if c.search_first { "search first" } else { "proof first" },
                     c.invariant,
                     c.program.text
-                )),
-            }
+                )
+            });
         }
         r.validate_secs += t0.elapsed().as_secs_f64();
         let _ = std::fs::remove_dir_all(&dir);

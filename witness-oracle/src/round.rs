@@ -5,6 +5,15 @@ use std::collections::BTreeMap;
 
 use proptest::test_runner::{RngAlgorithm, TestRng};
 
+/// What the validator answered against the truth.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Judgement {
+    Agree,
+    Unknown,
+    /// A wrong `true` or a wrong `false` (or a panic), with what was expected.
+    Mismatch(String),
+}
+
 /// Statistics of a round; rounds add up with [`Round::absorb`].
 #[derive(Debug, Default, Clone)]
 pub struct Round {
@@ -45,8 +54,17 @@ impl Round {
         self.validate_secs += r.validate_secs;
     }
 
+    /// Counts one judged case; a mismatch is written as `what (` followed by `case()`.
+    pub fn judged(&mut self, j: Judgement, reason: &str, case: impl FnOnce() -> String) {
+        match j {
+            Judgement::Agree => self.agree += 1,
+            Judgement::Unknown => self.unknown_because(reason),
+            Judgement::Mismatch(what) => self.mismatches.push(format!("{what} ({}", case())),
+        }
+    }
+
     /// Counts an unknown answer and its reason.
-    pub fn unknown_because(&mut self, reason: &str) {
+    fn unknown_because(&mut self, reason: &str) {
         self.unknown += 1;
         let key: String = reason.lines().next().unwrap_or("").chars().take(90).collect();
         *self.unknown_reasons.entry(key).or_default() += 1;

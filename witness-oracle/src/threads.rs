@@ -36,7 +36,7 @@ use std::time::Duration;
 use proptest::prelude::RngExt;
 use proptest::test_runner::TestRng;
 
-pub use crate::round::Round;
+pub use crate::round::{Judgement, Round};
 use sha2::{Digest, Sha256};
 use witness_core::validate::{validate, ValidateOptions};
 use witness_core::verdict::Verdict;
@@ -44,22 +44,14 @@ use witness_core::verdict::Verdict;
 /// Variables whose values the traces record (the assumption waypoints' subjects).
 const SNAP: [&str; 4] = ["g0", "g1", "s.a", "s.b"];
 
-/// What a scheduled statement does (for the witness and the truth).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Plain,
-    /// `pthread_create`, creating thread `tid` (1-based, in creation order).
-    Create(usize),
-    Other,
-}
-
-/// A statement with a scheduling point: its line, its column, its function, what it is.
+/// A statement with a scheduling point: its line, its column, its function, whether it is a
+/// `pthread_create` (the k-th creates thread k).
 #[derive(Debug, Clone)]
 struct Point {
     line: usize,
     col: usize,
     func: &'static str,
-    kind: Kind,
+    create: bool,
 }
 
 /// A generated program and where its statements are.
@@ -89,13 +81,13 @@ pub struct Step {
 }
 
 /// One schedule: its steps, the arrivals at scheduling points (thread, line, moment), the
-/// recorded values after the last step, and the error calls reached (thread, line, moment).
+/// recorded values after the last step, and the error calls reached (thread, line).
 #[derive(Debug, Clone, Default)]
 pub struct Trace {
     steps: Vec<Step>,
     arrivals: Vec<(usize, usize, usize)>,
     last: [i64; 4],
-    errors: Vec<(usize, usize, usize)>,
+    errors: Vec<(usize, usize)>,
 }
 
 impl Trace {
@@ -131,14 +123,6 @@ pub struct Case {
     pub mutation: &'static str,
 }
 
-/// What the validator answered against the truth.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Judgement {
-    Agree,
-    Unknown,
-    Mismatch(String),
-}
-
 struct Builder {
     v: String,
     n: String,
@@ -157,7 +141,7 @@ impl Builder {
         let _ = writeln!(self.n, "{text}");
     }
     /// A statement with a scheduling point (`native` replaces it in the native text).
-    fn point(&mut self, func: &'static str, indent: usize, stmt: &str, native: Option<String>, kind: Kind) {
+    fn point(&mut self, func: &'static str, indent: usize, stmt: &str, native: Option<String>, create: bool) {
         self.line += 1;
         let pad = " ".repeat(indent);
         let _ = writeln!(self.v, "{pad}{stmt}");
@@ -170,7 +154,7 @@ impl Builder {
                 let _ = writeln!(self.n, "{pad}__wc_pt({line}); {stmt}");
             }
         }
-        self.points.push(Point { line, col: indent + 1, func, kind });
+        self.points.push(Point { line, col: indent + 1, func, create });
     }
     /// `if (x op K) {` / `reach_error();` / `}`: the condition is a scheduled step. The
     /// constant is chosen after a first native enumeration has shown the values `x` takes there
@@ -180,7 +164,7 @@ impl Builder {
         self.checks += 1;
         let line = self.line + 1;
         let native = format!("__wc_pt({line}); __wc_obs({j}, {x}); if ({x} {op} __wc_k[{j}]) {{");
-        self.point(func, indent, &format!("if ({x} {op} @K{j}@) {{"), Some(native), Kind::Other);
+        self.point(func, indent, &format!("if ({x} {op} @K{j}@) {{"), Some(native), false);
         self.line += 1;
         let pad = " ".repeat(indent + 2);
         let _ = writeln!(self.v, "{pad}reach_error();");
@@ -236,31 +220,19 @@ fn items(b: &mut Builder, rng: &mut TestRng, func: &'static str, escaped: bool, 
         match rng.random_range(0..6u32) {
             0 | 1 => {
                 let a = assignment(rng, escaped, func);
-                b.point(func, 2, &a, None, Kind::Plain);
+                b.point(func, 2, &a, None, false);
             }
             2 => {
-                b.point(
-                    func,
-                    2,
-                    "pthread_mutex_lock(&m);",
-                    Some(format!("__wc_lock({}, &m);", b.line + 1)),
-                    Kind::Other,
-                );
+                b.point(func, 2, "pthread_mutex_lock(&m);", Some(format!("__wc_lock({}, &m);", b.line + 1)), false);
                 let a = assignment(rng, escaped, func);
-                b.point(func, 2, &a, None, Kind::Plain);
-                b.point(
-                    func,
-                    2,
-                    "pthread_mutex_unlock(&m);",
-                    Some(format!("__wc_unlock({}, &m);", b.line + 1)),
-                    Kind::Other,
-                );
+                b.point(func, 2, &a, None, false);
+                b.point(func, 2, "pthread_mutex_unlock(&m);", Some(format!("__wc_unlock({}, &m);", b.line + 1)), false);
             }
             3 if allow_loop && !looped => {
                 looped = true;
                 b.plain("  L: if (i < 2) {");
                 let a = assignment(rng, escaped, func);
-                b.point(func, 4, &a, None, Kind::Plain);
+                b.point(func, 4, &a, None, false);
                 b.plain("    i++;");
                 b.plain("    goto L;");
                 b.plain("  }");
@@ -275,7 +247,7 @@ fn items(b: &mut Builder, rng: &mut TestRng, func: &'static str, escaped: bool, 
             }
             _ => {
                 let a = assignment(rng, escaped, func);
-                b.point(func, 2, &a, None, Kind::Plain);
+                b.point(func, 2, &a, None, false);
             }
         }
     }
@@ -327,7 +299,7 @@ pub fn generate(rng: &mut TestRng) -> Program {
     for (k, f) in routines.iter().enumerate().skip(1) {
         let call = format!("pthread_create(&h{k}, 0, {f}, {arg});");
         let native = format!("__wc_create({}, &h{k}, {f}, {arg});", b.line + 1);
-        b.point("main", 2, &call, Some(native), Kind::Create(k));
+        b.point("main", 2, &call, Some(native), true);
         b.create_cols.push(2 + call.len() - 1);
         if rng.random_bool(0.5) {
             items(&mut b, rng, "main", escaped, 1, false);
@@ -343,7 +315,7 @@ pub fn generate(rng: &mut TestRng) -> Program {
             2,
             &format!("pthread_join(h{k}, 0);"),
             Some(format!("__wc_join({}, h{k});", b.line + 1)),
-            Kind::Other,
+            false,
         );
     }
     if rng.random_bool(0.8) || b.errors.is_empty() {
@@ -379,8 +351,7 @@ impl Program {
     }
 }
 
-const NATIVE_DECLS: &str = "typedef unsigned long __wc_tid;
-void __wc_pt(int);
+const NATIVE_DECLS: &str = "void __wc_pt(int);
 void __wc_lock(int, void *);
 void __wc_unlock(int, void *);
 void __wc_create(int, void *, void *(*)(void *), void *);
@@ -623,7 +594,7 @@ pub fn run_natively(p: &mut Program, dir: &Path, cap: usize, rng: &mut TestRng) 
             }
             Some("R") if w.len() == 3 => {
                 let (t, line) = (w[1].parse().unwrap_or(usize::MAX), w[2].parse().unwrap_or(0));
-                cur.errors.push((t, line, cur.steps.len()));
+                cur.errors.push((t, line));
             }
             Some("CRASH" | "OVERFLOW" | "CAPPED" | "TOO-MANY") => return Err(format!("native: {l}")),
             Some("DONE") => traces.push(std::mem::take(&mut cur)),
@@ -638,12 +609,11 @@ pub fn run_natively(p: &mut Program, dir: &Path, cap: usize, rng: &mut TestRng) 
 
 /// The line of each created thread's `pthread_create`.
 fn create_lines(p: &Program) -> Vec<usize> {
-    p.points.iter().filter(|pt| matches!(pt.kind, Kind::Create(_))).map(|pt| pt.line).collect()
+    p.points.iter().filter(|pt| pt.create).map(|pt| pt.line).collect()
 }
 
 /// Whether the trace passes the witness (the reading in the module comment).
-fn passes(p: &Program, w: &Witness, t: &Trace) -> bool {
-    let creates = create_lines(p);
+fn passes(creates: &[usize], w: &Witness, t: &Trace) -> bool {
     // Each arrival's window: from the arrival to the thread's step there, or to the end of the
     // trace when the thread never takes it (it waits for a join that never comes, or the
     // schedule ends).
@@ -676,7 +646,7 @@ fn passes(p: &Program, w: &Witness, t: &Trace) -> bool {
         }
     }
     // The error call may be taken at any moment after the thread arrived at it.
-    t.errors.iter().any(|&(tid, line, _)| (tid, line) == w.target)
+    t.errors.contains(&w.target)
 }
 
 /// Two waypoints of one thread at one statement with no waypoint of that thread between them:
@@ -696,7 +666,8 @@ fn ambiguous(w: &Witness) -> bool {
 
 /// The truth of a witness over every trace.
 fn valid(p: &Program, w: &Witness, traces: &[Trace]) -> bool {
-    traces.iter().any(|t| passes(p, w, t))
+    let creates = create_lines(p);
+    traces.iter().any(|t| passes(&creates, w, t))
 }
 
 /// The witnesses of one program and their truth.
@@ -743,7 +714,7 @@ fn recorded_cases(
     rng: &mut TestRng,
     push: &mut dyn FnMut(Witness, &'static str),
 ) {
-    let (etid, eline, _) = t.errors[0];
+    let (etid, eline) = t.errors[0];
     let keep = rng.random_range(0.3..1.0f64);
     let mut wps = Vec::new();
     let mut made = 0;
@@ -972,19 +943,7 @@ pub fn round(
         let t0 = std::time::Instant::now();
         let native = run_natively(&mut p, &dir, 20_000, &mut rng);
         r.native_secs += t0.elapsed().as_secs_f64();
-        let traces = match native {
-            Ok(t) => t,
-            Err(e) => {
-                if std::env::var_os("WC_ORACLE_DEBUG").is_some() {
-                    eprintln!("program {k}: {e}");
-                }
-                continue;
-            }
-        };
-        if std::env::var_os("WC_ORACLE_DEBUG").is_some() {
-            let v = traces.iter().filter(|t| !t.errors.is_empty()).count();
-            eprintln!("program {k}: {} schedules, {v} violating", traces.len());
-        }
+        let Ok(traces) = native else { continue };
         let t0 = std::time::Instant::now();
         r.programs += 1;
         r.schedules += traces.len();
@@ -995,15 +954,10 @@ pub fn round(
                 *r.mix.entry(k).or_default() += 1;
             }
             let (j, reason) = check(&c, &dir, timeout);
-            match j {
-                Judgement::Agree => r.agree += 1,
-                Judgement::Unknown => r.unknown_because(&reason),
-                Judgement::Mismatch(what) => {
-                    let w =
-                        if c.witness.graphml { graphml(&c.program, &c.witness) } else { yaml(&c.program, &c.witness) };
-                    r.mismatches.push(format!("{what} ({}, {reason}):\n{}\n{w}", c.mutation, c.program.text))
-                }
-            }
+            r.judged(j, &reason, || {
+                let w = if c.witness.graphml { graphml(&c.program, &c.witness) } else { yaml(&c.program, &c.witness) };
+                format!("{}, {reason}):\n{}\n{w}", c.mutation, c.program.text)
+            });
         }
         r.validate_secs += t0.elapsed().as_secs_f64();
         let _ = std::fs::remove_dir_all(&dir);

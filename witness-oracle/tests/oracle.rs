@@ -88,14 +88,7 @@ fn seeded_thread_round_has_no_mismatch() {
         }
         panic!("the thread oracle needs gcc ({e}); run scripts/setup");
     }
-    let (seed, n) = match std::env::var("WC_ORACLE_THREADS") {
-        Ok(v) => {
-            let mut it = v.split(',').filter_map(|x| x.parse().ok());
-            (it.next().unwrap_or(32), it.next().unwrap_or(12) as usize)
-        }
-        Err(_) => (32, 12),
-    };
-    let r = witness_oracle::threads::round(seed, n, &work, Duration::from_secs(20), None);
+    let r = witness_oracle::threads::round(32, 12, &work, Duration::from_secs(20), None);
     eprintln!(
         "thread round: {} programs, {} schedules, {} witnesses ({} valid), {} agree, {} unknown, {} mismatches; native {:.1} s, validation {:.1} s; unknown: {:?}",
         r.programs,
