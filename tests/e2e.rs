@@ -792,6 +792,36 @@ fn a_sink_explanation_names_the_step_and_its_branch() {
     assert!(message.contains("(the false branch of its condition: a is 88 there)"), "{json}");
 }
 
+/// Issue 33: a rejection without a failed step blames the program or a witness transition by a
+/// value of the outcome (`Blame`), not by words of its reason: the program's `main` when no run
+/// calls an error function, the transition past the end of the program otherwise.
+#[test]
+fn a_rejection_without_a_failed_step_blames_the_program_or_the_transition() {
+    let dir = fixtures_dir().join("graphml").join("no-error-call-reject");
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "ILP32", &["--json".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["verdict"], "rejected", "{json}");
+    assert_eq!(json["explanation"]["kind"], "program", "{json}");
+    assert_eq!(json["explanation"]["file"], "program.c", "{json}");
+    let dir = fixtures_dir().join("lint").join("graphml-line-past-end");
+    let prp = fixtures_dir().join("minimal").join("unreach-call.prp");
+    let (witness, program) = (dir.join("witness.graphml"), dir.join("program.c"));
+    let out = run(&[
+        "validate".as_ref(),
+        "--json".as_ref(),
+        "--property".as_ref(),
+        prp.as_os_str(),
+        "--witness".as_ref(),
+        witness.as_os_str(),
+        program.as_os_str(),
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["verdict"], "rejected", "{json}");
+    assert_eq!(json["explanation"]["kind"], "witness", "{json}");
+    assert_eq!(json["explanation"]["line"], 57, "{json}");
+    assert_eq!(json["explanation"]["witness_position"]["column"], 3, "{json}");
+}
+
 /// Issue 21: JSON gives the witness position as numbers and the process's CPU time and peak
 /// memory (it had a `"58:3"` string and wall time only).
 #[test]

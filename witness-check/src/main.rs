@@ -14,6 +14,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::json;
 use witness_core::budget::Clock;
 use witness_core::cfa::DataModel;
+use witness_core::harness::ExpectedError;
 use witness_core::product::{SegmentReading, StutterMode, UndefinedBehaviour};
 use witness_core::refine::RefineFormat;
 use witness_core::resources::MemoryLimit;
@@ -490,15 +491,18 @@ fn right_to_left(r: &Report, harness: &str, first: replay::Replay, opts: &Valida
 /// input values alone reach an error, any error function at the line that run reaches it.
 fn expected(r: &Report) -> replay::Expected {
     match &r.verdict {
-        Verdict::Confirmed { error_function, trace } => replay::Expected {
-            error: error_function.clone(),
+        Verdict::Confirmed { call, trace, error_function } => replay::Expected {
+            error: match call {
+                Some(c) => ExpectedError::Call(c.clone()),
+                None => ExpectedError::Other(error_function.clone()),
+            },
             lines: trace.last().and_then(|s| {
                 let span = s.span.filter(|sp| sp.start_line > 0 && sp.end_line >= sp.start_line);
                 span.map(|sp| (sp.start_line, sp.end_line)).or((s.line > 0).then_some((s.line, s.line)))
             }),
         },
         _ => replay::Expected {
-            error: String::new(),
+            error: ExpectedError::AnyErrorFunction,
             lines: r.test_vector.as_ref().and_then(|tv| tv.line).map(|l| (l, l)),
         },
     }
@@ -616,7 +620,7 @@ fn print_report(
             v["stats"]["cpu_ms"] = json!(cpu_ms);
             v["stats"]["max_rss_mib"] = json!(max_rss_mib);
         }
-        if let Verdict::Confirmed { trace, error_function } = &r.verdict {
+        if let Verdict::Confirmed { trace, error_function, .. } = &r.verdict {
             v["trace"] = json!(trace);
             v["error_function"] = json!(error_function);
             if let Some(code) = r.error_code {

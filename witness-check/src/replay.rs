@@ -23,8 +23,8 @@ const RUN_LIMIT: Duration = Duration::from_secs(10);
 /// The error a replay must reach to reproduce a confirmation: the same error function (and
 /// code) at the same place (issue 32 cause 17).
 pub struct Expected {
-    /// The error the confirmation names (`harness::same_error`).
-    pub error: String,
+    /// The error the verdict names (`harness::same_error`).
+    pub error: witness_core::harness::ExpectedError,
     /// The lines of the error call the confirmed run reaches (first and last line of the call);
     /// `None` when the run names no line, and then no native run reproduces it.
     pub lines: Option<(u32, u32)>,
@@ -189,7 +189,7 @@ fn run(exe: &Path, source: &Path, expected: &Expected) -> Replay {
                 None => "no line".to_string(),
             };
             if !same_error(&expected.error, what) {
-                let named = if expected.error.is_empty() { "the property's error function" } else { &expected.error };
+                let named = &expected.error;
                 return Replay {
                     reproduced: false,
                     detail: format!("the native run reaches another error: {what}{at}, not {named} ({line})"),

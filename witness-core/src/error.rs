@@ -43,15 +43,48 @@ pub fn line_col(text: &[u8], offset: usize) -> (u32, u32) {
     (line, col)
 }
 
-/// Prefix of the message of an assumption conjunct whose meaning is ambiguous: a run that
-/// meets it ends in unknown (neither dropping the conjunct nor reading it one way is safe).
-pub const AMBIGUOUS: &str = "ambiguous: ";
+/// Why one conjunct of a witness expression (an assumption, an invariant) cannot be used. A
+/// typed fact: what the search does with the conjunct depends on the variant, never on the
+/// text, which is rendered only for messages (issue 33).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConjunctError {
+    /// Not a C expression: the conjunct as written and the parser's complaint (lint tells a
+    /// syntax error from a scope problem by this variant).
+    Syntax { piece: String, why: String },
+    /// Its meaning is ambiguous: a run that meets it ends in unknown (neither dropping the
+    /// conjunct nor reading it one way is safe).
+    Ambiguous(String),
+    /// It names no object of the program state at its step (an identifier no scope declares,
+    /// a variable of a function not running): a claim about nothing the program has (decision
+    /// 97), not a constraint the validator fails to evaluate.
+    NoSuchObject(String),
+    /// Anything else the validator cannot evaluate (an unsupported type or construct, an
+    /// undefined evaluation): dropping it loosens the witness.
+    Unsupported(String),
+}
 
-/// Prefix of the message of an assumption conjunct that names no object of the program state
-/// at its step (an identifier no scope declares, a variable of a function not running): a
-/// claim about nothing the program has (decision 97), not a constraint the validator fails
-/// to evaluate.
-pub const NO_SUCH_OBJECT: &str = "names no object of the program here: ";
+impl std::fmt::Display for ConjunctError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConjunctError::Syntax { piece, why } => write!(f, "cannot parse assumption `{piece}`: {why}"),
+            ConjunctError::Ambiguous(m) => write!(f, "ambiguous: {m}"),
+            ConjunctError::NoSuchObject(m) => write!(f, "names no object of the program here: {m}"),
+            ConjunctError::Unsupported(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<String> for ConjunctError {
+    fn from(m: String) -> Self {
+        ConjunctError::Unsupported(m)
+    }
+}
+
+impl From<&str> for ConjunctError {
+    fn from(m: &str) -> Self {
+        ConjunctError::Unsupported(m.to_string())
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -44,21 +44,43 @@ pub const REACHED_TEXT: &str = "harness: error reached";
 /// reproduces a confirmation only at the confirmed error's place).
 pub const CALLED_FROM_TEXT: &str = "harness: error called from";
 
-/// Is the error a native run reached (`what`, as the harness prints it in parentheses) the one a
-/// confirmation names (`expected`, the verdict's error function: `reach_error`,
-/// `__VERIFIER_error(7)`, or `__VERIFIER_error` when the code was not known)? An empty
-/// `expected` (a rejected witness whose input values alone reach an error) accepts any of the
-/// property's error functions, never a failing assertion (issue 32 cause 17).
-pub fn same_error(expected: &str, what: &str) -> bool {
-    let name = |s: &str| s.split('(').next().unwrap_or("").trim().to_string();
-    if expected.is_empty() {
-        return ERROR_FUNCTIONS.contains(&name(what).as_str());
+/// The error a replay must reach to reproduce a verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExpectedError {
+    /// The confirmation's call of an error function, with its error code when known.
+    Call(crate::verdict::ErrorCall),
+    /// Any of the property's error functions, never a failing assertion (a rejected witness
+    /// whose input values alone reach an error).
+    AnyErrorFunction,
+    /// A violation that is no call of an error function (an overflow, a leak), in words: no
+    /// native error call reproduces it.
+    Other(String),
+}
+
+impl std::fmt::Display for ExpectedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExpectedError::Call(crate::verdict::ErrorCall { function, code: Some(n) }) => write!(f, "{function}({n})"),
+            ExpectedError::Call(crate::verdict::ErrorCall { function, code: None }) => f.write_str(function),
+            ExpectedError::AnyErrorFunction => f.write_str("the property's error function"),
+            ExpectedError::Other(what) => f.write_str(what),
+        }
     }
-    let expected = expected.trim_end_matches("()");
-    if expected.contains('(') {
-        expected == what
-    } else {
-        name(what) == expected
+}
+
+/// Is the error a native run reached (`what`, as the harness prints it in parentheses:
+/// `reach_error`, `__VERIFIER_error(7)`) the one a verdict names (issue 32 cause 17)? The
+/// native text is read here, at the edge; the expectation is a value. A call whose code was not
+/// known matches the function with any code.
+pub fn same_error(expected: &ExpectedError, what: &str) -> bool {
+    let (name, code) = match what.split_once('(') {
+        Some((name, rest)) => (name.trim(), rest.strip_suffix(')').and_then(|n| n.trim().parse::<i128>().ok())),
+        None => (what.trim(), None),
+    };
+    match expected {
+        ExpectedError::Call(call) => name == call.function && (call.code.is_none() || code == call.code),
+        ExpectedError::AnyErrorFunction => ERROR_FUNCTIONS.contains(&name),
+        ExpectedError::Other(_) => false,
     }
 }
 
@@ -362,6 +384,20 @@ fn join(items: impl Iterator<Item = String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The expectation is a value (function and code); only the native run's text is read.
+    #[test]
+    fn the_same_error_is_the_same_function_and_code() {
+        let call = |code| ExpectedError::Call(crate::verdict::ErrorCall { function: "__VERIFIER_error".into(), code });
+        assert!(same_error(&call(Some(7)), "__VERIFIER_error(7)"));
+        assert!(!same_error(&call(Some(7)), "__VERIFIER_error(17)"));
+        assert!(!same_error(&call(Some(-1)), "__VERIFIER_error"));
+        assert!(same_error(&call(None), "__VERIFIER_error(3)"));
+        assert!(!same_error(&call(None), "reach_error"));
+        assert!(same_error(&ExpectedError::AnyErrorFunction, "reach_error"));
+        assert!(!same_error(&ExpectedError::AnyErrorFunction, "__assert_fail"));
+        assert!(!same_error(&ExpectedError::Other("overflow at line 3".into()), "reach_error"));
+    }
 
     #[test]
     fn line_markers_are_blanked_and_lines_kept() {

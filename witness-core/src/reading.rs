@@ -213,7 +213,7 @@ mod tests {
     use super::*;
 
     fn confirmed() -> Verdict {
-        Verdict::Confirmed { trace: Vec::new(), error_function: "reach_error".into() }
+        Verdict::Confirmed { trace: Vec::new(), error_function: "reach_error".into(), call: None }
     }
 
     #[test]

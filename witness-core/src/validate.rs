@@ -12,7 +12,7 @@ use crate::cfront;
 use crate::error::InputError;
 use crate::product::{self, ExploreOptions, SegmentReading, StutterMode, UndefinedBehaviour};
 use crate::property::{self, PropertyKind};
-use crate::verdict::{CorrectnessSummary, Report, Stats, TestVectorCheck, TraceStep, Verdict};
+use crate::verdict::{CorrectnessSummary, Report, Stats, TestVectorCheck, Verdict};
 use crate::witness::{graphml, yaml, WitnessAutomaton, WitnessType};
 
 mod correctness;
@@ -461,7 +461,8 @@ fn run(
     let mut reason = outcome.reason;
     let (mut states, mut solver_calls) = (outcome.states, outcome.solver_calls);
     let violated = outcome.violated;
-    let (outcome_infeasible, outcome_strict) = (outcome.infeasible.clone(), outcome.strict_rejected);
+    let (outcome_infeasible, outcome_strict, outcome_blame) =
+        (outcome.infeasible.clone(), outcome.strict_rejected, outcome.blame.clone());
     let outcome_race = outcome.race.clone();
     // Decision 52: a second check of every rejection (and of every unknown that followed one):
     // do the witness's input values alone reach the error?
@@ -476,7 +477,8 @@ fn run(
         let tv = test_vector_run(&program.cfa, &witness, &anchors, &explore_opts);
         states += tv.states;
         solver_calls += tv.solver_calls;
-        if let (Some(line), Some((trace, error_function))) = (tv.check.line, tv.trace) {
+        if let (Some(line), Some(confirmed)) = (tv.check.line, tv.confirmed) {
+            let Verdict::Confirmed { trace, .. } = &confirmed else { unreachable!("a test-vector run confirms") };
             let sentence = match &outcome.infeasible {
                 Some(i) => format!(
                     "the witness's path is infeasible at line {}: {} (at {} in the witness); its input values alone reach \
@@ -493,7 +495,7 @@ fn run(
                     reason = format!("{reason}; {sentence}");
                     // Issue 21: the harness of those input values reproduces the error natively.
                     if opts.harness {
-                        vector_harness = Some(crate::harness::harness(&program.cfa, &trace));
+                        vector_harness = Some(crate::harness::harness(&program.cfa, trace));
                     }
                 }
                 WitnessSemantics::TestVector => {
@@ -510,7 +512,7 @@ fn run(
                         );
                     }
                     reason = format!("witness confirmed under the test-vector semantics: {sentence}");
-                    verdict = Verdict::Confirmed { trace, error_function };
+                    verdict = confirmed;
                 }
             }
         }
@@ -536,15 +538,15 @@ fn run(
     };
     // RERS: the error code a confirmation reached (`__VERIFIER_error(7)`).
     let error_code = match &verdict {
-        Verdict::Confirmed { error_function, .. } => {
-            error_function.strip_suffix(')').and_then(|f| f.split_once('(')).and_then(|(_, n)| n.parse::<i128>().ok())
-        }
+        Verdict::Confirmed { call, .. } => call.as_ref().and_then(|c| c.code),
         _ => None,
     };
     let refined = match (&verdict, opts.refine, &original) {
         // A race is two accesses of two threads, which only a YAML 2.2 race segment states; a
         // refined witness of one target would validate to `true` (issue 32 cause 18).
-        (Verdict::Confirmed { trace, error_function }, Some(format), Some(source)) if explore_opts.target.race() => {
+        (Verdict::Confirmed { trace, error_function, .. }, Some(format), Some(source))
+            if explore_opts.target.race() =>
+        {
             let file_name = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
             let task = crate::refine::Task {
                 file_name: &file_name,
@@ -564,7 +566,7 @@ fn run(
             };
             written.map_err(|why| warnings.push(why)).ok()
         }
-        (Verdict::Confirmed { trace, error_function }, Some(format), Some(source)) => {
+        (Verdict::Confirmed { trace, error_function, .. }, Some(format), Some(source)) => {
             let file_name = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
             let task = crate::refine::Task {
                 file_name: &file_name,
@@ -591,7 +593,8 @@ fn run(
         _ => None,
     };
     name_trace_file(opts, &mut verdict);
-    let explanation = explain(&outcome_infeasible, &verdict, &reason, outcome_strict, opts, &program.cfa);
+    let explanation =
+        explain(&outcome_infeasible, outcome_blame.as_ref(), &verdict, &reason, outcome_strict, opts, &program.cfa);
     let dot = opts.dot.then(|| {
         let run: Vec<String> = verdict_for_harness.iter().flatten().map(|s| s.witness_node.clone()).collect();
         crate::witness::dot::to_dot(&witness, &run, explanation.as_ref().and_then(|e| e.witness_position.as_deref()))
@@ -656,9 +659,10 @@ fn parse_out_of_time(budget: Duration) -> String {
 /// Decision 78: the explanation of a rejection, or of an `unknown` that followed one: where the
 /// witness's run died (a false assumption, a sink), or how far it got; for a rejection without a
 /// run (the witness cannot be followed, or no run of the program violates the property), the
-/// witness position or the program line the reason names.
+/// witness position or the program line its [`product::Blame`] names.
 fn explain(
     infeasible: &Option<product::InfeasibleStep>,
+    blame: Option<&product::Blame>,
     verdict: &Verdict,
     reason: &str,
     strict_rejected: bool,
@@ -681,38 +685,33 @@ fn explain(
             message: i.what.clone(),
         });
     }
-    // No run: the reason names a witness position `L:C`, or the program is at fault.
-    let position = reason.split_whitespace().find_map(|w| {
-        let w = w.trim_matches(|c: char| !c.is_ascii_digit());
-        let (l, c) = w.split_once(':')?;
-        (l.parse::<u32>().is_ok() && c.parse::<u32>().is_ok()).then(|| (w.to_string(), l.parse::<u32>().ok()))
-    });
-    Some(match position {
-        Some((pos, Some(line))) => Explanation {
-            file: name(&opts.witness),
-            line,
-            witness_position: Some(pos),
-            kind: "witness".into(),
-            message: reason.to_string(),
-        },
-        _ => {
-            let program_fault = reason.contains("the program has no reachable call");
-            Explanation {
-                file: name(if program_fault { &opts.program } else { &opts.witness }),
-                line: if program_fault { cfa.function(cfa.main).span.start_line } else { 1 },
-                witness_position: None,
-                kind: if program_fault { "program" } else { "witness" }.into(),
-                message: reason.to_string(),
-            }
-        }
+    // No failed step: whom the conclusion blames, a value of the outcome (never its text).
+    let program = || Explanation {
+        file: name(&opts.program),
+        line: cfa.function(cfa.main).span.start_line,
+        witness_position: None,
+        kind: "program".into(),
+        message: reason.to_string(),
+    };
+    let witness = |origin: Option<&String>| Explanation {
+        file: name(&opts.witness),
+        line: origin.and_then(|o| o.split_once(':')).and_then(|(l, _)| l.parse().ok()).unwrap_or(1),
+        witness_position: origin.cloned(),
+        kind: "witness".into(),
+        message: reason.to_string(),
+    };
+    Some(match blame {
+        Some(product::Blame::Program) => program(),
+        Some(product::Blame::Witness { origin }) => witness(origin.as_ref()),
+        None => witness(None),
     })
 }
 
 /// What the test-vector run found.
 struct TestVectorRun {
     check: TestVectorCheck,
-    /// The run's trace and error function when the values reach the error.
-    trace: Option<(Vec<TraceStep>, String)>,
+    /// The run's confirmation (trace, error function, error code) when the values reach the error.
+    confirmed: Option<Verdict>,
     states: u64,
     solver_calls: u64,
     unspecified_read: bool,
@@ -730,7 +729,7 @@ fn test_vector_run(
         Err(why) => {
             return TestVectorRun {
                 check: TestVectorCheck { reaches_error: None, line: None, values: Vec::new(), detail: why },
-                trace: None,
+                confirmed: None,
                 states: 0,
                 solver_calls: 0,
                 unspecified_read: false,
@@ -739,11 +738,11 @@ fn test_vector_run(
     };
     let values = vector.values();
     let run = product::run_test_vector(cfa, witness, anchors, opts, std::rc::Rc::new(vector));
-    let (reaches_error, line, trace, detail) = match run.verdict {
-        Verdict::Confirmed { trace, error_function } => {
+    let (reaches_error, line, confirmed, detail) = match run.verdict {
+        Verdict::Confirmed { ref trace, ref error_function, .. } => {
             let line = trace.last().map(|s| s.line).unwrap_or(0);
             let detail = format!("the witness's input values alone reach {error_function}() at line {line}");
-            (Some(true), Some(line), Some((trace, error_function)), detail)
+            (Some(true), Some(line), Some(run.verdict), detail)
         }
         Verdict::Rejected => {
             (Some(false), None, None, "the witness's input values alone do not reach the error".to_string())
@@ -757,7 +756,7 @@ fn test_vector_run(
     };
     TestVectorRun {
         check: TestVectorCheck { reaches_error, line, values, detail },
-        trace,
+        confirmed,
         states: run.states,
         solver_calls: run.solver_calls,
         unspecified_read: run.unspecified_read,

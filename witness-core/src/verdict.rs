@@ -69,12 +69,30 @@ pub enum Taken {
     Wait,
 }
 
+/// A call of an error function that a confirmed run ends in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorCall {
+    /// The error function (`reach_error`, `__VERIFIER_error`).
+    pub function: String,
+    /// The error code it was called with, when the call passes one whose value is known.
+    pub code: Option<i128>,
+}
+
 /// The three answers a validator can give.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "verdict", rename_all = "lowercase")]
 pub enum Verdict {
     /// A feasible violating path exists that the witness allows.
-    Confirmed { trace: Vec<TraceStep>, error_function: String },
+    Confirmed {
+        trace: Vec<TraceStep>,
+        /// What was reached: the error function called (with its error code, RERS), or the
+        /// violation of another property, in words.
+        error_function: String,
+        /// The call of an error function the run ends in (unreach-call), with the error code it
+        /// passed when known (RERS `__VERIFIER_error(7)`): values, never read back from the text.
+        #[serde(skip)]
+        call: Option<ErrorCall>,
+    },
     /// No path the witness allows reaches a violation.
     Rejected,
     /// Budget spent or a feature not supported; `reason` says which.

@@ -7,9 +7,9 @@ use super::types::{self, conv, SpecCounter, Ty, Val};
 use super::AssumptionScope;
 use crate::cfa::{BinOp, CType, Cfa, Expr, FExpr, FloatTy, IntTy, PExpr, Pointee, ScalarTy, UnOp, VarId, VarScope};
 
-use crate::error::{AMBIGUOUS, NO_SUCH_OBJECT};
+use crate::error::ConjunctError;
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, ConjunctError>;
 
 /// Reserved identifier standing for `\result`.
 const RESULT: &str = "__witness_result__";
@@ -106,7 +106,7 @@ pub fn lower_one(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<Expr> {
     let mut t = piece.replace("\\result", RESULT);
     t = implication(&t);
     t = legacy_assign(&t);
-    let e = parse_expression(cfa, t.trim()).map_err(|m| format!("cannot parse assumption `{piece}`: {m}"))?;
+    let e = parse_expression(cfa, t.trim()).map_err(|why| ConjunctError::Syntax { piece: piece.to_string(), why })?;
     let mut l = Lowerer { cfa, scope };
     Ok(l.val(&e)?.truth())
 }
@@ -114,7 +114,7 @@ pub fn lower_one(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<Expr> {
 /// Lowers an expression to its value (integer or float), for messages.
 pub fn lower_value(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<crate::cfa::Rvalue> {
     let t = piece.replace("\\result", RESULT);
-    let e = parse_expression(cfa, t.trim()).map_err(|m| format!("cannot parse `{piece}`: {m}"))?;
+    let e = parse_expression(cfa, t.trim()).map_err(|why| ConjunctError::Syntax { piece: piece.to_string(), why })?;
     let mut l = Lowerer { cfa, scope };
     Ok(match l.val(&e)? {
         Val::I(e) => crate::cfa::Rvalue::Int(e),
@@ -124,7 +124,7 @@ pub fn lower_value(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<crate::
 
 /// lang-c exposes only the translation-unit parser: wrap the expression in a function body,
 /// after typedefs that make the program's type names known.
-fn parse_expression(cfa: &Cfa, expr: &str) -> R<Box<Node<Expression>>> {
+fn parse_expression(cfa: &Cfa, expr: &str) -> Result<Box<Node<Expression>>, String> {
     if expr.contains(['{', '}', ';']) {
         return Err("unexpected `{`, `}` or `;`".into());
     }
@@ -214,7 +214,7 @@ fn member_path(e: &Node<Expression>) -> R<String> {
 /// `>`, ...) the constant is read as the pattern's signed value. `None`: not such a comparison.
 /// `Some(Err)`: such a comparison whose reading is unclear (a cast that changes the field's value,
 /// an unsigned constant): the run ends in unknown.
-fn bit_pattern_comparison(cfa: &Cfa, op: BinOp, l: &Val, r: &Val) -> Option<Result<Val, String>> {
+fn bit_pattern_comparison(cfa: &Cfa, op: BinOp, l: &Val, r: &Val) -> Option<R<Val>> {
     if !matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
         return None;
     }
@@ -231,10 +231,10 @@ fn bit_pattern_comparison(cfa: &Cfa, op: BinOp, l: &Val, r: &Val) -> Option<Resu
         return None;
     }
     if !value_preserving || !c_ty.signed {
-        return Some(Err(format!(
-            "{AMBIGUOUS}`{name}` is a signed {}-bit bit-field; {k} is outside its range and may be its unsigned bit pattern",
+        return Some(Err(ConjunctError::Ambiguous(format!(
+            "`{name}` is a signed {}-bit bit-field; {k} is outside its range and may be its unsigned bit pattern",
             ty.bits
-        )));
+        ))));
     }
     // The literal reading compares a value below `k` with `k`: its truth does not depend on the field.
     let literal =
@@ -245,7 +245,7 @@ fn bit_pattern_comparison(cfa: &Cfa, op: BinOp, l: &Val, r: &Val) -> Option<Resu
     let pattern = k - (1i128 << ty.bits);
     let pc = Val::I(Expr::Const { bits: (pattern as u64) & c_ty.mask(), ty: c_ty });
     let (a, b) = if field_left { (l.clone(), pc) } else { (pc, r.clone()) };
-    Some(types::binary_any(op, a, b))
+    Some(types::binary_any(op, a, b).map_err(Into::into))
 }
 
 /// A signed bit-field variable under casts: its type, whether every cast keeps its value (a
@@ -439,8 +439,8 @@ impl Lowerer<'_> {
                     len: dims.iter().product(),
                 }),
                 CType::Float(f) => Ok(Place::Val(Val::F(FExpr::Var { var: v, fty: *f }))),
-                CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)")),
-                CType::Void => Err(format!("`{name}` has type void")),
+                CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)").into()),
+                CType::Void => Err(format!("`{name}` has type void").into()),
                 CType::Ptr => Ok(Place::Ptr(PExpr::Var { var: v }, info.pointee.clone())),
                 // An array of structs or pointers decays to a pointer to its first element; a
                 // union (it has members) is an object.
@@ -449,7 +449,7 @@ impl Lowerer<'_> {
                     match (&info.pointee, members.is_empty()) {
                         (Some(p), true) => Ok(Place::Ptr(at, Some(p.clone()))),
                         (Some(p), false) => Ok(Place::Obj(at, p.clone())),
-                        (None, _) => Err(format!("`{name}` has a layout the validator does not know")),
+                        (None, _) => Err(format!("`{name}` has a layout the validator does not know").into()),
                     }
                 }
             };
@@ -472,7 +472,7 @@ impl Lowerer<'_> {
             Some(f) => cfa.function(f).name.clone(),
             None => "global".into(),
         };
-        Err(format!("{NO_SUCH_OBJECT}unknown identifier `{name}` in scope {sc}"))
+        Err(ConjunctError::NoSuchObject(format!("unknown identifier `{name}` in scope {sc}")))
     }
 
     /// A pointer-valued expression: a pointer variable, `p + i`, `p - i`, `q->next`, `a[i]` of
@@ -634,7 +634,7 @@ impl Lowerer<'_> {
                             Some((_, CType::Int(t))) => Ok(Ty::Int(*t)),
                             Some((_, CType::Float(FloatTy::F32))) => Ok(Ty::Float("float")),
                             Some((_, CType::Float(FloatTy::F64))) => Ok(Ty::Float("double")),
-                            _ => Err(format!("cast to type `{}` (not supported yet)", id.node.name)),
+                            _ => Err(format!("cast to type `{}` (not supported yet)", id.node.name).into()),
                         };
                     }
                     TypeSpecifier::Enum(en) => {
@@ -653,7 +653,7 @@ impl Lowerer<'_> {
         match c.resolve(self.cfa.data_model) {
             t @ Ty::Int(_) => Ok(t),
             t @ Ty::Float(_) if t.float_ty().is_some() => Ok(t),
-            other => Err(format!("cast to {} (not supported yet)", other.describe(self.cfa.data_model))),
+            other => Err(format!("cast to {} (not supported yet)", other.describe(self.cfa.data_model)).into()),
         }
     }
 
@@ -666,9 +666,9 @@ impl Lowerer<'_> {
                 Place::Obj(..) => Err("struct used as a number in an assumption".into()),
             },
             Expression::Constant(c) => match &c.node {
-                Constant::Integer(i) => types::integer_constant(i, self.cfa.data_model).map(Val::I),
-                Constant::Character(ch) => types::char_constant(ch).map(Val::I),
-                Constant::Float(f) => types::float_constant(f).map(Val::F),
+                Constant::Integer(i) => Ok(types::integer_constant(i, self.cfa.data_model).map(Val::I)?),
+                Constant::Character(ch) => Ok(types::char_constant(ch).map(Val::I)?),
+                Constant::Float(f) => Ok(types::float_constant(f).map(Val::F)?),
             },
             Expression::StringLiteral(_) => Err("string literal (not supported)".into()),
             Expression::Call(_) => Err("function call in an assumption".into()),
@@ -682,9 +682,9 @@ impl Lowerer<'_> {
                     Val::I(x) => Val::I(types::promote(x)),
                     f => f,
                 }),
-                UnaryOperator::Minus => types::unary_any(UnOp::Neg, self.val(&u.node.operand)?),
-                UnaryOperator::Complement => types::unary_any(UnOp::BitNot, self.val(&u.node.operand)?),
-                UnaryOperator::Negate => types::unary_any(UnOp::LogNot, self.val(&u.node.operand)?),
+                UnaryOperator::Minus => Ok(types::unary_any(UnOp::Neg, self.val(&u.node.operand)?)?),
+                UnaryOperator::Complement => Ok(types::unary_any(UnOp::BitNot, self.val(&u.node.operand)?)?),
+                UnaryOperator::Negate => Ok(types::unary_any(UnOp::LogNot, self.val(&u.node.operand)?)?),
                 UnaryOperator::Indirection => match self.place(e)? {
                     Place::Val(v) => Ok(v),
                     _ => Err("pointer used as a number in an assumption".into()),
@@ -692,7 +692,7 @@ impl Lowerer<'_> {
                 // `y = &dynamic_object2.a` (CBMC): the address of an object the program does not
                 // have says nothing about it (decision 97).
                 UnaryOperator::Address => match self.place(&u.node.operand) {
-                    Err(m) if m.starts_with(NO_SUCH_OBJECT) => Err(m),
+                    Err(m @ ConjunctError::NoSuchObject(_)) => Err(m),
                     _ => Err("address used as a number in an assumption".into()),
                 },
                 _ => Err("side effect (`++`/`--`) in an assumption".into()),
@@ -704,7 +704,7 @@ impl Lowerer<'_> {
                     (Some(f), _) => Ok(Val::F(v.into_float(f))),
                     (None, Ty::Int(t)) => Ok(Val::I(v.into_int(t))),
                     (None, other) => {
-                        Err(format!("cast to {} (not supported yet)", other.describe(self.cfa.data_model)))
+                        Err(format!("cast to {} (not supported yet)", other.describe(self.cfa.data_model)).into())
                     }
                 }
             }
@@ -723,10 +723,10 @@ impl Lowerer<'_> {
                     let r = self.pointer(&b.node.rhs).ok();
                     if l.is_some() || r.is_some() {
                         let side = |me: &mut Self, p: Option<(PExpr, Option<Pointee>)>, e: &Node<Expression>| match p {
-                            Some((p, _)) => Ok(p),
+                            Some((p, _)) => Ok::<_, ConjunctError>(p),
                             None => match me.val(e)? {
                                 Val::I(Expr::Const { bits: 0, .. }) => Ok(PExpr::Null),
-                                _ => Err("pointer compared with something other than a pointer or 0".to_string()),
+                                _ => Err("pointer compared with something other than a pointer or 0".into()),
                             },
                         };
                         let lp = side(self, l, &b.node.lhs)?;
@@ -759,7 +759,7 @@ impl Lowerer<'_> {
                 if let Some(read) = bit_pattern_comparison(self.cfa, op, &l, &r) {
                     return read;
                 }
-                types::binary_any(op, l, r)
+                Ok(types::binary_any(op, l, r)?)
             }
             Expression::Conditional(c) => {
                 let cond = self.val(&c.node.condition)?;

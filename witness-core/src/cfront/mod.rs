@@ -15,7 +15,7 @@ use crate::error::InputError;
 mod assumption;
 mod depth;
 mod gnu;
-pub use crate::error::{AMBIGUOUS, NO_SUCH_OBJECT};
+pub use crate::error::ConjunctError;
 mod lower;
 mod preprocess;
 pub(crate) mod skip;
@@ -195,9 +195,9 @@ pub struct AssumptionScope {
 }
 
 /// Lowers one witness assumption string (may hold several `;`-separated expressions) to one
-/// boolean-ish Expr per conjunct (evaluate `!= 0`), or an error message per conjunct that
-/// cannot be used (parse error, unknown identifier, unsupported type).
-pub fn lower_assumption(cfa: &Cfa, text: &str, scope: &AssumptionScope) -> Vec<Result<Expr, String>> {
+/// boolean-ish Expr per conjunct (evaluate `!= 0`), or per conjunct that cannot be used why
+/// (a typed [`ConjunctError`]: syntax, ambiguity, no such object, unsupported).
+pub fn lower_assumption(cfa: &Cfa, text: &str, scope: &AssumptionScope) -> Vec<Result<Expr, ConjunctError>> {
     let pieces = assumption::split(text);
     if pieces.is_empty() {
         return Vec::new();
@@ -210,7 +210,7 @@ pub fn lower_assumption(cfa: &Cfa, text: &str, scope: &AssumptionScope) -> Vec<R
     }
     let run = std::panic::AssertUnwindSafe(work);
     crate::stack::with_stack(64 << 20, || std::panic::catch_unwind(run))
-        .unwrap_or_else(|_| vec![Err("internal error lowering the assumption".into())])
+        .unwrap_or_else(|_| vec![Err(ConjunctError::Unsupported("internal error lowering the assumption".into()))])
 }
 
 /// The `;`-separated pieces of a witness assumption, in the order [`lower_assumption`] lowers them.
@@ -220,7 +220,11 @@ pub fn split_assumption(text: &str) -> Vec<String> {
 
 /// Lowers a C expression of a witness (e.g. the left operand of an assumption conjunct) to its
 /// value: an integer or float expression; `Err` if it cannot be used.
-pub fn lower_assumption_value(cfa: &Cfa, text: &str, scope: &AssumptionScope) -> Result<crate::cfa::Rvalue, String> {
+pub fn lower_assumption_value(
+    cfa: &Cfa,
+    text: &str,
+    scope: &AssumptionScope,
+) -> Result<crate::cfa::Rvalue, ConjunctError> {
     assumption::lower_value(cfa, text, scope)
 }
 

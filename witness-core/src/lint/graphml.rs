@@ -1057,9 +1057,9 @@ fn creationtime_ok(v: &str) -> bool {
         || (b.len() == 25 && matches!(b[19], b'+' | b'-') && digits(20..22) && b[22] == b':' && digits(23..25)))
 }
 
-/// The reason a conjunct is unusable says it does not parse as an expression.
-pub(super) fn is_syntax_error(why: &str) -> bool {
-    why.starts_with("cannot parse assumption")
+/// The conjunct is unusable because it does not parse as an expression.
+pub(super) fn is_syntax_error(why: &crate::cfront::ConjunctError) -> bool {
+    matches!(why, crate::cfront::ConjunctError::Syntax { .. })
 }
 
 #[cfg(test)]

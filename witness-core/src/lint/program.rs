@@ -86,7 +86,7 @@ impl ProgramFacts {
         scope: Option<&str>,
         result_function: Option<&str>,
         line: Option<u32>,
-    ) -> Result<Vec<(String, String)>, String> {
+    ) -> Result<Vec<(String, cfront::ConjunctError)>, String> {
         let cfa = self.cfa(dm).map_err(str::to_string)?;
         let result_ty = result_function.and_then(|f| cfront::function_result_type(cfa, f));
         let mut scopes: Vec<Option<crate::cfa::FuncId>> = Vec::new();
@@ -115,19 +115,19 @@ impl ProgramFacts {
         let mut problems = Vec::new();
         let pieces = cfront::split_assumption(text);
         for piece in pieces {
-            let mut last = String::new();
+            let mut last = None;
             let ok = scopes.iter().any(|&function| {
                 let scope = AssumptionScope { function, offset: None, result_ty };
                 match cfront::lower_assumption(cfa, &piece, &scope).into_iter().next() {
                     Some(Err(e)) => {
-                        last = e;
+                        last = Some(e);
                         false
                     }
                     _ => true,
                 }
             });
-            if !ok {
-                problems.push((piece, last));
+            if let (false, Some(why)) = (ok, last) {
+                problems.push((piece, why));
             }
         }
         Ok(problems)

@@ -362,7 +362,8 @@ impl<'a> Explorer<'a> {
         for e in exprs.iter() {
             let ev = match state.data.eval(self.cfa, e, result.as_ref()) {
                 Ok(ev) => ev,
-                Err(EvalError::Unsupported(m)) => {
+                Err(e) => {
+                    let m = e.message();
                     self.give_up(format!("the {what} cannot be evaluated: {m}"));
                     return Observed::Stop;
                 }
@@ -843,9 +844,9 @@ fn prove_once(
                 let why = format!("the invariants are not proved: at some visit of its location the {error_function}");
                 return Ok(InvariantOutcome::unknown(why, obs.failed, states, calls));
             }
-            Verdict::Confirmed { error_function, trace } => {
+            Verdict::Confirmed { error_function, trace, call } => {
                 return Ok(done(
-                    Verdict::Confirmed { error_function: error_function.clone(), trace },
+                    Verdict::Confirmed { error_function: error_function.clone(), trace, call },
                     error_function,
                     obs.failed,
                     None,
@@ -909,7 +910,7 @@ fn prove_once(
                     let i = o.failed.as_ref().map_or(0, |(i, _)| *i);
                     return Err((i, states, calls));
                 }
-                Verdict::Confirmed { error_function, trace } => {
+                Verdict::Confirmed { error_function, trace, .. } => {
                     // The path of the counterexample to induction, by its lines.
                     let mut lines: Vec<u32> = trace.iter().map(|t| t.line).filter(|l| *l > 0).collect();
                     lines.dedup();

@@ -285,8 +285,8 @@ impl<'a> Explorer<'a> {
         let scope = self.invariant_scope(s);
         let mut all = Truth::Known(true);
         for conj in lower_assumption(self.cfa, text, &scope) {
-            let expr = conj?;
-            let ev = s.data.eval(self.cfa, &expr, None).map_err(|EvalError::Unsupported(m)| m)?;
+            let expr = conj.map_err(|e| e.to_string())?;
+            let ev = s.data.eval(self.cfa, &expr, None).map_err(EvalError::message)?;
             if ev.defined.iter().any(|d| !matches!(d.holds, Truth::Known(true))) {
                 return Err("its evaluation may be undefined".to_string());
             }

@@ -493,7 +493,7 @@ impl<'a> Explorer<'a> {
         entry: Option<usize>,
         a: &crate::witness::Assumption,
         info: &StepInfo,
-    ) -> Vec<Result<Truth, String>> {
+    ) -> Vec<Result<Truth, ConjunctError>> {
         let lowered = self.lowered_assumption(t, entry, a, info);
         lowered.conjuncts.iter().map(|conj| self.eval_conjunct(s, conj, lowered.scope, info)).collect()
     }
@@ -547,7 +547,7 @@ impl<'a> Explorer<'a> {
                     if texts.len() == all.len() && Some(*callee) != scope_function {
                         let in_callee = AssumptionScope { function: Some(*callee), offset: None, result_ty };
                         for (conj, text) in all.iter_mut().zip(&texts) {
-                            let unknown = matches!(conj, Err(m) if m.starts_with(crate::cfront::NO_SUCH_OBJECT));
+                            let unknown = matches!(conj, Err(ConjunctError::NoSuchObject(_)));
                             if !unknown {
                                 continue;
                             }
@@ -577,10 +577,10 @@ impl<'a> Explorer<'a> {
     pub(super) fn eval_conjunct(
         &mut self,
         s: &mut ProductState,
-        conj: &Result<crate::cfa::Expr, String>,
+        conj: &Result<crate::cfa::Expr, ConjunctError>,
         scope: Option<FuncId>,
         info: &StepInfo,
-    ) -> Result<Truth, String> {
+    ) -> Result<Truth, ConjunctError> {
         let expr = conj.as_ref().map_err(|m| m.clone())?;
         let result = info.result.as_ref();
         // In the running frame (a conjunct read in a callee's scope is there); failing that, in
@@ -588,17 +588,30 @@ impl<'a> Explorer<'a> {
         let ev = match s.data.eval(self.cfa, expr, result) {
             Ok(ev) => ev,
             Err(EvalError::Unsupported(m)) => match scope {
-                Some(f) => s.data.eval_in_frame_of(self.cfa, expr, result, f).map_err(|_| m)?,
-                None => return Err(m),
+                Some(f) => {
+                    s.data.eval_in_frame_of(self.cfa, expr, result, f).map_err(|_| ConjunctError::Unsupported(m))?
+                }
+                None => return Err(ConjunctError::Unsupported(m)),
+            },
+            Err(EvalError::NoSuchObject(m)) => match scope {
+                Some(f) => {
+                    s.data.eval_in_frame_of(self.cfa, expr, result, f).map_err(|_| ConjunctError::NoSuchObject(m))?
+                }
+                None => return Err(ConjunctError::NoSuchObject(m)),
             },
         };
         for d in &ev.defined {
             match &d.holds {
                 Truth::Known(true) => {}
-                Truth::Known(false) => return Err(format!("its evaluation is undefined ({})", d.what)),
+                Truth::Known(false) => {
+                    return Err(ConjunctError::Unsupported(format!("its evaluation is undefined ({})", d.what)))
+                }
                 Truth::Sym(c) => {
                     if self.smt.check(&s.data.path.conjuncts(), &[&c.not()]) != Feasibility::Infeasible {
-                        return Err(format!("its evaluation may be undefined ({})", d.what));
+                        return Err(ConjunctError::Unsupported(format!(
+                            "its evaluation may be undefined ({})",
+                            d.what
+                        )));
                     }
                 }
             }
@@ -636,11 +649,11 @@ impl<'a> Explorer<'a> {
         // In order, each under the path condition the earlier ones left (`i == 2 && a[i] == 7`).
         for (i, conj) in lowered.conjuncts.iter().enumerate() {
             match self.eval_conjunct(s, conj, lowered.scope, info) {
-                Err(msg) if msg.starts_with(crate::cfront::AMBIGUOUS) => {
+                Err(msg @ ConjunctError::Ambiguous(_)) => {
                     self.give_up(format!("assumption at {origin}: {msg}"));
                     return false;
                 }
-                Err(msg) if msg.starts_with(crate::cfront::NO_SUCH_OBJECT) => {
+                Err(msg @ ConjunctError::NoSuchObject(_)) => {
                     // A claim about an object the program does not have at this step (a
                     // producer's own variable, another function's local): it constrains no
                     // program state, so every reading drops it (decision 97).

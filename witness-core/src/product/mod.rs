@@ -35,14 +35,14 @@ use crate::cfa::{
     BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, MemSource, Rvalue, ScalarTy, SourceSpan,
     Target, Write,
 };
-use crate::cfront::{lower_assumption, AssumptionScope};
+use crate::cfront::{lower_assumption, AssumptionScope, ConjunctError};
 use crate::offsets::OffsetPlan;
 use crate::reach::ErrorReach;
 use crate::reading::{self, Claim, Doubts, Reading};
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
 use crate::testvec::TestVector;
-use crate::verdict::{NondetChoice, Taken, TraceStep, Verdict};
+use crate::verdict::{ErrorCall, NondetChoice, Taken, TraceStep, Verdict};
 use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, Range, WitnessAutomaton, WitnessTransition};
 
 /// How the automaton treats a program step that some transition matches but whose
@@ -168,11 +168,24 @@ pub struct Outcome {
     /// Transitions that fired on a guess of the place they mean, with the places they could
     /// mean (decision 98); empty when some guess has no case split.
     ambiguous: Vec<(EdgeIndex, Vec<(usize, usize)>)>,
+    /// Whom a conclusion reached without a failed step blames (the explanation of a rejection
+    /// reads it, never the reason's text).
+    pub blame: Option<Blame>,
+}
+
+/// Whom a rejection without a failed step of the witness's path blames.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Blame {
+    /// The program: no run of it can violate the property, whatever the witness says.
+    Program,
+    /// The witness: at a transition (its position `line:column` in the witness file), or as a
+    /// whole.
+    Witness { origin: Option<String> },
 }
 
 impl Outcome {
     /// A conclusion reached without exploring (no states, no solver calls, no warnings).
-    fn without_run(verdict: Verdict, reason: String, strict_rejected: bool) -> Outcome {
+    fn without_run(verdict: Verdict, reason: String, strict_rejected: bool, blame: Blame) -> Outcome {
         let raw_rejected = matches!(verdict, Verdict::Rejected);
         Outcome {
             verdict,
@@ -188,6 +201,7 @@ impl Outcome {
             raw_confirmed: None,
             race: None,
             ambiguous: Vec::new(),
+            blame: Some(blame),
         }
     }
 }
@@ -385,7 +399,7 @@ type AssumptionKey = (EdgeIndex, Option<FuncId>, Option<usize>, Option<ScalarTy>
 /// An assumption lowered for one step: its conjuncts, and the function whose scope it names.
 struct Lowered {
     scope: Option<FuncId>,
-    conjuncts: Vec<Result<crate::cfa::Expr, String>>,
+    conjuncts: Vec<Result<crate::cfa::Expr, ConjunctError>>,
 }
 
 type LoweredAssumption = Rc<Lowered>;
@@ -503,7 +517,7 @@ fn explore_once(
     }
     let reason = match &verdict {
         _ if lasso_reason.is_some() => lasso_reason.unwrap_or_default(),
-        Verdict::Confirmed { trace, error_function } => {
+        Verdict::Confirmed { trace, error_function, .. } => {
             let line = trace.last().map(|s| s.line).unwrap_or(0);
             if opts.target.race() {
                 format!("witness confirmed: {error_function} (after {} steps)", trace.len())
@@ -552,6 +566,7 @@ fn explore_once(
         raw_confirmed,
         race: ex.race,
         ambiguous,
+        blame: None,
     }
 }
 
@@ -616,8 +631,9 @@ enum Step {
     Next(ProductState, Option<AnyValue>),
     /// The path ends here without violation.
     End,
-    /// The step reached the property violation.
-    Violation(ProductState, String),
+    /// The step reached the property violation: the error function called, and the error
+    /// code it passed when its value is known (RERS).
+    Violation(ProductState, String, Option<i128>),
 }
 
 impl<'a> Explorer<'a> {
@@ -637,8 +653,9 @@ impl<'a> Explorer<'a> {
         let cfa = self.cfa;
         let data = match DataState::initial(cfa) {
             Ok(d) => d,
-            Err(EvalError::Unsupported(w)) => {
-                return Verdict::Unknown { reason: format!("global initialisation: {w}") }
+            Err(e) => {
+                let w = e.message();
+                return Verdict::Unknown { reason: format!("global initialisation: {w}") };
             }
         };
         let mut init = ProductState {
@@ -890,7 +907,8 @@ impl<'a> Explorer<'a> {
                             return None;
                         }
                     }
-                    Err(EvalError::Unsupported(w)) => {
+                    Err(e) => {
+                        let w = e.message();
                         self.give_up(format!("{w} at {}", self.line_of(cfa.edge(site.call_edge).span)));
                         return None;
                     }
@@ -954,7 +972,7 @@ impl<'a> Explorer<'a> {
                     }
                 }
             }
-            if let Step::Next(n, _) | Step::Violation(n, _) = &step {
+            if let Step::Next(n, _) | Step::Violation(n, _, _) = &step {
                 self.unspecified_read |= n.data.unspecified_read;
             }
             match step {
@@ -1001,7 +1019,7 @@ impl<'a> Explorer<'a> {
                         return Some(v);
                     }
                 }
-                Step::Violation(next, function) => {
+                Step::Violation(next, function, code) => {
                     // The error call is itself a step the witness may match (into the violation node).
                     let info = StepInfo {
                         kind: StepKind::Edge(edge),
@@ -1021,7 +1039,7 @@ impl<'a> Explorer<'a> {
                             if !self.violation_counts(&s) || !self.approx_settled(&s, "the error is reached") {
                                 continue;
                             }
-                            return Some(self.confirm(&s, function));
+                            return Some(self.confirm_call(&s, function, code));
                         }
                     }
                     // Violation outside a violation state: does not count; the path ends.
@@ -1031,8 +1049,23 @@ impl<'a> Explorer<'a> {
         None
     }
 
-    /// Builds the confirmed verdict with a trace (nondeterministic values from a model).
-    fn confirm(&mut self, s: &ProductState, function: String) -> Verdict {
+    /// Builds the confirmed verdict with a trace (nondeterministic values from a model); `what`
+    /// says which violation was reached.
+    fn confirm(&mut self, s: &ProductState, what: String) -> Verdict {
+        self.confirm_reached(s, what, None)
+    }
+
+    /// [`Self::confirm`] for a call of an error function, with the error code it passed: the
+    /// call is a value of the verdict, and the message names it (`__VERIFIER_error(7)`).
+    fn confirm_call(&mut self, s: &ProductState, function: String, code: Option<i128>) -> Verdict {
+        let what = match code {
+            Some(n) => format!("{function}({n})"),
+            None => function.clone(),
+        };
+        self.confirm_reached(s, what, Some(ErrorCall { function, code }))
+    }
+
+    fn confirm_reached(&mut self, s: &ProductState, what: String, call: Option<ErrorCall>) -> Verdict {
         let cfa = self.cfa;
         let mut nodes = Vec::new();
         let mut cur = s.trace.clone();
@@ -1095,7 +1128,7 @@ impl<'a> Explorer<'a> {
                 }),
             })
             .collect();
-        Verdict::Confirmed { trace, error_function: function }
+        Verdict::Confirmed { trace, error_function: what, call }
     }
 }
 

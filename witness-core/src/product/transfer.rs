@@ -394,7 +394,8 @@ impl<'a> Explorer<'a> {
         let mut defined = Vec::new();
         let p = match data.eval_ptr(cfa, fptr, None, &mut defined) {
             Ok(p) => p,
-            Err(EvalError::Unsupported(w)) => {
+            Err(e) => {
+                let w = e.message();
                 self.give_up(format!("{w} at {}", self.line_of(span)));
                 return None;
             }
@@ -457,7 +458,7 @@ impl<'a> Explorer<'a> {
                             return Step::End;
                         }
                     }
-                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                    Err(e) => unsupported!(e.message()),
                 }
             };
         }
@@ -470,7 +471,7 @@ impl<'a> Explorer<'a> {
                         }
                         ev.value
                     }
-                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                    Err(e) => unsupported!(e.message()),
                 }
             };
         }
@@ -479,7 +480,7 @@ impl<'a> Explorer<'a> {
                 let mut defined = Vec::new();
                 let v = match next.data.eval_float(cfa, $e, None, &mut defined) {
                     Ok(v) => v,
-                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                    Err(e) => unsupported!(e.message()),
                 };
                 if !self.settle_definedness(&mut next, defined, span) {
                     return Step::End;
@@ -492,7 +493,7 @@ impl<'a> Explorer<'a> {
                 let mut defined = Vec::new();
                 let v = match next.data.eval_ptr(cfa, $e, None, &mut defined) {
                     Ok(v) => v,
-                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                    Err(e) => unsupported!(e.message()),
                 };
                 if !self.settle_definedness(&mut next, defined, span) {
                     return Step::End;
@@ -649,14 +650,11 @@ impl<'a> Explorer<'a> {
                             return Step::End;
                         }
                     }
-                    let reached = match code {
-                        Some(c) => match eval!(c).known() {
-                            Some(n) => format!("{function}({n})"),
-                            None => function.clone(),
-                        },
-                        None => function.clone(),
+                    let code = match code {
+                        Some(c) => eval!(c).known(),
+                        None => None,
                     };
-                    return Step::Violation(next, reached);
+                    return Step::Violation(next, function.clone(), code);
                 }
                 match kind {
                     ErrorKind::ErrorLabel => {}
@@ -701,7 +699,7 @@ impl<'a> Explorer<'a> {
                     let bound = self.size_bound(&next, &n);
                     match next.data.allocate(function, &n, bound, *zeroed, *stack) {
                         Ok(p) => p,
-                        Err(EvalError::Unsupported(w)) => unsupported!(w),
+                        Err(e) => unsupported!(e.message()),
                     }
                 };
                 if let Some(lhs) = lhs {
@@ -716,7 +714,7 @@ impl<'a> Explorer<'a> {
                 let mut defined = Vec::new();
                 let p = match next.data.reallocate(cfa, &old, &n, bound, &mut defined) {
                     Ok(p) => p,
-                    Err(EvalError::Unsupported(w)) => unsupported!(w),
+                    Err(e) => unsupported!(e.message()),
                 };
                 if !self.settle_definedness(&mut next, defined, span) {
                     return Step::End;
@@ -747,7 +745,7 @@ impl<'a> Explorer<'a> {
                 for p in read {
                     match next.data.known_bytes(cfa, p, limit, function != "memcmp", &mut defined) {
                         Ok(b) => strings.push(b),
-                        Err(EvalError::Unsupported(w)) => unsupported!(format!("`{function}`: {w}")),
+                        Err(e) => unsupported!(format!("`{function}`: {}", e.message())),
                     }
                 }
                 if !self.settle_definedness(&mut next, defined, span) {
@@ -998,7 +996,8 @@ impl<'a> Explorer<'a> {
             };
             match r {
                 Ok(r) => reads.push(r),
-                Err(EvalError::Unsupported(w)) => {
+                Err(e) => {
+                    let w = e.message();
                     self.give_up(format!("{w} at {}", self.line_of(span)));
                     return false;
                 }
@@ -1022,7 +1021,8 @@ impl<'a> Explorer<'a> {
                         return false;
                     }
                 }
-                Err(EvalError::Unsupported(w)) => {
+                Err(e) => {
+                    let w = e.message();
                     self.give_up(format!("{w} at {}", self.line_of(span)));
                     return false;
                 }

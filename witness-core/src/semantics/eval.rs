@@ -74,9 +74,8 @@ impl DataState {
                     )))
                 }
                 None => {
-                    return Err(EvalError::Unsupported(format!(
-                        "{}variable `{}` is not in scope here",
-                        crate::error::NO_SUCH_OBJECT,
+                    return Err(EvalError::NoSuchObject(format!(
+                        "variable `{}` is not in scope here",
                         cfa.var(*var).name
                     )))
                 }

@@ -227,6 +227,19 @@ pub struct HeapBlock {
 pub enum EvalError {
     /// The expression needs something the semantics does not model.
     Unsupported(String),
+    /// The expression names a variable with no storage in the running frame (a witness's
+    /// conjunct about a function not running): no object of the state (decision 97).
+    NoSuchObject(String),
+}
+
+impl EvalError {
+    /// The message, for reports.
+    pub fn message(self) -> String {
+        match self {
+            EvalError::Unsupported(m) => m,
+            EvalError::NoSuchObject(m) => crate::error::ConjunctError::NoSuchObject(m).to_string(),
+        }
+    }
 }
 
 /// Result of evaluating an expression: its value and the conditions for it to be defined.

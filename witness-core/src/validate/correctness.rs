@@ -120,7 +120,7 @@ impl Stage<'_> {
             Verdict::Confirmed { error_function, .. } if outcome.failed.is_some() => {
                 ("refuted", format!("witness refuted: the {error_function}"))
             }
-            Verdict::Confirmed { error_function, trace } => {
+            Verdict::Confirmed { error_function, trace, .. } => {
                 let line = trace.last().map(|s| s.line).unwrap_or(0);
                 let call =
                     if error_function.ends_with(')') { error_function.clone() } else { format!("{error_function}()") };

@@ -587,20 +587,14 @@ impl<'a> Reader<'a> {
         Ok(found.filter(|&v| !self.is_null(v)))
     }
 
-    /// Warns about keys not in `known`.
-    fn check_keys(&mut self, entries: &[(NodeId, NodeId)], known: &[&str], context: &str) {
+    /// Warns (under lint check `code`) about keys not in `known`.
+    fn check_keys(&mut self, code: &'static str, entries: &[(NodeId, NodeId)], known: &[&str], context: &str) {
         for &(k, _) in entries {
             let pos = self.pos(k);
             match self.key_text(k) {
                 Some(name) if known.contains(&name) => {}
-                Some(name) => self.warn(
-                    if context.contains("waypoint") { "Y11" } else { "Y1" },
-                    format!("{pos}: unknown key `{name}` in {context} ignored"),
-                ),
-                None => self.warn(
-                    if context.contains("waypoint") { "Y11" } else { "Y1" },
-                    format!("{pos}: non-scalar key in {context} ignored"),
-                ),
+                Some(name) => self.warn(code, format!("{pos}: unknown key `{name}` in {context} ignored")),
+                None => self.warn(code, format!("{pos}: non-scalar key in {context} ignored")),
             }
         }
     }
@@ -698,7 +692,7 @@ impl<'a> Reader<'a> {
                 ),
             );
         }
-        self.check_keys(map, &["entry_type", "metadata", "content"], "a violation_sequence entry");
+        self.check_keys("Y1", map, &["entry_type", "metadata", "content"], "a violation_sequence entry");
         let mut metadata = WitnessMetadata { witness_type: Some(WitnessType::Violation), ..Default::default() };
         let mut input_files = Vec::new();
         match self.get(map, "metadata", "a violation_sequence entry")? {
@@ -809,7 +803,7 @@ impl<'a> Reader<'a> {
     /// Reads `metadata` into `out`; returns `task.input_files`.
     fn read_metadata(&mut self, id: NodeId, out: &mut WitnessMetadata) -> Result<Vec<String>, InputError> {
         let m = self.map(id, "`metadata`")?;
-        self.check_keys(m, &["format_version", "uuid", "creation_time", "producer", "task"], "`metadata`");
+        self.check_keys("Y1", m, &["format_version", "uuid", "creation_time", "producer", "task"], "`metadata`");
         match self.get(m, "format_version", "`metadata`")? {
             Some(v) => {
                 let raw = self.scalar(v, "`format_version`")?;
@@ -867,6 +861,7 @@ impl<'a> Reader<'a> {
         };
         let task = self.map(t, "`task`")?;
         self.check_keys(
+            "Y1",
             task,
             &["input_files", "input_file_hashes", "specification", "data_model", "language"],
             "`task`",
@@ -957,7 +952,7 @@ impl<'a> Reader<'a> {
         for (si, &item) in items.iter().enumerate() {
             let what = format!("segment {} (`- segment: [waypoints]`)", si + 1);
             let map = self.map(item, &what)?;
-            self.check_keys(map, &["segment"], "a content item");
+            self.check_keys("Y1", map, &["segment"], "a content item");
             let Some(seg) = self.get(map, "segment", "a content item")? else {
                 return Err(self.err(self.pos(item), format!("content item {} without `segment`", si + 1)));
             };
@@ -987,7 +982,7 @@ impl<'a> Reader<'a> {
     ) -> Result<Waypoint, InputError> {
         let ctx = format!("waypoint {} of segment {}", wi + 1, si + 1);
         let map = self.map(item, &format!("{ctx} (`- waypoint: {{…}}`)"))?;
-        self.check_keys(map, &["waypoint"], "a segment item");
+        self.check_keys("Y1", map, &["waypoint"], "a segment item");
         let Some(&(key, _)) = map.iter().find(|&&(k, _)| self.key_text(k) == Some("waypoint")) else {
             return Err(self.err(self.pos(item), format!("{ctx}: expected an item `waypoint:`")));
         };
@@ -996,7 +991,7 @@ impl<'a> Reader<'a> {
             return Err(self.err(pos, format!("{ctx} is empty")));
         };
         let wm = self.map(w, &ctx)?;
-        self.check_keys(wm, &["type", "action", "location", "constraint", "thread_id"], "a waypoint");
+        self.check_keys("Y11", wm, &["type", "action", "location", "constraint", "thread_id"], "a waypoint");
         // Issue 22: the format 2.2 draft names the thread of each waypoint of a concurrent witness.
         let thread = match self.get(wm, "thread_id", "a waypoint")? {
             None => None,
@@ -1059,7 +1054,7 @@ impl<'a> Reader<'a> {
     /// absent), the file (warned about when it is not among the task's files) and the function.
     fn read_location(&mut self, l: NodeId, ctx: &str, input_files: &[String]) -> Result<Location, InputError> {
         let lm = self.map(l, &format!("the `location` of {ctx}"))?;
-        self.check_keys(lm, &["file_name", "line", "column", "function", "file_hash"], "a location");
+        self.check_keys("Y1", lm, &["file_name", "line", "column", "function", "file_hash"], "a location");
         let Some(line_node) = self.get(lm, "line", "a location")? else {
             return Err(self.err(self.pos(l), format!("the location of {ctx} has no `line`")));
         };
@@ -1099,7 +1094,7 @@ impl<'a> Reader<'a> {
 
     fn read_constraint(&mut self, c: NodeId, wtype: WaypointType, ctx: &str) -> Result<Requirement, InputError> {
         let cm = self.map(c, "the waypoint `constraint` (`value`, `format`)")?;
-        self.check_keys(cm, &["value", "format"], "a constraint");
+        self.check_keys("Y1", cm, &["value", "format"], "a constraint");
         if let Some(f) = self.get(cm, "format", "a constraint")? {
             let format = self.scalar(f, "the constraint `format`")?;
             if !CONSTRAINT_FORMATS.contains(&format) {

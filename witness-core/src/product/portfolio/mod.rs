@@ -39,7 +39,12 @@ pub fn explore(
         None
     };
     if let Some(reason) = unsupported {
-        return Outcome::without_run(Verdict::Unknown { reason: reason.clone() }, reason, false);
+        return Outcome::without_run(
+            Verdict::Unknown { reason: reason.clone() },
+            reason,
+            false,
+            Blame::Witness { origin: None },
+        );
     }
     // Decision 95: a lasso's runs matter only while they can still enter the cycle head.
     let reach = match opts.target.lasso().then(|| head_seeds(cfa, witness, anchors)).flatten() {
@@ -71,6 +76,7 @@ pub(super) fn explore_with(
                     .into()
             },
             false,
+            Blame::Program,
         );
     }
     // No violation node is reachable in the witness graph: no run can be in a violation state
@@ -88,13 +94,15 @@ pub(super) fn explore_with(
                     .into()
             },
             false,
+            Blame::Witness { origin: None },
         );
     }
     // Decision 38: transitions past the end of the program that cut every path to the
     // violation: no run can pass them (the exact reading rejects), unless the lines are off by
     // a constant. The shift is a guess: it may confirm, never reject (decision 97).
-    if let Some(cut) = past_end_cut(cfa, witness) {
-        let rejected = Outcome::without_run(Verdict::Rejected, cut.clone(), true);
+    if let Some((cut, origin)) = past_end_cut(cfa, witness) {
+        let rejected =
+            Outcome::without_run(Verdict::Rejected, cut.clone(), true, Blame::Witness { origin: Some(origin) });
         let Some(k) = unique_line_shift(cfa, witness) else { return rejected };
         let shifted = gate(&Reading::SHIFTED, explore_shifted(cfa, source, witness, anchors, opts, reach, k, &cut));
         if !shifted.raw_rejected {
@@ -113,7 +121,12 @@ pub(super) fn explore_with(
     // tell anything about it, and one would spend the whole budget. Unknown at once.
     if let Some(why) = nothing_matches(cfa, witness) {
         if unique_line_shift(cfa, witness).is_none() {
-            return Outcome::without_run(Verdict::Unknown { reason: why.clone() }, why, false);
+            return Outcome::without_run(
+                Verdict::Unknown { reason: why.clone() },
+                why,
+                false,
+                Blame::Witness { origin: None },
+            );
         }
     }
     // Decision 55: offsets from an edited copy of the program, aligned line by line. The

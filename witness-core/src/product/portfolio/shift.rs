@@ -207,7 +207,7 @@ pub(in crate::product) fn shift_lines(w: &WitnessAutomaton, k: i64) -> WitnessAu
 /// If every path from the entry to a violation state passes a transition on a line past the end
 /// of the program, no run of this program can pass it, under any reading: the reason, naming
 /// one such transition (decision 38).
-pub(in crate::product) fn past_end_cut(cfa: &Cfa, w: &WitnessAutomaton) -> Option<String> {
+pub(in crate::product) fn past_end_cut(cfa: &Cfa, w: &WitnessAutomaton) -> Option<(String, String)> {
     let lines = cfa.line_count();
     let past = |t: EdgeIndex| w.graph[t].guard.lines.is_some_and(|r| r.start > lines);
     let mut reach = HashSet::new();
@@ -222,10 +222,11 @@ pub(in crate::product) fn past_end_cut(cfa: &Cfa, w: &WitnessAutomaton) -> Optio
     }
     let first = relevant_transitions(w).into_iter().find(|&t| past(t))?;
     let r = w.graph[first].guard.lines?;
-    Some(format!(
+    let why = format!(
         "the witness does not describe this program: its transition at {} expects a step on line {}, past the end of \
          the program ({lines} lines), and every path to its violation node passes such a transition, so no run can \
          reach it",
         w.graph[first].origin, r.start
-    ))
+    );
+    Some((why, w.graph[first].origin.clone()))
 }

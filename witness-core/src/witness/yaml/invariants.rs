@@ -31,7 +31,7 @@ impl<'a> Reader<'a> {
                 unsupported.push(format!("{pos}: entry type `{name}`"));
                 continue;
             }
-            self.check_keys(map, &["entry_type", "metadata", "content"], "an invariant_set entry");
+            self.check_keys("Y1", map, &["entry_type", "metadata", "content"], "an invariant_set entry");
             let Some(content) = self.get(map, "content", "an invariant_set entry")? else {
                 return Err(self.err(pos, "invariant_set entry without `content` (the list of invariants)"));
             };
@@ -102,7 +102,7 @@ impl<'a> Reader<'a> {
         };
         match tname {
             "loop_invariant" | "location_invariant" => {
-                self.check_keys(m, &["type", "location", "value", "format", "labels"], "an invariant");
+                self.check_keys("Y1", m, &["type", "location", "value", "format", "labels"], "an invariant");
                 let Some(v) = self.get(m, "value", "an invariant")? else {
                     return Err(self.err(pos, format!("`{tname}` without `value`")));
                 };
@@ -111,7 +111,12 @@ impl<'a> Reader<'a> {
                 push(kind, value);
             }
             "function_contract" => {
-                self.check_keys(m, &["type", "location", "requires", "ensures", "format", "labels"], "a contract");
+                self.check_keys(
+                    "Y1",
+                    m,
+                    &["type", "location", "requires", "ensures", "format", "labels"],
+                    "a contract",
+                );
                 let requires = self.optional_text(m, "requires", "a function contract")?;
                 let ensures = self.optional_text(m, "ensures", "a function contract")?;
                 for text in [&requires, &ensures].into_iter().flatten() {
