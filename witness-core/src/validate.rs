@@ -6,16 +6,16 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::budget::{Clock, Deadline};
+use crate::budget::Clock;
 use crate::cfa::DataModel;
 use crate::cfront;
 use crate::error::InputError;
 use crate::product::{self, ExploreOptions, SegmentReading, StutterMode, UndefinedBehaviour};
-use crate::property::{self, PropertyKind};
 use crate::verdict::{CorrectnessSummary, Report, Stats, TestVectorCheck, Verdict};
 use crate::witness::{graphml, yaml, WitnessAutomaton, WitnessType};
 
 mod correctness;
+mod stages;
 
 /// What the user asked for. [`ValidateOptions::new`] gives the defaults of the command line;
 /// the `with_*` methods and the public fields change them. Not constructible by a struct
@@ -266,367 +266,41 @@ impl Source<'_> {
 }
 
 /// [`validate`] on inputs read in this order (witness, property, program), so that the first
-/// faulty one is the one reported.
+/// faulty one is the one reported: the pipeline of [`stages`], each stage a function with its
+/// own inputs and outputs, any of which may stop it with a decided report or an input fault.
 fn run(
     opts: &ValidateOptions,
     program_src: Source,
     witness_src: Source,
     property_src: Option<Source>,
 ) -> Result<Report, InputError> {
-    let started = Instant::now();
-    let deadline = Deadline::after(opts.clock, opts.timeout.saturating_sub(opts.finish_reserve));
-    let mut warnings = Vec::new();
-    // Memory is bounded for this validation, whatever its caller holds (decision 68).
-    let memory_baseline = crate::resources::resident_bytes().unwrap_or(0);
+    let mut run = stages::Run::new(opts);
+    match pipeline(&mut run, program_src, witness_src, property_src) {
+        Ok(report) => Ok(report),
+        Err(stages::Halt::Decided(report)) => Ok(*report),
+        Err(stages::Halt::Input(e)) => Err(e),
+    }
+}
 
-    let witness = parse_witness(&opts.witness, &witness_src.bytes()?)?;
-    warnings.extend(witness.warnings.iter().cloned());
-    if let Some(why) = &witness.metadata.unsupported {
-        let dm = opts.data_model.unwrap_or(DataModel::Lp64);
-        return Ok(unknown_report(why, &witness, warnings, started, opts, dm));
-    }
-    let lasso = witness.metadata.witness_type == Some(WitnessType::Termination);
-    // Decision 92: a non-termination witness without a cycle head describes no lasso.
-    if lasso && !witness.graph.node_weights().any(|n| n.cycle_head) {
-        return Ok(unknown_report(
-            "the non-termination witness has no cycle head (no node with `cyclehead`, no `cycle` segment): no lasso \
-             to validate",
-            &witness,
-            warnings,
-            started,
-            opts,
-            opts.data_model.unwrap_or(DataModel::Lp64),
-        ));
-    }
-    // The property decides the error function; without one, both conventional ones count.
-    let mut property_text = None;
-    let target = match &property_src {
-        Some(src) => {
-            let p = opts.property.as_deref().unwrap_or(Path::new("property.prp"));
-            let text = String::from_utf8_lossy(&src.bytes()?).into_owned();
-            property_text = Some(text.clone());
-            let prop = property::parse_property(p, &text)?;
-            match property::check_for(&prop) {
-                Some(check) => check,
-                None => {
-                    let dm = opts.data_model.unwrap_or(DataModel::Lp64);
-                    let what = match &prop.kind {
-                        PropertyKind::Other(what) => what.as_str(),
-                        _ => "?",
-                    };
-                    return Ok(unknown_report(
-                        &format!("property `{what}` is not supported (supported: {})", property::supported()),
-                        &witness,
-                        warnings,
-                        started,
-                        opts,
-                        dm,
-                    ));
-                }
-            }
-        }
-        None => property::without_property_file(lasso),
-    };
-    let target = match opts.error_code {
-        None => target,
-        Some(code) => match property::with_error_code(&target, code) {
-            Ok(t) => t,
-            Err(why) => {
-                let dm = opts.data_model.unwrap_or(DataModel::Lp64);
-                return Ok(unknown_report(&why, &witness, warnings, started, opts, dm));
-            }
-        },
-    };
-    // Decision 72: a witness for one property never confirms another. A witness whose
-    // specifications all name another kind of property (unreach-call, no-overflow, memory
-    // safety) than the task's is not validated.
-    let ours = target.name();
-    let specs: Vec<&'static str> = witness
-        .metadata
-        .specifications
-        .iter()
-        .filter_map(|s| property::property_from_specification(s))
-        .map(|p| property::category(&p).unwrap_or("another property"))
-        .collect();
-    // Decision 92: a lasso is validated only for termination, and termination only with a lasso.
-    if lasso != target.lasso() {
-        let dm = opts.data_model.unwrap_or(DataModel::Lp64);
-        let why = if lasso {
-            format!("the witness is a non-termination witness (a lasso), the task's property is {ours}: not validated")
-        } else {
-            "the task's property is termination, but the witness is no lasso (no cycle head): not validated".into()
-        };
-        return Ok(unknown_report(&why, &witness, warnings, started, opts, dm));
-    }
-    if !specs.is_empty() && specs.iter().all(|c| *c != ours) {
-        let dm = opts.data_model.unwrap_or(DataModel::Lp64);
-        return Ok(unknown_report(
-            &format!(
-                "the witness is for {} (its specification), the task's property is {ours}: not validated",
-                specs[0]
-            ),
-            &witness,
-            warnings,
-            started,
-            opts,
-            dm,
-        ));
-    }
-    for spec in &witness.metadata.specifications {
-        if let Some(p) = property::property_from_specification(spec) {
-            if p.kind == PropertyKind::UnreachCall
-                && !target.error_functions().is_empty()
-                && !p.error_functions.iter().any(|f| target.error_functions().contains(f))
-            {
-                warnings.push(format!(
-                    "the witness's specification names {} but the property file names {}",
-                    p.error_functions.join(", "),
-                    target.error_functions().join(", ")
-                ));
-            }
-        }
-    }
-
-    let arch = witness.metadata.architecture.as_deref().and_then(parse_data_model);
-    let data_model = match (opts.data_model, arch) {
-        (Some(dm), Some(a)) if dm != a => {
-            warnings.push(format!(
-                "the witness says architecture {} but the task's data model is {}; following the task",
-                witness.metadata.architecture.as_deref().unwrap_or(""),
-                dm.name()
-            ));
-            dm
-        }
-        (Some(dm), _) => dm,
-        (None, Some(a)) => a,
-        (None, None) => DataModel::Lp64,
-    };
-
-    let program_bytes = program_src.bytes()?.into_owned();
-    check_hash(witness.metadata.program_hash.as_deref(), &program_bytes, &mut warnings);
-    // A refined witness names the file as it is (its hash, its columns).
-    let original = opts.refine.is_some().then(|| program_bytes.clone());
-    // The bytes become the text without a copy (a 1M-line file is 37 MB).
-    let program_text = match String::from_utf8(program_bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let (line, col) = crate::error::line_col(e.as_bytes(), e.utf8_error().valid_up_to());
-            return Err(InputError::malformed(&opts.program, line, col, "expected UTF-8 C source text"));
-        }
-    };
-    let program = match cfront::build_program_within(&opts.program, program_text, data_model, Some(deadline)) {
-        Ok(p) => p,
-        Err(cfront::BuildFailure::Input(e)) => return Err(e),
-        Err(cfront::BuildFailure::Unsupported(reason)) => {
-            return Ok(unknown_report(&reason, &witness, warnings, started, opts, data_model))
-        }
-        Err(cfront::BuildFailure::OutOfTime) => {
-            return Ok(unknown_report(&parse_out_of_time(opts.timeout), &witness, warnings, started, opts, data_model))
-        }
-    };
-    warnings.extend(program.warnings.iter().cloned());
-    check_fits_program(&witness, &program.cfa, opts, &mut warnings);
-
-    let explore_opts = ExploreOptions {
-        deadline,
-        budget_secs: opts.timeout.as_secs(),
-        stutter: opts.stutter,
-        target,
-        permissive: false,
-        segments: opts.segments,
-        undefined: opts.undefined,
-        vector: None,
-        guess: None,
-        memory_limit: opts.memory_limit,
-        memory_baseline,
-        lines_only: false,
-        leave_states: opts.leave_states,
-        reduce: opts.reduce,
-    };
-    let anchors = crate::anchors::resolve_anchors(
-        &program.cfa,
-        &program.source,
-        &witness,
-        explore_opts.target.operations() || explore_opts.target.race(),
-        &mut warnings,
-    )
-    .map_err(|m| InputError::invalid(&opts.witness, m))?;
+fn pipeline(
+    run: &mut stages::Run,
+    program_src: Source,
+    witness_src: Source,
+    property_src: Option<Source>,
+) -> Result<Report, stages::Halt> {
+    let witness = stages::witness(run, witness_src)?;
+    let property = stages::property(run, &witness, property_src)?;
+    let data_model = stages::data_model(run, &witness);
+    let built = stages::program(run, &witness, program_src, data_model)?;
+    let explore = stages::explore_options(run, property.target.clone());
+    let anchors = stages::anchors(run, &built.program, &witness, &explore)?;
     if witness.metadata.witness_type == Some(WitnessType::Correctness) {
-        let stage = correctness::Stage { opts, witness: &witness, anchors: &anchors, explore: &explore_opts, started };
-        return Ok(stage.report(&program, data_model, warnings));
+        return Err(stages::correctness(run, &built.program, &witness, &anchors, &explore, data_model));
     }
-    let outcome = product::explore(&program.cfa, &program.source, &witness, &anchors, &explore_opts);
-    warnings.extend(outcome.warnings);
-    let mut verdict = outcome.verdict;
-    let mut reason = outcome.reason;
-    let (mut states, mut solver_calls) = (outcome.states, outcome.solver_calls);
-    let violated = outcome.violated;
-    let (outcome_infeasible, outcome_strict, outcome_blame) =
-        (outcome.infeasible.clone(), outcome.strict_rejected, outcome.blame.clone());
-    let outcome_race = outcome.race.clone();
-    // Decision 52: a second check of every rejection (and of every unknown that followed one):
-    // do the witness's input values alone reach the error?
-    let mut test_vector = None;
-    // The harness of a rejected witness's input values, when they alone reach the error.
-    let mut vector_harness = None;
-    if outcome.strict_rejected
-        && !matches!(verdict, Verdict::Confirmed { .. })
-        && !explore_opts.target.operations()
-        && !explore_opts.target.lasso()
-    {
-        let tv = test_vector_run(&program.cfa, &witness, &anchors, &explore_opts);
-        states += tv.states;
-        solver_calls += tv.solver_calls;
-        if let (Some(line), Some(confirmed)) = (tv.check.line, tv.confirmed) {
-            let Verdict::Confirmed { trace, .. } = &confirmed else { unreachable!("a test-vector run confirms") };
-            let sentence = match &outcome.infeasible {
-                Some(i) => format!(
-                    "the witness's path is infeasible at line {}: {} (at {} in the witness); its input values alone reach \
-                     the error at line {line}",
-                    i.line, i.what, i.origin
-                ),
-                None => format!(
-                    "no path the witness allows reaches the error, but its input values alone reach the error at line \
-                     {line}"
-                ),
-            };
-            match opts.semantics {
-                WitnessSemantics::Automaton => {
-                    reason = format!("{reason}; {sentence}");
-                    // Issue 21: the harness of those input values reproduces the error natively.
-                    if opts.harness {
-                        vector_harness = Some(crate::harness::harness(&program.cfa, trace));
-                    }
-                }
-                WitnessSemantics::TestVector => {
-                    warnings.push(format!(
-                        "the automaton reading {} this witness ({reason}); it is confirmed only because \
-                         --witness-semantics test-vector counts a witness whose input values alone reach the error",
-                        if matches!(verdict, Verdict::Rejected) { "rejects" } else { "does not confirm" }
-                    ));
-                    if tv.unspecified_read {
-                        warnings.push(
-                            "the test-vector run reads union bytes that C leaves unspecified (C11 6.2.6.1p7); it \
-                             uses the bytes the machine keeps, as a compiled run does"
-                                .into(),
-                        );
-                    }
-                    reason = format!("witness confirmed under the test-vector semantics: {sentence}");
-                    verdict = confirmed;
-                }
-            }
-        }
-        test_vector = Some(tv.check);
-    }
-    // Issue 19, cause 12: a confirmation that rests on the order of the nondet calls in one
-    // call's arguments says so.
-    let unordered = match &verdict {
-        Verdict::Confirmed { trace, .. } => crate::harness::unordered_groups(&program.cfa, trace),
-        _ => Vec::new(),
-    };
-    for (line, _) in &unordered {
-        warnings.push(format!(
-            "the confirmation rests on calling the nondet functions in the arguments of the call at line {line} left \
-             to right: C leaves their order unspecified, and gcc on x86 calls them right to left (with the \
-             witness's values in call order, a native run takes other values there; `--replay` tells)"
-        ));
-    }
-    // The confirmed trace, kept only for a harness or a picture.
-    let verdict_for_harness = match &verdict {
-        Verdict::Confirmed { trace, .. } if opts.harness || opts.dot => Some(trace.clone()),
-        _ => None,
-    };
-    // RERS: the error code a confirmation reached (`__VERIFIER_error(7)`).
-    let error_code = match &verdict {
-        Verdict::Confirmed { call, .. } => call.as_ref().and_then(|c| c.code),
-        _ => None,
-    };
-    let refined = match (&verdict, opts.refine, &original) {
-        // A race is two accesses of two threads, which only a YAML 2.2 race segment states; a
-        // refined witness of one target would validate to `true` (issue 32 cause 18).
-        (Verdict::Confirmed { trace, error_function, .. }, Some(format), Some(source))
-            if explore_opts.target.race() =>
-        {
-            let file_name = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            let task = crate::refine::Task {
-                file_name: &file_name,
-                source,
-                property: property_text.as_deref(),
-                error_function,
-                data_model,
-            };
-            let written = match (format, &outcome_race) {
-                (crate::refine::RefineFormat::Graphml, _) => {
-                    Err("no refined witness: a data race is refined only to YAML 2.2 (a race segment of its two \
-                     accesses); GraphML has no agreed form of a race"
-                        .to_string())
-                }
-                (_, None) => Err("no refined witness: the race's accesses have no place in the program".to_string()),
-                (_, Some(race)) => crate::refine::refine_race(&task, &program.cfa, trace, race),
-            };
-            written.map_err(|why| warnings.push(why)).ok()
-        }
-        (Verdict::Confirmed { trace, error_function, .. }, Some(format), Some(source)) => {
-            let file_name = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            let task = crate::refine::Task {
-                file_name: &file_name,
-                source,
-                property: property_text.as_deref(),
-                error_function,
-                data_model,
-            };
-            let format = match format {
-                crate::refine::RefineFormat::AsWitness if witness.format.starts_with("YAML") => {
-                    crate::refine::RefineFormat::Yaml
-                }
-                crate::refine::RefineFormat::AsWitness => crate::refine::RefineFormat::Graphml,
-                f => f,
-            };
-            match crate::refine::refine(format, &task, trace) {
-                Ok(text) => Some(text),
-                Err(why) => {
-                    warnings.push(why);
-                    None
-                }
-            }
-        }
-        _ => None,
-    };
-    name_trace_file(opts, &mut verdict);
-    let explanation =
-        explain(&outcome_infeasible, outcome_blame.as_ref(), &verdict, &reason, outcome_strict, opts, &program.cfa);
-    let dot = opts.dot.then(|| {
-        let run: Vec<String> = verdict_for_harness.iter().flatten().map(|s| s.witness_node.clone()).collect();
-        crate::witness::dot::to_dot(&witness, &run, explanation.as_ref().and_then(|e| e.witness_position.as_deref()))
-    });
-    Ok(Report {
-        verdict,
-        reason,
-        stats: Stats { wall_ms: started.elapsed().as_millis() as u64, product_states: states, solver_calls },
-        warnings,
-        witness_format: witness.format.clone(),
-        reading: reading_name(&witness, opts),
-        data_model: data_model.name().into(),
-        test_vector,
-        // A memory violation names its subproperty (`violated`).
-        property: violated.unwrap_or(explore_opts.target.name()).into(),
-        explanation,
-        dot,
-        harness: match (&verdict_for_harness, opts.harness) {
-            (Some(trace), true) => Some(crate::harness::harness_for(&program.cfa, &program.source, trace, &[])),
-            _ => vector_harness,
-        },
-        harness_right_to_left: match (&verdict_for_harness, opts.harness, unordered.is_empty()) {
-            (Some(trace), true, false) => {
-                let groups: Vec<_> = unordered.iter().map(|(_, r)| r.clone()).collect();
-                Some(crate::harness::harness_for(&program.cfa, &program.source, trace, &groups))
-            }
-            _ => None,
-        },
-        refined,
-        error_code,
-        correctness: None,
-    })
+    let mut found = stages::explore(run, &built.program, &witness, &anchors, &explore);
+    stages::second_check(run, &built.program, &witness, &anchors, &explore, &mut found);
+    let refined = stages::refine(run, &built, &witness, &property, data_model, &found);
+    Ok(stages::report(run, &built, &witness, &property, data_model, found, refined))
 }
 
 /// A confirmation's trace names the program file (its base name) at every step.
