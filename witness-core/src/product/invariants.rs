@@ -564,7 +564,8 @@ pub fn refute_short(
     let mut spent = (0u64, 0u64);
     for bound in [2u8, 4, 8, 16] {
         let share = opts.deadline.sooner(opts.deadline.remaining() / 8);
-        let bopts = ExploreOptions { deadline: share, target: opts.target.clone(), vector: None, guess: None, ..*opts };
+        let bopts =
+            ExploreOptions { deadline: share, target: opts.target.clone(), reading: SearchReading::AsWritten, ..*opts };
         let o = refute_once(cfa, witness, anchors, &bopts, obligations.clone(), Some(bound));
         spent.0 += o.states;
         spent.1 += o.solver_calls;

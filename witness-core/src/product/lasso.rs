@@ -529,7 +529,7 @@ impl<'a> Explorer<'a> {
                 self.lasso.open.push(format!("more than {MAX_LASSO_FIRSTS} runs reach the cycle head"));
             }
             let key = (s.data.is_concrete() && s.returned.is_none()).then(|| s.lasso_key());
-            if key.is_none() && self.opts.guess.is_none() && self.lasso.firsts.len() <= MAX_RECURRENCE_CHECKS {
+            if key.is_none() && !self.opts.reading.guesses() && self.lasso.firsts.len() <= MAX_RECURRENCE_CHECKS {
                 // Decision 96: a symbolic state in the set; one symbolic pass from every state
                 // of the set may show that the set is closed.
                 match self.recurrence_check(&s, &text) {
@@ -589,7 +589,7 @@ impl<'a> Explorer<'a> {
         // Issue 19: a concrete run that has not repeated yet (a counter that wraps only after 2^32
         // passes) may still be shown endless by one symbolic pass from every state of the set
         // (decision 96), tried once per path.
-        if count == SYMBOLIC_AFTER_VISITS && self.opts.guess.is_none() && self.lasso.checks < MAX_RECURRENCE_CHECKS {
+        if count == SYMBOLIC_AFTER_VISITS && !self.opts.reading.guesses() && self.lasso.checks < MAX_RECURRENCE_CHECKS {
             self.lasso.checks += 1;
             match self.recurrence_check(&s, &text) {
                 Ok(example) => {

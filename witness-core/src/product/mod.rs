@@ -67,6 +67,7 @@ mod matching;
 mod por;
 mod portfolio;
 mod race;
+mod search_reading;
 mod threads;
 mod transfer;
 use threads::*;
@@ -76,6 +77,7 @@ use lasso::*;
 pub use portfolio::explore;
 pub use portfolio::run_test_vector;
 use portfolio::*;
+pub use search_reading::SearchReading;
 
 /// Settings of one exploration.
 pub struct ExploreOptions {
@@ -83,29 +85,18 @@ pub struct ExploreOptions {
     pub budget_secs: u64,
     pub stutter: StutterMode,
     pub target: ErrorTarget,
-    /// A permissive reading of the witness, used only to double-check a rejection: a step
-    /// whose matching transitions all die may be skipped, one step may fire a chain of
-    /// transitions. Never used to confirm.
-    pub permissive: bool,
+    /// How this exploration reads the witness: as written, permissively (to double-check a
+    /// rejection), with guessed values, or as a test vector; its direction with it.
+    pub reading: SearchReading,
     /// How YAML segments are matched.
     pub segments: SegmentReading,
     /// What possible undefined behaviour on an allowed path means.
     pub undefined: UndefinedBehaviour,
-    /// Test-vector run (decision 52): the witness automaton is not followed; the program's
-    /// nondet calls take these values in call order, and any error call confirms.
-    pub vector: Option<Rc<TestVector>>,
-    /// Guessing run (decision 67): the automaton is followed as usual, but each nondet value
-    /// is a concrete guess (the witness's value for that call where it gives one, else 0), so
-    /// the run needs no solver; used only to confirm, before the exploration proper.
-    pub guess: Option<Rc<TestVector>>,
     /// Resident size in bytes at which the exploration stops with `unknown` (decision 68).
     pub memory_limit: crate::resources::MemoryLimit,
     /// Resident bytes of the process when the validation began: the limit bounds what the
     /// validation adds, not what its caller holds (issue 20).
     pub memory_baseline: u64,
-    /// GraphML offsets are not used (issue 19, cause 4: the permissive double check of a
-    /// rejection when the offsets could not be verified against this file).
-    pub lines_only: bool,
     /// Leave a search's states to the process's end when the budget or the memory limit ends
     /// it (decision 168).
     pub leave_states: bool,
@@ -496,7 +487,7 @@ fn explore_once(
     // reading keeps them (it relaxes only what depends on the CFA's granularity).
     ex.offsets = match aligned {
         Some(m) => OffsetPlan::Aligned(m.clone()),
-        None if opts.lines_only => OffsetPlan::LinesOnly,
+        None if opts.reading.lines_only() => OffsetPlan::LinesOnly,
         None => crate::offsets::plan(cfa, witness, &mut ex.warnings),
     };
     (ex.approximate, ex.places) = approximate_transitions(&ex);
@@ -506,10 +497,10 @@ fn explore_once(
     }
     let mut verdict = ex.run();
     let mut lasso_reason = None;
-    if opts.target.lasso() && opts.vector.is_none() {
+    if opts.target.lasso() && opts.reading.follows_automaton() {
         if let Verdict::Confirmed { error_function, .. } = &verdict {
             lasso_reason = Some(format!("witness confirmed (non-termination): {error_function}"));
-        } else if opts.guess.is_none() {
+        } else if !opts.reading.guesses() {
             let (v, r) = ex.lasso_verdict(verdict);
             verdict = v;
             lasso_reason = Some(r);
@@ -600,7 +591,7 @@ impl<'a> Explorer<'a> {
             unknown: Vec::new(),
             states: 0,
             unspecified_read: false,
-            explain: Explanation::new(!opts.permissive && opts.vector.is_none()),
+            explain: Explanation::new(opts.reading.explains()),
             collecting_violations: false,
             pending_violations: Vec::new(),
             violated: None,
@@ -682,9 +673,9 @@ impl<'a> Explorer<'a> {
                 Rc::make_mut(th).bindings.push((Rc::from("0"), MAIN_THREAD));
             }
         }
-        init.data.guessing = self.opts.guess.is_some();
+        init.data.guessing = self.opts.reading.guesses();
         // `distance` holds every violation state (at 0) and every state that reaches one.
-        if self.opts.vector.is_none() && !self.distance.contains_key(&self.witness.entry) {
+        if self.opts.reading.follows_automaton() && !self.distance.contains_key(&self.witness.entry) {
             self.warn("no violation node is reachable from the witness's entry node".into());
             return Verdict::Rejected;
         }
@@ -749,7 +740,7 @@ impl<'a> Explorer<'a> {
                     }
                 }
             }
-            if self.opts.guess.is_some() && self.states > GUESS_MAX_STATES {
+            if self.opts.reading.guesses() && self.states > GUESS_MAX_STATES {
                 return Verdict::Unknown { reason: format!("guessing run stopped after {GUESS_MAX_STATES} states") };
             }
             if self.observer.is_some() {
@@ -961,7 +952,7 @@ impl<'a> Explorer<'a> {
                 let mut after = Vec::new();
                 self.advance_witness(v, &info, Action::Edge(e), None, &mut after);
                 for s in after {
-                    if (self.opts.vector.is_some()
+                    if (!self.opts.reading.follows_automaton()
                         || self.witness.graph[s.witness].violation
                         || self.observer.is_some())
                         && self.violation_counts(&s)
@@ -978,7 +969,9 @@ impl<'a> Explorer<'a> {
             match step {
                 Step::End => {}
                 Step::Next(mut next, result) => {
-                    if self.opts.vector.is_some() && !self.take_input(&mut next, edge, target, result.as_ref()) {
+                    if !self.opts.reading.follows_automaton()
+                        && !self.take_input(&mut next, edge, target, result.as_ref())
+                    {
                         continue;
                     }
                     // A blank edge with a source span is a `goto` statement: an edge of the
@@ -1032,7 +1025,7 @@ impl<'a> Explorer<'a> {
                     let mut after = Vec::new();
                     self.advance_witness(next, &info, Action::Edge(e), None, &mut after);
                     for s in after {
-                        if self.opts.vector.is_some()
+                        if !self.opts.reading.follows_automaton()
                             || self.witness.graph[s.witness].violation
                             || self.observer.is_some()
                         {

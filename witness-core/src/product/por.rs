@@ -122,8 +122,8 @@ impl<'a> Explorer<'a> {
         if !self.opts.reduce
             || runnable.len() < 2
             || self.opts.target.race()
-            || self.opts.permissive
-            || self.opts.vector.is_some()
+            || self.opts.reading.loosens_matching()
+            || !self.opts.reading.follows_automaton()
         {
             return None;
         }

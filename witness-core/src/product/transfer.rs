@@ -256,7 +256,7 @@ impl<'a> Explorer<'a> {
             }
             Feasibility::Feasible => {
                 let line = self.line_of(span);
-                if self.opts.vector.is_some() {
+                if !self.opts.reading.follows_automaton() {
                     // A test-vector run must be exact: no execution of it may have undefined behaviour.
                     self.give_up(format!("possible undefined behaviour ({}) at {line}", what.join(", ")));
                     return false;
@@ -311,7 +311,7 @@ impl<'a> Explorer<'a> {
                 false
             }
             Truth::Sym(c) => match self.smt.check(&state.data.path.conjuncts(), &[&c]) {
-                Feasibility::Feasible if self.opts.vector.is_some() => {
+                Feasibility::Feasible if !self.opts.reading.follows_automaton() => {
                     // A test-vector run must be exact: its inputs decide every branch. A
                     // condition that can go both ways depends on something they leave open
                     // (an uninitialised variable, a value not pinned): the run is not followed.
@@ -1075,7 +1075,7 @@ impl<'a> Explorer<'a> {
     /// variable is the call's), advancing the run's position past it. `None` outside a guessing
     /// run and when the witness gives none (the value is then 0: see [`DataState::nondet`]).
     pub(super) fn guess_input(&self, s: &mut ProductState, edge: &CfaEdge, target: NodeIndex) -> Option<String> {
-        let guess = self.opts.guess.as_ref()?;
+        let guess = self.opts.reading.guessed_values()?;
         let var = match &edge.op {
             EdgeOp::NondetCall { lhs: Some(crate::cfa::Lvalue::Var { var, .. }), .. } => Some(*var),
             EdgeOp::FloatNondetCall { lhs: Some(crate::cfa::FLvalue::Var { var, .. }), .. } => Some(*var),
@@ -1104,7 +1104,7 @@ impl<'a> Explorer<'a> {
         target: NodeIndex,
         result: Option<&AnyValue>,
     ) -> bool {
-        let Some(vector) = self.opts.vector.clone() else { return true };
+        let Some(vector) = self.opts.reading.input_vector().cloned() else { return true };
         let cfa = self.cfa;
         let raw = result;
         let (function, var, result) = match (&edge.op, result) {

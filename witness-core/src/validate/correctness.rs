@@ -53,8 +53,7 @@ impl Stage<'_> {
         let prove_opts = ExploreOptions {
             deadline: self.explore.deadline.sooner(half),
             target: self.explore.target.clone(),
-            vector: None,
-            guess: None,
+            reading: product::SearchReading::AsWritten,
             ..*self.explore
         };
         // A small program's runs are often explored completely in less time than a proof
@@ -68,8 +67,7 @@ impl Stage<'_> {
             let quick_opts = ExploreOptions {
                 deadline: self.explore.deadline.sooner(slice),
                 target: self.explore.target.clone(),
-                vector: None,
-                guess: None,
+                reading: product::SearchReading::AsWritten,
                 ..*self.explore
             };
             let q = product::refute_invariants(cfa, self.witness, self.anchors, &quick_opts, obligations.clone());
@@ -96,8 +94,7 @@ impl Stage<'_> {
                 let run_opts = ExploreOptions {
                     deadline: self.explore.deadline.earlier_by(margin),
                     target: self.explore.target.clone(),
-                    vector: None,
-                    guess: None,
+                    reading: product::SearchReading::AsWritten,
                     ..*self.explore
                 };
                 let run = product::refute_invariants(cfa, self.witness, self.anchors, &run_opts, obligations.clone());

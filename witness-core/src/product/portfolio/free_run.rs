@@ -33,12 +33,10 @@ pub(in crate::product) fn free_run(
     };
     let fopts = ExploreOptions {
         deadline: opts.deadline.sooner(FREE_RUN_MAX_TIME.min(opts.deadline.remaining() / 4)),
-        permissive: false,
+        reading: SearchReading::AsWritten,
         // No event is a violation: the free run only visits the program's states.
         target: ErrorTarget::nothing(),
         undefined: UndefinedBehaviour::Unknown,
-        vector: None,
-        guess: None,
         budget_secs: FREE_RUN_MAX_TIME.as_secs(),
         ..*opts
     };
@@ -72,10 +70,8 @@ pub fn run_test_vector(
     vector: Rc<TestVector>,
 ) -> Outcome {
     let opts = ExploreOptions {
-        permissive: false,
+        reading: SearchReading::TestVector(vector),
         target: opts.target.clone(),
-        vector: Some(vector),
-        guess: None,
         undefined: UndefinedBehaviour::Unknown,
         ..*opts
     };

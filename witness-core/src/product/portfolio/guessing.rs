@@ -16,15 +16,14 @@ pub(in crate::product) fn guessing_run(
     opts: &ExploreOptions,
     reach: &ErrorReach,
 ) -> Option<Outcome> {
-    if opts.permissive || opts.vector.is_some() {
+    if opts.reading.loosens_matching() || !opts.reading.follows_automaton() {
         return None;
     }
     let vector = crate::testvec::extract(cfa, witness, anchors).unwrap_or_default();
     let guess_opts = ExploreOptions {
         deadline: opts.deadline.sooner(opts.deadline.remaining() / 4),
         target: opts.target.clone(),
-        vector: None,
-        guess: Some(Rc::new(vector)),
+        reading: SearchReading::Guessed(Rc::new(vector)),
         ..*opts
     };
     let outcome = explore_once(cfa, witness, anchors, &guess_opts, reach, None, None);

@@ -133,7 +133,7 @@ pub(super) fn explore_with(
     // alignment is a guess, so only a confirmation may rest on it (the gate sees to that);
     // otherwise the witness is validated as before, by lines only.
     let mut aligned_note = None;
-    if !opts.permissive {
+    if !opts.reading.loosens_matching() {
         let ignored = matches!(crate::offsets::plan(cfa, witness, &mut Vec::new()), OffsetPlan::Ignored);
         if let Some(map) = ignored.then(|| crate::offsets::align(cfa, source, witness)).flatten() {
             let note = format!(
@@ -218,19 +218,13 @@ pub(super) fn explore_with(
         }
     }
     // Exact source anchors (YAML) do not depend on the CFA's granularity: no double-check.
-    if matches!(outcome.verdict, Verdict::Rejected) && !opts.permissive && !witness.exact_locations {
+    if matches!(outcome.verdict, Verdict::Rejected) && !opts.reading.loosens_matching() && !witness.exact_locations {
         // Witness producers build CFAs of other granularity than ours; before claiming that
         // no allowed path reaches the error, make sure that holds under the most permissive
         // reading too. If that reading reaches the error, the witness is ambiguous: unknown.
         let lines_only = crate::offsets::unverified(cfa, source, witness);
-        let permissive = ExploreOptions {
-            permissive: true,
-            lines_only,
-            target: opts.target.clone(),
-            vector: opts.vector.clone(),
-            guess: None,
-            ..*opts
-        };
+        let permissive =
+            ExploreOptions { reading: SearchReading::Permissive { lines_only }, target: opts.target.clone(), ..*opts };
         let second = explore_once(cfa, witness, anchors, &permissive, reach, None, None);
         let disagree = if lines_only {
             "the witness's offsets land on their lines but not all where steps of this file start, and the program \
@@ -289,15 +283,7 @@ pub(super) fn gate(reading: &Reading, mut outcome: Outcome) -> Outcome {
 /// The reading an exploration with these options follows (decision 97). A test-vector run
 /// follows no automaton: it is exact for what it checks (its inputs alone).
 pub(super) fn reading_of(opts: &ExploreOptions, aligned: bool) -> Reading {
-    if opts.permissive {
-        Reading::PERMISSIVE
-    } else if opts.guess.is_some() {
-        Reading::GUESSED_VALUES
-    } else if aligned {
-        Reading::ALIGNED
-    } else {
-        Reading::EXACT
-    }
+    opts.reading.declared(aligned)
 }
 
 /// BFS distance (in transitions) from each witness state to the nearest violation state.
