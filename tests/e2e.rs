@@ -572,6 +572,60 @@ fn validate_in(dir: &Path, witness: &Path, model: &str, extra: &[&std::ffi::OsSt
     run(&args)
 }
 
+/// Issue 33: YAML columns count characters. On `fixtures/yaml/cases/columns-in-characters-confirm`,
+/// whose anchors each follow a non-ASCII character (two bytes, one column) on their line, the
+/// witness in character columns is confirmed; the refined witness (YAML) names the same places in
+/// character columns, validates to the same result and lints clean; the refined GraphML witness
+/// (byte offsets) validates to the same result too.
+#[test]
+fn a_refined_witness_keeps_character_columns() {
+    let dir = fixtures_dir().join("yaml").join("cases").join("columns-in-characters-confirm");
+    let program = std::fs::read_to_string(dir.join("program.c")).unwrap();
+    // (line, character column, byte column) of the `nth` `needle`, moved `delta` bytes right.
+    let at = |needle: &str, nth: usize, delta: usize| {
+        let i = program.match_indices(needle).nth(nth).map(|(i, _)| i).expect("needle") + delta;
+        let line_text = program[..i].rsplit('\n').next().unwrap_or("");
+        (program[..i].matches('\n').count() + 1, line_text.chars().count() + 1, line_text.len() + 1)
+    };
+    let call = "__VERIFIER_nondet_int(";
+    let places = [at(call, 1, call.len()), at(call, 2, call.len()), at("reach_error();", 0, 0)];
+    for (line, chars, bytes) in places {
+        assert_ne!(chars, bytes, "line {line}: no multi-byte character before the place");
+    }
+    let tmp = std::env::temp_dir().join(format!("witness-check-e2e-refine-columns-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let refined = tmp.join("refined.yml");
+    let extra = ["--json".as_ref(), "--refine".as_ref(), refined.as_os_str()];
+    let out = validate_in(&dir, &dir.join("witness.yml"), "ILP32", &extra);
+    let json: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("one JSON object: {}", describe(&out)));
+    assert_eq!(json["result"], "false(unreach-call)", "{json}");
+    let text = std::fs::read_to_string(&refined).unwrap_or_else(|e| panic!("no refined witness ({e}): {json}"));
+    // Two pinned values at their `)`, then the target, each in character columns.
+    for (line, chars, _) in places {
+        let location = format!("line: {line}\n          column: {chars}\n");
+        assert!(text.contains(&location), "`{location}` expected in\n{text}");
+    }
+    assert!(text.contains("\\\\result == 42") && text.contains("\\\\result == 7"), "{text}");
+    let again = validate_in(&dir, &refined, "ILP32", &["--json".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&again.stdout).expect("one JSON object");
+    assert_eq!(json["result"], "false(unreach-call)", "the refined witness gives {json}\n{text}");
+    let lint = run_str(&["lint", path_str(&refined), "--program", path_str(&dir.join("program.c"))]);
+    let report = String::from_utf8_lossy(&lint.stdout);
+    assert!(lint.status.success() && report.contains("0 error(s), 0 warning(s)"), "{report}\n{text}");
+    // GraphML: offsets are bytes; the refined witness validates the same.
+    let graphml = tmp.join("refined.graphml");
+    let extra =
+        ["--json".as_ref(), "--refine".as_ref(), graphml.as_os_str(), "--refine-format".as_ref(), "graphml".as_ref()];
+    let out = validate_in(&dir, &dir.join("witness.yml"), "ILP32", &extra);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["result"], "false(unreach-call)", "{json}");
+    let again = validate_in(&dir, &graphml, "ILP32", &["--json".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&again.stdout).expect("one JSON object");
+    assert_eq!(json["result"], "false(unreach-call)", "the refined GraphML witness gives {json}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 /// Issue 32 cause 18: a data-race confirmation refines to a YAML 2.2 witness whose last segment
 /// holds the two racing accesses (with their threads, numbered as the run numbers them: the
 /// refined witness keeps every thread creation in run order), which validates to the same result

@@ -90,17 +90,14 @@ fn resolve(
         ));
         column = None;
     }
+    // Columns count characters (format 2.0 §3); the line table turns one into a byte offset.
     let wanted = match column {
         Some(c) => {
-            let len = line_end - line_start;
-            let len_no_nl = len.saturating_sub(1);
-            if c == 0 || c as usize > len_no_nl.max(1) {
-                return Err(format!(
-                    "waypoint at {}: column {c} is past the end of line {} ({len_no_nl} characters)",
-                    a.origin, a.line
-                ));
-            }
-            Some(line_start + c as usize - 1)
+            let len = cfa.line_starts.line_chars(a.line as usize - 1).unwrap_or(0);
+            let past_end = || {
+                format!("waypoint at {}: column {c} is past the end of line {} ({len} characters)", a.origin, a.line)
+            };
+            Some(cfa.line_starts.offset_at(a.line, c).filter(|_| c as usize <= len.max(1)).ok_or_else(past_end)?)
         }
         None => None,
     };
@@ -182,15 +179,13 @@ fn resolve(
                     let fitting: Vec<&Call> = on_this_line.iter().copied().filter(|c| c.fits(a.kind)).collect();
                     let chosen = if fitting.is_empty() { on_this_line } else { fitting };
                     let describe = |c: &Call| {
-                        let line = cfa.line_of_offset(c.start);
-                        let col = c.start - cfa.line_starts.at(line as usize - 1) + 1;
+                        let (line, col) = cfa.line_starts.position(c.start);
                         format!("`{}(…)` at {line}:{col}", c.callee)
                     };
                     match chosen.as_slice() {
                         [] => return Err(nothing()),
                         [one] => {
-                            let line = cfa.line_of_offset(one.paren);
-                            let col = one.paren - cfa.line_starts.at(line as usize - 1) + 1;
+                            let (line, col) = cfa.line_starts.position(one.paren);
                             warnings.push(format!(
                                 "waypoint at {}: {} does not point at the `)` of a call; it is read as the call {} (its `)` is at {line}:{col})",
                                 a.origin,
@@ -557,6 +552,63 @@ mod tests {
         assert_eq!(p, off("twice(twice(1));", 0) + 14);
         // A column inside neither a call's start nor a statement start stays an error.
         assert!(at(AnchorKind::FunctionEnter, 6, Some(5)).is_err());
+    }
+
+    /// 1-based (line, column in characters) of the `nth` occurrence of `needle` in `src`, counted
+    /// here with `str::chars` (not with the line table under test).
+    fn char_pos(src: &str, needle: &str, nth: usize) -> (u32, u32) {
+        let i = src.match_indices(needle).nth(nth).map(|(i, _)| i).expect("needle");
+        let before = &src[..i];
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        (line as u32, col as u32)
+    }
+
+    /// Issue 33: a column counts characters (format 2.0 §3). A multi-byte character before the
+    /// anchor on its line (in a comment, in a string literal) does not move it, and messages
+    /// name columns in characters; a column past the end is measured in characters.
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        let src = "extern int __VERIFIER_nondet_int(void);\nint twice(int v) { return 2 * v; }\nint main() {\n  /* é */ int y = twice(__VERIFIER_nondet_int());\n  char *s = \"ü\"; y = twice(y);\n  return y + s[0];\n}\n";
+        let cfa = build_program(Path::new("t.c"), src, DataModel::Lp64).expect("builds").cfa;
+        let resolve_at = |kind, (line, column): (u32, u32)| {
+            let a = SourceAnchor { kind, line, column: Some(column), file_name: None, origin: "w".into() };
+            let mut warnings = Vec::new();
+            resolve(&cfa, src, &a, false, &mut warnings).map(|r| (r, warnings))
+        };
+        let byte = |needle: &str| src.find(needle).expect("needle");
+        // The `)` of the nondet call, after `é` (two bytes, one column); then the `)` of `twice`.
+        let open = char_pos(src, "());", 0);
+        assert_eq!(open, (4, 46));
+        match resolve_at(AnchorKind::FunctionReturn, (4, 47)) {
+            Ok((ResolvedAnchor::FunctionReturn { parens }, w)) => {
+                assert_eq!(parens, HashSet::from([byte("());") + 1]));
+                assert!(w.is_empty(), "{w:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // The start of `twice(…)`: read as that call, the warning in character columns.
+        let call = char_pos(src, "twice(__", 0);
+        assert_eq!(call, (4, 19));
+        match resolve_at(AnchorKind::FunctionReturn, call) {
+            Ok((ResolvedAnchor::FunctionReturn { parens }, w)) => {
+                assert_eq!(parens, HashSet::from([byte("());") + 2]));
+                let said = "`twice(…)` at 4:19 (its `)` is at 4:48)";
+                assert!(w.iter().any(|m| m.contains(said)), "{said} in {w:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A statement after a string literal holding `ü`.
+        match resolve_at(AnchorKind::Statement, char_pos(src, "y = twice(y)", 0)) {
+            Ok((ResolvedAnchor::Statement { offset, nodes }, _)) => {
+                assert_eq!(offset, byte("y = twice(y)"));
+                assert!(!nodes.is_empty());
+            }
+            other => panic!("{other:?}"),
+        }
+        // Line 5 is 30 characters (31 bytes): column 31 is past its end.
+        let e = resolve_at(AnchorKind::Statement, (5, 31)).unwrap_err();
+        assert!(e.contains("column 31 is past the end of line 5 (30 characters)"), "{e}");
     }
 
     /// Decision 61: a waypoint inside a body that was not parsed (its function is unreachable)

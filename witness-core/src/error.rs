@@ -31,16 +31,11 @@ impl InputError {
     }
 }
 
-/// 1-based (line, column) of a byte offset in a text; columns count bytes.
+/// 1-based (line, column) of a byte offset in a text, the column in characters (issue 33: the
+/// one unit of columns, [`crate::lines::LineStarts`]); offsets past the end are taken at the end.
 pub fn line_col(text: &[u8], offset: usize) -> (u32, u32) {
     let offset = offset.min(text.len());
-    let before = &text[..offset];
-    let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-    let col = match before.iter().rposition(|&b| b == b'\n') {
-        Some(nl) => offset - nl,
-        None => offset + 1,
-    } as u32;
-    (line, col)
+    crate::lines::LineStarts::of_bytes(&text[..offset]).position(offset)
 }
 
 /// Why one conjunct of a witness expression (an assumption, an invariant) cannot be used. A
@@ -98,5 +93,8 @@ mod tests {
         assert_eq!(line_col(t, 3), (2, 1));
         assert_eq!(line_col(t, 4), (2, 2));
         assert_eq!(line_col(t, 100), (3, 1));
+        // Columns count characters: the invalid byte after `é` (where UTF-8 decoding stops) is
+        // in column 2 of line 2, though at byte 2 of the line.
+        assert_eq!(line_col(b"x\n\xc3\xa9\xff", 4), (2, 2));
     }
 }

@@ -90,11 +90,6 @@ fn function_named(cfa: &Cfa, name: Option<&str>, origin: &str) -> Result<Option<
     }
 }
 
-fn offset_of(cfa: &Cfa, line: u32, column: u32) -> Option<usize> {
-    let start = cfa.line_starts.get(line.checked_sub(1)? as usize)?;
-    Some(start + column as usize - 1)
-}
-
 fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
     let origin = inv.origin.clone();
     // A location inside the body of a function no run executes (not parsed, decision 61): the
@@ -152,7 +147,8 @@ fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String>
             // Statements starting at the column, or on the line (the leftmost suitable one).
             let mut starts: Vec<(usize, NodeIndex)> = match inv.column {
                 Some(c) => {
-                    let o = offset_of(cfa, inv.line, c).ok_or_else(|| unplaced("column"))?;
+                    // A column counts characters (format 2.0 §3).
+                    let o = cfa.line_starts.offset_at(inv.line, c).ok_or_else(|| unplaced("column"))?;
                     cfa.statement_starts.iter().filter(|(s, _)| *s == o).copied().collect()
                 }
                 None => {
@@ -311,4 +307,39 @@ fn resolve_graphml(cfa: &Cfa, w: &WitnessAutomaton, n: NodeIndex, text: &str) ->
         origin,
         unreached: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::cfa::DataModel;
+    use crate::cfront::build_program;
+
+    /// Issue 33: an invariant's column counts characters: after `ü` (two bytes) on its line,
+    /// the loop and the statement are found at their character columns.
+    #[test]
+    fn invariant_columns_count_characters() {
+        let src = "int main() {\n  int i = 0; /* ü */ while (i < 3) { i++; }\n  return i;\n}\n";
+        let cfa = build_program(Path::new("t.c"), src, DataModel::Lp64).expect("builds").cfa;
+        let at = |kind, needle: &str| {
+            let line2 = &src[src.find("  int i").expect("line 2")..];
+            let column = line2[..line2.find(needle).expect("needle")].chars().count() as u32 + 1;
+            let inv = WitnessInvariant {
+                kind,
+                value: "0 <= i".into(),
+                line: 2,
+                column: Some(column),
+                function: Some("main".into()),
+                file_name: None,
+                origin: "w".into(),
+            };
+            resolve_yaml(&cfa, &inv)
+        };
+        let head = at(InvariantKind::Loop, "while").expect("the loop at its character column");
+        assert!(head.nodes.iter().all(|n| cfa.graph[*n].loop_head) && !head.nodes.is_empty());
+        let inside = at(InvariantKind::Location, "i++").expect("the statement at its character column");
+        assert_eq!(inside.offset, src.find("i++"));
+    }
 }

@@ -17,6 +17,7 @@ use std::fmt::Write as _;
 use sha2::Digest;
 
 use crate::cfa::{Cfa, DataModel, EdgeOp};
+use crate::lines::LineStarts;
 use crate::verdict::{RaceAccess, Taken, TraceStep};
 
 /// The format of a refined witness.
@@ -43,16 +44,10 @@ pub struct Task<'a> {
 /// One pinned value or the target: (line, column, offsets) of its place.
 struct Place {
     line: u32,
-    column: usize,
+    /// In characters, as YAML counts columns (issue 33).
+    column: u32,
     start: usize,
     end: usize,
-}
-
-/// 1-based column (in characters) of a byte offset.
-fn column(source: &[u8], offset: usize) -> usize {
-    let offset = offset.min(source.len());
-    let line_start = source[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    String::from_utf8_lossy(&source[line_start..offset]).chars().count() + 1
 }
 
 /// `\result == v` of a pinned value, if it can be pinned exactly.
@@ -110,15 +105,11 @@ pub fn refine(format: RefineFormat, task: &Task, trace: &[TraceStep]) -> Result<
         RefineFormat::AsWitness => return Err("refine: the witness's format was not resolved".into()),
         f => f,
     };
+    let lines = LineStarts::of_bytes(task.source);
     let place = |s: &TraceStep, at: Option<usize>| {
         let span = s.span?;
-        let offset = at.unwrap_or(span.start_offset);
-        Some(Place {
-            line: crate::error::line_col(task.source, offset).0,
-            column: column(task.source, offset),
-            start: span.start_offset,
-            end: span.end_offset,
-        })
+        let (line, column) = lines.position(at.unwrap_or(span.start_offset));
+        Some(Place { line, column, start: span.start_offset, end: span.end_offset })
     };
     let values: Vec<(Place, String, &str)> = trace
         .iter()
@@ -289,11 +280,10 @@ fn yaml_header(task: &Task, version: &str, seed: &str, hash: &str, time: &str, s
 /// `target`s sit at the first character of their steps. A run whose creation or access has no
 /// place in the program gives no witness (the caller warns).
 pub fn refine_race(task: &Task, cfa: &Cfa, trace: &[TraceStep], race: &[RaceAccess; 2]) -> Result<String, String> {
-    let at = |offset: usize| Place {
-        line: crate::error::line_col(task.source, offset).0,
-        column: column(task.source, offset),
-        start: offset,
-        end: offset,
+    let lines = LineStarts::of_bytes(task.source);
+    let at = |offset: usize| {
+        let (line, column) = lines.position(offset);
+        Place { line, column, start: offset, end: offset }
     };
     // (kind, thread, function, place, constraint)
     let mut waypoints: Vec<(&str, u32, String, Place, Option<String>)> = Vec::new();
@@ -362,13 +352,6 @@ mod tests {
         assert_eq!(hex_float(0.1).map(|h| h.starts_with("0x1.999999999999a")), Some(true));
         assert_eq!(hex_float(f64::NAN), None);
         assert_eq!(hex_float(f64::MIN_POSITIVE / 4.0).as_deref(), Some("0x0.4000000000000p-1022"));
-    }
-
-    #[test]
-    fn columns_count_characters_from_one() {
-        let src = "int x;\n  é = f();\n".as_bytes();
-        let at = src.iter().position(|&b| b == b'=').unwrap();
-        assert_eq!((crate::error::line_col(src, at).0, column(src, at)), (2, 5));
     }
 
     #[test]

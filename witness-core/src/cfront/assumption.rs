@@ -140,7 +140,9 @@ fn parse_expression(cfa: &Cfa, expr: &str) -> Result<Box<Node<Expression>>, Stri
     let unit = match lang_c::driver::parse_preprocessed(&config, src) {
         Ok(p) => p.unit,
         Err(e) => {
-            let col = e.offset.saturating_sub(prefix) + 1;
+            // In characters of the expression (issue 33), the end of it when the parser stopped
+            // after it.
+            let col = crate::lines::LineStarts::of(expr).column(e.offset.saturating_sub(prefix));
             return Err(format!("syntax error at column {col}, expected {}", expected(&e.expected)));
         }
     };

@@ -158,16 +158,15 @@ impl Prepared {
         Some((line, col))
     }
 
-    /// Original 1-based (line, column) of an offset of the parsed text, for error messages.
+    /// Original 1-based (line, column) of an offset of the parsed text, for error messages; the
+    /// column in characters (issue 33).
     pub fn error_position(&self, offset: usize) -> (u32, u32) {
         let offset = self.to_prepared(offset);
         if self.exact {
-            let l = self.orig_line_starts.index_of(offset);
-            let col = offset.saturating_sub(self.orig_line_starts.at(l)) + 1;
-            return (l as u32 + 1, col as u32);
+            return self.orig_line_starts.position(offset);
         }
         match self.map_offset(offset) {
-            Some((l, c)) => (l, c as u32 + 1),
+            Some((l, c)) => (l, self.orig_line_starts.column(self.orig_at(l, c))),
             None => {
                 let i = self.text_line_starts.index_of(offset);
                 // Look backwards for the last mapped line (the #include that pulled in the header).

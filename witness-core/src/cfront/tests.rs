@@ -1444,3 +1444,18 @@ fn deeply_nested_assumptions_lower_on_a_stack_segment() {
         .expect("no overflow");
     assert_eq!(v, vec![true]);
 }
+
+/// Issue 33: columns in messages count characters: a syntax error of the program after `é` on its
+/// line, and one of an assumption after `é` in a string literal.
+#[test]
+fn syntax_error_columns_count_characters() {
+    let bad = "int main(void) { /* é */ int y = ; }\n";
+    let err = build_program(Path::new("bad.c"), bad, DataModel::Lp64).unwrap_err();
+    // The `;` is character 34 of the line, byte 35.
+    assert!(matches!(err, InputError::Malformed { line: 1, col: 34, .. }), "{err}");
+    let cfa = build("int x; int main(void) { return x; }\n");
+    let first = lower_assumption(&cfa, "x == \"é\" + )", &AssumptionScope::default()).into_iter().next();
+    let why = first.expect("one conjunct").map_err(|e| e.to_string()).expect_err("a syntax error");
+    // The `)` is character 12, byte 13.
+    assert!(why.contains("syntax error at column 12,"), "{why}");
+}

@@ -239,8 +239,9 @@ pub fn parse_property(path: &Path, text: &str) -> Result<Property, InputError> {
         let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         match parse_check_line(line) {
             Ok(f) => formulas.push(f),
-            Err((col, msg)) => {
-                let col = u32::try_from(col + 1).unwrap_or(u32::MAX);
+            Err((at, msg)) => {
+                // The byte column of the problem, as a column in characters (issue 33).
+                let col = crate::lines::LineStarts::of(line).column(at);
                 return Err(InputError::malformed(path, line_no, col, msg));
             }
         }
@@ -366,6 +367,10 @@ mod tests {
         assert!(matches!(err, InputError::Malformed { line: 1, .. }), "{err}");
         let err = p("CHECK( init(main()), LTL(G ! call(reach_error()) )").unwrap_err();
         assert!(matches!(err, InputError::Malformed { line: 1, .. }), "{err}");
+        // Issue 33: the column counts characters (`ä` is two bytes): the text after `LTL(…)`.
+        let line = "CHECK( init(mäin()), LTL(G ! call(reach_error())) ) x";
+        let col = line[..line.find(" ) x").unwrap()].chars().count() as u32 + 1;
+        assert!(matches!(p(line).unwrap_err(), InputError::Malformed { line: 1, col: c, .. } if c == col));
     }
 
     #[test]

@@ -27,6 +27,7 @@ use super::{
     WitnessType,
 };
 use crate::error::InputError;
+use crate::lines::LineStarts;
 
 /// Name of the format, as stored in [`WitnessAutomaton::format`].
 pub const FORMAT_NAME: &str = "GraphML 1.0";
@@ -104,12 +105,13 @@ pub fn read_graphml(path: &Path, bytes: &[u8]) -> Result<WitnessAutomaton, Input
         return Err(err_at((1, 1), "empty file after gzip decompression: expected a GraphML document".into()));
     }
     let base = if data.starts_with(&UTF8_BOM) { UTF8_BOM.len() } else { 0 };
-    let index = LineIndex::new(&data);
+    // Positions in the witness: lines and columns in characters (issue 33).
+    let index = LineStarts::of_bytes(&data);
     let text = match std::str::from_utf8(&data[base..]) {
         Ok(t) => t,
         Err(e) => {
             return Err(err_at(
-                index.pos(base + e.valid_up_to()),
+                index.position(base + e.valid_up_to()),
                 "invalid UTF-8 byte sequence (the witness must be UTF-8 encoded XML)".into(),
             ))
         }
@@ -144,30 +146,6 @@ pub(crate) fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, InputError> {
         ));
     }
     Ok(out)
-}
-
-/// Maps byte offsets to 1-based (line, column), like [`crate::error::line_col`] but in
-/// logarithmic time per query.
-struct LineIndex {
-    newlines: Vec<usize>,
-    len: usize,
-}
-
-impl LineIndex {
-    fn new(text: &[u8]) -> Self {
-        let newlines = text.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i).collect();
-        LineIndex { newlines, len: text.len() }
-    }
-
-    fn pos(&self, offset: usize) -> (u32, u32) {
-        let offset = offset.min(self.len);
-        let before = self.newlines.partition_point(|&p| p < offset);
-        let col = match before.checked_sub(1).and_then(|i| self.newlines.get(i)) {
-            Some(&nl) => offset - nl,
-            None => offset + 1,
-        };
-        (u32::try_from(before + 1).unwrap_or(u32::MAX), u32::try_from(col).unwrap_or(u32::MAX))
-    }
 }
 
 /// Warnings, each text at most once.
@@ -408,13 +386,13 @@ struct Ctx<'a> {
     text: &'a str,
     /// Offset of `text` in the decompressed input (length of a skipped BOM).
     base: usize,
-    index: &'a LineIndex,
+    index: &'a LineStarts,
 }
 
 impl<'a> Ctx<'a> {
     /// Position of an offset into `text`.
     fn pos(&self, offset: usize) -> (u32, u32) {
-        self.index.pos(self.base.saturating_add(offset))
+        self.index.position(self.base.saturating_add(offset))
     }
 
     fn pos_str(&self, offset: usize) -> String {

@@ -588,11 +588,13 @@ fn looks_like() {
 
 #[test]
 fn line_index_agrees_with_line_col() {
-    let text = b"ab\ncd\n\nxyz";
-    let index = LineIndex::new(text);
+    let text = "ab\ncd\n\nxyé z".as_bytes();
+    let index = LineStarts::of_bytes(text);
     for off in 0..=text.len() + 2 {
-        assert_eq!(index.pos(off), crate::error::line_col(text, off), "offset {off}");
+        assert_eq!(index.position(off), crate::error::line_col(text, off), "offset {off}");
     }
+    // Issue 33: positions in a witness count characters.
+    assert_eq!(index.position(text.len() - 1), (4, 5));
 }
 
 // ---- real witnesses
