@@ -297,7 +297,24 @@ struct Case {
 }
 
 struct Outcomes {
-    report: Result<Report, String>,
+    report: Result<Report, Failure>,
+}
+
+/// Why a validation gave no report: an input error (counted), or a panic (a mismatch). A value,
+/// so that the judgement never reads the message.
+#[derive(Debug, Clone)]
+enum Failure {
+    Error(String),
+    Panic(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Error(m) => f.write_str(m),
+            Failure::Panic(m) => write!(f, "PANIC: {m}"),
+        }
+    }
 }
 
 /// The result of one program: stats and mismatches (with what is needed to write them).
@@ -494,25 +511,25 @@ fn validate_case(
     witness_text: &str,
     fmt: Format,
     timeout: Duration,
-) -> Result<Report, String> {
+) -> Result<Report, Failure> {
     let program = dir.join("program.c");
     let wpath = dir.join(fmt.file());
     let prp = dir.join("property.prp");
-    std::fs::write(&program, program_text).map_err(|e| e.to_string())?;
-    std::fs::write(&wpath, witness_text).map_err(|e| e.to_string())?;
-    std::fs::write(&prp, prog.viol.property_file()).map_err(|e| e.to_string())?;
+    let io = |e: std::io::Error| Failure::Error(e.to_string());
+    std::fs::write(&program, program_text).map_err(io)?;
+    std::fs::write(&wpath, witness_text).map_err(io)?;
+    std::fs::write(&prp, prog.viol.property_file()).map_err(io)?;
     let mut opts =
         ValidateOptions::new(program, wpath).with_property(prp).with_data_model(data_model(prog)).with_timeout(timeout);
     opts.memory_limit = MemoryLimit::Off;
     match std::panic::catch_unwind(|| validate(&opts)) {
         Ok(Ok(r)) => Ok(r),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(p) => Err(format!(
-            "PANIC: {}",
+        Ok(Err(e)) => Err(Failure::Error(e.to_string())),
+        Err(p) => Err(Failure::Panic(
             p.downcast_ref::<String>()
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default()
+                .unwrap_or_default(),
         )),
     }
 }
@@ -696,7 +713,7 @@ fn check_program(prog: &Prog, dir: &Path, cfg: &Config) -> ProgramResult {
             }
             _ => {
                 stats.errors += 1;
-                let e = o.report.as_ref().err().cloned().unwrap_or_default();
+                let e = o.report.as_ref().err().map(|e| e.to_string()).unwrap_or_default();
                 // Without the scratch path, so that the same error groups across workers.
                 let e = e.rsplit_once("/case/").map(|(_, tail)| tail.to_string()).unwrap_or(e);
                 let short: String = format!("error: {e}").chars().take(90).collect();
@@ -704,10 +721,8 @@ fn check_program(prog: &Prog, dir: &Path, cfg: &Config) -> ProgramResult {
             }
         }
         let mut mismatch: Option<(&'static str, String, Option<&Run>)> = None;
-        if let Err(e) = &o.report {
-            if e.starts_with("PANIC") {
-                mismatch = Some(("panic", e.clone(), None));
-            }
+        if let Err(e @ Failure::Panic(_)) = &o.report {
+            mismatch = Some(("panic", e.to_string(), None));
         }
         if vi == 0 {
             let rep = o.report.as_ref().unwrap();
