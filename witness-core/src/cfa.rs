@@ -215,6 +215,17 @@ pub enum Rvalue {
     Ptr(PExpr),
 }
 
+impl Rvalue {
+    /// The type of the value.
+    pub fn ty(&self) -> ScalarTy {
+        match self {
+            Rvalue::Int(e) => ScalarTy::Int(e.ty()),
+            Rvalue::Float(e) => ScalarTy::Float(e.fty()),
+            Rvalue::Ptr(_) => ScalarTy::Ptr,
+        }
+    }
+}
+
 /// A side-effect-free pointer expression. Offsets count bytes; the front end scales `p + k`
 /// by the pointee's size, so the semantics needs no pointee types (a load names the type it
 /// reads).
@@ -247,30 +258,11 @@ pub enum MemSource {
     Copy { src: PExpr, overlap_ok: bool },
 }
 
-/// An assignable pointer place.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub enum PLvalue {
-    Var(VarId),
-    /// The pointer-sized object at `ptr` (`*pp = q`, `p->next = q`).
-    Deref(PExpr),
-}
-
-impl PLvalue {
-    /// The value stored at this place.
-    pub fn read(&self) -> PExpr {
-        match self {
-            PLvalue::Var(var) => PExpr::Var { var: *var },
-            PLvalue::Deref(p) => PExpr::Load { ptr: Box::new(p.clone()) },
-        }
-    }
-}
-
 /// Something a call result is stored into.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum Target {
-    Int(Lvalue),
-    Float(FLvalue),
-    Ptr(PLvalue),
+    /// A scalar result: stored into the place, converted to its type as by assignment.
+    Scalar(Place),
     /// A struct result: copied, when the callee returns, from its hidden result variable by
     /// these writes (one step, as [`EdgeOp::AssignAll`]).
     Struct(Vec<Write>),
@@ -708,68 +700,79 @@ impl Expr {
     }
 }
 
-/// Something assignable.
+/// An assignable place of a scalar type: a variable, an element of an array variable, or the
+/// object a pointer points to. `ty` is the type of the value stored there: a store converts
+/// the value to it. A pointer array is stored as bytes ([`CType::Bytes`]), so no `Elem` has
+/// the type [`ScalarTy::Ptr`] (the front end never builds one; the semantics refuses it).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub enum Lvalue {
+pub enum Place {
     Var {
         var: VarId,
-        ty: IntTy,
+        ty: ScalarTy,
     },
+    /// Element of an array variable (as [`Expr::Elem`]: flattened index, out of bounds is
+    /// undefined behaviour).
     Elem {
         var: VarId,
         index: Expr,
         len: u64,
-        ty: IntTy,
+        ty: ScalarTy,
     },
-    /// `*ptr = …`, `ptr[i] = …` (the index folded into `ptr`).
+    /// `*ptr = …`, `ptr[i] = …` (the index folded into `ptr`), `p->next = …`.
     Deref {
         ptr: PExpr,
-        ty: IntTy,
+        ty: ScalarTy,
     },
 }
 
-impl Lvalue {
-    pub fn ty(&self) -> IntTy {
+impl Place {
+    /// The type of the value stored at this place.
+    pub fn ty(&self) -> ScalarTy {
         match self {
-            Lvalue::Var { ty, .. } | Lvalue::Elem { ty, .. } | Lvalue::Deref { ty, .. } => *ty,
+            Place::Var { ty, .. } | Place::Elem { ty, .. } | Place::Deref { ty, .. } => *ty,
         }
     }
-}
-
-/// An assignable floating-point place.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub enum FLvalue {
-    Var {
-        var: VarId,
-        fty: FloatTy,
-    },
-    Elem {
-        var: VarId,
-        index: Expr,
-        len: u64,
-        fty: FloatTy,
-    },
-    /// `*ptr = …` of a floating-point pointer.
-    Deref {
-        ptr: PExpr,
-        fty: FloatTy,
-    },
-}
-
-impl FLvalue {
-    pub fn fty(&self) -> FloatTy {
+    /// The integer type of an integer place.
+    pub fn int_ty(&self) -> Option<IntTy> {
+        match self.ty() {
+            ScalarTy::Int(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The floating-point type of a floating-point place.
+    pub fn float_ty(&self) -> Option<FloatTy> {
+        match self.ty() {
+            ScalarTy::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+    /// The variable of a `Var` place.
+    pub fn var(&self) -> Option<VarId> {
         match self {
-            FLvalue::Var { fty, .. } | FLvalue::Elem { fty, .. } | FLvalue::Deref { fty, .. } => *fty,
+            Place::Var { var, .. } => Some(*var),
+            _ => None,
         }
     }
     /// The value stored at this place.
-    pub fn read(&self) -> FExpr {
-        match self {
-            FLvalue::Var { var, fty } => FExpr::Var { var: *var, fty: *fty },
-            FLvalue::Elem { var, index, len, fty } => {
-                FExpr::Elem { var: *var, index: Box::new(index.clone()), len: *len, fty: *fty }
+    pub fn read(&self) -> Rvalue {
+        match (self, self.ty()) {
+            (Place::Var { var, .. }, ScalarTy::Int(ty)) => Rvalue::Int(Expr::Var { var: *var, ty }),
+            (Place::Var { var, .. }, ScalarTy::Float(fty)) => Rvalue::Float(FExpr::Var { var: *var, fty }),
+            (Place::Var { var, .. }, ScalarTy::Ptr) => Rvalue::Ptr(PExpr::Var { var: *var }),
+            (Place::Elem { var, index, len, .. }, ScalarTy::Int(ty)) => {
+                Rvalue::Int(Expr::Elem { var: *var, index: Box::new(index.clone()), len: *len, ty })
             }
-            FLvalue::Deref { ptr, fty } => FExpr::Deref { ptr: Box::new(ptr.clone()), fty: *fty },
+            (Place::Elem { var, index, len, .. }, ScalarTy::Float(fty)) => {
+                Rvalue::Float(FExpr::Elem { var: *var, index: Box::new(index.clone()), len: *len, fty })
+            }
+            (Place::Elem { .. }, ScalarTy::Ptr) => unreachable!("no pointer array element is a place"),
+            (Place::Deref { ptr, .. }, ScalarTy::Int(ty)) => {
+                Rvalue::Int(Expr::Deref { ptr: Box::new(ptr.clone()), ty })
+            }
+            (Place::Deref { ptr, .. }, ScalarTy::Float(fty)) => {
+                Rvalue::Float(FExpr::Deref { ptr: Box::new(ptr.clone()), fty })
+            }
+            (Place::Deref { ptr, .. }, ScalarTy::Ptr) => Rvalue::Ptr(PExpr::Load { ptr: Box::new(ptr.clone()) }),
         }
     }
 }
@@ -801,11 +804,7 @@ pub enum Write {
     /// As [`EdgeOp::Declare`].
     Declare { var: VarId, init: Option<Init> },
     /// As [`EdgeOp::Assign`].
-    Int { lhs: Lvalue, rhs: Expr },
-    /// As [`EdgeOp::FloatAssign`].
-    Float { lhs: FLvalue, rhs: FExpr },
-    /// As [`EdgeOp::PtrAssign`].
-    Ptr { lhs: PLvalue, rhs: PExpr },
+    Scalar { lhs: Place, rhs: Rvalue },
     /// Copies every element of array `src` into array `dst` (same shape and element type).
     Array { dst: VarId, src: VarId },
 }
@@ -838,94 +837,51 @@ pub enum EdgeOp {
     GlobalDeclaration,
     /// Declaration of a local; without initializer its value is nondeterministic (or zero for
     /// `static`, which the front end expresses as `Init::Zero`).
-    Declare {
-        var: VarId,
-        init: Option<Init>,
-    },
-    Assign {
-        lhs: Lvalue,
-        rhs: Expr,
-    },
+    Declare { var: VarId, init: Option<Init> },
+    /// `lhs = rhs` (`rhs` already has the type of `lhs`: an integer, floating-point or pointer
+    /// value).
+    Assign { lhs: Place, rhs: Rvalue },
     /// Several writes performed as ONE step (a witness sees one state change): whole-struct
     /// operations on flattened struct variables — `s2 = s`, `struct S s = {1, 2};`, and the
     /// declaration `struct S s;` of all field variables at once. Every right-hand side of
-    /// [`Write::Int`], [`Write::Float`], [`Write::Ptr`] and every [`Write::Array`] source is read in the state
+    /// [`Write::Scalar`] and every [`Write::Array`] source is read in the state
     /// before the step, then the writes happen in order. [`Write::Declare`] initialisers are
     /// evaluated when their write happens (they only declare fresh variables, so this is
     /// indistinguishable from reading first except for a struct initializer reading its own
     /// uninitialised fields).
-    AssignAll {
-        writes: Vec<Write>,
-    },
-    /// Assignment to a floating-point variable or array element (`rhs` already has its type).
-    FloatAssign {
-        lhs: FLvalue,
-        rhs: FExpr,
-    },
+    AssignAll { writes: Vec<Write> },
     /// Branch: taken iff `cond != 0`. `source_truth` tells whether this is the branch where the
     /// condition *as written in the source* holds (`control=condition-true`).
-    Assume {
-        cond: Expr,
-        source_truth: bool,
-    },
+    Assume { cond: Expr, source_truth: bool },
     /// `__VERIFIER_assume(cond)`: paths where it is false are discarded.
-    BuiltinAssume {
-        cond: Expr,
-    },
+    BuiltinAssume { cond: Expr },
     /// Call of a function with a body: the product enters `callee` and resumes at the edge's
     /// target when it returns, storing the result into `lhs`. The front end already converted
     /// `args` to the parameter types (integer or floating); `lhs` may have a type other than
     /// the callee's return type (`char c = f();`, `int i = g();` with `double g()`): the
     /// result is converted to the lhs type as by assignment (float → int: UB out of range).
-    Call {
-        callee: FuncId,
-        args: Vec<Rvalue>,
-        lhs: Option<Target>,
-    },
+    Call { callee: FuncId, args: Vec<Rvalue>, lhs: Option<Target> },
     /// Call of an external function whose result is nondeterministic (`__VERIFIER_nondet_*`,
     /// and declared-only functions the front end deems side-effect free). The result is a
     /// nondeterministic value of `ty`, converted to `lhs.ty()` as by assignment when they differ
     /// (`unsigned x = __VERIFIER_nondet_int();` is one edge).
-    NondetCall {
-        function: String,
-        lhs: Option<Lvalue>,
-        ty: IntTy,
-    },
+    NondetCall { function: String, lhs: Option<Place>, ty: IntTy },
     /// Inline assembly with output operands (decision 58): each place gets a fresh value of its
     /// type that is only *approximately* known (any value), so a confirmation through this
     /// step must hold for every value. `what` names the statement for reasons.
-    Havoc {
-        lhs: Vec<Lvalue>,
-        what: String,
-    },
+    Havoc { lhs: Vec<Place>, what: String },
     /// `__VERIFIER_nondet_float()` / `_double()`: a nondeterministic value of `fty` (any bit
     /// pattern: NaNs, infinities, signed zeros, subnormals), stored into the float lvalue `lhs`
     /// (converted to its type when they differ). A call step like `NondetCall`.
-    FloatNondetCall {
-        function: String,
-        lhs: Option<FLvalue>,
-        fty: FloatTy,
-    },
+    FloatNondetCall { function: String, lhs: Option<Place>, fty: FloatTy },
     /// `return e;` (or the implicit return at `}`): leads to the function's exit location. A
     /// struct result is stored by `writes` into the function's hidden result variable (read
     /// before written, as [`EdgeOp::AssignAll`]), from which the caller's [`Target::Struct`]
     /// copies it.
-    Return {
-        value: Option<Rvalue>,
-        writes: Vec<Write>,
-    },
+    Return { value: Option<Rvalue>, writes: Vec<Write> },
     /// Call of an error function / reaching the `ERROR:` label. `code`: the argument of
     /// `__VERIFIER_error(N)` (RERS programs pass an error code), when there is one.
-    Error {
-        kind: ErrorKind,
-        function: String,
-        code: Option<Expr>,
-    },
-    /// Pointer assignment `lhs = rhs`.
-    PtrAssign {
-        lhs: PLvalue,
-        rhs: PExpr,
-    },
+    Error { kind: ErrorKind, function: String, code: Option<Expr> },
     /// `malloc(size)`, `calloc(n, m)` (`size` = n·m, `zeroed`), `alloca(size)`: a fresh heap block
     /// of `size` bytes (`unsigned long`); allocation succeeds (SV-COMP convention). Uninitialised
     /// bytes are nondeterministic. The pointer goes to `lhs` (a call step like `NondetCall`).
@@ -934,103 +890,57 @@ pub enum EdgeOp {
     /// `overflow` (`calloc` only) is nonzero when n·m does not fit in `size_t`: then no block can
     /// hold the array and `calloc` returns a null pointer (C11 7.22.3.2, as glibc does), instead
     /// of a block of the wrapped size.
-    Alloc {
-        function: String,
-        lhs: Option<PLvalue>,
-        size: Expr,
-        zeroed: bool,
-        overflow: Option<Expr>,
-        stack: bool,
-    },
+    Alloc { function: String, lhs: Option<Place>, size: Expr, zeroed: bool, overflow: Option<Expr>, stack: bool },
     /// `free(ptr)`: null is a no-op; anything but the start of a live heap block is undefined
     /// behaviour.
-    Free {
-        ptr: PExpr,
-    },
+    Free { ptr: PExpr },
     /// `realloc(ptr, size)`: a fresh block of `size` bytes (`unsigned long`) holding the first
     /// bytes of the old one, which is freed; a null `ptr` makes it `malloc`. Allocation
     /// succeeds; a size of 0 is unsupported (implementation-defined).
-    Realloc {
-        lhs: Option<PLvalue>,
-        ptr: PExpr,
-        size: Expr,
-    },
+    Realloc { lhs: Option<Place>, ptr: PExpr, size: Expr },
     /// `strlen(s)`, `strcmp(a, b)`, `strncmp(a, b, n)`, `memcmp(a, b, n)`, `strcpy(d, s)`: on
     /// strings whose bytes are known (otherwise unsupported). A comparison's result is only its
     /// sign (C11 7.24.4): a nondeterministic `int` of that sign, 0 for equal. `strcpy` returns
     /// `d`.
-    StrFn {
-        function: String,
-        args: Vec<PExpr>,
-        n: Option<Expr>,
-        lhs: Option<Target>,
-    },
+    StrFn { function: String, args: Vec<PExpr>, n: Option<Expr>, lhs: Option<Target> },
     /// `memset(dst, c, n)`, `memcpy(dst, src, n)`, `memmove(dst, src, n)`: `n` (`unsigned long`)
     /// bytes stored one by one; the result, `dst`, goes to `lhs`.
-    MemBytes {
-        function: String,
-        lhs: Option<PLvalue>,
-        dst: PExpr,
-        src: MemSource,
-        n: Expr,
-    },
+    MemBytes { function: String, lhs: Option<Place>, dst: PExpr, src: MemSource, n: Expr },
     /// Call through a function pointer: as [`EdgeOp::Call`] once the pointer is evaluated to a
     /// function with a body whose parameters match `args` (otherwise unsupported); a null or
     /// non-function pointer is undefined behaviour.
-    CallPtr {
-        fptr: PExpr,
-        args: Vec<Rvalue>,
-        lhs: Option<Target>,
-    },
+    CallPtr { fptr: PExpr, args: Vec<Rvalue>, lhs: Option<Target> },
     /// `abort()`, `exit(n)`: the path ends without violation (`exit` first runs the handlers
     /// registered with `atexit`, decision 76).
-    Terminate {
-        function: String,
-    },
+    Terminate { function: String },
     /// `atexit(f)` (decision 76): `f` runs when the program ends by `exit` or a return from
     /// `main`, after the handlers registered later. The call returns 0 (registered).
-    AtExit {
-        handler: FuncId,
-        lhs: Option<Lvalue>,
-    },
+    AtExit { handler: FuncId, lhs: Option<Place> },
     /// `pthread_create(handle, attr, routine, arg)` (issue 22): a new thread that will run
     /// `routine(arg)`; its id goes to `*handle` (a `pthread_t`), the call returns 0. `attr` is
     /// ignored (only a null attribute object is accepted by the front end).
     ThreadCreate {
         /// Boxed, as `arg`: the rarest operation must not make every edge larger.
-        handle: Option<Box<Lvalue>>,
+        handle: Option<Box<Place>>,
         routine: FuncId,
         arg: Option<Box<Rvalue>>,
-        lhs: Option<Lvalue>,
+        lhs: Option<Place>,
     },
     /// `pthread_join(thread, retval)`: enabled once the thread has ended; returns 0. `retval`
     /// must be null (the front end refuses others).
-    ThreadJoin {
-        thread: Expr,
-        lhs: Option<Lvalue>,
-    },
+    ThreadJoin { thread: Expr, lhs: Option<Place> },
     /// `pthread_exit(v)`: the running thread ends (in `main` the other threads go on).
     ThreadExit,
     /// `pthread_self()`: the running thread's id.
-    ThreadSelf {
-        lhs: Option<Lvalue>,
-    },
+    ThreadSelf { lhs: Option<Place> },
     /// A mutex operation on the mutex at `mutex` (`pthread_mutex_lock` is enabled only on a
     /// free mutex; the mutex's bytes are not read: a statically initialised mutex is free).
-    Mutex {
-        op: MutexOp,
-        mutex: PExpr,
-        lhs: Option<Lvalue>,
-    },
+    Mutex { op: MutexOp, mutex: PExpr, lhs: Option<Place> },
     /// `__VERIFIER_atomic_begin()` / `__VERIFIER_atomic_end()`: no other thread runs between
     /// them.
-    Atomic {
-        begin: bool,
-    },
+    Atomic { begin: bool },
     /// Something the semantics cannot handle yet; a path that executes it ends in unknown.
-    Unsupported {
-        what: String,
-    },
+    Unsupported { what: String },
 }
 
 /// What an [`EdgeOp::Mutex`] does.

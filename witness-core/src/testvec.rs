@@ -20,7 +20,7 @@ use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 
 use crate::anchors::{Anchors, ResolvedAnchor};
-use crate::cfa::{Cfa, EdgeOp, Lvalue, VarId};
+use crate::cfa::{Cfa, EdgeOp, Place, VarId};
 use crate::witness::{AnchorKind, WitnessAutomaton};
 
 /// One input value of the witness.
@@ -198,11 +198,7 @@ fn nondet_edges(cfa: &Cfa) -> impl Iterator<Item = EdgeIndex> + '_ {
 /// For a nondet call edge: the variable it assigns, if a plain variable; `None` for other edges.
 fn nondet_var(cfa: &Cfa, e: EdgeIndex) -> Option<Option<VarId>> {
     match &cfa.edge(e).op {
-        EdgeOp::NondetCall { lhs, .. } => Some(if let Some(Lvalue::Var { var, .. }) = lhs { Some(*var) } else { None }),
-        EdgeOp::FloatNondetCall { lhs, .. } => Some(match lhs {
-            Some(crate::cfa::FLvalue::Var { var, .. }) => Some(*var),
-            _ => None,
-        }),
+        EdgeOp::NondetCall { lhs, .. } | EdgeOp::FloatNondetCall { lhs, .. } => Some(lhs.as_ref().and_then(Place::var)),
         _ => None,
     }
 }

@@ -83,10 +83,6 @@ fn pf(cfa: &Cfa, e: &FExpr) -> String {
     }
 }
 
-fn pflv(cfa: &Cfa, l: &FLvalue) -> String {
-    pf(cfa, &l.read())
-}
-
 fn prv(cfa: &Cfa, v: &Rvalue) -> String {
     match v {
         Rvalue::Int(e) => pe(cfa, e),
@@ -97,19 +93,17 @@ fn prv(cfa: &Cfa, v: &Rvalue) -> String {
 
 fn ptarget(cfa: &Cfa, t: &Target) -> String {
     match t {
-        Target::Int(l) => plv(cfa, l),
-        Target::Float(l) => pflv(cfa, l),
-        Target::Ptr(PLvalue::Var(v)) => cfa.var(*v).name.clone(),
-        Target::Ptr(PLvalue::Deref(p)) => format!("*{}", pp(cfa, p)),
+        Target::Scalar(l) => plv(cfa, l),
         Target::Struct(w) => format!("struct({} writes)", w.len()),
     }
 }
 
-fn plv(cfa: &Cfa, l: &Lvalue) -> String {
-    match l {
-        Lvalue::Var { var, .. } => cfa.var(*var).name.clone(),
-        Lvalue::Elem { var, index, .. } => format!("{}[{}]", cfa.var(*var).name, pe(cfa, index)),
-        Lvalue::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),
+fn plv(cfa: &Cfa, l: &Place) -> String {
+    match (l, l.ty()) {
+        (_, ScalarTy::Float(_)) => prv(cfa, &l.read()),
+        (Place::Var { var, .. }, _) => cfa.var(*var).name.clone(),
+        (Place::Elem { var, index, .. }, _) => format!("{}[{}]", cfa.var(*var).name, pe(cfa, index)),
+        (Place::Deref { ptr, .. }, _) => format!("*{}", pp(cfa, ptr)),
     }
 }
 
@@ -148,23 +142,22 @@ fn pop(cfa: &Cfa, op: &EdgeOp) -> String {
                 .iter()
                 .map(|w| match w {
                     Write::Declare { var, init } => format!("decl {}{}", cfa.var(*var).name, pinit(cfa, init)),
-                    Write::Int { lhs, rhs } => format!("{} := {}", plv(cfa, lhs), pe(cfa, rhs)),
-                    Write::Float { lhs: FLvalue::Var { var, .. }, rhs } => {
+                    Write::Scalar { lhs, rhs: Rvalue::Int(rhs) } => format!("{} := {}", plv(cfa, lhs), pe(cfa, rhs)),
+                    Write::Scalar { lhs: Place::Var { var, .. }, rhs: Rvalue::Float(rhs) } => {
                         format!("{} := {}", cfa.var(*var).name, pf(cfa, rhs))
                     }
-                    Write::Float { rhs, .. } => format!("*float := {}", pf(cfa, rhs)),
-                    Write::Ptr { rhs, .. } => format!("ptr := {}", pp(cfa, rhs)),
+                    Write::Scalar { rhs: Rvalue::Float(rhs), .. } => format!("*float := {}", pf(cfa, rhs)),
+                    Write::Scalar { rhs: Rvalue::Ptr(rhs), .. } => format!("ptr := {}", pp(cfa, rhs)),
                     Write::Array { dst, src } => format!("{} := {}", cfa.var(*dst).name, cfa.var(*src).name),
                 })
                 .collect::<Vec<_>>()
                 .join("; ")
         ),
         EdgeOp::Declare { var, init } => format!("decl {}{}", cfa.var(*var).name, pinit(cfa, init)),
-        EdgeOp::Assign { lhs, rhs } => format!("{} := {}", plv(cfa, lhs), pe(cfa, rhs)),
-        EdgeOp::FloatAssign { lhs, rhs } => format!("{} := {}", pflv(cfa, lhs), pf(cfa, rhs)),
+        EdgeOp::Assign { lhs, rhs } => format!("{} := {}", plv(cfa, lhs), prv(cfa, rhs)),
         EdgeOp::FloatNondetCall { function, lhs, fty } => format!(
             "{}nondet {function}:{}",
-            lhs.as_ref().map(|l| format!("{} := ", pflv(cfa, l))).unwrap_or_default(),
+            lhs.as_ref().map(|l| format!("{} := ", plv(cfa, l))).unwrap_or_default(),
             fty.name()
         ),
         EdgeOp::Assume { cond, source_truth } => {
@@ -305,7 +298,7 @@ fn basic_edges_and_spans() {
     let (l1, l2, o1, o2) = span(e[0]);
     assert_eq!((l1, l2), (7, 7));
     assert_eq!(&src[o1..=o2], "int x = __VERIFIER_nondet_int();");
-    let EdgeOp::NondetCall { lhs: Some(Lvalue::Var { var, .. }), ty, .. } = &e[0].op else { panic!() };
+    let EdgeOp::NondetCall { lhs: Some(Place::Var { var, .. }), ty, .. } = &e[0].op else { panic!() };
     assert_eq!(cfa.var(*var).name, "x");
     assert_eq!(*ty, IntTy::INT);
     // Branch edges: condition only, both polarities.
@@ -417,7 +410,7 @@ fn expressions_and_conversions() {
     let n = by_text(&cfa, "__VERIFIER_nondet_int()");
     assert!(n.len() >= 2);
     assert!(n.iter().all(
-        |e| matches!(&e.op, EdgeOp::NondetCall { lhs: Some(Lvalue::Var { var, .. }), .. } if cfa.var(*var).temporary)
+        |e| matches!(&e.op, EdgeOp::NondetCall { lhs: Some(Place::Var { var, .. }), .. } if cfa.var(*var).temporary)
     ));
     assert!(has("__tmp_1 := call f(__tmp_2) | f(__VERIFIER_nondet_int())"));
     assert!(has("decl y = (__tmp_1 Add 1:int32):int32"));
@@ -432,7 +425,9 @@ fn expressions_and_conversions() {
     assert!(has("call f(x) | f(x)"));
     // unsigned u = nondet_int(): one edge, lhs unsigned.
     let u = by_text(&cfa, "unsigned u = __VERIFIER_nondet_int();");
-    assert!(matches!(&u[0].op, EdgeOp::NondetCall { lhs: Some(Lvalue::Var { ty, .. }), .. } if *ty == IntTy::UINT));
+    assert!(
+        matches!(&u[0].op, EdgeOp::NondetCall { lhs: Some(Place::Var { ty, .. }), .. } if *ty == ScalarTy::Int(IntTy::UINT))
+    );
     assert!(has("decl b = (_Bool)x"));
     // `!` flips: the edge into the then-branch carries the negated condition and source_truth true.
     assert!(has("assume LogNot((x Eq 42:int32):int32) true"));
@@ -482,10 +477,13 @@ fn unsupported_statements_keep_the_cfa() {
     assert_eq!(uns.len(), 2, "{uns:#?}");
     assert!(uns.iter().all(|m| m.contains("long double")), "{uns:#?}");
     assert!(matches!(&by_text(&cfa, "int *p = &x;")[0].op, EdgeOp::Declare { init: Some(Init::Ptr(_)), .. }));
-    assert!(matches!(&by_text(&cfa, "*p = 2;")[0].op, EdgeOp::Assign { lhs: Lvalue::Deref { .. }, .. }));
+    assert!(matches!(
+        &by_text(&cfa, "*p = 2;")[0].op,
+        EdgeOp::Assign { lhs: Place::Deref { .. }, rhs: Rvalue::Int(_) }
+    ));
     // Structs are flattened: `s.a = 3` is an assignment to the member variable.
     assert!(!uns.iter().any(|m| m.contains("struct")), "{uns:#?}");
-    assert!(matches!(&by_text(&cfa, "s.a = 3;")[0].op, EdgeOp::Assign { .. }));
+    assert!(matches!(&by_text(&cfa, "s.a = 3;")[0].op, EdgeOp::Assign { rhs: Rvalue::Int(_), .. }));
     // The statement after the unsupported ones is still there.
     assert_eq!(by_text(&cfa, "x = x + 1;").len(), 1);
     let s = var_named(&cfa, "s");
@@ -848,7 +846,7 @@ fn statement_expressions_and_initializer_scope() {
     assert!(cfa
         .graph
         .edge_weights()
-        .any(|e| matches!(&e.op, EdgeOp::Assign { lhs: Lvalue::Var { var, .. }, .. } if *var == zid)));
+        .any(|e| matches!(&e.op, EdgeOp::Assign { lhs: Place::Var { var, .. }, rhs: Rvalue::Int(_) } if *var == zid)));
     assert!(cfa.graph.edge_weights().any(|e| matches!(&e.op, EdgeOp::Declare { var, init: Some(_) } if *var == zid)));
     assert!(cfa.graph.edge_weights().any(|e| matches!(&e.op, EdgeOp::Error { kind: ErrorKind::AssertFail, .. })));
     // An inner declaration's initializer reads the inner (new) variable, never the outer one.
@@ -930,7 +928,9 @@ fn struct_limits_are_unsupported_with_reasons() {
     assert!(uns("union u { int a; char c; }; int main() { union u x; x.a = 1; return x.c; }").is_empty());
     let x = cfa.vars.iter().position(|v| v.name == "x").expect("x");
     assert_eq!(cfa.vars[x].ty, CType::Bytes { size: 4, members: vec![1, 4] });
-    assert!(edges(&cfa).iter().any(|e| matches!(&e.op, EdgeOp::Assign { lhs: Lvalue::Deref { .. }, .. })));
+    assert!(edges(&cfa)
+        .iter()
+        .any(|e| matches!(&e.op, EdgeOp::Assign { lhs: Place::Deref { .. }, rhs: Rvalue::Int(_) })));
     // Empty struct (GNU): declaring it is a step with no writes.
     assert!(uns("struct g {}; int main() { struct g t; return 0; }").is_empty());
 }

@@ -32,8 +32,8 @@ use z3::ast::Bool;
 
 use crate::anchors::{loop_heads_of, Anchors, ResolvedAnchor};
 use crate::cfa::{
-    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, MemSource, Rvalue, ScalarTy, SourceSpan,
-    Target, Write,
+    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, MemSource, Place, Rvalue, ScalarTy,
+    SourceSpan, Target, Write,
 };
 use crate::cfront::{lower_assumption, AssumptionScope, ConjunctError};
 use crate::offsets::OffsetPlan;
@@ -864,32 +864,26 @@ impl<'a> Explorer<'a> {
                     return None;
                 };
                 let stored = match (lhs, v) {
-                    (Target::Int(lv), v) => {
-                        let mut defined = Vec::new();
-                        match v.convert(ScalarTy::Int(lv.ty()), &mut defined) {
-                            AnyValue::Int(v) => next.data.assign(cfa, lv, &v, None).map(|mut d| {
-                                defined.append(&mut d);
-                                defined
-                            }),
-                            _ => Err(EvalError::Unsupported("conversion of a result".into())),
-                        }
+                    (Target::Scalar(lv), AnyValue::Ptr(p)) if lv.ty() == ScalarTy::Ptr => {
+                        next.data.assign_ptr(cfa, lv, &p)
                     }
-                    (Target::Ptr(plv), AnyValue::Ptr(p)) => next.data.assign_ptr(cfa, plv, &p),
-                    (Target::Ptr(_), _) => {
+                    (Target::Scalar(lv), _) if lv.ty() == ScalarTy::Ptr => {
                         Err(EvalError::Unsupported("a non-pointer result stored into a pointer".into()))
+                    }
+                    (Target::Scalar(lv), v) => {
+                        let mut defined = Vec::new();
+                        match v.convert(lv.ty(), &mut defined) {
+                            AnyValue::Int(v) => next.data.assign(cfa, lv, &v, None),
+                            AnyValue::Float(v) => next.data.assign_flv(cfa, lv, &v, None),
+                            AnyValue::Ptr(_) => Err(EvalError::Unsupported("conversion of a result".into())),
+                        }
+                        .map(|mut d| {
+                            defined.append(&mut d);
+                            defined
+                        })
                     }
                     (Target::Struct(_), _) => {
                         Err(EvalError::Unsupported("a scalar result stored into a struct".into()))
-                    }
-                    (Target::Float(flv), v) => {
-                        let mut defined = Vec::new();
-                        match v.convert(ScalarTy::Float(flv.fty()), &mut defined) {
-                            AnyValue::Float(v) => next.data.assign_flv(cfa, flv, &v, None).map(|mut d| {
-                                defined.append(&mut d);
-                                defined
-                            }),
-                            _ => Err(EvalError::Unsupported("conversion of a result".into())),
-                        }
                     }
                 };
                 match stored {

@@ -10,7 +10,7 @@
 //! float) makes the claim undecided (`unknown`), never a guess.
 
 use super::*;
-use crate::cfa::{Init, Lvalue, VarId, VarScope};
+use crate::cfa::{Init, Place, VarId, VarScope};
 
 /// The integer globals a step reads and writes (thread-local ones are no shared memory), or
 /// `None` when it accesses memory in a way this check does not read.
@@ -41,9 +41,9 @@ fn accesses(cfa: &Cfa, op: &EdgeOp) -> Option<(Vec<VarId>, Vec<VarId>)> {
             _ => None,
         }
     }
-    let write = |lv: &Lvalue, writes: &mut Vec<VarId>| -> Option<()> {
+    let write = |lv: &Place, writes: &mut Vec<VarId>| -> Option<()> {
         match lv {
-            Lvalue::Var { var, .. } => {
+            Place::Var { var, .. } => {
                 if shared(var) {
                     writes.push(*var);
                 }
@@ -60,7 +60,7 @@ fn accesses(cfa: &Cfa, op: &EdgeOp) -> Option<(Vec<VarId>, Vec<VarId>)> {
         | EdgeOp::ThreadJoin { .. }
         | EdgeOp::ThreadExit
         | EdgeOp::Atomic { .. } => {}
-        EdgeOp::Assign { lhs, rhs } => {
+        EdgeOp::Assign { lhs, rhs: Rvalue::Int(rhs) } => {
             write(lhs, &mut writes)?;
             expr(rhs, &mut reads, &shared)?;
         }

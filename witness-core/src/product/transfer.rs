@@ -513,18 +513,22 @@ impl<'a> Explorer<'a> {
             EdgeOp::Declare { var, init } => {
                 settle!(next.data.initialise(cfa, *var, init.as_ref()))
             }
-            EdgeOp::Assign { lhs, rhs } => {
+            EdgeOp::Assign { lhs, rhs: Rvalue::Int(rhs) } => {
                 let v = eval!(rhs);
                 settle!(next.data.assign(cfa, lhs, &v, None));
+            }
+            EdgeOp::Assign { lhs, rhs: Rvalue::Float(rhs) } => {
+                let v = feval!(rhs);
+                settle!(next.data.assign_flv(cfa, lhs, &v, None));
+            }
+            EdgeOp::Assign { lhs, rhs: Rvalue::Ptr(rhs) } => {
+                let v = peval!(rhs);
+                settle!(next.data.assign_ptr(cfa, lhs, &v));
             }
             EdgeOp::AssignAll { writes } => {
                 if !self.write_all(&mut next, writes, span) {
                     return Step::End;
                 }
-            }
-            EdgeOp::FloatAssign { lhs, rhs } => {
-                let v = feval!(rhs);
-                settle!(next.data.assign_flv(cfa, lhs, &v, None));
             }
             EdgeOp::FloatNondetCall { function, lhs, fty } => {
                 let (v, bits) = match self.guess_input(&mut next, edge, target) {
@@ -580,7 +584,10 @@ impl<'a> Explorer<'a> {
             EdgeOp::Havoc { lhs, what } => {
                 let what = format!("{what} at {}", self.line_of(span));
                 for lv in lhs {
-                    let v = next.data.havoc(lv.ty(), &what);
+                    let Some(ty) = lv.int_ty() else {
+                        unsupported!(format!("{what}: an output that is not an integer"))
+                    };
+                    let v = next.data.havoc(ty, &what);
                     settle!(next.data.assign(cfa, lv, &v, None));
                 }
                 self.warn(format!("{what}: its outputs get any value (the assembly is not modelled)"));
@@ -663,10 +670,6 @@ impl<'a> Explorer<'a> {
                     ),
                     _ => unsupported!(format!("call to `{function}`, which is not the error function of the property")),
                 }
-            }
-            EdgeOp::PtrAssign { lhs, rhs } => {
-                let v = peval!(rhs);
-                settle!(next.data.assign_ptr(cfa, lhs, &v));
             }
             EdgeOp::Alloc { function, lhs, size, zeroed, overflow, stack } => {
                 let mut null_result = false;
@@ -752,8 +755,9 @@ impl<'a> Explorer<'a> {
                     return Step::End;
                 }
                 let int_result = |v: Value, next: &mut ProductState| match lhs {
-                    Some(Target::Int(lv)) => {
-                        Some(next.data.assign(cfa, lv, &crate::semantics::value::cast(&v, lv.ty()), None))
+                    Some(Target::Scalar(lv)) => {
+                        let ty = lv.int_ty()?;
+                        Some(next.data.assign(cfa, lv, &crate::semantics::value::cast(&v, ty), None))
                     }
                     _ => None,
                 };
@@ -775,8 +779,10 @@ impl<'a> Explorer<'a> {
                         if !self.settle_definedness(&mut next, defined, span) {
                             return Step::End;
                         }
-                        if let Some(Target::Ptr(lv)) = lhs {
-                            settle!(next.data.assign_ptr(cfa, lv, &ptrs[0]));
+                        if let Some(Target::Scalar(lv)) = lhs {
+                            if lv.ty() == ScalarTy::Ptr {
+                                settle!(next.data.assign_ptr(cfa, lv, &ptrs[0]));
+                            }
                         }
                     }
                     _ => {
@@ -844,7 +850,7 @@ impl<'a> Explorer<'a> {
             EdgeOp::AtExit { handler, lhs } => {
                 Rc::make_mut(&mut next.atexit).push((*handler, e));
                 if let Some(lv) = lhs {
-                    settle!(next.data.assign(cfa, lv, &Value::conc(0, lv.ty()), None));
+                    settle!(next.data.assign(cfa, lv, &Value::conc(0, place_int_ty(lv)), None));
                 }
             }
             EdgeOp::Terminate { function } => {
@@ -876,10 +882,10 @@ impl<'a> Explorer<'a> {
                     Err(w) => unsupported!(w),
                 };
                 if let Some(h) = handle {
-                    settle!(next.data.assign(cfa, h, &Value::conc(u64::from(id), h.ty()), None));
+                    settle!(next.data.assign(cfa, h, &Value::conc(u64::from(id), place_int_ty(h)), None));
                 }
                 if let Some(lv) = lhs {
-                    settle!(next.data.assign(cfa, lv, &Value::conc(0, lv.ty()), None));
+                    settle!(next.data.assign(cfa, lv, &Value::conc(0, place_int_ty(lv)), None));
                 }
             }
             EdgeOp::ThreadJoin { thread, lhs } => {
@@ -902,14 +908,14 @@ impl<'a> Explorer<'a> {
                     None => unsupported!(format!("`pthread_join` of {id}, which is no thread's id")),
                 }
                 if let Some(lv) = lhs {
-                    settle!(next.data.assign(cfa, lv, &Value::conc(0, lv.ty()), None));
+                    settle!(next.data.assign(cfa, lv, &Value::conc(0, place_int_ty(lv)), None));
                 }
             }
             EdgeOp::ThreadExit => self.end_thread(&mut next),
             EdgeOp::ThreadSelf { lhs } => {
                 let id = next.threads.as_ref().map_or(0, |t| t.running);
                 if let Some(lv) = lhs {
-                    settle!(next.data.assign(cfa, lv, &Value::conc(u64::from(id), lv.ty()), None));
+                    settle!(next.data.assign(cfa, lv, &Value::conc(u64::from(id), place_int_ty(lv)), None));
                 }
             }
             EdgeOp::Mutex { op, mutex, lhs } => {
@@ -950,7 +956,7 @@ impl<'a> Explorer<'a> {
                     ),
                 }
                 if let Some(lv) = lhs {
-                    settle!(next.data.assign(cfa, lv, &Value::conc(ret, lv.ty()), None));
+                    settle!(next.data.assign(cfa, lv, &Value::conc(ret, place_int_ty(lv)), None));
                 }
             }
             EdgeOp::Atomic { begin } => {
@@ -985,12 +991,16 @@ impl<'a> Explorer<'a> {
         let mut reads = Vec::with_capacity(writes.len());
         for w in writes {
             let r = match w {
-                Write::Int { rhs, .. } => next.data.eval(cfa, rhs, None).map(|ev| {
+                Write::Scalar { rhs: Rvalue::Int(rhs), .. } => next.data.eval(cfa, rhs, None).map(|ev| {
                     defined.extend(ev.defined);
                     Read::Int(ev.value)
                 }),
-                Write::Float { rhs, .. } => next.data.eval_float(cfa, rhs, None, &mut defined).map(Read::Float),
-                Write::Ptr { rhs, .. } => next.data.eval_ptr(cfa, rhs, None, &mut defined).map(Read::Ptr),
+                Write::Scalar { rhs: Rvalue::Float(rhs), .. } => {
+                    next.data.eval_float(cfa, rhs, None, &mut defined).map(Read::Float)
+                }
+                Write::Scalar { rhs: Rvalue::Ptr(rhs), .. } => {
+                    next.data.eval_ptr(cfa, rhs, None, &mut defined).map(Read::Ptr)
+                }
                 Write::Array { src, .. } => next.data.read_array(cfa, *src).map(Read::Array),
                 Write::Declare { .. } => Ok(Read::Declare),
             };
@@ -1009,9 +1019,9 @@ impl<'a> Explorer<'a> {
         for (w, r) in writes.iter().zip(reads) {
             let done = match (w, r) {
                 (Write::Declare { var, init }, _) => next.data.initialise(cfa, *var, init.as_ref()),
-                (Write::Int { lhs, .. }, Read::Int(v)) => next.data.assign(cfa, lhs, &v, None),
-                (Write::Float { lhs, .. }, Read::Float(v)) => next.data.assign_flv(cfa, lhs, &v, None),
-                (Write::Ptr { lhs, .. }, Read::Ptr(v)) => next.data.assign_ptr(cfa, lhs, &v),
+                (Write::Scalar { lhs, .. }, Read::Int(v)) => next.data.assign(cfa, lhs, &v, None),
+                (Write::Scalar { lhs, .. }, Read::Float(v)) => next.data.assign_flv(cfa, lhs, &v, None),
+                (Write::Scalar { lhs, .. }, Read::Ptr(v)) => next.data.assign_ptr(cfa, lhs, &v),
                 (Write::Array { dst, .. }, Read::Array(s)) => next.data.write_array(cfa, *dst, &s).map(|()| Vec::new()),
                 _ => Err(EvalError::Unsupported("malformed multiple assignment".into())),
             };
@@ -1077,8 +1087,8 @@ impl<'a> Explorer<'a> {
     pub(super) fn guess_input(&self, s: &mut ProductState, edge: &CfaEdge, target: NodeIndex) -> Option<String> {
         let guess = self.opts.reading.guessed_values()?;
         let var = match &edge.op {
-            EdgeOp::NondetCall { lhs: Some(crate::cfa::Lvalue::Var { var, .. }), .. } => Some(*var),
-            EdgeOp::FloatNondetCall { lhs: Some(crate::cfa::FLvalue::Var { var, .. }), .. } => Some(*var),
+            EdgeOp::NondetCall { lhs: Some(Place::Var { var, .. }), .. }
+            | EdgeOp::FloatNondetCall { lhs: Some(Place::Var { var, .. }), .. } => Some(*var),
             _ => None,
         };
         let info = StepInfo::of_edge(edge, target);
@@ -1110,14 +1120,14 @@ impl<'a> Explorer<'a> {
         let (function, var, result) = match (&edge.op, result) {
             (EdgeOp::NondetCall { function, lhs, .. }, r) => {
                 let var = match lhs {
-                    Some(crate::cfa::Lvalue::Var { var, .. }) => Some(*var),
+                    Some(Place::Var { var, .. }) => Some(*var),
                     _ => None,
                 };
                 (function, var, r.cloned())
             }
             (EdgeOp::FloatNondetCall { function, lhs, fty }, Some(AnyValue::Int(bits))) => {
                 let var = match lhs {
-                    Some(crate::cfa::FLvalue::Var { var, .. }) => Some(*var),
+                    Some(Place::Var { var, .. }) => Some(*var),
                     _ => None,
                 };
                 (function, var, Some(AnyValue::Float(FValue::from_bits(bits, *fty))))
@@ -1236,4 +1246,10 @@ impl<'a> Explorer<'a> {
             }
         }
     }
+}
+
+/// The integer type of the place a call result of an integer type is stored into (`int` for
+/// a place of another type, which the store then refuses: the front end builds none).
+fn place_int_ty(lv: &Place) -> IntTy {
+    lv.int_ty().unwrap_or(IntTy::INT)
 }

@@ -250,7 +250,7 @@ fn var(cfa: &crate::cfa::Cfa, name: &str) -> crate::cfa::VarId {
 
 #[test]
 fn float_array_initializer_and_symbolic_index() {
-    use crate::cfa::{Expr, FExpr, FLvalue};
+    use crate::cfa::{Expr, FExpr, Place, ScalarTy};
     use std::time::Duration;
     let (cfa, mut st) = state_of("const double T[4] = {0.5, 1.5, 2.5}; int main() { return 0; }");
     let t = var(&cfa, "T");
@@ -272,7 +272,7 @@ fn float_array_initializer_and_symbolic_index() {
         let (cfa2, mut st2) = state_of("const double T[4] = {0.5, 1.5, 2.5}; int k; int main() { return 0; }");
         let k = var(&cfa2, "k");
         let ix = st2.nondet("k", IntTy::INT);
-        st2.assign(&cfa2, &crate::cfa::Lvalue::Var { var: k, ty: IntTy::INT }, &ix, None).unwrap();
+        st2.assign(&cfa2, &Place::Var { var: k, ty: ScalarTy::Int(IntTy::INT) }, &ix, None).unwrap();
         let t2 = var(&cfa2, "T");
         let e =
             FExpr::Elem { var: t2, index: Box::new(Expr::Var { var: k, ty: IntTy::INT }), len: 4, fty: FloatTy::F64 };
@@ -288,7 +288,12 @@ fn float_array_initializer_and_symbolic_index() {
         let m = smt.model_values(&[eq.clone(), inb.clone()], &[ix.term()]).unwrap();
         assert_eq!(m[0], 2);
         // A symbolic write then a read at the same index gives the written value.
-        let w = FLvalue::Elem { var: t2, index: Expr::Var { var: k, ty: IntTy::INT }, len: 4, fty: FloatTy::F64 };
+        let w = Place::Elem {
+            var: t2,
+            index: Expr::Var { var: k, ty: IntTy::INT },
+            len: 4,
+            ty: ScalarTy::Float(FloatTy::F64),
+        };
         st2.assign_flv(&cfa2, &w, &FValue::conc(7.0f64.to_bits(), FloatTy::F64), None).unwrap();
         let mut d2 = Vec::new();
         let back = st2.eval_float(&cfa2, &e, None, &mut d2).unwrap();

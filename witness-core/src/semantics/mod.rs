@@ -19,8 +19,7 @@ use std::rc::Rc;
 use z3::ast::{Ast, Bool, BV};
 
 use crate::cfa::{
-    BinOp, CType, Cfa, Expr, FExpr, FLvalue, FloatTy, FuncId, Init, IntTy, Libm, Lvalue, PExpr, PLvalue, ScalarTy,
-    VarId, VarScope,
+    BinOp, CType, Cfa, Expr, FExpr, FloatTy, FuncId, Init, IntTy, Libm, PExpr, Place, ScalarTy, VarId, VarScope,
 };
 pub use float::{FVal, FValue};
 pub use solver::{Feasibility, Smt};

@@ -27,17 +27,18 @@ impl DataState {
     pub fn assign_flv(
         &mut self,
         cfa: &Cfa,
-        lhs: &FLvalue,
+        lhs: &Place,
         v: &FValue,
         result: ResultValue,
     ) -> Result<Vec<Definedness>, EvalError> {
-        let (var, index, len, fty) = match lhs {
-            FLvalue::Var { var, .. } => return self.assign_float(cfa, *var, v).map(|()| Vec::new()),
-            FLvalue::Elem { var, index, len, fty } => (*var, index, *len, *fty),
-            FLvalue::Deref { ptr, fty } => {
+        let Some(fty) = lhs.float_ty() else { return Err(not_of_type("floating-point")) };
+        let (var, index, len) = match lhs {
+            Place::Var { var, .. } => return self.assign_float(cfa, *var, v).map(|()| Vec::new()),
+            Place::Elem { var, index, len, .. } => (*var, index, *len),
+            Place::Deref { ptr, .. } => {
                 let mut defined = Vec::new();
                 let p = self.eval_ptr(cfa, ptr, result, &mut defined)?;
-                self.store(cfa, &p, &AnyValue::Float(float::cast(v, *fty)), &mut defined)?;
+                self.store(cfa, &p, &AnyValue::Float(float::cast(v, fty)), &mut defined)?;
                 return Ok(defined);
             }
         };
@@ -101,14 +102,15 @@ impl DataState {
     pub fn assign(
         &mut self,
         cfa: &Cfa,
-        lhs: &Lvalue,
+        lhs: &Place,
         v: &Value,
         result: ResultValue,
     ) -> Result<Vec<Definedness>, EvalError> {
+        let Some(ty) = lhs.int_ty() else { return Err(not_of_type("integer")) };
         let mut defined = Vec::new();
         match lhs {
-            Lvalue::Var { var, ty } => {
-                let v = value::cast(v, *ty);
+            Place::Var { var, .. } => {
+                let v = value::cast(v, ty);
                 match self.slot_mut(cfa, *var) {
                     Some(slot @ Slot::Scalar(_)) => *slot = Slot::Scalar(v),
                     // `int x = f();` is one edge that declares and assigns a local.
@@ -125,13 +127,13 @@ impl DataState {
                     _ => return Err(EvalError::Unsupported(format!("assignment to `{}`", cfa.var(*var).name))),
                 }
             }
-            Lvalue::Deref { ptr, ty } => {
+            Place::Deref { ptr, .. } => {
                 let p = self.eval_ptr(cfa, ptr, result, &mut defined)?;
-                self.store(cfa, &p, &AnyValue::Int(value::cast(v, *ty)), &mut defined)?;
+                self.store(cfa, &p, &AnyValue::Int(value::cast(v, ty)), &mut defined)?;
             }
-            Lvalue::Elem { var, index, len, ty } => {
+            Place::Elem { var, index, len, .. } => {
                 let idx = self.eval_into(cfa, index, result, &mut defined)?;
-                self.set_elem(cfa, *var, &idx, *len, &value::cast(v, *ty), &mut defined)?;
+                self.set_elem(cfa, *var, &idx, *len, &value::cast(v, ty), &mut defined)?;
             }
         }
         Ok(defined)
@@ -244,4 +246,9 @@ impl DataState {
             _ => Err(EvalError::Unsupported(format!("`{}` is not an array", cfa.var(var).name))),
         }
     }
+}
+
+/// A store of a value into a place of another kind (the front end never builds one).
+pub(super) fn not_of_type(kind: &str) -> EvalError {
+    EvalError::Unsupported(format!("malformed assignment: the place is not of {kind} type"))
 }

@@ -315,7 +315,7 @@ impl<'a> Builder<'a> {
     }
 
     /// A call of `__VERIFIER_nondet_float/double` storing into the float variable `var`.
-    pub(super) fn call_float(&mut self, c: &Node<CallExpression>, lhs: Option<FLvalue>, csp: Sp) -> R<()> {
+    pub(super) fn call_float(&mut self, c: &Node<CallExpression>, lhs: Option<Place>, csp: Sp) -> R<()> {
         let name = self.call_name(c)?.to_string();
         let fty = self.float_nondet_call(c).ok_or_else(|| format!("call to `{name}` returning a float"))?;
         if self.pure_mode {
@@ -396,17 +396,17 @@ impl<'a> Builder<'a> {
     /// floating-point place: through an integer temporary, then a conversion step.
     pub(super) fn int_call_into_float(
         &mut self,
-        flv: FLvalue,
+        flv: Place,
+        fty: FloatTy,
         ty: IntTy,
         csp: Sp,
-        op: impl FnOnce(Lvalue) -> EdgeOp,
+        op: impl FnOnce(Place) -> EdgeOp,
     ) -> R<()> {
         let text = self.text(csp);
         let tmp = self.new_temp(ty)?;
-        self.emit(op(Lvalue::Var { var: tmp, ty }), csp, text.clone())?;
-        let fty = flv.fty();
+        self.emit(op(Place::Var { var: tmp, ty: ScalarTy::Int(ty) }), csp, text.clone())?;
         let rhs = Val::I(Expr::Var { var: tmp, ty }).into_float(fty);
-        self.emit(EdgeOp::FloatAssign { lhs: flv, rhs }, csp, text)
+        self.emit(EdgeOp::Assign { lhs: flv, rhs: Rvalue::Float(rhs) }, csp, text)
     }
 
     /// Argument `i` of a call of the function `name` that the validator models (`__VERIFIER_error`,
@@ -455,9 +455,12 @@ impl<'a> Builder<'a> {
         if let Some(v) = self.expect_builtin(c)? {
             let op = match lhs {
                 None => return Ok(()),
-                Some(Target::Int(lv)) => EdgeOp::Assign { rhs: v.into_int(lv.ty()), lhs: lv },
-                Some(Target::Float(flv)) => EdgeOp::FloatAssign { rhs: v.into_float(flv.fty()), lhs: flv },
-                Some(_) => return Err(format!("result of `{name}` stored into a pointer or struct")),
+                Some(Target::Scalar(lv)) => match lv.ty() {
+                    ScalarTy::Int(t) => EdgeOp::Assign { rhs: Rvalue::Int(v.into_int(t)), lhs: lv },
+                    ScalarTy::Float(fty) => EdgeOp::Assign { rhs: Rvalue::Float(v.into_float(fty)), lhs: lv },
+                    ScalarTy::Ptr => return Err(format!("result of `{name}` stored into a pointer or struct")),
+                },
+                Some(Target::Struct(_)) => return Err(format!("result of `{name}` stored into a pointer or struct")),
             };
             return self.emit(op, csp, text);
         }
@@ -504,7 +507,7 @@ impl<'a> Builder<'a> {
                 })?;
                 let lhs = match lhs {
                     None => None,
-                    Some(Target::Int(lv)) => Some(lv),
+                    Some(Target::Scalar(lv)) if lv.int_ty().is_some() => Some(lv),
                     Some(_) => return Err(format!("result of `{name}` stored into a pointer or struct")),
                 };
                 return self.emit(EdgeOp::AtExit { handler, lhs }, csp, text);
@@ -537,22 +540,20 @@ impl<'a> Builder<'a> {
         }
         if let Some(fty) = self.float_nondet_call(c) {
             // A floating nondeterministic value stored into an integer (or dropped).
-            if let Some(Target::Float(flv)) = lhs {
-                return self.call_float(c, Some(flv), csp);
-            }
+            let lhs = match lhs {
+                Some(Target::Scalar(flv)) if flv.float_ty().is_some() => return self.call_float(c, Some(flv), csp),
+                lhs => lhs,
+            };
             let tmp = self.new_float_temp(fty)?;
-            self.call_float(c, Some(FLvalue::Var { var: tmp, fty }), csp)?;
+            self.call_float(c, Some(Place::Var { var: tmp, ty: ScalarTy::Float(fty) }), csp)?;
             match lhs {
-                Some(Target::Int(lv)) => {
-                    let t = lv.ty();
-                    let rhs = Val::F(FExpr::Var { var: tmp, fty }).into_int(t);
-                    self.emit(EdgeOp::Assign { lhs: lv, rhs }, csp, text)?;
+                Some(Target::Scalar(lv)) if lv.ty() == ScalarTy::Ptr => {
+                    return Err("a float stored into a pointer".into())
                 }
-                Some(Target::Float(flv)) => {
-                    let rhs = Val::F(FExpr::Var { var: tmp, fty }).into_float(flv.fty());
-                    self.emit(EdgeOp::FloatAssign { lhs: flv, rhs }, csp, text)?;
+                Some(Target::Scalar(lv)) => {
+                    let rhs = Val::F(FExpr::Var { var: tmp, fty }).into_int(Self::int_ty(&lv));
+                    self.emit(EdgeOp::Assign { lhs: lv, rhs: Rvalue::Int(rhs) }, csp, text)?;
                 }
-                Some(Target::Ptr(_)) => return Err("a float stored into a pointer".into()),
                 Some(Target::Struct(_)) => return Err("a float stored into a struct".into()),
                 None => {}
             }
@@ -567,22 +568,25 @@ impl<'a> Builder<'a> {
             }
             self.note_call(c.span);
             return match lhs {
-                Some(Target::Float(flv)) => self.int_call_into_float(flv, ty, csp, |lv| EdgeOp::NondetCall {
-                    function: name,
-                    lhs: Some(lv),
-                    ty,
-                }),
-                Some(Target::Int(lv)) => self.emit(EdgeOp::NondetCall { function: name, lhs: Some(lv), ty }, csp, text),
+                Some(Target::Scalar(lv)) => match lv.ty() {
+                    ScalarTy::Float(fty) => self.int_call_into_float(lv, fty, ty, csp, |lv| EdgeOp::NondetCall {
+                        function: name,
+                        lhs: Some(lv),
+                        ty,
+                    }),
+                    ScalarTy::Int(_) => self.emit(EdgeOp::NondetCall { function: name, lhs: Some(lv), ty }, csp, text),
+                    // `p = (void *)__VERIFIER_nondet_int();`: the integer, then its conversion to a
+                    // pointer (decision 51), as two steps of the statement.
+                    ScalarTy::Ptr => {
+                        let tmp = self.new_temp(ty)?;
+                        let tmp_lv = Place::Var { var: tmp, ty: ScalarTy::Int(ty) };
+                        let op = EdgeOp::NondetCall { function: name, lhs: Some(tmp_lv), ty };
+                        self.emit(op, csp, text.clone())?;
+                        let rhs = PExpr::FromInt { value: Box::new(Expr::Var { var: tmp, ty }) };
+                        self.emit(EdgeOp::Assign { lhs: lv, rhs: Rvalue::Ptr(rhs) }, csp, text)
+                    }
+                },
                 None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty }, csp, text),
-                // `p = (void *)__VERIFIER_nondet_int();`: the integer, then its conversion to a
-                // pointer (decision 51), as two steps of the statement.
-                Some(Target::Ptr(plv)) => {
-                    let tmp = self.new_temp(ty)?;
-                    let op = EdgeOp::NondetCall { function: name, lhs: Some(Lvalue::Var { var: tmp, ty }), ty };
-                    self.emit(op, csp, text.clone())?;
-                    let rhs = PExpr::FromInt { value: Box::new(Expr::Var { var: tmp, ty }) };
-                    self.emit(EdgeOp::PtrAssign { lhs: plv, rhs }, csp, text)
-                }
                 Some(Target::Struct(_)) => Err(format!("struct result of `{name}` (not modelled)")),
             };
         }
@@ -616,16 +620,16 @@ impl<'a> Builder<'a> {
             }
             self.note_call(c.span);
             return match lhs {
-                Some(Target::Float(flv)) => self.int_call_into_float(flv, IntTy::INT, csp, |lv| EdgeOp::NondetCall {
-                    function: name,
-                    lhs: Some(lv),
-                    ty: IntTy::INT,
-                }),
-                Some(Target::Int(lv)) => {
-                    self.emit(EdgeOp::NondetCall { function: name, lhs: Some(lv), ty: IntTy::INT }, csp, text)
-                }
+                Some(Target::Scalar(lv)) => match lv.ty() {
+                    ScalarTy::Float(fty) => self.int_call_into_float(lv, fty, IntTy::INT, csp, |lv| {
+                        EdgeOp::NondetCall { function: name, lhs: Some(lv), ty: IntTy::INT }
+                    }),
+                    ScalarTy::Int(_) => {
+                        self.emit(EdgeOp::NondetCall { function: name, lhs: Some(lv), ty: IntTy::INT }, csp, text)
+                    }
+                    ScalarTy::Ptr => Err(format!("pointer result of `{name}` (not modelled)")),
+                },
                 None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty: IntTy::INT }, csp, text),
-                Some(Target::Ptr(_)) => Err(format!("pointer result of `{name}` (not modelled)")),
                 Some(Target::Struct(_)) => Err(format!("struct result of `{name}` (not modelled)")),
             };
         }

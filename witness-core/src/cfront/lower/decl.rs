@@ -562,7 +562,7 @@ impl<'a> Builder<'a> {
             self.emit(
                 EdgeOp::Alloc {
                     function: "alloca".into(),
-                    lhs: Some(PLvalue::Var(v)),
+                    lhs: Some(Place::Var { var: v, ty: ScalarTy::Ptr }),
                     size,
                     zeroed: false,
                     overflow: None,
@@ -1117,16 +1117,20 @@ impl<'a> Builder<'a> {
                 }
                 if let (Ty::Int(t), Initializer::Expression(e)) = (&ty, &init.node) {
                     if let Expression::Call(c) = &e.node {
-                        return self.call(c, Some(Target::Int(Lvalue::Var { var: v, ty: *t })), dsp);
+                        return self.call(c, Some(Target::Scalar(Place::Var { var: v, ty: ScalarTy::Int(*t) })), dsp);
                     }
                 }
                 if let (Some(fty), Initializer::Expression(e)) = (ty.float_ty(), &init.node) {
                     if let Expression::Call(c) = &e.node {
                         if self.float_nondet_call(c).is_some() {
-                            return self.call_float(c, Some(FLvalue::Var { var: v, fty }), dsp);
+                            return self.call_float(c, Some(Place::Var { var: v, ty: ScalarTy::Float(fty) }), dsp);
                         }
                         if self.call_name(c).is_ok_and(|n| self.func_ids.contains_key(n)) {
-                            return self.call(c, Some(Target::Float(FLvalue::Var { var: v, fty })), dsp);
+                            return self.call(
+                                c,
+                                Some(Target::Scalar(Place::Var { var: v, ty: ScalarTy::Float(fty) })),
+                                dsp,
+                            );
                         }
                     }
                 }

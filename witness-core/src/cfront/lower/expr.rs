@@ -121,7 +121,8 @@ impl<'a> Builder<'a> {
         }
     }
 
-    pub(super) fn lv(&mut self, e: &Node<Expression>) -> R<Lvalue> {
+    /// The integer place an lvalue expression designates.
+    pub(super) fn lv(&mut self, e: &Node<Expression>) -> R<Place> {
         match &e.node {
             Expression::Identifier(_) | Expression::BinaryOperator(_) => {}
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {}
@@ -134,9 +135,11 @@ impl<'a> Builder<'a> {
             }
         }
         match self.place(e)? {
-            Either::Expr(Expr::Var { var, ty }) => Ok(Lvalue::Var { var, ty }),
-            Either::Expr(Expr::Elem { var, index, len, ty }) => Ok(Lvalue::Elem { var, index: *index, len, ty }),
-            Either::Expr(Expr::Deref { ptr, ty }) => Ok(Lvalue::Deref { ptr: *ptr, ty }),
+            Either::Expr(Expr::Var { var, ty }) => Ok(Place::Var { var, ty: ScalarTy::Int(ty) }),
+            Either::Expr(Expr::Elem { var, index, len, ty }) => {
+                Ok(Place::Elem { var, index: *index, len, ty: ScalarTy::Int(ty) })
+            }
+            Either::Expr(Expr::Deref { ptr, ty }) => Ok(Place::Deref { ptr: *ptr, ty: ScalarTy::Int(ty) }),
             Either::Ptr(..) => {
                 Err(format!("`{}` is a pointer where an integer lvalue is needed", self.text(sp(e.span))))
             }
@@ -151,13 +154,37 @@ impl<'a> Builder<'a> {
         }
     }
 
-    pub(super) fn read(lv: &Lvalue) -> Expr {
-        match lv {
-            Lvalue::Var { var, ty } => Expr::Var { var: *var, ty: *ty },
-            Lvalue::Elem { var, index, len, ty } => {
-                Expr::Elem { var: *var, index: Box::new(index.clone()), len: *len, ty: *ty }
-            }
-            Lvalue::Deref { ptr, ty } => Expr::Deref { ptr: Box::new(ptr.clone()), ty: *ty },
+    /// The value of an integer place (as [`Self::lv`] builds).
+    pub(super) fn read(lv: &Place) -> Expr {
+        match lv.read() {
+            Rvalue::Int(e) => e,
+            _ => unreachable!("not an integer place"),
+        }
+    }
+
+    /// The type of an integer place (as [`Self::lv`] builds).
+    pub(super) fn int_ty(lv: &Place) -> IntTy {
+        lv.int_ty().expect("an integer place")
+    }
+
+    /// The type of a floating-point place (as [`Self::float_lvalue`] builds).
+    pub(super) fn float_ty(flv: &Place) -> FloatTy {
+        flv.float_ty().expect("a floating-point place")
+    }
+
+    /// The value of a pointer place (as [`Self::plvalue`] builds).
+    pub(super) fn pread(plv: &Place) -> PExpr {
+        match plv.read() {
+            Rvalue::Ptr(p) => p,
+            _ => unreachable!("not a pointer place"),
+        }
+    }
+
+    /// The value of a floating-point place (as [`Self::float_lvalue`] builds).
+    pub(super) fn fread(flv: &Place) -> FExpr {
+        match flv.read() {
+            Rvalue::Float(e) => e,
+            _ => unreachable!("not a floating-point place"),
         }
     }
 
@@ -259,11 +286,11 @@ impl<'a> Builder<'a> {
             return self.ptr_incdec(operand, inc);
         }
         let lv = self.lv(operand)?;
-        let t = lv.ty();
+        let t = Self::int_ty(&lv);
         let op = if inc { BinOp::Add } else { BinOp::Sub };
         let v = types::binary(op, Self::read(&lv), Expr::int(1));
         let text = self.text(self.stmt_sp);
-        self.emit(EdgeOp::Assign { lhs: lv, rhs: conv(v, t) }, self.stmt_sp, text)
+        self.emit(EdgeOp::Assign { lhs: lv, rhs: Rvalue::Int(conv(v, t)) }, self.stmt_sp, text)
     }
 
     /// Assignment or compound assignment; returns the value of the lhs afterwards.
@@ -312,9 +339,9 @@ impl<'a> Builder<'a> {
 
     /// The floating-point place an lvalue expression designates (variable, member or array
     /// element), if it has floating type; emits the side effects of its indices.
-    pub(super) fn float_lvalue(&mut self, e: &Node<Expression>) -> R<Option<FLvalue>> {
+    pub(super) fn float_lvalue(&mut self, e: &Node<Expression>) -> R<Option<Place>> {
         if let Some((var, fty)) = self.float_target(e) {
-            return Ok(Some(FLvalue::Var { var, fty }));
+            return Ok(Some(Place::Var { var, ty: ScalarTy::Float(fty) }));
         }
         if !self.is_float_elem(e) {
             let through_memory = match &e.node {
@@ -326,16 +353,18 @@ impl<'a> Builder<'a> {
                 return Ok(None);
             }
             return match self.place(e)? {
-                Either::F(FExpr::Deref { ptr, fty }) => Ok(Some(FLvalue::Deref { ptr: *ptr, fty })),
-                Either::F(FExpr::Var { var, fty }) => Ok(Some(FLvalue::Var { var, fty })),
+                Either::F(FExpr::Deref { ptr, fty }) => Ok(Some(Place::Deref { ptr: *ptr, ty: ScalarTy::Float(fty) })),
+                Either::F(FExpr::Var { var, fty }) => Ok(Some(Place::Var { var, ty: ScalarTy::Float(fty) })),
                 Either::F(FExpr::Elem { var, index, len, fty }) => {
-                    Ok(Some(FLvalue::Elem { var, index: *index, len, fty }))
+                    Ok(Some(Place::Elem { var, index: *index, len, ty: ScalarTy::Float(fty) }))
                 }
                 _ => Ok(None),
             };
         }
         match self.place(e)? {
-            Either::F(FExpr::Elem { var, index, len, fty }) => Ok(Some(FLvalue::Elem { var, index: *index, len, fty })),
+            Either::F(FExpr::Elem { var, index, len, fty }) => {
+                Ok(Some(Place::Elem { var, index: *index, len, ty: ScalarTy::Float(fty) }))
+            }
             _ => Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span)))),
         }
     }
@@ -348,8 +377,8 @@ impl<'a> Builder<'a> {
         let ssp = self.stmt_sp;
         let text = self.text(ssp);
         if let Some(flv) = self.float_lvalue(&b.node.lhs)? {
-            let fty = flv.fty();
-            let read = flv.read();
+            let fty = Self::float_ty(&flv);
+            let read = Self::fread(&flv);
             if b.node.operator.node == BinaryOperator::Assign {
                 if let Expression::Call(c) = &b.node.rhs.node {
                     if self.float_nondet_call(c).is_some() {
@@ -358,38 +387,38 @@ impl<'a> Builder<'a> {
                         self.call_float(c, Some(flv), ssp)?;
                         return Ok(Val::F(read));
                     } else if self.call_name(c).is_ok_and(|n| self.func_ids.contains_key(n)) {
-                        self.call(c, Some(Target::Float(flv)), ssp)?;
+                        self.call(c, Some(Target::Scalar(flv)), ssp)?;
                         return Ok(Val::F(read));
                     }
                 }
                 let r = self.rv_any(&b.node.rhs)?.into_float(fty);
-                self.emit(EdgeOp::FloatAssign { lhs: flv, rhs: r }, ssp, text)?;
+                self.emit(EdgeOp::Assign { lhs: flv, rhs: Rvalue::Float(r) }, ssp, text)?;
                 return Ok(Val::F(read));
             }
             let op = types::map_binop(&b.node.operator.node).ok_or("unknown assignment operator")?;
             let r = self.rv_any(&b.node.rhs)?;
             let v = types::binary_any(op, Val::F(read.clone()), r)?.into_float(fty);
-            self.emit(EdgeOp::FloatAssign { lhs: flv, rhs: v }, ssp, text)?;
+            self.emit(EdgeOp::Assign { lhs: flv, rhs: Rvalue::Float(v) }, ssp, text)?;
             return Ok(Val::F(read));
         }
         if b.node.operator.node == BinaryOperator::Assign {
             if let Expression::Call(c) = &b.node.rhs.node {
                 let lv = self.lv(&b.node.lhs)?;
-                self.call(c, Some(Target::Int(lv.clone())), ssp)?;
+                self.call(c, Some(Target::Scalar(lv.clone())), ssp)?;
                 return Ok(Val::I(Self::read(&lv)));
             }
             let r = self.rv_any(&b.node.rhs)?;
             let lv = self.lv(&b.node.lhs)?;
-            let t = lv.ty();
-            self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: r.into_int(t) }, ssp, text)?;
+            let t = Self::int_ty(&lv);
+            self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: Rvalue::Int(r.into_int(t)) }, ssp, text)?;
             return Ok(Val::I(Self::read(&lv)));
         }
         let op = types::map_binop(&b.node.operator.node).ok_or("unknown assignment operator")?;
         let r = self.rv_any(&b.node.rhs)?;
         let lv = self.lv(&b.node.lhs)?;
-        let t = lv.ty();
+        let t = Self::int_ty(&lv);
         let v = types::binary_any(op, Val::I(Self::read(&lv)), r)?;
-        self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: v.into_int(t) }, ssp, text)?;
+        self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: Rvalue::Int(v.into_int(t)) }, ssp, text)?;
         Ok(Val::I(Self::read(&lv)))
     }
 
@@ -469,18 +498,18 @@ impl<'a> Builder<'a> {
                 }
                 if let Some(fty) = self.float_nondet_call(c) {
                     let tmp = self.new_float_temp(fty)?;
-                    self.call_float(c, Some(FLvalue::Var { var: tmp, fty }), esp)?;
+                    self.call_float(c, Some(Place::Var { var: tmp, ty: ScalarTy::Float(fty) }), esp)?;
                     return Ok(Val::F(FExpr::Var { var: tmp, fty }));
                 }
                 match self.call_result_type(c)? {
                     ScalarTy::Int(ty) => {
                         let tmp = self.new_temp(ty)?;
-                        self.call(c, Some(Target::Int(Lvalue::Var { var: tmp, ty })), esp)?;
+                        self.call(c, Some(Target::Scalar(Place::Var { var: tmp, ty: ScalarTy::Int(ty) })), esp)?;
                         Ok(Val::I(Expr::Var { var: tmp, ty }))
                     }
                     ScalarTy::Float(fty) => {
                         let tmp = self.new_float_temp(fty)?;
-                        self.call(c, Some(Target::Float(FLvalue::Var { var: tmp, fty })), esp)?;
+                        self.call(c, Some(Target::Scalar(Place::Var { var: tmp, ty: ScalarTy::Float(fty) })), esp)?;
                         Ok(Val::F(FExpr::Var { var: tmp, fty }))
                     }
                     ScalarTy::Ptr => Err(format!("pointer result of `{}` used as a number", self.text(esp))),
@@ -514,11 +543,14 @@ impl<'a> Builder<'a> {
                     UnaryOperator::PostIncrement | UnaryOperator::PostDecrement => {
                         let inc = u.node.operator.node == UnaryOperator::PostIncrement;
                         let lv = self.lv(operand)?;
-                        let t = lv.ty();
+                        let t = Self::int_ty(&lv);
                         let tmp = self.new_temp(t)?;
                         let text = self.text(esp);
                         self.emit(
-                            EdgeOp::Assign { lhs: Lvalue::Var { var: tmp, ty: t }, rhs: Self::read(&lv) },
+                            EdgeOp::Assign {
+                                lhs: Place::Var { var: tmp, ty: ScalarTy::Int(t) },
+                                rhs: Rvalue::Int(Self::read(&lv)),
+                            },
                             self.stmt_sp,
                             text,
                         )?;
@@ -659,12 +691,14 @@ impl<'a> Builder<'a> {
                     let v = self.rv_any(x)?;
                     let text = self.text(sp(x.span));
                     let op = match &target {
-                        Val::F(FExpr::Var { fty, .. }) => {
-                            EdgeOp::FloatAssign { lhs: FLvalue::Var { var: tmp, fty: *fty }, rhs: v.into_float(*fty) }
-                        }
-                        Val::I(Expr::Var { ty, .. }) => {
-                            EdgeOp::Assign { lhs: Lvalue::Var { var: tmp, ty: *ty }, rhs: v.into_int(*ty) }
-                        }
+                        Val::F(FExpr::Var { fty, .. }) => EdgeOp::Assign {
+                            lhs: Place::Var { var: tmp, ty: ScalarTy::Float(*fty) },
+                            rhs: Rvalue::Float(v.into_float(*fty)),
+                        },
+                        Val::I(Expr::Var { ty, .. }) => EdgeOp::Assign {
+                            lhs: Place::Var { var: tmp, ty: ScalarTy::Int(*ty) },
+                            rhs: Rvalue::Int(v.into_int(*ty)),
+                        },
                         _ => return Err("conditional expression".into()),
                     };
                     self.emit(op, self.stmt_sp, text)?;
@@ -757,7 +791,10 @@ impl<'a> Builder<'a> {
         for (n, k) in [(nt, 1), (nf, 0)] {
             self.cur = n;
             self.emit(
-                EdgeOp::Assign { lhs: Lvalue::Var { var: tmp, ty: IntTy::INT }, rhs: Expr::int(k) },
+                EdgeOp::Assign {
+                    lhs: Place::Var { var: tmp, ty: ScalarTy::Int(IntTy::INT) },
+                    rhs: Rvalue::Int(Expr::int(k)),
+                },
                 self.stmt_sp,
                 text.clone(),
             )?;

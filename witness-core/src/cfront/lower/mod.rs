@@ -20,10 +20,10 @@ use super::structs::{Field, Registry};
 use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
-    FClass, FCmp, FExpr, FLvalue, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Lvalue, Rvalue, ScalarTy,
-    SourceSpan, Target, UnOp, VarId, VarInfo, VarScope, Write,
+    FClass, FCmp, FExpr, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Place, Rvalue, ScalarTy, SourceSpan,
+    Target, UnOp, VarId, VarInfo, VarScope, Write,
 };
-use crate::cfa::{MemSource, PExpr, PLvalue, Pointee};
+use crate::cfa::{MemSource, PExpr, Pointee};
 
 mod calls;
 mod decl;

@@ -260,7 +260,11 @@ impl<'a> Builder<'a> {
                 self.tmp_counter += 1;
                 let name = format!("__tmp_{}", self.tmp_counter);
                 let tmp = self.new_var(&name, &Ty::Pointer(Box::new(t.clone())), VarScope::Local(f), (0, 0), true);
-                self.emit(EdgeOp::PtrAssign { lhs: PLvalue::Var(tmp), rhs: old }, self.stmt_sp, text.clone())?;
+                self.emit(
+                    EdgeOp::Assign { lhs: Place::Var { var: tmp, ty: ScalarTy::Ptr }, rhs: Rvalue::Ptr(old) },
+                    self.stmt_sp,
+                    text.clone(),
+                )?;
                 self.ptr_incdec(operand, inc)?;
                 Ok((PExpr::Var { var: tmp }, t))
             }
@@ -337,7 +341,7 @@ impl<'a> Builder<'a> {
                 self.tmp_counter += 1;
                 let name = format!("__tmp_{}", self.tmp_counter);
                 let tmp = self.new_var(&name, &Ty::Pointer(Box::new(t.clone())), VarScope::Local(f), (0, 0), true);
-                self.call(c, Some(Target::Ptr(PLvalue::Var(tmp))), self.stmt_sp)?;
+                self.call(c, Some(Target::Scalar(Place::Var { var: tmp, ty: ScalarTy::Ptr })), self.stmt_sp)?;
                 Ok((PExpr::Var { var: tmp }, t))
             }
             Expression::CompoundLiteral(_) => {
@@ -377,10 +381,10 @@ impl<'a> Builder<'a> {
     }
 
     /// A pointer-valued place as an assignable pointer.
-    pub(super) fn plvalue(&mut self, e: &Node<Expression>) -> R<PLvalue> {
+    pub(super) fn plvalue(&mut self, e: &Node<Expression>) -> R<Place> {
         match self.place(e)? {
-            Either::Ptr(PExpr::Var { var }, _) => Ok(PLvalue::Var(var)),
-            Either::Ptr(PExpr::Load { ptr }, _) => Ok(PLvalue::Deref(*ptr)),
+            Either::Ptr(PExpr::Var { var }, _) => Ok(Place::Var { var, ty: ScalarTy::Ptr }),
+            Either::Ptr(PExpr::Load { ptr }, _) => Ok(Place::Deref { ptr: *ptr, ty: ScalarTy::Ptr }),
             _ => Err(format!("assignment to `{}` (not an assignable pointer)", self.text(sp(e.span)))),
         }
     }
@@ -399,8 +403,8 @@ impl<'a> Builder<'a> {
                 let k = self.rv(&b.node.rhs)?;
                 let k = conv(types::promote(k), IntTy::LLONG);
                 let k = if minus { types::unary(UnOp::Neg, k) } else { k };
-                let rhs = Self::offset_by(lhs.read(), self.scaled(k, size));
-                self.emit(EdgeOp::PtrAssign { lhs, rhs }, ssp, text)
+                let rhs = Self::offset_by(Self::pread(&lhs), self.scaled(k, size));
+                self.emit(EdgeOp::Assign { lhs, rhs: Rvalue::Ptr(rhs) }, ssp, text)
             }
             _ => Err(format!("operator on a pointer in `{text}` (not supported)")),
         }
@@ -411,25 +415,25 @@ impl<'a> Builder<'a> {
         let t = self.expr_ty(operand).as_ref().and_then(pointee).ok_or("pointer type")?;
         let size = self.pointee_size(&t)? as i128;
         let lhs = self.plvalue(operand)?;
-        let rhs = Self::offset_by(lhs.read(), llong(if inc { size } else { -size }));
+        let rhs = Self::offset_by(Self::pread(&lhs), llong(if inc { size } else { -size }));
         let text = self.text(self.stmt_sp);
-        self.emit(EdgeOp::PtrAssign { lhs, rhs }, self.stmt_sp, text)
+        self.emit(EdgeOp::Assign { lhs, rhs: Rvalue::Ptr(rhs) }, self.stmt_sp, text)
     }
 
     /// Stores the pointer value of `rhs` into `lhs` (one step; a call stores its result).
-    pub(super) fn ptr_store(&mut self, lhs: PLvalue, rhs: &Node<Expression>, ssp: Sp) -> R<()> {
+    pub(super) fn ptr_store(&mut self, lhs: Place, rhs: &Node<Expression>, ssp: Sp) -> R<()> {
         let text = self.text(ssp);
         if let Expression::Call(c) = &strip_casts(rhs).node {
-            return self.call(c, Some(Target::Ptr(lhs)), ssp);
+            return self.call(c, Some(Target::Scalar(lhs)), ssp);
         }
         let (p, _) = self.ptr_expr(rhs)?;
-        self.emit(EdgeOp::PtrAssign { lhs, rhs: p }, ssp, text)
+        self.emit(EdgeOp::Assign { lhs, rhs: Rvalue::Ptr(p) }, ssp, text)
     }
 
     /// `T *v = e;` (a declaration step; a call stores its result in one step).
     pub(super) fn ptr_store_init(&mut self, v: VarId, e: &Node<Expression>, dsp: Sp) -> R<()> {
         if let Expression::Call(c) = &strip_casts(e).node {
-            return self.call(c, Some(Target::Ptr(PLvalue::Var(v))), dsp);
+            return self.call(c, Some(Target::Scalar(Place::Var { var: v, ty: ScalarTy::Ptr })), dsp);
         }
         let (p, _) = self.ptr_expr(e)?;
         let text = self.text(dsp);
@@ -485,7 +489,7 @@ impl<'a> Builder<'a> {
                 }
                 let lhs = match lhs {
                     None => None,
-                    Some(Target::Ptr(p)) => Some(p.clone()),
+                    Some(Target::Scalar(p)) if p.ty() == ScalarTy::Ptr => Some(p.clone()),
                     Some(_) => return Err(format!("result of `{name}` stored into a non-pointer")),
                 };
                 let ulong = IntTy::new(self.dm.long_bits(), false);
@@ -526,7 +530,7 @@ impl<'a> Builder<'a> {
             }
             let lhs = match lhs {
                 None => None,
-                Some(Target::Ptr(p)) => Some(p.clone()),
+                Some(Target::Scalar(p)) if p.ty() == ScalarTy::Ptr => Some(p.clone()),
                 Some(_) => return Err(format!("result of `{name}` stored into a non-pointer")),
             };
             self.note_call(c.span);

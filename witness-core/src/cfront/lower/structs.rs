@@ -24,20 +24,12 @@ pub(super) fn load_value(ptr: PExpr, st: ScalarTy) -> Rvalue {
 
 /// The write of `rhs` into the variable `var` (of `rhs`'s type).
 pub(super) fn write_var(var: VarId, rhs: Rvalue) -> Write {
-    match rhs {
-        Rvalue::Int(rhs) => Write::Int { lhs: Lvalue::Var { var, ty: rhs.ty() }, rhs },
-        Rvalue::Float(rhs) => Write::Float { lhs: FLvalue::Var { var, fty: rhs.fty() }, rhs },
-        Rvalue::Ptr(rhs) => Write::Ptr { lhs: PLvalue::Var(var), rhs },
-    }
+    Write::Scalar { lhs: Place::Var { var, ty: rhs.ty() }, rhs }
 }
 
 /// The write of `rhs` at `ptr` (as `rhs`'s type).
 pub(super) fn write_at(ptr: PExpr, rhs: Rvalue) -> Write {
-    match rhs {
-        Rvalue::Int(rhs) => Write::Int { lhs: Lvalue::Deref { ptr, ty: rhs.ty() }, rhs },
-        Rvalue::Float(rhs) => Write::Float { lhs: FLvalue::Deref { ptr, fty: rhs.fty() }, rhs },
-        Rvalue::Ptr(rhs) => Write::Ptr { lhs: PLvalue::Deref(ptr), rhs },
-    }
+    Write::Scalar { lhs: Place::Deref { ptr, ty: rhs.ty() }, rhs }
 }
 
 impl<'a> Builder<'a> {

@@ -44,10 +44,10 @@ impl<'a> Builder<'a> {
         Some((|| {
             let args = &c.node.arguments;
             let text = self.text(csp);
-            let int_lhs = |what: &str| -> R<Option<Lvalue>> {
+            let int_lhs = |what: &str| -> R<Option<Place>> {
                 match lhs {
                     None => Ok(None),
-                    Some(Target::Int(lv)) => Ok(Some(lv.clone())),
+                    Some(Target::Scalar(lv)) if lv.int_ty().is_some() => Ok(Some(lv.clone())),
                     Some(_) => Err(format!("result of `{what}` stored into a pointer, float or struct")),
                 }
             };
@@ -79,7 +79,7 @@ impl<'a> Builder<'a> {
                         None
                     } else {
                         match self.ptr_expr(h)? {
-                            (ptr, Ty::Int(ty)) => Some(Box::new(Lvalue::Deref { ptr, ty })),
+                            (ptr, Ty::Int(ty)) => Some(Box::new(Place::Deref { ptr, ty: ScalarTy::Int(ty) })),
                             _ => return Err("`pthread_create` with a handle that is not an integer `pthread_t`".into()),
                         }
                     };

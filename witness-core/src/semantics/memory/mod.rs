@@ -944,9 +944,17 @@ impl DataState {
     }
 
     /// `lhs = v` for a pointer place.
-    pub fn assign_ptr(&mut self, cfa: &Cfa, lhs: &PLvalue, v: &PtrVal) -> Result<Vec<Definedness>, EvalError> {
+    pub fn assign_ptr(
+        &mut self,
+        cfa: &Cfa,
+        lhs: &crate::cfa::Place,
+        v: &PtrVal,
+    ) -> Result<Vec<Definedness>, EvalError> {
+        if lhs.ty() != ScalarTy::Ptr {
+            return Err(super::store::not_of_type("pointer"));
+        }
         match lhs {
-            PLvalue::Var(var) => {
+            crate::cfa::Place::Var { var, .. } => {
                 let local = matches!(cfa.var(*var).scope, VarScope::Local(_));
                 match self.slot_mut(cfa, *var) {
                     Some(slot @ (Slot::Ptr(_) | Slot::PtrUninit)) => *slot = Slot::Ptr(v.clone()),
@@ -962,11 +970,14 @@ impl DataState {
                 }
                 Ok(Vec::new())
             }
-            PLvalue::Deref(p) => {
+            crate::cfa::Place::Deref { ptr, .. } => {
                 let mut defined = Vec::new();
-                let at = self.eval_ptr(cfa, p, None, &mut defined)?;
+                let at = self.eval_ptr(cfa, ptr, None, &mut defined)?;
                 self.store(cfa, &at, &AnyValue::Ptr(v.clone()), &mut defined)?;
                 Ok(defined)
+            }
+            crate::cfa::Place::Elem { .. } => {
+                Err(EvalError::Unsupported("malformed assignment: a pointer array element".into()))
             }
         }
     }
