@@ -324,7 +324,7 @@ struct ProgramResult {
     found: Vec<(Mismatch, Vec<(String, String)>)>,
 }
 
-fn verdict_index(r: &Result<Report, String>) -> usize {
+fn verdict_index<E>(r: &Result<Report, E>) -> usize {
     match r {
         Ok(rep) => match rep.verdict {
             Verdict::Confirmed { .. } => 0,
@@ -362,7 +362,7 @@ fn trace_values(rep: &Report, fill: &[i128]) -> Option<(Vec<i128>, usize)> {
     Some((v, open))
 }
 
-fn report_text(r: &Result<Report, String>) -> String {
+fn report_text(r: &Result<Report, Failure>) -> String {
     match r {
         Ok(rep) => {
             let mut s = format!(
