@@ -825,6 +825,27 @@ fn rers_error_codes_are_named_and_can_be_asked_for() {
     assert_eq!(seven["result"], "false(unreach-call)", "{seven}");
     let three = result(&["--error-code", "3"]);
     assert_eq!(three["result"], "true", "{three}");
+    // Refined without a property file, the specification names the error function itself, not
+    // the code the confirmation reached (the code is a value of the verdict, issue 33).
+    let tmp = std::env::temp_dir().join(format!("witness-check-e2e-rers-refine-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let refined = tmp.join("refined.graphml");
+    let (witness, program) = (dir.join("witness.graphml"), dir.join("program.c"));
+    let out = run(&[
+        "validate".as_ref(),
+        "--data-model".as_ref(),
+        "ILP32".as_ref(),
+        "--refine".as_ref(),
+        refined.as_os_str(),
+        "--witness".as_ref(),
+        witness.as_os_str(),
+        program.as_os_str(),
+    ]);
+    let text =
+        std::fs::read_to_string(&refined).unwrap_or_else(|e| panic!("no refined witness ({e}): {}", describe(&out)));
+    assert!(text.contains("G ! call(__VERIFIER_error())"), "{text}");
+    assert!(!text.contains("__VERIFIER_error(7)()"), "{text}");
+    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 /// Issue 21: a `sink` explanation names the program's step and, for a branch, which way it

@@ -398,11 +398,14 @@ pub(super) fn refine(
     data_model: DataModel,
     found: &Explored,
 ) -> Option<String> {
-    let (Verdict::Confirmed { trace, error_function, .. }, Some(format), Some(source)) =
+    let (Verdict::Confirmed { trace, error_function, call }, Some(format), Some(source)) =
         (&found.verdict, run.opts.refine, &built.original)
     else {
         return None;
     };
+    // The function the specification names: the error call's own, without the code a RERS
+    // confirmation reached (`call(__VERIFIER_error())`, not `call(__VERIFIER_error(7)())`).
+    let error_function = call.as_ref().map_or(error_function.as_str(), |c| c.function.as_str());
     let file_name = run.opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     let task = crate::refine::Task {
         file_name: &file_name,
