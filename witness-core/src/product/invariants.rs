@@ -627,7 +627,7 @@ fn refute_once(
         ),
         Verdict::Unknown { reason } => reason.clone(),
     };
-    let reading = reading_of(opts, false);
+    let reading = opts.reading.declared(false);
     let (mut verdict, mut why) =
         reading::conclude_claim(Claim::Correctness, &reading, &ex.doubts, &ex.coverage, verdict.clone());
     // The automaton's runs keep the invariants, which the witness claims only while the

@@ -35,6 +35,8 @@ impl<'a> Explorer<'a> {
         let mut next = next;
         next.arrival = false;
         let vector_run = !self.opts.reading.follows_automaton();
+        // The permissive double check of a rejection: steps may be skipped, transitions chained.
+        let permissive = self.opts.reading.loosens_matching();
         let push = |mut s: ProductState, node: NodeIndex, fired: bool, out: &mut Vec<ProductState>| {
             s.entered = fired;
             s.witness = node;
@@ -60,19 +62,19 @@ impl<'a> Explorer<'a> {
         // finer CFA (decision 40); in the permissive reading any chain. `frontier` holds
         // (state, node, chain length, whether the run was already pushed as ending there).
         let exact = w.exact_locations;
-        if !self.opts.reading.loosens_matching() {
+        if !permissive {
             self.note_wrong_branches(q, info);
         }
         let mut frontier = vec![(next, q, 0usize, false)];
         while let Some((mut cur, node, depth, pushed)) = frontier.pop() {
             // Decision 40: after a state assertion, only a transition that names the step's kind.
-            let split = depth > 0 && !exact && !self.opts.reading.loosens_matching();
+            let split = depth > 0 && !exact && !permissive;
             let candidates: Vec<EdgeIndex> = w
                 .graph
                 .edges_directed(node, Direction::Outgoing)
                 .filter(|t| {
                     depth == 0
-                        || self.opts.reading.loosens_matching()
+                        || permissive
                         || (split && !Self::is_state_assertion(t.weight()))
                         || (exact && Self::is_arrival(t.weight()))
                 })
@@ -113,7 +115,7 @@ impl<'a> Explorer<'a> {
                 }
                 continue;
             }
-            let mut stay = self.opts.reading.loosens_matching() && depth > 0 && !pushed;
+            let mut stay = permissive && depth > 0 && !pushed;
             let mut live = 0usize;
             // A transition into a sink whose guard pins the step by validated offsets is a
             // deliberate "not this way" of the witness; even the permissive reading keeps it.
@@ -128,7 +130,7 @@ impl<'a> Explorer<'a> {
                         stay = true;
                     }
                     // A transition whose place is lost may mean another step of its line.
-                    if self.opts.reading.loosens_matching() && self.approximate.contains_key(&t) {
+                    if permissive && self.approximate.contains_key(&t) {
                         stay = true;
                     }
                     // Lassos: only the stem forks; the rejections of a lasso (decision 95) do not
@@ -195,7 +197,7 @@ impl<'a> Explorer<'a> {
                     self.fired_approximate.insert(t);
                     // The permissive reading also lets the run stay (below): it allows the runs
                     // of every choice of the place, so firing is no guess there.
-                    if !self.opts.reading.loosens_matching() {
+                    if !permissive {
                         let why = why.clone();
                         self.doubts.loosen(why.clone());
                         self.doubts.tighten(why);
@@ -203,11 +205,11 @@ impl<'a> Explorer<'a> {
                 }
                 live += 1;
                 let open = !w.graph[target].violation && target != node;
-                if (self.opts.reading.loosens_matching() || exact) && depth < 16 && open {
-                    if self.opts.reading.loosens_matching() {
+                if (permissive || exact) && depth < 16 && open {
+                    if permissive {
                         push(s.clone(), target, true, out);
                     }
-                    frontier.push((s, target, depth + 1, self.opts.reading.loosens_matching()));
+                    frontier.push((s, target, depth + 1, permissive));
                 } else if !exact && depth == 0 && open && Self::is_state_assertion(tr) {
                     // Decision 40: the run may end here, or the step may also pass the
                     // transition after it, the other half of the producer's split step.
@@ -219,7 +221,7 @@ impl<'a> Explorer<'a> {
             }
             // Permissive reading: a step whose every matching transition dies (sink, failed
             // assumption, no violation reachable) may be skipped, as if it were invisible.
-            if stay || (self.opts.reading.loosens_matching() && live == 0 && !deliberate_sink && !pushed) {
+            if stay || (permissive && live == 0 && !deliberate_sink && !pushed) {
                 push(cur, node, false, out);
             }
         }
@@ -587,17 +589,9 @@ impl<'a> Explorer<'a> {
         // the innermost activation of the function the assumption's scope names.
         let ev = match s.data.eval(self.cfa, expr, result) {
             Ok(ev) => ev,
-            Err(EvalError::Unsupported(m)) => match scope {
-                Some(f) => {
-                    s.data.eval_in_frame_of(self.cfa, expr, result, f).map_err(|_| ConjunctError::Unsupported(m))?
-                }
-                None => return Err(ConjunctError::Unsupported(m)),
-            },
-            Err(EvalError::NoSuchObject(m)) => match scope {
-                Some(f) => {
-                    s.data.eval_in_frame_of(self.cfa, expr, result, f).map_err(|_| ConjunctError::NoSuchObject(m))?
-                }
-                None => return Err(ConjunctError::NoSuchObject(m)),
+            Err(e) => match scope {
+                Some(f) => s.data.eval_in_frame_of(self.cfa, expr, result, f).map_err(|_| ConjunctError::from(e))?,
+                None => return Err(e.into()),
             },
         };
         for d in &ev.defined {

@@ -539,7 +539,7 @@ fn explore_once(
         _ => None,
     };
     // Decision 97: the one gate between an exploration and its conclusion.
-    let (verdict, reason) = match reading::conclude(&reading_of(opts, aligned.is_some()), &ex.doubts, verdict) {
+    let (verdict, reason) = match reading::conclude(&opts.reading.declared(aligned.is_some()), &ex.doubts, verdict) {
         (v, Some(why)) => (v, why),
         (v, None) => (v, reason),
     };

@@ -30,7 +30,8 @@ pub enum SearchReading {
 
 impl SearchReading {
     /// The reading as the gate knows it: its name and declared direction (`aligned`: the
-    /// offsets were aligned line by line with this file, decision 55).
+    /// offsets were aligned line by line with this file, decision 55). A test-vector run
+    /// follows no automaton: it is exact for what it checks (its inputs alone).
     pub fn declared(&self, aligned: bool) -> Reading {
         match self {
             SearchReading::Permissive { .. } => Reading::PERMISSIVE,

@@ -231,6 +231,15 @@ pub enum EvalError {
     NoSuchObject(String),
 }
 
+impl From<EvalError> for crate::error::ConjunctError {
+    fn from(e: EvalError) -> Self {
+        match e {
+            EvalError::Unsupported(m) => crate::error::ConjunctError::Unsupported(m),
+            EvalError::NoSuchObject(m) => crate::error::ConjunctError::NoSuchObject(m),
+        }
+    }
+}
+
 impl EvalError {
     /// The message, for reports.
     pub fn message(self) -> String {

@@ -62,9 +62,10 @@ impl<'a> Run<'a> {
         Halt::Decided(Box::new(unknown_report(why, witness, warnings, self.started, self.opts, dm)))
     }
 
-    /// The data model before the witness and the task have been compared.
-    fn asked_data_model(&self) -> DataModel {
-        self.opts.data_model.unwrap_or(DataModel::Lp64)
+    /// Stops with an `unknown` report before the data model is decided (the task's, else LP64).
+    fn unknown_early(&mut self, why: &str, witness: &WitnessAutomaton) -> Halt {
+        let dm = self.opts.data_model.unwrap_or(DataModel::Lp64);
+        self.unknown(why, witness, dm)
     }
 }
 
@@ -73,17 +74,14 @@ pub(super) fn witness(run: &mut Run, src: Source) -> Result<WitnessAutomaton, Ha
     let witness = parse_witness(&run.opts.witness, &src.bytes()?)?;
     run.warnings.extend(witness.warnings.iter().cloned());
     if let Some(why) = &witness.metadata.unsupported {
-        let dm = run.asked_data_model();
-        return Err(run.unknown(why, &witness, dm));
+        return Err(run.unknown_early(why, &witness));
     }
     // Decision 92: a non-termination witness without a cycle head describes no lasso.
     if is_lasso(&witness) && !witness.graph.node_weights().any(|n| n.cycle_head) {
-        let dm = run.asked_data_model();
-        return Err(run.unknown(
+        return Err(run.unknown_early(
             "the non-termination witness has no cycle head (no node with `cyclehead`, no `cycle` segment): no lasso \
              to validate",
             &witness,
-            dm,
         ));
     }
     Ok(witness)
@@ -119,8 +117,7 @@ pub(super) fn property(run: &mut Run, witness: &WitnessAutomaton, src: Option<So
                         _ => "?",
                     };
                     let why = format!("property `{what}` is not supported (supported: {})", property::supported());
-                    let dm = run.asked_data_model();
-                    return Err(run.unknown(&why, witness, dm));
+                    return Err(run.unknown_early(&why, witness));
                 }
             }
         }
@@ -131,8 +128,7 @@ pub(super) fn property(run: &mut Run, witness: &WitnessAutomaton, src: Option<So
         Some(code) => match property::with_error_code(&target, code) {
             Ok(t) => t,
             Err(why) => {
-                let dm = run.asked_data_model();
-                return Err(run.unknown(&why, witness, dm));
+                return Err(run.unknown_early(&why, witness));
             }
         },
     };
@@ -154,16 +150,14 @@ pub(super) fn property(run: &mut Run, witness: &WitnessAutomaton, src: Option<So
         } else {
             "the task's property is termination, but the witness is no lasso (no cycle head): not validated".into()
         };
-        let dm = run.asked_data_model();
-        return Err(run.unknown(&why, witness, dm));
+        return Err(run.unknown_early(&why, witness));
     }
     if !specs.is_empty() && specs.iter().all(|c| *c != ours) {
         let why = format!(
             "the witness is for {} (its specification), the task's property is {ours}: not validated",
             specs[0]
         );
-        let dm = run.asked_data_model();
-        return Err(run.unknown(&why, witness, dm));
+        return Err(run.unknown_early(&why, witness));
     }
     for spec in &witness.metadata.specifications {
         if let Some(p) = property::property_from_specification(spec) {

@@ -280,12 +280,6 @@ pub(super) fn gate(reading: &Reading, mut outcome: Outcome) -> Outcome {
     outcome
 }
 
-/// The reading an exploration with these options follows (decision 97). A test-vector run
-/// follows no automaton: it is exact for what it checks (its inputs alone).
-pub(super) fn reading_of(opts: &ExploreOptions, aligned: bool) -> Reading {
-    opts.reading.declared(aligned)
-}
-
 /// BFS distance (in transitions) from each witness state to the nearest violation state.
 /// A non-termination witness (a lasso with a cycle head).
 pub(super) fn is_lasso(w: &WitnessAutomaton) -> bool {
