@@ -210,43 +210,32 @@ impl ScalarTy {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum Rvalue {
     Int(Expr),
-    Float(FExpr),
+    Float(Expr),
     /// A pointer argument.
-    Ptr(PExpr),
+    Ptr(Expr),
 }
 
 impl Rvalue {
     /// The type of the value.
     pub fn ty(&self) -> ScalarTy {
         match self {
-            Rvalue::Int(e) => ScalarTy::Int(e.ty()),
-            Rvalue::Float(e) => ScalarTy::Float(e.fty()),
-            Rvalue::Ptr(_) => ScalarTy::Ptr,
+            Rvalue::Int(e) | Rvalue::Float(e) | Rvalue::Ptr(e) => e.ty(),
         }
     }
-}
-
-/// A side-effect-free pointer expression. Offsets count bytes; the front end scales `p + k`
-/// by the pointee's size, so the semantics needs no pointee types (a load names the type it
-/// reads).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub enum PExpr {
-    /// Value of a pointer variable.
-    Var { var: VarId },
-    /// `&x`, `&a[i]`, `a` decayed, `&u` of a union: the address of byte `offset` (`long long`)
-    /// of variable `var` in the current frame (or a global).
-    AddrOf { var: VarId, offset: Box<Expr> },
-    /// `p + k` (`k` is `long long`, in bytes).
-    Add { base: Box<PExpr>, k: Box<Expr> },
-    /// The null pointer.
-    Null,
-    /// The address of a function (`&f`, or `f` decayed).
-    Func(FuncId),
-    /// The pointer stored at `ptr` (`*pp`, `p->next`).
-    Load { ptr: Box<PExpr> },
-    /// An integer converted to a pointer (decision 51): an object's address plus a constant
-    /// is that object's pointer; any other integer is an absolute address.
-    FromInt { value: Box<Expr> },
+    /// The value of an expression, by its type.
+    pub fn of(e: Expr) -> Rvalue {
+        match e.ty() {
+            ScalarTy::Int(_) => Rvalue::Int(e),
+            ScalarTy::Float(_) => Rvalue::Float(e),
+            ScalarTy::Ptr => Rvalue::Ptr(e),
+        }
+    }
+    /// The expression.
+    pub fn expr(&self) -> &Expr {
+        match self {
+            Rvalue::Int(e) | Rvalue::Float(e) | Rvalue::Ptr(e) => e,
+        }
+    }
 }
 
 /// Where the bytes of [`EdgeOp::MemBytes`] come from.
@@ -255,7 +244,7 @@ pub enum MemSource {
     /// `memset`: one byte value (`c` converted to `unsigned char`).
     Byte(Expr),
     /// `memcpy` (`overlap_ok: false`: overlapping objects are undefined behaviour) or `memmove`.
-    Copy { src: PExpr, overlap_ok: bool },
+    Copy { src: Expr, overlap_ok: bool },
 }
 
 /// Something a call result is stored into.
@@ -367,113 +356,70 @@ impl BinOp {
     }
 }
 
-/// A side-effect-free, fully typed integer expression.
+/// A side-effect-free, fully typed expression of any scalar type: an integer, a floating-point
+/// value or a pointer (issue 33: one IR). Every operand is already converted to the type its
+/// operation works in, so the semantics needs no C typing rules: the operation is chosen by the
+/// operands' type (`ty()`). Pointer offsets count bytes; the front end scales `p + k` by the
+/// pointee's size, so the semantics needs no pointee types (a dereference names the type it
+/// reads).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum Expr {
-    /// Constant; `bits` holds the value masked to the type's width.
-    Const {
-        bits: u64,
-        ty: IntTy,
-    },
+    /// Constant: an integer's value masked to the type's width, or a float's IEEE bit pattern
+    /// (never a pointer: see `Null`, `AddrOf`, `Func`).
+    Const { bits: u64, ty: ScalarTy },
     /// Value of a scalar variable.
-    Var {
-        var: VarId,
-        ty: IntTy,
-    },
-    /// Element of an array variable; `index` is the flattened element index (any integer type,
-    /// interpreted by its own signedness), `len` the number of elements. Out-of-bounds access is
-    /// undefined behaviour (the semantics ends such a path in unknown).
-    Elem {
-        var: VarId,
-        index: Box<Expr>,
-        len: u64,
-        ty: IntTy,
-    },
-    Unary {
-        op: UnOp,
-        arg: Box<Expr>,
-        ty: IntTy,
-    },
-    Binary {
-        op: BinOp,
-        lhs: Box<Expr>,
-        rhs: Box<Expr>,
-        ty: IntTy,
-    },
-    /// Conversion of `arg` to `to` (C's rules: truncation / sign or zero extension; `_Bool`: `!= 0`).
-    Cast {
-        arg: Box<Expr>,
-        to: IntTy,
-    },
-    /// `cond ? then : els` with side-effect-free branches (`cond` is tested against zero).
-    Ite {
-        cond: Box<Expr>,
-        then: Box<Expr>,
-        els: Box<Expr>,
-        ty: IntTy,
-    },
-    /// `\result` of a witness assumption: the value the matched step returned.
-    WitnessResult {
-        ty: IntTy,
-    },
-    /// `*ptr` of an integer pointer (null, dangling or out-of-bounds: undefined behaviour; an
-    /// object of another type: unsupported).
-    Deref {
-        ptr: Box<PExpr>,
-        ty: IntTy,
-    },
-    /// Pointer comparison (`==`, `!=`, and the relational operators on pointers into one
-    /// object); yields `int` 0 or 1. `if (p)` is `p != NULL`.
-    PtrCmp {
-        op: BinOp,
-        lhs: Box<PExpr>,
-        rhs: Box<PExpr>,
-    },
+    Var { var: VarId, ty: ScalarTy },
+    /// Element of an integer or floating-point array variable; `index` is the flattened element
+    /// index (any integer type, interpreted by its own signedness), `len` the number of
+    /// elements. Out-of-bounds access is undefined behaviour (the semantics ends such a path in
+    /// unknown).
+    Elem { var: VarId, index: Box<Expr>, len: u64, ty: ScalarTy },
+    /// `*ptr` read as `ty` (`*pp` and `p->next` when `ty` is a pointer; null, dangling or
+    /// out-of-bounds: undefined behaviour; an object of another type: unsupported).
+    Deref { ptr: Box<Expr>, ty: ScalarTy },
+    /// The null pointer.
+    Null,
+    /// The address of a function (`&f`, or `f` decayed).
+    Func(FuncId),
+    /// `&x`, `&a[i]`, `a` decayed, `&u` of a union: the address of byte `offset` (an integer,
+    /// converted to `long long`) of variable `var` in the current frame (or a global).
+    AddrOf { var: VarId, offset: Box<Expr> },
+    /// `p + k` on a pointer `base` (`bytes` an integer, converted to `long long`, in bytes).
+    Offset { base: Box<Expr>, bytes: Box<Expr> },
+    /// `-a`, `~a`, `!a` on an integer of type `ty`; `-a` on a float of type `ty` (flips the sign
+    /// bit). `!` yields `int`.
+    Unary { op: UnOp, arg: Box<Expr>, ty: ScalarTy },
+    /// A binary operator (see [`BinOp`]) whose result has type `ty`. The operands' type picks
+    /// the semantics: integer (two's complement, with C's undefined cases), floating point
+    /// (`+ - * /` rounded to nearest even; comparisons with a NaN operand are false except
+    /// `!=`, IEEE 754 / C11 F.3), or pointer (only the six comparisons: `==`, `!=`, and the
+    /// relational ones on pointers into one object; `if (p)` is `p != NULL`). Comparisons yield
+    /// `int` 0 or 1.
+    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr>, ty: ScalarTy },
+    /// Conversion of `arg` to `to`, by the pair of types: integer to integer (truncation / sign
+    /// or zero extension; `_Bool`: `!= 0`); integer to float (C11 6.3.1.4 §2: rounded to
+    /// nearest even); float to integer (truncation toward zero, undefined if the truncated
+    /// value is not representable; to `_Bool`: `arg != 0`, always defined); float to float
+    /// (widening exact, narrowing rounds); pointer to integer and integer to pointer (decision
+    /// 51: an object's address is an opaque symbol per object plus the offset, and an object's
+    /// address plus a constant converts back to that object's pointer; any other integer is an
+    /// absolute address).
+    Cast { arg: Box<Expr>, to: ScalarTy },
+    /// `cond ? then : els` with side-effect-free branches (`cond` is an integer tested against
+    /// zero); integer or floating-point branches of type `ty`.
+    Ite { cond: Box<Expr>, then: Box<Expr>, els: Box<Expr>, ty: ScalarTy },
+    /// `\result` of a witness assumption: the value the matched step returned, as `ty`.
+    WitnessResult { ty: ScalarTy },
     /// Pointer difference `lhs - rhs` in elements of `size` bytes, of type `ty` (`ptrdiff_t`):
     /// both must point into (or one past) the same object, at a whole number of elements apart
     /// (C11 6.5.6p9), otherwise undefined behaviour.
-    PtrDiff {
-        lhs: Box<PExpr>,
-        rhs: Box<PExpr>,
-        size: u64,
-        ty: IntTy,
-    },
-    /// A pointer converted to the integer type `ty` (decision 51): its address, an opaque
-    /// symbol per object plus the offset.
-    PtrToInt {
-        ptr: Box<PExpr>,
-        ty: IntTy,
-    },
-    /// Floating-point comparison; yields `int` 0 or 1. Both operands have the same type. Any
-    /// comparison with a NaN operand is false, except `!=`, which is true (IEEE 754 / C11 F.3).
-    FloatCmp {
-        op: FCmp,
-        lhs: Box<FExpr>,
-        rhs: Box<FExpr>,
-    },
-    /// Conversion of a floating-point value to an integer type: truncation toward zero
-    /// (C11 6.3.1.4); undefined if the truncated value is not representable (NaN, infinities,
-    /// out of range). To `_Bool`: `arg != 0` (C11 6.3.1.2), always defined.
-    FloatToInt {
-        arg: Box<FExpr>,
-        to: IntTy,
-    },
+    PtrDiff { lhs: Box<Expr>, rhs: Box<Expr>, size: u64, ty: IntTy },
     /// Classification of a floating-point value (`isnan`, …); yields `int` 0 or 1.
-    FloatClass {
-        class: FClass,
-        arg: Box<FExpr>,
-    },
-}
-
-/// Floating-point comparisons.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum FCmp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
+    FloatClass { class: FClass, arg: Box<Expr> },
+    /// A math library function; all arguments have the result's (floating-point) type.
+    Math { func: FMath, args: Vec<Expr> },
+    /// A libm function (decision 59); all arguments have the result's type `fty`.
+    Libm { func: Libm, args: Vec<Expr>, fty: FloatTy },
 }
 
 /// Floating-point classification predicates.
@@ -485,15 +431,6 @@ pub enum FClass {
     IsNormal,
     /// Sign bit set (also for `-0.0` and negative NaNs).
     SignBit,
-}
-
-/// Binary floating-point arithmetic (rounded to nearest, ties to even).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum FBinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
 }
 
 /// Math library functions modelled exactly (IEEE 754 operations).
@@ -588,115 +525,67 @@ impl Libm {
     }
 }
 
-/// A side-effect-free, fully typed floating-point expression (every operand already converted
-/// to the operation's type, as [`Expr`] does for integers).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub enum FExpr {
-    /// Constant given by its IEEE bit pattern.
-    Const {
-        bits: u64,
-        fty: FloatTy,
-    },
-    /// Value of a scalar floating-point variable.
-    Var {
-        var: VarId,
-        fty: FloatTy,
-    },
-    Neg {
-        arg: Box<FExpr>,
-    },
-    Binary {
-        op: FBinOp,
-        lhs: Box<FExpr>,
-        rhs: Box<FExpr>,
-    },
-    /// Integer to floating point (C11 6.3.1.4 §2: rounded to nearest even when inexact).
-    FromInt {
-        arg: Box<Expr>,
-        fty: FloatTy,
-    },
-    /// Conversion between floating-point types (widening exact, narrowing rounds).
-    Cast {
-        arg: Box<FExpr>,
-        to: FloatTy,
-    },
-    /// `cond ? then : els` (`cond` tested against zero; branches of type `fty`).
-    Ite {
-        cond: Box<Expr>,
-        then: Box<FExpr>,
-        els: Box<FExpr>,
-    },
-    /// A math library function; all arguments have the result's type.
-    Math {
-        func: FMath,
-        args: Vec<FExpr>,
-    },
-    /// A libm function (decision 59); all arguments have the result's type `fty`.
-    Libm {
-        func: Libm,
-        args: Vec<FExpr>,
-        fty: FloatTy,
-    },
-    /// Element of a floating-point array (as [`Expr::Elem`]: flattened index, out of bounds
-    /// is undefined behaviour).
-    Elem {
-        var: VarId,
-        index: Box<Expr>,
-        len: u64,
-        fty: FloatTy,
-    },
-    /// `\result` of a witness assumption when the matched step returned a float.
-    WitnessResult {
-        fty: FloatTy,
-    },
-    /// `*ptr` of a floating-point pointer (as [`Expr::Deref`]).
-    Deref {
-        ptr: Box<PExpr>,
-        fty: FloatTy,
-    },
-}
-
-impl FExpr {
-    /// The type of the expression's value.
-    pub fn fty(&self) -> FloatTy {
-        match self {
-            FExpr::Const { fty, .. }
-            | FExpr::Var { fty, .. }
-            | FExpr::FromInt { fty, .. }
-            | FExpr::Elem { fty, .. }
-            | FExpr::WitnessResult { fty }
-            | FExpr::Libm { fty, .. }
-            | FExpr::Deref { fty, .. } => *fty,
-            FExpr::Neg { arg } => arg.fty(),
-            FExpr::Binary { lhs, .. } => lhs.fty(),
-            FExpr::Cast { to, .. } => *to,
-            FExpr::Ite { then, .. } => then.fty(),
-            FExpr::Math { args, .. } => args.first().map(|a| a.fty()).unwrap_or(FloatTy::F64),
-        }
-    }
-}
-
 impl Expr {
     /// The type of the expression's value.
-    pub fn ty(&self) -> IntTy {
+    pub fn ty(&self) -> ScalarTy {
         match self {
             Expr::Const { ty, .. }
             | Expr::Var { ty, .. }
             | Expr::Elem { ty, .. }
+            | Expr::Deref { ty, .. }
             | Expr::Unary { ty, .. }
             | Expr::Binary { ty, .. }
             | Expr::Ite { ty, .. }
-            | Expr::WitnessResult { ty }
-            | Expr::Deref { ty, .. }
-            | Expr::PtrDiff { ty, .. }
-            | Expr::PtrToInt { ty, .. } => *ty,
-            Expr::Cast { to, .. } | Expr::FloatToInt { to, .. } => *to,
-            Expr::FloatCmp { .. } | Expr::FloatClass { .. } | Expr::PtrCmp { .. } => IntTy::INT,
+            | Expr::WitnessResult { ty } => *ty,
+            Expr::Cast { to, .. } => *to,
+            Expr::Null | Expr::Func(_) | Expr::AddrOf { .. } | Expr::Offset { .. } => ScalarTy::Ptr,
+            Expr::PtrDiff { ty, .. } => ScalarTy::Int(*ty),
+            Expr::FloatClass { .. } => ScalarTy::Int(IntTy::INT),
+            Expr::Math { args, .. } => args.first().map_or(ScalarTy::Float(FloatTy::F64), Expr::ty),
+            Expr::Libm { fty, .. } => ScalarTy::Float(*fty),
         }
+    }
+    /// The type of an integer expression.
+    pub fn int_ty(&self) -> Option<IntTy> {
+        match self.ty() {
+            ScalarTy::Int(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The type of a floating-point expression.
+    pub fn float_ty(&self) -> Option<FloatTy> {
+        match self.ty() {
+            ScalarTy::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+    /// The type of an expression the front end built as an integer (an internal invariant:
+    /// a violation is a bug of the front end, not of the input).
+    pub fn ity(&self) -> IntTy {
+        self.int_ty().expect("the front end built this expression as an integer")
+    }
+    /// The type of an expression the front end built as a floating-point value (as [`Expr::ity`]).
+    pub fn fty(&self) -> FloatTy {
+        self.float_ty().expect("the front end built this expression as a floating-point value")
+    }
+    /// An integer constant of type `ty` (`bits` masked to its width).
+    pub fn int_const(bits: u64, ty: IntTy) -> Expr {
+        Expr::Const { bits: bits & ty.mask(), ty: ScalarTy::Int(ty) }
+    }
+    /// A floating-point constant given by its IEEE bit pattern.
+    pub fn float_const(bits: u64, fty: FloatTy) -> Expr {
+        Expr::Const { bits, ty: ScalarTy::Float(fty) }
     }
     /// An `int` constant.
     pub fn int(v: i64) -> Expr {
-        Expr::Const { bits: (v as u64) & IntTy::INT.mask(), ty: IntTy::INT }
+        Expr::int_const(v as u64, IntTy::INT)
+    }
+    /// The integer constant's bits and type.
+    pub fn as_int_const(&self) -> Option<(u64, IntTy)> {
+        match self {
+            Expr::Const { bits, ty: ScalarTy::Int(t) } => Some((*bits, *t)),
+            _ => None,
+        }
     }
 }
 
@@ -720,7 +609,7 @@ pub enum Place {
     },
     /// `*ptr = …`, `ptr[i] = …` (the index folded into `ptr`), `p->next = …`.
     Deref {
-        ptr: PExpr,
+        ptr: Expr,
         ty: ScalarTy,
     },
 }
@@ -753,27 +642,20 @@ impl Place {
             _ => None,
         }
     }
+    /// The value stored at this place, as an expression.
+    pub fn value(&self) -> Expr {
+        let ty = self.ty();
+        match self {
+            Place::Var { var, .. } => Expr::Var { var: *var, ty },
+            Place::Elem { var, index, len, .. } => {
+                Expr::Elem { var: *var, index: Box::new(index.clone()), len: *len, ty }
+            }
+            Place::Deref { ptr, .. } => Expr::Deref { ptr: Box::new(ptr.clone()), ty },
+        }
+    }
     /// The value stored at this place.
     pub fn read(&self) -> Rvalue {
-        match (self, self.ty()) {
-            (Place::Var { var, .. }, ScalarTy::Int(ty)) => Rvalue::Int(Expr::Var { var: *var, ty }),
-            (Place::Var { var, .. }, ScalarTy::Float(fty)) => Rvalue::Float(FExpr::Var { var: *var, fty }),
-            (Place::Var { var, .. }, ScalarTy::Ptr) => Rvalue::Ptr(PExpr::Var { var: *var }),
-            (Place::Elem { var, index, len, .. }, ScalarTy::Int(ty)) => {
-                Rvalue::Int(Expr::Elem { var: *var, index: Box::new(index.clone()), len: *len, ty })
-            }
-            (Place::Elem { var, index, len, .. }, ScalarTy::Float(fty)) => {
-                Rvalue::Float(FExpr::Elem { var: *var, index: Box::new(index.clone()), len: *len, fty })
-            }
-            (Place::Elem { .. }, ScalarTy::Ptr) => unreachable!("no pointer array element is a place"),
-            (Place::Deref { ptr, .. }, ScalarTy::Int(ty)) => {
-                Rvalue::Int(Expr::Deref { ptr: Box::new(ptr.clone()), ty })
-            }
-            (Place::Deref { ptr, .. }, ScalarTy::Float(fty)) => {
-                Rvalue::Float(FExpr::Deref { ptr: Box::new(ptr.clone()), fty })
-            }
-            (Place::Deref { ptr, .. }, ScalarTy::Ptr) => Rvalue::Ptr(PExpr::Load { ptr: Box::new(ptr.clone()) }),
-        }
+        Rvalue::of(self.value())
     }
 }
 
@@ -783,15 +665,15 @@ pub enum Init {
     /// Scalar initializer (already converted to the variable's type).
     Scalar(Expr),
     /// Floating-point scalar initializer (already converted to the variable's type).
-    Float(FExpr),
+    Float(Expr),
     /// Array initializer: listed flat elements; all others are zero (C's rule).
     Array(Vec<(u64, Expr)>),
     /// Floating-point array initializer: listed flat elements; all others are `+0.0`.
-    FloatArray(Vec<(u64, FExpr)>),
+    FloatArray(Vec<(u64, Expr)>),
     /// All zero (static storage without initializer).
     Zero,
     /// Pointer initializer.
-    Ptr(PExpr),
+    Ptr(Expr),
     /// Initializer of an object stored as bytes (a union, an array of structs or pointers):
     /// scalar values at byte offsets, each already converted to its type, stored in order
     /// through its type; all other bytes are zero.
@@ -893,23 +775,23 @@ pub enum EdgeOp {
     Alloc { function: String, lhs: Option<Place>, size: Expr, zeroed: bool, overflow: Option<Expr>, stack: bool },
     /// `free(ptr)`: null is a no-op; anything but the start of a live heap block is undefined
     /// behaviour.
-    Free { ptr: PExpr },
+    Free { ptr: Expr },
     /// `realloc(ptr, size)`: a fresh block of `size` bytes (`unsigned long`) holding the first
     /// bytes of the old one, which is freed; a null `ptr` makes it `malloc`. Allocation
     /// succeeds; a size of 0 is unsupported (implementation-defined).
-    Realloc { lhs: Option<Place>, ptr: PExpr, size: Expr },
+    Realloc { lhs: Option<Place>, ptr: Expr, size: Expr },
     /// `strlen(s)`, `strcmp(a, b)`, `strncmp(a, b, n)`, `memcmp(a, b, n)`, `strcpy(d, s)`: on
     /// strings whose bytes are known (otherwise unsupported). A comparison's result is only its
     /// sign (C11 7.24.4): a nondeterministic `int` of that sign, 0 for equal. `strcpy` returns
     /// `d`.
-    StrFn { function: String, args: Vec<PExpr>, n: Option<Expr>, lhs: Option<Target> },
+    StrFn { function: String, args: Vec<Expr>, n: Option<Expr>, lhs: Option<Target> },
     /// `memset(dst, c, n)`, `memcpy(dst, src, n)`, `memmove(dst, src, n)`: `n` (`unsigned long`)
     /// bytes stored one by one; the result, `dst`, goes to `lhs`.
-    MemBytes { function: String, lhs: Option<Place>, dst: PExpr, src: MemSource, n: Expr },
+    MemBytes { function: String, lhs: Option<Place>, dst: Expr, src: MemSource, n: Expr },
     /// Call through a function pointer: as [`EdgeOp::Call`] once the pointer is evaluated to a
     /// function with a body whose parameters match `args` (otherwise unsupported); a null or
     /// non-function pointer is undefined behaviour.
-    CallPtr { fptr: PExpr, args: Vec<Rvalue>, lhs: Option<Target> },
+    CallPtr { fptr: Expr, args: Vec<Rvalue>, lhs: Option<Target> },
     /// `abort()`, `exit(n)`: the path ends without violation (`exit` first runs the handlers
     /// registered with `atexit`, decision 76).
     Terminate { function: String },
@@ -935,7 +817,7 @@ pub enum EdgeOp {
     ThreadSelf { lhs: Option<Place> },
     /// A mutex operation on the mutex at `mutex` (`pthread_mutex_lock` is enabled only on a
     /// free mutex; the mutex's bytes are not read: a statically initialised mutex is free).
-    Mutex { op: MutexOp, mutex: PExpr, lhs: Option<Place> },
+    Mutex { op: MutexOp, mutex: Expr, lhs: Option<Place> },
     /// `__VERIFIER_atomic_begin()` / `__VERIFIER_atomic_end()`: no other thread runs between
     /// them.
     Atomic { begin: bool },

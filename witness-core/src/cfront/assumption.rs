@@ -5,7 +5,7 @@ use lang_c::span::Node;
 
 use super::types::{self, conv, SpecCounter, Ty, Val};
 use super::AssumptionScope;
-use crate::cfa::{BinOp, CType, Cfa, Expr, FExpr, FloatTy, IntTy, PExpr, Pointee, ScalarTy, UnOp, VarId, VarScope};
+use crate::cfa::{BinOp, CType, Cfa, Expr, FloatTy, IntTy, Pointee, ScalarTy, UnOp, VarId, VarScope};
 
 use crate::error::ConjunctError;
 
@@ -174,7 +174,7 @@ fn expected(set: &std::collections::HashSet<&'static str>) -> String {
 /// NaN is not modelled, so `-NAN` is read the same way.)
 fn nan_equality(op: BinOp, l: &Val, r: &Val) -> Option<Val> {
     let is_nan = |v: &Val| match v {
-        Val::F(FExpr::Const { bits, fty }) => crate::floatbits::to_f64(*bits, *fty).is_nan(),
+        Val::F(Expr::Const { bits, ty: ScalarTy::Float(fty) }) => crate::floatbits::to_f64(*bits, *fty).is_nan(),
         _ => false,
     };
     let other = match (is_nan(l), is_nan(r)) {
@@ -242,10 +242,10 @@ fn bit_pattern_comparison(cfa: &Cfa, op: BinOp, l: &Val, r: &Val) -> Option<R<Va
     let literal =
         matches!((op, field_left), (BinOp::Ne, _) | (BinOp::Lt | BinOp::Le, true) | (BinOp::Gt | BinOp::Ge, false));
     if literal {
-        return Some(Ok(Val::I(Expr::Const { bits: 1, ty: IntTy::INT })));
+        return Some(Ok(Val::I(Expr::Const { bits: 1, ty: ScalarTy::Int(IntTy::INT) })));
     }
     let pattern = k - (1i128 << ty.bits);
-    let pc = Val::I(Expr::Const { bits: (pattern as u64) & c_ty.mask(), ty: c_ty });
+    let pc = Val::I(Expr::Const { bits: (pattern as u64) & c_ty.mask(), ty: ScalarTy::Int(c_ty) });
     let (a, b) = if field_left { (l.clone(), pc) } else { (pc, r.clone()) };
     Some(types::binary_any(op, a, b).map_err(Into::into))
 }
@@ -256,11 +256,11 @@ fn bit_field(cfa: &Cfa, v: &Val) -> Option<(IntTy, bool, String)> {
     let Val::I(f) = v else { return None };
     let mut f = f;
     let mut casts = Vec::new();
-    while let Expr::Cast { arg, to } = f {
+    while let Expr::Cast { arg, to: ScalarTy::Int(to) } = f {
         casts.push(*to);
         f = arg;
     }
-    let Expr::Var { var, ty } = f else { return None };
+    let Expr::Var { var, ty: ScalarTy::Int(ty) } = f else { return None };
     if !ty.signed || matches!(ty.bits, 8 | 16 | 32 | 64) {
         return None;
     }
@@ -283,13 +283,13 @@ enum Place {
         len: u64,
     },
     /// A pointer value, with what it points to if known.
-    Ptr(PExpr, Option<Pointee>),
+    Ptr(Expr, Option<Pointee>),
     /// A struct or union in memory at the address, with its layout.
-    Obj(PExpr, Pointee),
+    Obj(Expr, Pointee),
 }
 
 /// The member at `path` of the struct or union at `p`.
-fn member_of(p: PExpr, layout: &Pointee, path: &str) -> R<Place> {
+fn member_of(p: Expr, layout: &Pointee, path: &str) -> R<Place> {
     let Pointee::Struct { members, .. } = layout else {
         return Err("member access on something that is not a struct".into());
     };
@@ -297,7 +297,7 @@ fn member_of(p: PExpr, layout: &Pointee, path: &str) -> R<Place> {
         .iter()
         .find(|(m, _, _)| m == path)
         .ok_or_else(|| format!("member `{path}` (not a scalar member known to the validator)"))?;
-    Ok(deref(offset(p, Expr::Const { bits: *off, ty: IntTy::LLONG }), *ty))
+    Ok(deref(offset(p, Expr::Const { bits: *off, ty: ScalarTy::Int(IntTy::LLONG) }), *ty))
 }
 
 /// `b.x.y` split into the base expression `b` (not a `.` member access) and the path `x.y`;
@@ -337,17 +337,17 @@ fn constant_index(e: &Node<Expression>) -> Option<(&Node<Expression>, u64)> {
 }
 
 /// The object of type `ty` at `p`.
-fn deref(p: PExpr, ty: ScalarTy) -> Place {
+fn deref(p: Expr, ty: ScalarTy) -> Place {
     match ty {
-        ScalarTy::Int(t) => Place::Val(Val::I(Expr::Deref { ptr: Box::new(p), ty: t })),
-        ScalarTy::Float(fty) => Place::Val(Val::F(FExpr::Deref { ptr: Box::new(p), fty })),
-        ScalarTy::Ptr => Place::Ptr(PExpr::Load { ptr: Box::new(p) }, None),
+        ScalarTy::Int(t) => Place::Val(Val::I(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Int(t) })),
+        ScalarTy::Float(fty) => Place::Val(Val::F(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Float(fty) })),
+        ScalarTy::Ptr => Place::Ptr(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Ptr }, None),
     }
 }
 
 /// `p + k` bytes.
-fn offset(p: PExpr, k: Expr) -> PExpr {
-    PExpr::Add { base: Box::new(p), k: Box::new(conv(k, IntTy::LLONG)) }
+fn offset(p: Expr, k: Expr) -> Expr {
+    Expr::Offset { base: Box::new(p), bytes: Box::new(conv(k, IntTy::LLONG)) }
 }
 
 /// `p->a.b` split into the pointer expression and the member path `a.b`.
@@ -370,8 +370,8 @@ impl Lowerer<'_> {
         if name == RESULT {
             let ty = self.scope.result_ty.ok_or("\\result without a known result function")?;
             return Ok(Place::Val(match ty {
-                ScalarTy::Int(ty) => Val::I(Expr::WitnessResult { ty }),
-                ScalarTy::Float(fty) => Val::F(FExpr::WitnessResult { fty }),
+                ScalarTy::Int(ty) => Val::I(Expr::WitnessResult { ty: ScalarTy::Int(ty) }),
+                ScalarTy::Float(fty) => Val::F(Expr::WitnessResult { ty: ScalarTy::Float(fty) }),
                 ScalarTy::Ptr => return Err("\\result of pointer type (not supported in assumptions yet)".into()),
             }));
         }
@@ -425,7 +425,7 @@ impl Lowerer<'_> {
         if let Some(v) = found {
             let info = cfa.var(v);
             return match &info.ty {
-                CType::Int(t) => Ok(Place::Val(Val::I(Expr::Var { var: v, ty: *t }))),
+                CType::Int(t) => Ok(Place::Val(Val::I(Expr::Var { var: v, ty: ScalarTy::Int(*t) }))),
                 CType::Array { elem, dims } => Ok(Place::Arr {
                     var: v,
                     elem: ScalarTy::Int(*elem),
@@ -440,14 +440,14 @@ impl Lowerer<'_> {
                     acc: None,
                     len: dims.iter().product(),
                 }),
-                CType::Float(f) => Ok(Place::Val(Val::F(FExpr::Var { var: v, fty: *f }))),
+                CType::Float(f) => Ok(Place::Val(Val::F(Expr::Var { var: v, ty: ScalarTy::Float(*f) }))),
                 CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)").into()),
                 CType::Void => Err(format!("`{name}` has type void").into()),
-                CType::Ptr => Ok(Place::Ptr(PExpr::Var { var: v }, info.pointee.clone())),
+                CType::Ptr => Ok(Place::Ptr(Expr::Var { var: v, ty: ScalarTy::Ptr }, info.pointee.clone())),
                 // An array of structs or pointers decays to a pointer to its first element; a
                 // union (it has members) is an object.
                 CType::Bytes { members, .. } => {
-                    let at = PExpr::AddrOf { var: v, offset: Box::new(Expr::int(0)) };
+                    let at = Expr::AddrOf { var: v, offset: Box::new(Expr::int(0)) };
                     match (&info.pointee, members.is_empty()) {
                         (Some(p), true) => Ok(Place::Ptr(at, Some(p.clone()))),
                         (Some(p), false) => Ok(Place::Obj(at, p.clone())),
@@ -457,7 +457,7 @@ impl Lowerer<'_> {
             };
         }
         if let Some((_, bits, ty)) = cfa.enum_constants.iter().rev().find(|(n, _, _)| n == name) {
-            return Ok(Place::Val(Val::I(Expr::Const { bits: *bits, ty: *ty })));
+            return Ok(Place::Val(Val::I(Expr::Const { bits: *bits, ty: ScalarTy::Int(*ty) })));
         }
         // <math.h> macros as witnesses print them (C11 7.12: `NAN` and `INFINITY` are `float`,
         // `HUGE_VAL` is `double`); a program variable of the same name wins.
@@ -468,7 +468,7 @@ impl Lowerer<'_> {
             _ => None,
         };
         if let Some((fty, v)) = special {
-            return Ok(Place::Val(Val::F(FExpr::Const { bits: fty.bits_of(v), fty })));
+            return Ok(Place::Val(Val::F(Expr::Const { bits: fty.bits_of(v), ty: ScalarTy::Float(fty) })));
         }
         let sc = match self.scope.function {
             Some(f) => cfa.function(f).name.clone(),
@@ -479,7 +479,7 @@ impl Lowerer<'_> {
 
     /// A pointer-valued expression: a pointer variable, `p + i`, `p - i`, `q->next`, `a[i]` of
     /// pointers.
-    fn pointer(&mut self, e: &Node<Expression>) -> R<(PExpr, Option<Pointee>)> {
+    fn pointer(&mut self, e: &Node<Expression>) -> R<(Expr, Option<Pointee>)> {
         if let Expression::BinaryOperator(b) = &e.node {
             if matches!(b.node.operator.node, BinaryOperator::Plus | BinaryOperator::Minus) {
                 let (p, pointee) = self.pointer(&b.node.lhs)?;
@@ -490,7 +490,7 @@ impl Lowerer<'_> {
                 if b.node.operator.node == BinaryOperator::Minus {
                     i = types::unary(UnOp::Neg, i);
                 }
-                let k = types::binary(BinOp::Mul, i, Expr::Const { bits: *size, ty: IntTy::LLONG });
+                let k = types::binary(BinOp::Mul, i, Expr::Const { bits: *size, ty: ScalarTy::Int(IntTy::LLONG) });
                 return Ok((offset(p, k), pointee));
             }
         }
@@ -506,16 +506,16 @@ impl Lowerer<'_> {
     }
 
     /// `&x`: the address of a variable, or of an object in memory (`&u.i[0]`, `&p->m`).
-    fn address_of(&mut self, e: &Node<Expression>) -> R<PExpr> {
-        let at = |var| PExpr::AddrOf { var, offset: Box::new(Expr::int(0)) };
+    fn address_of(&mut self, e: &Node<Expression>) -> R<Expr> {
+        let at = |var| Expr::AddrOf { var, offset: Box::new(Expr::int(0)) };
         match self.place(e)? {
-            Place::Val(Val::I(Expr::Var { var, .. }))
-            | Place::Val(Val::F(FExpr::Var { var, .. }))
-            | Place::Ptr(PExpr::Var { var }, _)
+            Place::Val(Val::I(Expr::Var { var, ty: ScalarTy::Int(_), .. }))
+            | Place::Val(Val::F(Expr::Var { var, ty: ScalarTy::Float(_), .. }))
+            | Place::Ptr(Expr::Var { var, ty: ScalarTy::Ptr }, _)
             | Place::Arr { var, acc: None, .. } => Ok(at(var)),
-            Place::Val(Val::I(Expr::Deref { ptr, .. }))
-            | Place::Val(Val::F(FExpr::Deref { ptr, .. }))
-            | Place::Ptr(PExpr::Load { ptr }, _) => Ok(*ptr),
+            Place::Val(Val::I(Expr::Deref { ptr, ty: ScalarTy::Int(_), .. }))
+            | Place::Val(Val::F(Expr::Deref { ptr, ty: ScalarTy::Float(_), .. }))
+            | Place::Ptr(Expr::Deref { ptr, ty: ScalarTy::Ptr }, _) => Ok(*ptr),
             Place::Obj(p, _) => Ok(p),
             _ => Err("address of something other than a variable or an object in memory (not supported yet)".into()),
         }
@@ -563,7 +563,7 @@ impl Lowerer<'_> {
                     None => return Err("indexing a pointer to an unknown type in an assumption".into()),
                 };
                 let i = conv(types::promote(self.val(&b.node.rhs)?.int("as an index")?), IntTy::LLONG);
-                let k = types::binary(BinOp::Mul, i, Expr::Const { bits: size, ty: IntTy::LLONG });
+                let k = types::binary(BinOp::Mul, i, Expr::Const { bits: size, ty: ScalarTy::Int(IntTy::LLONG) });
                 match pointee {
                     Some(Pointee::Scalar { ty, .. }) => Ok(deref(offset(p, k), ty)),
                     Some(layout) => Ok(Place::Obj(offset(p, k), layout)),
@@ -584,15 +584,19 @@ impl Lowerer<'_> {
                     None => i,
                     Some(p) => types::binary(
                         BinOp::Add,
-                        types::binary(BinOp::Mul, p, Expr::Const { bits: d, ty: IntTy::LLONG }),
+                        types::binary(BinOp::Mul, p, Expr::Const { bits: d, ty: ScalarTy::Int(IntTy::LLONG) }),
                         i,
                     ),
                 };
                 if rest.is_empty() {
                     let index = Box::new(acc);
                     match elem {
-                        ScalarTy::Int(ty) => Ok(Place::Val(Val::I(Expr::Elem { var, index, len, ty }))),
-                        ScalarTy::Float(fty) => Ok(Place::Val(Val::F(FExpr::Elem { var, index, len, fty }))),
+                        ScalarTy::Int(ty) => {
+                            Ok(Place::Val(Val::I(Expr::Elem { var, index, len, ty: ScalarTy::Int(ty) })))
+                        }
+                        ScalarTy::Float(fty) => {
+                            Ok(Place::Val(Val::F(Expr::Elem { var, index, len, ty: ScalarTy::Float(fty) })))
+                        }
                         ScalarTy::Ptr => Err("array of pointers in an assumption (not supported yet)".into()),
                     }
                 } else {
@@ -677,7 +681,7 @@ impl Lowerer<'_> {
             Expression::SizeOfTy(t) => {
                 let ty = self.type_name(&t.node.0.node)?;
                 let n = ty.size(self.cfa.data_model).ok_or("sizeof of an unsupported type")?;
-                Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.cfa.data_model) }))
+                Ok(Val::I(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.cfa.data_model)) }))
             }
             Expression::UnaryOperator(u) => match u.node.operator.node {
                 UnaryOperator::Plus => Ok(match self.val(&u.node.operand)? {
@@ -724,17 +728,22 @@ impl Lowerer<'_> {
                     let l = self.pointer(&b.node.lhs).ok();
                     let r = self.pointer(&b.node.rhs).ok();
                     if l.is_some() || r.is_some() {
-                        let side = |me: &mut Self, p: Option<(PExpr, Option<Pointee>)>, e: &Node<Expression>| match p {
+                        let side = |me: &mut Self, p: Option<(Expr, Option<Pointee>)>, e: &Node<Expression>| match p {
                             Some((p, _)) => Ok::<_, ConjunctError>(p),
                             None => match me.val(e)? {
-                                Val::I(Expr::Const { bits: 0, .. }) => Ok(PExpr::Null),
+                                Val::I(Expr::Const { bits: 0, ty: ScalarTy::Int(_), .. }) => Ok(Expr::Null),
                                 _ => Err("pointer compared with something other than a pointer or 0".into()),
                             },
                         };
                         let lp = side(self, l, &b.node.lhs)?;
                         let rp = side(self, r, &b.node.rhs)?;
                         let op = if b.node.operator.node == BinaryOperator::Equals { BinOp::Eq } else { BinOp::Ne };
-                        return Ok(Val::I(Expr::PtrCmp { op, lhs: Box::new(lp), rhs: Box::new(rp) }));
+                        return Ok(Val::I(Expr::Binary {
+                            op,
+                            lhs: Box::new(lp),
+                            rhs: Box::new(rp),
+                            ty: ScalarTy::Int(IntTy::INT),
+                        }));
                     }
                 }
                 let op = types::map_binop(&b.node.operator.node).ok_or("assignment in an assumption")?;

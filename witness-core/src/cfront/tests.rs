@@ -25,69 +25,52 @@ fn ty(t: IntTy) -> String {
     t.describe()
 }
 
-/// Compact rendering of an expression: `x:int32`, `(int32)e`, `(a + b)`.
+/// Compact rendering of an expression of any type: `x:int32`, `(int32)e`, `(a + b)`, `&x+0`,
+/// `1.5:double`.
 fn pe(cfa: &Cfa, e: &Expr) -> String {
+    let tn = |t: ScalarTy| match t {
+        ScalarTy::Int(t) => ty(t),
+        ScalarTy::Float(f) => f.name().to_string(),
+        ScalarTy::Ptr => "ptr".to_string(),
+    };
     match e {
-        Expr::Const { bits, ty: t } => {
+        Expr::Const { bits, ty: ScalarTy::Int(t) } => {
             format!("{}:{}", crate::cfront::types::value_of(*bits, *t), ty(*t))
         }
+        Expr::Const { bits, ty: t } => format!("{}:{}", crate::floatbits::render(*bits, e.fty()), tn(*t)),
         Expr::Var { var, .. } => cfa.var(*var).name.clone(),
         Expr::Elem { var, index, len, .. } => format!("{}[{}]/{len}", cfa.var(*var).name, pe(cfa, index)),
+        Expr::Unary { op: UnOp::Neg, arg, ty: ScalarTy::Float(_) } => format!("-({})", pe(cfa, arg)),
         Expr::Unary { op, arg, .. } => format!("{op:?}({})", pe(cfa, arg)),
-        Expr::Binary { op, lhs, rhs, ty: t } => format!("({} {op:?} {}):{}", pe(cfa, lhs), pe(cfa, rhs), ty(*t)),
-        Expr::Cast { arg, to } => format!("({}){}", ty(*to), pe(cfa, arg)),
+        Expr::Binary { op, lhs, rhs, ty: t } if lhs.ty() == *t || !op.is_boolean() => {
+            format!("({} {op:?} {}):{}", pe(cfa, lhs), pe(cfa, rhs), tn(*t))
+        }
+        Expr::Binary { op, lhs, rhs, ty: ScalarTy::Int(t) } if lhs.int_ty().is_some() => {
+            format!("({} {op:?} {}):{}", pe(cfa, lhs), pe(cfa, rhs), ty(*t))
+        }
+        Expr::Binary { op, lhs, rhs, .. } => format!("({} {op:?} {})", pe(cfa, lhs), pe(cfa, rhs)),
+        Expr::Cast { arg, to } => format!("({}){}", tn(*to), pe(cfa, arg)),
         Expr::Ite { cond, then, els, .. } => format!("({} ? {} : {})", pe(cfa, cond), pe(cfa, then), pe(cfa, els)),
-        Expr::WitnessResult { ty: t } => format!("\\result:{}", ty(*t)),
-        Expr::FloatCmp { op, lhs, rhs } => format!("({} {op:?} {})", pf(cfa, lhs), pf(cfa, rhs)),
-        Expr::PtrCmp { op, lhs, rhs } => format!("({} {op:?} {})", pp(cfa, lhs), pp(cfa, rhs)),
-        Expr::PtrDiff { lhs, rhs, size, .. } => format!("(({} - {}) / {size})", pp(cfa, lhs), pp(cfa, rhs)),
-        Expr::PtrToInt { ptr, ty: t } => format!("({}){}", ty(*t), pp(cfa, ptr)),
-        Expr::FloatToInt { arg, to } => format!("({}){}", ty(*to), pf(cfa, arg)),
-        Expr::FloatClass { class, arg } => format!("{class:?}({})", pf(cfa, arg)),
-        Expr::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),
-    }
-}
-
-/// Compact rendering of a pointer expression: `&x+0`, `p`, `(p + k)`.
-fn pp(cfa: &Cfa, p: &PExpr) -> String {
-    match p {
-        PExpr::Var { var, .. } => cfa.var(*var).name.clone(),
-        PExpr::AddrOf { var, offset } => format!("&{}+{}", cfa.var(*var).name, pe(cfa, offset)),
-        PExpr::Add { base, k } => format!("({} + {})", pp(cfa, base), pe(cfa, k)),
-        PExpr::Null => "NULL".into(),
-        PExpr::Func(f) => format!("&{}", cfa.function(*f).name),
-        PExpr::Load { ptr } => format!("*{}", pp(cfa, ptr)),
-        PExpr::FromInt { value } => format!("(ptr){}", pe(cfa, value)),
-    }
-}
-
-/// Compact rendering of a floating-point expression: `1.5:double`, `(float)e`.
-fn pf(cfa: &Cfa, e: &FExpr) -> String {
-    match e {
-        FExpr::Const { bits, fty } => format!("{}:{}", crate::floatbits::render(*bits, *fty), fty.name()),
-        FExpr::Var { var, .. } => cfa.var(*var).name.clone(),
-        FExpr::Neg { arg } => format!("-({})", pf(cfa, arg)),
-        FExpr::Binary { op, lhs, rhs } => format!("({} {op:?} {}):{}", pf(cfa, lhs), pf(cfa, rhs), e.fty().name()),
-        FExpr::FromInt { arg, fty } => format!("({}){}", fty.name(), pe(cfa, arg)),
-        FExpr::Cast { arg, to } => format!("({}){}", to.name(), pf(cfa, arg)),
-        FExpr::Ite { cond, then, els } => format!("({} ? {} : {})", pe(cfa, cond), pf(cfa, then), pf(cfa, els)),
-        FExpr::Math { func, args } => {
-            format!("{func:?}({})", args.iter().map(|a| pf(cfa, a)).collect::<Vec<_>>().join(", "))
+        Expr::WitnessResult { ty: t } => format!("\\result:{}", tn(*t)),
+        Expr::PtrDiff { lhs, rhs, size, .. } => format!("(({} - {}) / {size})", pe(cfa, lhs), pe(cfa, rhs)),
+        Expr::FloatClass { class, arg } => format!("{class:?}({})", pe(cfa, arg)),
+        Expr::Deref { ptr, .. } => format!("*{}", pe(cfa, ptr)),
+        Expr::AddrOf { var, offset } => format!("&{}+{}", cfa.var(*var).name, pe(cfa, offset)),
+        Expr::Offset { base, bytes } => format!("({} + {})", pe(cfa, base), pe(cfa, bytes)),
+        Expr::Null => "NULL".into(),
+        Expr::Func(f) => format!("&{}", cfa.function(*f).name),
+        Expr::Math { func, args } => {
+            format!("{func:?}({})", args.iter().map(|a| pe(cfa, a)).collect::<Vec<_>>().join(", "))
         }
-        FExpr::Libm { func, args, .. } => {
-            format!("{}({})", func.name(), args.iter().map(|a| pf(cfa, a)).collect::<Vec<_>>().join(", "))
+        Expr::Libm { func, args, .. } => {
+            format!("{}({})", func.name(), args.iter().map(|a| pe(cfa, a)).collect::<Vec<_>>().join(", "))
         }
-        FExpr::Elem { var, index, len, .. } => format!("{}[{}]/{len}", cfa.var(*var).name, pe(cfa, index)),
-        FExpr::WitnessResult { fty } => format!("\\result:{}", fty.name()),
-        FExpr::Deref { ptr, .. } => format!("*{}", pp(cfa, ptr)),
     }
 }
 
 fn prv(cfa: &Cfa, v: &Rvalue) -> String {
     match v {
-        Rvalue::Int(e) => pe(cfa, e),
-        Rvalue::Float(e) => pf(cfa, e),
-        Rvalue::Ptr(p) => pp(cfa, p),
+        Rvalue::Int(e) | Rvalue::Float(e) | Rvalue::Ptr(e) => pe(cfa, e),
     }
 }
 
@@ -103,7 +86,7 @@ fn plv(cfa: &Cfa, l: &Place) -> String {
         (_, ScalarTy::Float(_)) => prv(cfa, &l.read()),
         (Place::Var { var, .. }, _) => cfa.var(*var).name.clone(),
         (Place::Elem { var, index, .. }, _) => format!("{}[{}]", cfa.var(*var).name, pe(cfa, index)),
-        (Place::Deref { ptr, .. }, _) => format!("*{}", pp(cfa, ptr)),
+        (Place::Deref { ptr, .. }, _) => format!("*{}", pe(cfa, ptr)),
     }
 }
 
@@ -111,22 +94,22 @@ fn pinit(cfa: &Cfa, init: &Option<Init>) -> String {
     match init {
         None => String::new(),
         Some(Init::Scalar(e)) => format!(" = {}", pe(cfa, e)),
-        Some(Init::Float(e)) => format!(" = {}", pf(cfa, e)),
+        Some(Init::Float(e)) => format!(" = {}", pe(cfa, e)),
         Some(Init::Zero) => " = 0".into(),
-        Some(Init::Ptr(p)) => format!(" = {}", pp(cfa, p)),
+        Some(Init::Ptr(p)) => format!(" = {}", pe(cfa, p)),
         Some(Init::Array(v)) => {
             format!(" = {{{}}}", v.iter().map(|(i, e)| format!("{i}:{}", pe(cfa, e))).collect::<Vec<_>>().join(","))
         }
         Some(Init::FloatArray(v)) => {
-            format!(" = {{{}}}", v.iter().map(|(i, e)| format!("{i}:{}", pf(cfa, e))).collect::<Vec<_>>().join(","))
+            format!(" = {{{}}}", v.iter().map(|(i, e)| format!("{i}:{}", pe(cfa, e))).collect::<Vec<_>>().join(","))
         }
         Some(Init::Bytes(v)) => format!(
             " = bytes{{{}}}",
             v.iter()
                 .map(|(o, r)| match r {
                     Rvalue::Int(e) => format!("{o}:{}", pe(cfa, e)),
-                    Rvalue::Float(e) => format!("{o}:{}", pf(cfa, e)),
-                    Rvalue::Ptr(p) => format!("{o}:{}", pp(cfa, p)),
+                    Rvalue::Float(e) => format!("{o}:{}", pe(cfa, e)),
+                    Rvalue::Ptr(p) => format!("{o}:{}", pe(cfa, p)),
                 })
                 .collect::<Vec<_>>()
                 .join(",")
@@ -144,10 +127,10 @@ fn pop(cfa: &Cfa, op: &EdgeOp) -> String {
                     Write::Declare { var, init } => format!("decl {}{}", cfa.var(*var).name, pinit(cfa, init)),
                     Write::Scalar { lhs, rhs: Rvalue::Int(rhs) } => format!("{} := {}", plv(cfa, lhs), pe(cfa, rhs)),
                     Write::Scalar { lhs: Place::Var { var, .. }, rhs: Rvalue::Float(rhs) } => {
-                        format!("{} := {}", cfa.var(*var).name, pf(cfa, rhs))
+                        format!("{} := {}", cfa.var(*var).name, pe(cfa, rhs))
                     }
-                    Write::Scalar { rhs: Rvalue::Float(rhs), .. } => format!("*float := {}", pf(cfa, rhs)),
-                    Write::Scalar { rhs: Rvalue::Ptr(rhs), .. } => format!("ptr := {}", pp(cfa, rhs)),
+                    Write::Scalar { rhs: Rvalue::Float(rhs), .. } => format!("*float := {}", pe(cfa, rhs)),
+                    Write::Scalar { rhs: Rvalue::Ptr(rhs), .. } => format!("ptr := {}", pe(cfa, rhs)),
                     Write::Array { dst, src } => format!("{} := {}", cfa.var(*dst).name, cfa.var(*src).name),
                 })
                 .collect::<Vec<_>>()
@@ -308,7 +291,10 @@ fn basic_edges_and_spans() {
     let (_, _, o1, o2) = span(t[0]);
     assert_eq!(&src[o1..=o2], "x == 42");
     assert!(matches!(t[0].op, EdgeOp::Assume { source_truth: true, .. }));
-    assert!(matches!(&f[0].op, EdgeOp::Assume { source_truth: false, cond: Expr::Unary { op: UnOp::LogNot, .. } }));
+    assert!(matches!(
+        &f[0].op,
+        EdgeOp::Assume { source_truth: false, cond: Expr::Unary { op: UnOp::LogNot, ty: ScalarTy::Int(_), .. } }
+    ));
     // Statement spans include the `;`.
     let a = by_text(&cfa, "y = 0;");
     let (_, _, o1, o2) = span(a[0]);
@@ -342,7 +328,7 @@ fn basic_edges_and_spans() {
     assert_eq!(petgraph::visit::EdgeRef::target(&start), cfa.function(cfa.main).entry);
     // Globals.
     assert_eq!(cfa.global_inits.len(), 1);
-    assert!(matches!(&cfa.global_inits[0].1, Init::Scalar(Expr::Const { bits: 3, .. })));
+    assert!(matches!(&cfa.global_inits[0].1, Init::Scalar(Expr::Const { bits: 3, ty: ScalarTy::Int(_), .. })));
     // Parameter and block visibility.
     let x = var_named(&cfa, "x");
     assert_eq!(&src[cfa.var(x).visible.0..cfa.var(x).visible.0 + 3], "int");
@@ -569,11 +555,11 @@ fn assumptions() {
         v.remove(0)
     };
     let var_of = |e: &Expr| -> VarId {
-        let Expr::Binary { lhs, .. } = e else { panic!("{e:?}") };
+        let Expr::Binary { lhs, ty: ScalarTy::Int(_), .. } = e else { panic!("{e:?}") };
         match &**lhs {
-            Expr::Var { var, .. } => *var,
-            Expr::Cast { arg, .. } => match &**arg {
-                Expr::Var { var, .. } => *var,
+            Expr::Var { var, ty: ScalarTy::Int(_), .. } => *var,
+            Expr::Cast { arg, to: ScalarTy::Int(_), .. } => match &**arg {
+                Expr::Var { var, ty: ScalarTy::Int(_), .. } => *var,
                 _ => panic!(),
             },
             other => panic!("{other:?}"),
@@ -592,18 +578,22 @@ fn assumptions() {
     let sc = scope_at(&cfa, &src, "return x");
     let v = lower_assumption(&cfa, "x = 5; x == (2); ;x != -1;", &sc);
     assert_eq!(v.len(), 3);
-    assert!(matches!(&v[0], Ok(Expr::Binary { op: BinOp::Eq, .. })));
+    assert!(matches!(&v[0], Ok(Expr::Binary { op: BinOp::Eq, ty: ScalarTy::Int(_), .. })));
     let u = one("x == 4294967295U", &sc).unwrap();
-    assert!(matches!(&u, Expr::Binary { lhs, .. } if lhs.ty() == IntTy::UINT));
+    assert!(matches!(&u, Expr::Binary { lhs, ty: ScalarTy::Int(_), .. } if lhs.int_ty() == Some(IntTy::UINT)));
     assert!(one("x == 1LL", &sc).is_ok());
     let c = one("(unsigned char)200 == x", &sc).unwrap();
-    assert!(matches!(&c, Expr::Binary { lhs, .. } if crate::cfront::types::fold_i128(lhs) == Some(200)));
+    assert!(
+        matches!(&c, Expr::Binary { lhs, ty: ScalarTy::Int(_), .. } if crate::cfront::types::fold_i128(lhs) == Some(200))
+    );
     assert!(one("x == 'a'", &sc).is_ok());
     assert!(one("x > 0 ==> x < 10", &sc).is_ok());
     // \result.
     let r =
         one("\\result == 42", &AssumptionScope { result_ty: Some(ScalarTy::Int(IntTy::UINT)), ..sc.clone() }).unwrap();
-    assert!(matches!(&r, Expr::Binary { lhs, .. } if matches!(**lhs, Expr::WitnessResult { ty } if ty == IntTy::UINT)));
+    assert!(
+        matches!(&r, Expr::Binary { lhs, ty: ScalarTy::Int(_), .. } if matches!(**lhs, Expr::WitnessResult { ty: ScalarTy::Int(ty) } if ty == IntTy::UINT))
+    );
     assert!(one("\\result == 42", &sc).unwrap_err().to_string().contains("\\result"));
     // Errors.
     let e = one("y == 1", &sc).unwrap_err();
@@ -667,7 +657,10 @@ fn statics_and_global_failures() {
     let cfa = build(src);
     let n = var_named(&cfa, "n");
     assert_eq!(cfa.var(n).scope, VarScope::Global);
-    assert!(cfa.global_inits.iter().any(|(v, i)| *v == n && matches!(i, Init::Scalar(Expr::Const { bits: 5, .. }))));
+    assert!(cfa
+        .global_inits
+        .iter()
+        .any(|(v, i)| *v == n && matches!(i, Init::Scalar(Expr::Const { bits: 5, ty: ScalarTy::Int(_), .. }))));
     assert!(find(&cfa, |e| matches!(&e.op, EdgeOp::Declare { var, .. } if *var == n)).is_empty());
     // The static is found by assumptions inside f.
     let f = cfa.function_by_name("f").unwrap();
@@ -1044,8 +1037,8 @@ fn float_arrays() {
     assert_eq!(
         t.1,
         Init::FloatArray(vec![
-            (0, FExpr::Const { bits: 0.5f64.to_bits(), fty: FloatTy::F64 }),
-            (1, FExpr::Const { bits: 1.5f64.to_bits(), fty: FloatTy::F64 })
+            (0, Expr::Const { bits: 0.5f64.to_bits(), ty: ScalarTy::Float(FloatTy::F64) }),
+            (1, Expr::Const { bits: 1.5f64.to_bits(), ty: ScalarTy::Float(FloatTy::F64) })
         ])
     );
     let g = cfa.global_inits.iter().find(|(v, _)| *v == var_named(&cfa, "G")).unwrap();
@@ -1147,9 +1140,9 @@ fn assumptions_over_pointers() {
         assert_eq!(v.len(), 1, "{t}");
         v.remove(0)
     };
-    assert!(matches!(one("p == 0"), Ok(Expr::PtrCmp { op: BinOp::Eq, .. })));
-    assert!(matches!(one("n != p"), Ok(Expr::PtrCmp { op: BinOp::Ne, .. })));
-    assert!(matches!(one("n->next == 0"), Ok(Expr::PtrCmp { .. })));
+    assert!(matches!(one("p == 0"), Ok(Expr::Binary { op: BinOp::Eq, .. })));
+    assert!(matches!(one("n != p"), Ok(Expr::Binary { op: BinOp::Ne, .. })));
+    assert!(matches!(one("n->next == 0"), Ok(Expr::Binary { .. })));
     // `n->in.b` is at byte 8 (int v; short a, 2 bytes of padding, int b).
     let b = format!("{:?}", one("n->in.b == 3").expect("member through a pointer"));
     assert!(b.contains("Deref") && b.contains("bits: 8"), "{b}");

@@ -3,7 +3,7 @@
 
 use lang_c::ast;
 
-use crate::cfa::{BinOp, CType, DataModel, Expr, FBinOp, FCmp, FExpr, FloatTy, IntTy, UnOp};
+use crate::cfa::{BinOp, CType, DataModel, Expr, FloatTy, IntTy, ScalarTy, UnOp};
 
 /// A C type (more than the IR models, so that messages can say what is unsupported).
 #[derive(Debug, Clone, PartialEq)]
@@ -271,13 +271,13 @@ pub fn common_ty(a: IntTy, b: IntTy) -> IntTy {
 
 /// Converts `e` to `to` (explicit cast; constants are folded).
 pub fn conv(e: Expr, to: IntTy) -> Expr {
-    if e.ty() == to {
+    if e.ity() == to {
         return e;
     }
-    if let Expr::Const { bits, ty } = &e {
-        return Expr::Const { bits: convert_bits(*bits, *ty, to), ty: to };
+    if let Some((bits, ty)) = e.as_int_const() {
+        return Expr::int_const(convert_bits(bits, ty, to), to);
     }
-    Expr::Cast { arg: Box::new(e), to }
+    Expr::Cast { arg: Box::new(e), to: ScalarTy::Int(to) }
 }
 
 /// Value of `bits` (of type `from`) as a sign/zero-extended i128.
@@ -298,19 +298,19 @@ pub fn convert_bits(bits: u64, from: IntTy, to: IntTy) -> u64 {
 }
 
 pub fn promote(e: Expr) -> Expr {
-    let t = promote_ty(e.ty());
+    let t = promote_ty(e.ity());
     conv(e, t)
 }
 
 /// Folds a constant expression to (bits, type).
 pub fn fold(e: &Expr) -> Option<(u64, IntTy)> {
     Some(match e {
-        Expr::Const { bits, ty } => (*bits & ty.mask(), *ty),
-        Expr::Cast { arg, to } => {
+        Expr::Const { bits, ty: ScalarTy::Int(ty) } => (*bits & ty.mask(), *ty),
+        Expr::Cast { arg, to: ScalarTy::Int(to) } => {
             let (b, t) = fold(arg)?;
             (convert_bits(b, t, *to), *to)
         }
-        Expr::Unary { op, arg, ty } => {
+        Expr::Unary { op, arg, ty: ScalarTy::Int(ty) } => {
             let (b, t) = fold(arg)?;
             let v = value_of(b, t);
             let r: i128 = match op {
@@ -320,7 +320,7 @@ pub fn fold(e: &Expr) -> Option<(u64, IntTy)> {
             };
             ((r as u64) & ty.mask(), *ty)
         }
-        Expr::Binary { op, lhs, rhs, ty } => {
+        Expr::Binary { op, lhs, rhs, ty: ScalarTy::Int(ty) } => {
             let (lb, lt) = fold(lhs)?;
             let (rb, rt) = fold(rhs)?;
             let l = value_of(lb, lt);
@@ -370,7 +370,7 @@ pub fn fold(e: &Expr) -> Option<(u64, IntTy)> {
             };
             ((r as u64) & ty.mask(), *ty)
         }
-        Expr::Ite { cond, then, els, ty } => {
+        Expr::Ite { cond, then, els, ty: ScalarTy::Int(ty) } => {
             let (cb, _) = fold(cond)?;
             let (b, t) = if cb != 0 { fold(then)? } else { fold(els)? };
             (convert_bits(b, t, *ty), *ty)
@@ -387,7 +387,7 @@ pub fn fold_i128(e: &Expr) -> Option<i128> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Val {
     I(Expr),
-    F(FExpr),
+    F(Expr),
 }
 
 impl Val {
@@ -395,17 +395,15 @@ impl Val {
     pub fn into_int(self, to: IntTy) -> Expr {
         match self {
             Val::I(e) => conv(e, to),
-            Val::F(f) => Expr::FloatToInt { arg: Box::new(f), to },
+            Val::F(f) => Expr::Cast { arg: Box::new(f), to: ScalarTy::Int(to) },
         }
     }
     /// Conversion as by assignment to a floating-point type.
-    pub fn into_float(self, to: FloatTy) -> FExpr {
+    pub fn into_float(self, to: FloatTy) -> Expr {
         match self {
             Val::I(e) => match fold(&e) {
-                Some((bits, ty)) => {
-                    FExpr::Const { bits: crate::floatbits::conc_from_int(value_of(bits, ty), to), fty: to }
-                }
-                None => FExpr::FromInt { arg: Box::new(e), fty: to },
+                Some((bits, ty)) => Expr::float_const(crate::floatbits::conc_from_int(value_of(bits, ty), to), to),
+                None => Expr::Cast { arg: Box::new(e), to: ScalarTy::Float(to) },
             },
             Val::F(f) => fconv(f, to),
         }
@@ -416,8 +414,8 @@ impl Val {
         match self {
             Val::I(e) => e,
             Val::F(f) => {
-                let z = FExpr::Const { bits: 0, fty: f.fty() };
-                Expr::FloatCmp { op: FCmp::Ne, lhs: Box::new(f), rhs: Box::new(z) }
+                let z = Expr::float_const(0, f.fty());
+                float_compare(BinOp::Ne, f, z)
             }
         }
     }
@@ -431,20 +429,26 @@ impl Val {
 }
 
 /// Converts a floating-point expression to `to` (constants folded).
-pub fn fconv(f: FExpr, to: FloatTy) -> FExpr {
+pub fn fconv(f: Expr, to: FloatTy) -> Expr {
     let from = f.fty();
     if from == to {
         return f;
     }
-    if let FExpr::Const { bits, .. } = f {
-        return FExpr::Const { bits: crate::floatbits::conc_cast(bits, from, to), fty: to };
+    if let Expr::Const { bits, .. } = f {
+        return Expr::float_const(crate::floatbits::conc_cast(bits, from, to), to);
     }
-    FExpr::Cast { arg: Box::new(f), to }
+    Expr::Cast { arg: Box::new(f), to: ScalarTy::Float(to) }
+}
+
+/// A comparison of two floating-point operands of the same type; yields `int`.
+pub fn float_compare(op: BinOp, l: Expr, r: Expr) -> Expr {
+    debug_assert!(op.is_boolean() && !matches!(op, BinOp::LogAnd | BinOp::LogOr));
+    Expr::Binary { op, lhs: Box::new(l), rhs: Box::new(r), ty: ScalarTy::Int(IntTy::INT) }
 }
 
 /// Usual arithmetic conversions when at least one operand is floating (C11 6.3.1.8): both
 /// operands converted to the wider floating type (an integer operand to the floating one).
-pub fn float_operands(l: Val, r: Val) -> (FExpr, FExpr) {
+pub fn float_operands(l: Val, r: Val) -> (Expr, Expr) {
     let fl = match &l {
         Val::F(f) => Some(f.fty()),
         Val::I(_) => None,
@@ -464,28 +468,18 @@ pub fn binary_any(op: BinOp, l: Val, r: Val) -> Result<Val, String> {
         (Val::I(a), Val::I(b)) => return Ok(Val::I(binary(op, a, b))),
         lr => lr,
     };
-    let fop = match op {
-        BinOp::Add => FBinOp::Add,
-        BinOp::Sub => FBinOp::Sub,
-        BinOp::Mul => FBinOp::Mul,
-        BinOp::Div => FBinOp::Div,
+    match op {
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => {}
         BinOp::LogAnd | BinOp::LogOr => return Ok(Val::I(binary(op, l.truth(), r.truth()))),
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-            let cmp = match op {
-                BinOp::Eq => FCmp::Eq,
-                BinOp::Ne => FCmp::Ne,
-                BinOp::Lt => FCmp::Lt,
-                BinOp::Le => FCmp::Le,
-                BinOp::Gt => FCmp::Gt,
-                _ => FCmp::Ge,
-            };
             let (a, b) = float_operands(l, r);
-            return Ok(Val::I(Expr::FloatCmp { op: cmp, lhs: Box::new(a), rhs: Box::new(b) }));
+            return Ok(Val::I(float_compare(op, a, b)));
         }
         _ => return Err(format!("operator {op:?} on a floating-point operand (invalid C)")),
     };
     let (a, b) = float_operands(l, r);
-    Ok(Val::F(FExpr::Binary { op: fop, lhs: Box::new(a), rhs: Box::new(b) }))
+    let ty = a.ty();
+    Ok(Val::F(Expr::Binary { op, lhs: Box::new(a), rhs: Box::new(b), ty }))
 }
 
 /// Typed C unary operator on arithmetic values.
@@ -494,12 +488,17 @@ pub fn unary_any(op: UnOp, a: Val) -> Result<Val, String> {
         Val::I(e) => Ok(Val::I(unary(op, e))),
         Val::F(f) => match op {
             UnOp::Neg => Ok(Val::F(match f {
-                FExpr::Const { bits, fty } => FExpr::Const { bits: bits ^ (1u64 << (fty.bits() - 1)), fty },
-                f => FExpr::Neg { arg: Box::new(f) },
+                Expr::Const { bits, ty: ScalarTy::Float(fty) } => {
+                    Expr::float_const(bits ^ (1u64 << (fty.bits() - 1)), fty)
+                }
+                f => {
+                    let ty = f.ty();
+                    Expr::Unary { op: UnOp::Neg, arg: Box::new(f), ty }
+                }
             })),
             UnOp::LogNot => {
-                let z = FExpr::Const { bits: 0, fty: f.fty() };
-                Ok(Val::I(Expr::FloatCmp { op: FCmp::Eq, lhs: Box::new(f), rhs: Box::new(z) }))
+                let z = Expr::float_const(0, f.fty());
+                Ok(Val::I(float_compare(BinOp::Eq, f, z)))
             }
             UnOp::BitNot => Err("`~` on a floating-point operand (invalid C)".into()),
         },
@@ -512,14 +511,15 @@ pub fn ite_any(c: Val, t: Val, e: Val) -> Val {
         (Val::I(t), Val::I(e)) => Val::I(ite(c.truth(), t, e)),
         (t, e) => {
             let (t, e) = float_operands(t, e);
-            Val::F(FExpr::Ite { cond: Box::new(c.truth()), then: Box::new(t), els: Box::new(e) })
+            let ty = t.ty();
+            Val::F(Expr::Ite { cond: Box::new(c.truth()), then: Box::new(t), els: Box::new(e), ty })
         }
     }
 }
 
 /// A floating-point constant (C11 6.4.4.2), correctly rounded to its type (`f`: `float`, none:
 /// `double`). `long double` constants and imaginary ones are not modelled.
-pub fn float_constant(f: &ast::Float) -> Result<FExpr, String> {
+pub fn float_constant(f: &ast::Float) -> Result<Expr, String> {
     if f.suffix.imaginary {
         return Err("imaginary constants are not supported".into());
     }
@@ -533,7 +533,7 @@ pub fn float_constant(f: &ast::Float) -> Result<FExpr, String> {
         ast::FloatBase::Decimal => parse_decimal_float(&f.number, fty)?,
         ast::FloatBase::Hexadecimal => parse_hex_float(&f.number, fty)?,
     };
-    Ok(FExpr::Const { bits, fty })
+    Ok(Expr::float_const(bits, fty))
 }
 
 /// Decimal floating constant, correctly rounded (Rust's parser rounds to nearest even, directly
@@ -593,27 +593,29 @@ pub fn binary(op: BinOp, l: Expr, r: Expr) -> Expr {
             let ty = l.ty();
             Expr::Binary { op, lhs: Box::new(l), rhs: Box::new(r), ty }
         }
-        BinOp::LogAnd | BinOp::LogOr => Expr::Binary { op, lhs: Box::new(l), rhs: Box::new(r), ty: IntTy::INT },
+        BinOp::LogAnd | BinOp::LogOr => {
+            Expr::Binary { op, lhs: Box::new(l), rhs: Box::new(r), ty: ScalarTy::Int(IntTy::INT) }
+        }
         _ if op.is_boolean() => {
-            let c = common_ty(l.ty(), r.ty());
-            Expr::Binary { op, lhs: Box::new(conv(l, c)), rhs: Box::new(conv(r, c)), ty: IntTy::INT }
+            let c = common_ty(l.ity(), r.ity());
+            Expr::Binary { op, lhs: Box::new(conv(l, c)), rhs: Box::new(conv(r, c)), ty: ScalarTy::Int(IntTy::INT) }
         }
         _ => {
-            let c = common_ty(l.ty(), r.ty());
-            Expr::Binary { op, lhs: Box::new(conv(l, c)), rhs: Box::new(conv(r, c)), ty: c }
+            let c = common_ty(l.ity(), r.ity());
+            Expr::Binary { op, lhs: Box::new(conv(l, c)), rhs: Box::new(conv(r, c)), ty: ScalarTy::Int(c) }
         }
     }
 }
 
 pub fn unary(op: UnOp, a: Expr) -> Expr {
     match op {
-        UnOp::LogNot => Expr::Unary { op, arg: Box::new(a), ty: IntTy::INT },
+        UnOp::LogNot => Expr::Unary { op, arg: Box::new(a), ty: ScalarTy::Int(IntTy::INT) },
         _ => {
             let a = promote(a);
-            if let Expr::Const { bits, ty } = &a {
-                let v = value_of(*bits, *ty);
+            if let Some((bits, ty)) = a.as_int_const() {
+                let v = value_of(bits, ty);
                 let r = if op == UnOp::Neg { -v } else { !v };
-                return Expr::Const { bits: (r as u64) & ty.mask(), ty: *ty };
+                return Expr::int_const(r as u64, ty);
             }
             let ty = a.ty();
             Expr::Unary { op, arg: Box::new(a), ty }
@@ -623,12 +625,12 @@ pub fn unary(op: UnOp, a: Expr) -> Expr {
 
 /// Logical negation of a condition (`!c`).
 pub fn not(c: Expr) -> Expr {
-    Expr::Unary { op: UnOp::LogNot, arg: Box::new(c), ty: IntTy::INT }
+    Expr::Unary { op: UnOp::LogNot, arg: Box::new(c), ty: ScalarTy::Int(IntTy::INT) }
 }
 
 pub fn ite(c: Expr, t: Expr, e: Expr) -> Expr {
-    let ty = common_ty(t.ty(), e.ty());
-    Expr::Ite { cond: Box::new(c), then: Box::new(conv(t, ty)), els: Box::new(conv(e, ty)), ty }
+    let ty = common_ty(t.ity(), e.ity());
+    Expr::Ite { cond: Box::new(c), then: Box::new(conv(t, ty)), els: Box::new(conv(e, ty)), ty: ScalarTy::Int(ty) }
 }
 
 /// `=` and the compound assignment operators.
@@ -726,7 +728,7 @@ pub fn integer_constant(i: &ast::Integer, dm: DataModel) -> Result<Expr, String>
         (ast::IntegerSize::LongLong, true) => vec![ull],
     };
     let ty = cands.into_iter().find(|t| (v as i128) <= t.max_value()).unwrap_or(ull);
-    Ok(Expr::Const { bits: v & ty.mask(), ty })
+    Ok(Expr::int_const(v, ty))
 }
 
 /// Value of a C character constant (`'a'`, `'\n'`, `'\x41'`, `'\101'`), type `int` (plain
@@ -842,7 +844,7 @@ mod tests {
 
     #[test]
     fn folding() {
-        let e = binary(BinOp::Lt, unary(UnOp::Neg, Expr::int(1)), Expr::Const { bits: 1, ty: IntTy::UINT });
+        let e = binary(BinOp::Lt, unary(UnOp::Neg, Expr::int(1)), Expr::int_const(1, IntTy::UINT));
         assert_eq!(fold_i128(&e), Some(0)); // -1 < 1u is false
         assert_eq!(convert_bits(200, IntTy::UCHAR, IntTy::CHAR), (-56i64 as u64) & 0xff);
         assert_eq!(char_constant("'\\xff'").unwrap(), Expr::int(-1));

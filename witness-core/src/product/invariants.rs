@@ -490,7 +490,10 @@ impl<'a> Explorer<'a> {
             let Some(Ok(expr)) = lower_assumption(self.cfa, name, &scope).into_iter().next() else { continue };
             // A floating-point name lowers to a comparison or a conversion: its integer value
             // would misstate it (cause 6).
-            if matches!(expr, Expr::FloatCmp { .. } | Expr::FloatToInt { .. } | Expr::FloatClass { .. }) {
+            let on_float = |e: &Expr| e.float_ty().is_some();
+            if matches!(&expr, Expr::Binary { lhs: x, .. } | Expr::Cast { arg: x, .. } if on_float(x))
+                || matches!(expr, Expr::FloatClass { .. })
+            {
                 continue;
             }
             let Ok(ev) = data.eval(self.cfa, &expr, None) else { continue };

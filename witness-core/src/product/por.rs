@@ -24,11 +24,15 @@ fn private_var(cfa: &Cfa, v: crate::cfa::VarId) -> bool {
 /// Does `e` read only private locals (of the function the step runs in) and constants?
 fn local_expr(cfa: &Cfa, e: &Expr) -> bool {
     match e {
-        Expr::Const { .. } => true,
-        Expr::Var { var, .. } => private_var(cfa, *var),
-        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => local_expr(cfa, arg),
-        Expr::Binary { lhs, rhs, .. } => local_expr(cfa, lhs) && local_expr(cfa, rhs),
-        Expr::Ite { cond, then, els, .. } => local_expr(cfa, cond) && local_expr(cfa, then) && local_expr(cfa, els),
+        Expr::Const { ty: ScalarTy::Int(_), .. } => true,
+        Expr::Var { var, ty: ScalarTy::Int(_), .. } => private_var(cfa, *var),
+        Expr::Unary { arg, ty: ScalarTy::Int(_), .. } | Expr::Cast { arg, to: ScalarTy::Int(_), .. } => {
+            local_expr(cfa, arg)
+        }
+        Expr::Binary { lhs, rhs, ty: ScalarTy::Int(_), .. } => local_expr(cfa, lhs) && local_expr(cfa, rhs),
+        Expr::Ite { cond, then, els, ty: ScalarTy::Int(_), .. } => {
+            local_expr(cfa, cond) && local_expr(cfa, then) && local_expr(cfa, els)
+        }
         _ => false,
     }
 }

@@ -21,19 +21,21 @@ fn accesses(cfa: &Cfa, op: &EdgeOp) -> Option<(Vec<VarId>, Vec<VarId>)> {
     fn expr(e: &crate::cfa::Expr, out: &mut Vec<VarId>, shared: &dyn Fn(&VarId) -> bool) -> Option<()> {
         use crate::cfa::Expr as E;
         match e {
-            E::Const { .. } | E::WitnessResult { .. } => Some(()),
-            E::Var { var, .. } => {
+            E::Const { ty: ScalarTy::Int(_), .. } | E::WitnessResult { ty: ScalarTy::Int(_) } => Some(()),
+            E::Var { var, ty: ScalarTy::Int(_) } => {
                 if shared(var) {
                     out.push(*var);
                 }
                 Some(())
             }
-            E::Unary { arg, .. } | E::Cast { arg, .. } => expr(arg, out, shared),
-            E::Binary { lhs, rhs, .. } => {
+            E::Unary { arg, ty: ScalarTy::Int(_), .. } | E::Cast { arg, to: ScalarTy::Int(_) } => {
+                expr(arg, out, shared)
+            }
+            E::Binary { lhs, rhs, ty: ScalarTy::Int(_), .. } => {
                 expr(lhs, out, shared)?;
                 expr(rhs, out, shared)
             }
-            E::Ite { cond, then, els, .. } => {
+            E::Ite { cond, then, els, ty: ScalarTy::Int(_) } => {
                 expr(cond, out, shared)?;
                 expr(then, out, shared)?;
                 expr(els, out, shared)

@@ -385,7 +385,7 @@ impl<'a> Explorer<'a> {
     pub(super) fn resolve_call(
         &mut self,
         state: &ProductState,
-        fptr: &crate::cfa::PExpr,
+        fptr: &crate::cfa::Expr,
         args: &[Rvalue],
         span: Option<SourceSpan>,
     ) -> Option<crate::cfa::FuncId> {
@@ -421,8 +421,8 @@ impl<'a> Explorer<'a> {
         let f = cfa.function(callee);
         let fits = f.params.len() == args.len()
             && f.params.iter().zip(args).all(|(p, a)| match (&cfa.var(*p).ty, a) {
-                (crate::cfa::CType::Int(t), Rvalue::Int(e)) => *t == e.ty(),
-                (crate::cfa::CType::Float(t), Rvalue::Float(e)) => *t == e.fty(),
+                (crate::cfa::CType::Int(t), Rvalue::Int(e)) => Some(*t) == e.int_ty(),
+                (crate::cfa::CType::Float(t), Rvalue::Float(e)) => Some(*t) == e.float_ty(),
                 (crate::cfa::CType::Ptr, Rvalue::Ptr(_)) => true,
                 _ => false,
             });
@@ -644,13 +644,13 @@ impl<'a> Explorer<'a> {
                                 "`{function}` is called without an error code, and only error code {want} counts"
                             ))
                         };
-                        let ty = c.ty();
-                        let wanted = crate::cfa::Expr::Const { bits: (want as u64) & ty.mask(), ty };
+                        let Some(ty) = c.int_ty() else { unsupported!("an error code that is not an integer") };
+                        let wanted = crate::cfa::Expr::int_const(want as u64, ty);
                         let same = crate::cfa::Expr::Binary {
                             op: crate::cfa::BinOp::Eq,
                             lhs: Box::new(c.clone()),
                             rhs: Box::new(wanted),
-                            ty: crate::cfa::IntTy::INT,
+                            ty: ScalarTy::Int(crate::cfa::IntTy::INT),
                         };
                         let same = eval!(&same);
                         if !self.assume(&mut next, same.truth(), span) {

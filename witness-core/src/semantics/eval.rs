@@ -36,6 +36,28 @@ impl DataState {
         r
     }
 
+    /// An expression of the wrong kind for the evaluator it reached: a bug of the front end,
+    /// reported as unsupported (the path ends in unknown).
+    fn malformed(e: &Expr, wanted: &str) -> EvalError {
+        EvalError::Unsupported(format!("malformed IR: a {:?} expression where {wanted} is needed", e.ty()))
+    }
+
+    /// Evaluates an expression of any type.
+    pub(crate) fn eval_any(
+        &mut self,
+        cfa: &Cfa,
+        e: &Expr,
+        result: ResultValue,
+        defined: &mut Vec<Definedness>,
+    ) -> Result<AnyValue, EvalError> {
+        Ok(match e.ty() {
+            ScalarTy::Int(_) => AnyValue::Int(self.eval_into(cfa, e, result, defined)?),
+            ScalarTy::Float(_) => AnyValue::Float(self.eval_float(cfa, e, result, defined)?),
+            ScalarTy::Ptr => AnyValue::Ptr(self.eval_ptr(cfa, e, result, defined)?),
+        })
+    }
+
+    /// Evaluates an integer expression.
     pub(super) fn eval_into(
         &mut self,
         cfa: &Cfa,
@@ -44,8 +66,8 @@ impl DataState {
         defined: &mut Vec<Definedness>,
     ) -> Result<Value, EvalError> {
         Ok(match e {
-            Expr::Const { bits, ty } => Value::conc(*bits, *ty),
-            Expr::Var { var, ty } => match self.slot(cfa, *var) {
+            Expr::Const { bits, ty: ScalarTy::Int(ty) } => Value::conc(*bits, *ty),
+            Expr::Var { var, ty: ScalarTy::Int(ty) } => match self.slot(cfa, *var) {
                 Some(Slot::Scalar(v)) => {
                     if v.ty == *ty {
                         v.clone()
@@ -80,51 +102,62 @@ impl DataState {
                     )))
                 }
             },
-            Expr::FloatCmp { op, lhs, rhs } => {
-                let a = self.eval_float(cfa, lhs, result, defined)?;
-                let b = self.eval_float(cfa, rhs, result, defined)?;
-                Value::from_truth(&float::compare(*op, &a, &b))
-            }
-            Expr::FloatToInt { arg, to } => {
-                let a = self.eval_float(cfa, arg, result, defined)?;
-                float::to_int(&a, *to, defined)
-            }
+            Expr::Cast { arg, to: ScalarTy::Int(to) } => match arg.ty() {
+                ScalarTy::Int(_) => value::cast(&self.eval_into(cfa, arg, result, defined)?, *to),
+                ScalarTy::Float(_) => {
+                    let a = self.eval_float(cfa, arg, result, defined)?;
+                    float::to_int(&a, *to, defined)
+                }
+                ScalarTy::Ptr => {
+                    let p = self.eval_ptr(cfa, arg, result, defined)?;
+                    self.ptr_to_int(cfa, &p, *to)?
+                }
+            },
             Expr::FloatClass { class, arg } => {
                 let a = self.eval_float(cfa, arg, result, defined)?;
                 Value::from_truth(&float::classify(*class, &a).map_err(EvalError::Unsupported)?)
             }
-            Expr::Elem { var, index, len, ty } => {
+            Expr::Elem { var, index, len, ty: ScalarTy::Int(ty) } => {
                 let idx = self.eval_into(cfa, index, result, defined)?;
                 self.read_elem(cfa, *var, &idx, *len, *ty, defined)?
             }
-            Expr::Unary { op, arg, ty } => {
+            Expr::Unary { op, arg, ty: ScalarTy::Int(ty) } => {
                 let a = self.eval_into(cfa, arg, result, defined)?;
                 value::unary(*op, &a, *ty, defined)
             }
-            Expr::Binary { op, lhs, rhs, ty } => {
-                let a = self.eval_into(cfa, lhs, result, defined)?;
-                if matches!(op, crate::cfa::BinOp::LogAnd | crate::cfa::BinOp::LogOr) {
-                    // Short circuit: the right operand is evaluated (and must be defined) only
-                    // when the left one does not decide.
-                    let decides = if *op == crate::cfa::BinOp::LogAnd { a.truth().not() } else { a.truth() };
-                    if let Truth::Known(true) = decides {
-                        return Ok(Value::from_truth(&Truth::Known(*op == crate::cfa::BinOp::LogOr)));
-                    }
-                    let mut inner = Vec::new();
-                    let b = self.eval_into(cfa, rhs, result, &mut inner)?;
-                    let needed = decides.not();
-                    defined.extend(inner.into_iter().map(|d| Definedness { holds: needed.implies(&d.holds), ..d }));
-                    value::binary(*op, &a, &b, *ty, defined)
-                } else {
-                    let b = self.eval_into(cfa, rhs, result, defined)?;
-                    value::binary(*op, &a, &b, *ty, defined)
+            Expr::Binary { op, lhs, rhs, ty: ScalarTy::Int(ty) } => match lhs.ty() {
+                ScalarTy::Float(_) => {
+                    let cmp = float::FCmp::of(*op).ok_or_else(|| Self::malformed(e, "a float comparison"))?;
+                    let a = self.eval_float(cfa, lhs, result, defined)?;
+                    let b = self.eval_float(cfa, rhs, result, defined)?;
+                    Value::from_truth(&float::compare(cmp, &a, &b))
                 }
-            }
-            Expr::Cast { arg, to } => {
-                let a = self.eval_into(cfa, arg, result, defined)?;
-                value::cast(&a, *to)
-            }
-            Expr::Ite { cond, then, els, ty } => {
+                ScalarTy::Ptr => {
+                    let a = self.eval_ptr(cfa, lhs, result, defined)?;
+                    let b = self.eval_ptr(cfa, rhs, result, defined)?;
+                    Value::from_truth(&self.compare_ptr(cfa, *op, &a, &b, defined)?)
+                }
+                ScalarTy::Int(_) => {
+                    let a = self.eval_into(cfa, lhs, result, defined)?;
+                    if matches!(op, crate::cfa::BinOp::LogAnd | crate::cfa::BinOp::LogOr) {
+                        // Short circuit: the right operand is evaluated (and must be defined)
+                        // only when the left one does not decide.
+                        let decides = if *op == crate::cfa::BinOp::LogAnd { a.truth().not() } else { a.truth() };
+                        if let Truth::Known(true) = decides {
+                            return Ok(Value::from_truth(&Truth::Known(*op == crate::cfa::BinOp::LogOr)));
+                        }
+                        let mut inner = Vec::new();
+                        let b = self.eval_into(cfa, rhs, result, &mut inner)?;
+                        let needed = decides.not();
+                        defined.extend(inner.into_iter().map(|d| Definedness { holds: needed.implies(&d.holds), ..d }));
+                        value::binary(*op, &a, &b, *ty, defined)
+                    } else {
+                        let b = self.eval_into(cfa, rhs, result, defined)?;
+                        value::binary(*op, &a, &b, *ty, defined)
+                    }
+                }
+            },
+            Expr::Ite { cond, then, els, ty: ScalarTy::Int(ty) } => {
                 let c = self.eval_into(cfa, cond, result, defined)?.truth();
                 match c {
                     Truth::Known(true) => self.eval_into(cfa, then, result, defined)?,
@@ -140,28 +173,19 @@ impl DataState {
                     }
                 }
             }
-            Expr::Deref { ptr, ty } => {
+            Expr::Deref { ptr, ty: ScalarTy::Int(ty) } => {
                 let p = self.eval_ptr(cfa, ptr, result, defined)?;
                 match self.load(cfa, &p, ScalarTy::Int(*ty), defined)? {
                     AnyValue::Int(v) => v,
                     _ => return Err(EvalError::Unsupported("dereference of another type".into())),
                 }
             }
-            Expr::PtrCmp { op, lhs, rhs } => {
-                let a = self.eval_ptr(cfa, lhs, result, defined)?;
-                let b = self.eval_ptr(cfa, rhs, result, defined)?;
-                Value::from_truth(&self.compare_ptr(cfa, *op, &a, &b, defined)?)
-            }
-            Expr::PtrToInt { ptr, ty } => {
-                let p = self.eval_ptr(cfa, ptr, result, defined)?;
-                self.ptr_to_int(cfa, &p, *ty)?
-            }
             Expr::PtrDiff { lhs, rhs, size, ty } => {
                 let a = self.eval_ptr(cfa, lhs, result, defined)?;
                 let b = self.eval_ptr(cfa, rhs, result, defined)?;
                 self.ptr_diff(&a, &b, *size, *ty, defined)
             }
-            Expr::WitnessResult { ty } => match result {
+            Expr::WitnessResult { ty: ScalarTy::Int(ty) } => match result {
                 Some(AnyValue::Int(v)) => value::cast(v, *ty),
                 Some(AnyValue::Float(_)) => {
                     return Err(EvalError::Unsupported("`\\result` of floating type used as an integer".into()))
@@ -171,6 +195,7 @@ impl DataState {
                 }
                 None => return Err(EvalError::Unsupported("`\\result` used where the step returns no value".into())),
             },
+            _ => return Err(Self::malformed(e, "an integer")),
         })
     }
 
@@ -178,13 +203,13 @@ impl DataState {
     pub fn eval_float(
         &mut self,
         cfa: &Cfa,
-        e: &FExpr,
+        e: &Expr,
         result: ResultValue,
         defined: &mut Vec<Definedness>,
     ) -> Result<FValue, EvalError> {
         Ok(match e {
-            FExpr::Const { bits, fty } => FValue::conc(*bits, *fty),
-            FExpr::Var { var, fty } => match self.slot(cfa, *var) {
+            Expr::Const { bits, ty: ScalarTy::Float(fty) } => FValue::conc(*bits, *fty),
+            Expr::Var { var, ty: ScalarTy::Float(fty) } => match self.slot(cfa, *var) {
                 Some(Slot::Float(v)) => float::cast(v, *fty),
                 Some(Slot::Opaque) => {
                     return Err(EvalError::Unsupported(format!(
@@ -200,18 +225,21 @@ impl DataState {
                     )))
                 }
             },
-            FExpr::Neg { arg } => float::neg(&self.eval_float(cfa, arg, result, defined)?),
-            FExpr::Binary { op, lhs, rhs } => {
+            Expr::Unary { op: crate::cfa::UnOp::Neg, arg, ty: ScalarTy::Float(_) } => {
+                float::neg(&self.eval_float(cfa, arg, result, defined)?)
+            }
+            Expr::Binary { op, lhs, rhs, ty: ScalarTy::Float(_) } => {
+                let fop = float::FBinOp::of(*op).ok_or_else(|| Self::malformed(e, "float arithmetic"))?;
                 let a = self.eval_float(cfa, lhs, result, defined)?;
                 let b = self.eval_float(cfa, rhs, result, defined)?;
-                float::binary(*op, &a, &b)
+                float::binary(fop, &a, &b)
             }
-            FExpr::FromInt { arg, fty } => {
-                let a = self.eval_into(cfa, arg, result, defined)?;
-                float::from_int(&a, *fty)
-            }
-            FExpr::Cast { arg, to } => float::cast(&self.eval_float(cfa, arg, result, defined)?, *to),
-            FExpr::Ite { cond, then, els } => {
+            Expr::Cast { arg, to: ScalarTy::Float(to) } => match arg.ty() {
+                ScalarTy::Int(_) => float::from_int(&self.eval_into(cfa, arg, result, defined)?, *to),
+                ScalarTy::Float(_) => float::cast(&self.eval_float(cfa, arg, result, defined)?, *to),
+                ScalarTy::Ptr => return Err(Self::malformed(e, "a float")),
+            },
+            Expr::Ite { cond, then, els, ty: ScalarTy::Float(_) } => {
                 let c = self.eval_into(cfa, cond, result, defined)?.truth();
                 match c {
                     Truth::Known(true) => self.eval_float(cfa, then, result, defined)?,
@@ -227,11 +255,11 @@ impl DataState {
                     }
                 }
             }
-            FExpr::Math { func, args } => match &args[..] {
+            Expr::Math { func, args } => match &args[..] {
                 [a] => float::math(*func, &self.eval_float(cfa, a, result, defined)?),
                 _ => return Err(EvalError::Unsupported(format!("{func:?} with {} arguments", args.len()))),
             },
-            FExpr::Libm { func, args, fty } => {
+            Expr::Libm { func, args, fty } => {
                 let mut bits = Vec::new();
                 for a in args {
                     match self.eval_float(cfa, a, result, defined)?.val {
@@ -247,19 +275,19 @@ impl DataState {
                 }
                 self.libm_value(*func, *fty, &bits)
             }
-            FExpr::Elem { var, index, len, fty } => {
+            Expr::Elem { var, index, len, ty: ScalarTy::Float(fty) } => {
                 let idx = self.eval_into(cfa, index, result, defined)?;
                 let v = self.read_felem(cfa, *var, &idx, *len, defined)?;
                 float::cast(&v, *fty)
             }
-            FExpr::Deref { ptr, fty } => {
+            Expr::Deref { ptr, ty: ScalarTy::Float(fty) } => {
                 let p = self.eval_ptr(cfa, ptr, result, defined)?;
                 match self.load(cfa, &p, ScalarTy::Float(*fty), defined)? {
                     AnyValue::Float(v) => v,
                     _ => return Err(EvalError::Unsupported("dereference of another type".into())),
                 }
             }
-            FExpr::WitnessResult { fty } => match result {
+            Expr::WitnessResult { ty: ScalarTy::Float(fty) } => match result {
                 Some(AnyValue::Float(v)) => float::cast(v, *fty),
                 Some(AnyValue::Int(v)) => float::from_int(v, *fty),
                 Some(AnyValue::Ptr(_)) => {
@@ -267,6 +295,7 @@ impl DataState {
                 }
                 None => return Err(EvalError::Unsupported("`\\result` used where the step returns no value".into())),
             },
+            _ => return Err(Self::malformed(e, "a float")),
         })
     }
 

@@ -15,7 +15,7 @@ use z3::{Context, Sort};
 use z3_sys::Z3_ast;
 
 use super::value::{Definedness, Truth, Val, Value};
-use crate::cfa::{FBinOp, FClass, FCmp, FMath, FloatTy, IntTy, Libm};
+use crate::cfa::{BinOp, FClass, FMath, FloatTy, IntTy, Libm};
 pub use crate::floatbits::{conc_cast, conc_from_int, render, to_f64};
 
 /// The value of a floating-point expression.
@@ -363,6 +363,56 @@ pub fn sym_math(func: FMath, x: &Float) -> Float {
         FMath::Ceil => x.round_to_integral_with_rounding_mode(&RoundingMode::round_towards_positive()),
         FMath::Trunc => x.round_to_integral_with_rounding_mode(&RoundingMode::round_towards_zero()),
         FMath::Round => x.round_to_integral_with_rounding_mode(&RoundingMode::round_nearest_ties_to_away()),
+    }
+}
+
+/// Floating-point comparisons (the comparison operators of [`BinOp`] on floating-point
+/// operands).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FCmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl FCmp {
+    /// The comparison a [`BinOp`] makes on floating-point operands.
+    pub fn of(op: BinOp) -> Option<FCmp> {
+        Some(match op {
+            BinOp::Eq => FCmp::Eq,
+            BinOp::Ne => FCmp::Ne,
+            BinOp::Lt => FCmp::Lt,
+            BinOp::Le => FCmp::Le,
+            BinOp::Gt => FCmp::Gt,
+            BinOp::Ge => FCmp::Ge,
+            _ => return None,
+        })
+    }
+}
+
+/// Binary floating-point arithmetic (rounded to nearest, ties to even): the arithmetic
+/// operators of [`BinOp`] on floating-point operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FBinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl FBinOp {
+    /// The operation a [`BinOp`] makes on floating-point operands.
+    pub fn of(op: BinOp) -> Option<FBinOp> {
+        Some(match op {
+            BinOp::Add => FBinOp::Add,
+            BinOp::Sub => FBinOp::Sub,
+            BinOp::Mul => FBinOp::Mul,
+            BinOp::Div => FBinOp::Div,
+            _ => return None,
+        })
     }
 }
 

@@ -6,8 +6,9 @@ use proptest::prelude::*;
 use z3::ast::{Ast, Float, BV};
 
 use super::float::{self, FVal, FValue};
+use super::float::{FBinOp, FCmp};
 use super::value::{Definedness, Truth, Value};
-use crate::cfa::{FBinOp, FClass, FCmp, FMath, FloatTy, IntTy};
+use crate::cfa::{FClass, FMath, FloatTy, IntTy};
 
 fn is_nan(bits: u64, fty: FloatTy) -> bool {
     float::to_f64(bits, fty).is_nan()
@@ -250,11 +251,11 @@ fn var(cfa: &crate::cfa::Cfa, name: &str) -> crate::cfa::VarId {
 
 #[test]
 fn float_array_initializer_and_symbolic_index() {
-    use crate::cfa::{Expr, FExpr, Place, ScalarTy};
+    use crate::cfa::{Expr, Place, ScalarTy};
     use std::time::Duration;
     let (cfa, mut st) = state_of("const double T[4] = {0.5, 1.5, 2.5}; int main() { return 0; }");
     let t = var(&cfa, "T");
-    let elem = |index: Expr| FExpr::Elem { var: t, index: Box::new(index), len: 4, fty: FloatTy::F64 };
+    let elem = |index: Expr| Expr::Elem { var: t, index: Box::new(index), len: 4, ty: ScalarTy::Float(FloatTy::F64) };
     let mut d = Vec::new();
     // Listed elements and a zero rest.
     let v = st.eval_float(&cfa, &elem(Expr::int(1)), None, &mut d).unwrap();
@@ -274,8 +275,12 @@ fn float_array_initializer_and_symbolic_index() {
         let ix = st2.nondet("k", IntTy::INT);
         st2.assign(&cfa2, &Place::Var { var: k, ty: ScalarTy::Int(IntTy::INT) }, &ix, None).unwrap();
         let t2 = var(&cfa2, "T");
-        let e =
-            FExpr::Elem { var: t2, index: Box::new(Expr::Var { var: k, ty: IntTy::INT }), len: 4, fty: FloatTy::F64 };
+        let e = Expr::Elem {
+            var: t2,
+            index: Box::new(Expr::Var { var: k, ty: ScalarTy::Int(IntTy::INT) }),
+            len: 4,
+            ty: ScalarTy::Float(FloatTy::F64),
+        };
         let v = st2.eval_float(&cfa2, &e, None, &mut d).unwrap();
         let Truth::Sym(eq) = float::compare(FCmp::Eq, &v, &FValue::conc(2.5f64.to_bits(), FloatTy::F64)) else {
             panic!("symbolic")
@@ -290,7 +295,7 @@ fn float_array_initializer_and_symbolic_index() {
         // A symbolic write then a read at the same index gives the written value.
         let w = Place::Elem {
             var: t2,
-            index: Expr::Var { var: k, ty: IntTy::INT },
+            index: Expr::Var { var: k, ty: ScalarTy::Int(IntTy::INT) },
             len: 4,
             ty: ScalarTy::Float(FloatTy::F64),
         };
@@ -319,7 +324,9 @@ fn float_parameters_and_result_conversions() {
     st.push_frame(&cfa, f, &args).unwrap();
     let x = var(&cfa, "x");
     let mut d = Vec::new();
-    let v = st.eval_float(&cfa, &crate::cfa::FExpr::Var { var: x, fty: FloatTy::F64 }, None, &mut d).unwrap();
+    let v = st
+        .eval_float(&cfa, &crate::cfa::Expr::Var { var: x, ty: ScalarTy::Float(FloatTy::F64) }, None, &mut d)
+        .unwrap();
     assert_eq!(v.is_conc(), Some(2.5f64.to_bits()));
     // An argument of the wrong kind is refused (the front end always converts).
     let (cfa, mut st) = state_of("double f(double x) { return x; } int main() { f(1.0); return 0; }");

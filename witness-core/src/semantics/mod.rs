@@ -18,9 +18,7 @@ use std::rc::Rc;
 
 use z3::ast::{Ast, Bool, BV};
 
-use crate::cfa::{
-    BinOp, CType, Cfa, Expr, FExpr, FloatTy, FuncId, Init, IntTy, Libm, PExpr, Place, ScalarTy, VarId, VarScope,
-};
+use crate::cfa::{BinOp, CType, Cfa, Expr, FloatTy, FuncId, Init, IntTy, Libm, Place, ScalarTy, VarId, VarScope};
 pub use float::{FVal, FValue};
 pub use solver::{Feasibility, Smt};
 pub use value::{Definedness, Truth, Val, Value, ViolationKind};

@@ -94,12 +94,12 @@ pub(super) fn class_function(name: &str) -> Option<(FClass, Option<FloatTy>)> {
 /// them to: false when an argument is a NaN, like the ordered comparison operators (their only
 /// difference, the `FE_INVALID` flag, is not observable here; decision 103). `Some(Some(op))`
 /// for a single comparison, `Some(None)` for `islessgreater` (`<` or `>`) and `isunordered`.
-pub(super) fn quiet_comparison(name: &str) -> Option<Option<FCmp>> {
+pub(super) fn quiet_comparison(name: &str) -> Option<Option<BinOp>> {
     Some(match name.strip_prefix("__builtin_").unwrap_or(name) {
-        "isgreater" => Some(FCmp::Gt),
-        "isgreaterequal" => Some(FCmp::Ge),
-        "isless" => Some(FCmp::Lt),
-        "islessequal" => Some(FCmp::Le),
+        "isgreater" => Some(BinOp::Gt),
+        "isgreaterequal" => Some(BinOp::Ge),
+        "isless" => Some(BinOp::Lt),
+        "islessequal" => Some(BinOp::Le),
         "islessgreater" | "isunordered" => None,
         _ => return None,
     })
@@ -156,7 +156,7 @@ pub(super) fn is_math_name(name: &str) -> bool {
 }
 
 /// `NAN`, `INFINITY`, `HUGE_VAL` as `gcc -E` expands them: `__builtin_nan("")`, `__builtin_inff()`…
-pub(super) fn float_builtin_constant(name: &str) -> Option<FExpr> {
+pub(super) fn float_builtin_constant(name: &str) -> Option<Expr> {
     let (fty, v) = match name {
         "__builtin_nanf" => (FloatTy::F32, f64::NAN),
         "__builtin_nan" => (FloatTy::F64, f64::NAN),
@@ -164,7 +164,7 @@ pub(super) fn float_builtin_constant(name: &str) -> Option<FExpr> {
         "__builtin_inf" | "__builtin_huge_val" => (FloatTy::F64, f64::INFINITY),
         _ => return None,
     };
-    Some(FExpr::Const { bits: fty.bits_of(v), fty })
+    Some(Expr::Const { bits: fty.bits_of(v), ty: ScalarTy::Float(fty) })
 }
 
 impl<'a> Builder<'a> {
@@ -258,7 +258,7 @@ impl<'a> Builder<'a> {
                 return Err(format!("`{name}` needs one argument"));
             };
             let a = self.rv_any(a)?.into_float(fty);
-            return Ok(Some(Val::F(FExpr::Math { func, args: vec![a] })));
+            return Ok(Some(Val::F(Expr::Math { func, args: vec![a] })));
         }
         if let Some((func, fty)) = libm_function(name) {
             if args.len() != func.arity() {
@@ -268,7 +268,7 @@ impl<'a> Builder<'a> {
             for a in args {
                 vals.push(self.rv_any(a)?.into_float(fty));
             }
-            return Ok(Some(Val::F(FExpr::Libm { func, args: vals, fty })));
+            return Ok(Some(Val::F(Expr::Libm { func, args: vals, fty })));
         }
         if let Some((class, fty)) = class_function(name) {
             let [a] = &args[..] else {
@@ -290,11 +290,11 @@ impl<'a> Builder<'a> {
                 return Err(format!("`{name}` with integer arguments (invalid: gcc needs a floating argument)"));
             }
             let (a, b) = types::float_operands(a, b);
-            let cmp = |op| Expr::FloatCmp { op, lhs: Box::new(a.clone()), rhs: Box::new(b.clone()) };
-            let nan = |x: &FExpr| Expr::FloatClass { class: FClass::IsNan, arg: Box::new(x.clone()) };
+            let cmp = |op| types::float_compare(op, a.clone(), b.clone());
+            let nan = |x: &Expr| Expr::FloatClass { class: FClass::IsNan, arg: Box::new(x.clone()) };
             return Ok(Some(Val::I(match op {
                 Some(op) => cmp(op),
-                None if name.ends_with("lessgreater") => types::binary(BinOp::LogOr, cmp(FCmp::Lt), cmp(FCmp::Gt)),
+                None if name.ends_with("lessgreater") => types::binary(BinOp::LogOr, cmp(BinOp::Lt), cmp(BinOp::Gt)),
                 None => types::binary(BinOp::LogOr, nan(&a), nan(&b)),
             })));
         }
@@ -405,7 +405,7 @@ impl<'a> Builder<'a> {
         let text = self.text(csp);
         let tmp = self.new_temp(ty)?;
         self.emit(op(Place::Var { var: tmp, ty: ScalarTy::Int(ty) }), csp, text.clone())?;
-        let rhs = Val::I(Expr::Var { var: tmp, ty }).into_float(fty);
+        let rhs = Val::I(Expr::Var { var: tmp, ty: ScalarTy::Int(ty) }).into_float(fty);
         self.emit(EdgeOp::Assign { lhs: flv, rhs: Rvalue::Float(rhs) }, csp, text)
     }
 
@@ -551,7 +551,7 @@ impl<'a> Builder<'a> {
                     return Err("a float stored into a pointer".into())
                 }
                 Some(Target::Scalar(lv)) => {
-                    let rhs = Val::F(FExpr::Var { var: tmp, fty }).into_int(Self::int_ty(&lv));
+                    let rhs = Val::F(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) }).into_int(Self::int_ty(&lv));
                     self.emit(EdgeOp::Assign { lhs: lv, rhs: Rvalue::Int(rhs) }, csp, text)?;
                 }
                 Some(Target::Struct(_)) => return Err("a float stored into a struct".into()),
@@ -582,7 +582,10 @@ impl<'a> Builder<'a> {
                         let tmp_lv = Place::Var { var: tmp, ty: ScalarTy::Int(ty) };
                         let op = EdgeOp::NondetCall { function: name, lhs: Some(tmp_lv), ty };
                         self.emit(op, csp, text.clone())?;
-                        let rhs = PExpr::FromInt { value: Box::new(Expr::Var { var: tmp, ty }) };
+                        let rhs = Expr::Cast {
+                            arg: Box::new(Expr::Var { var: tmp, ty: ScalarTy::Int(ty) }),
+                            to: ScalarTy::Ptr,
+                        };
                         self.emit(EdgeOp::Assign { lhs: lv, rhs: Rvalue::Ptr(rhs) }, csp, text)
                     }
                 },

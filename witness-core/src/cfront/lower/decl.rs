@@ -35,7 +35,7 @@ pub(super) fn name_abstract_declarator(d: &Declarator, ident: &Node<Identifier>)
 pub(super) fn placeholder(v: &Val) -> Val {
     match v {
         Val::I(x) => Val::I(Expr::Var { var: VarId(0), ty: x.ty() }),
-        Val::F(x) => Val::F(FExpr::Var { var: VarId(0), fty: x.fty() }),
+        Val::F(x) => Val::F(Expr::Var { var: VarId(0), ty: x.ty() }),
     }
 }
 
@@ -278,7 +278,7 @@ impl<'a> Builder<'a> {
             }
         }
         match self.pure(|b| b.rv_any(e)) {
-            Ok(Val::I(x)) => Ty::Int(x.ty()),
+            Ok(Val::I(x)) => Ty::Int(x.ity()),
             Ok(Val::F(f)) => Ty::Float(f.fty().name()),
             // A struct member, or a call (not evaluated): the declared type.
             Err(_) => match self.expr_ty(e) {
@@ -426,7 +426,7 @@ impl<'a> Builder<'a> {
             match here {
                 Ok((v, t)) => {
                     let t = if (i32::MIN as i128..=i32::MAX as i128).contains(&v) { IntTy::INT } else { t };
-                    self.bind(&name, Sym::EnumConst(Expr::Const { bits: v as u64 & t.mask(), ty: t }));
+                    self.bind(&name, Sym::EnumConst(Expr::Const { bits: v as u64 & t.mask(), ty: ScalarTy::Int(t) }));
                     consts.push((name, Some(v)));
                     prev = Some((v, t));
                 }
@@ -472,7 +472,7 @@ impl<'a> Builder<'a> {
             if self.scopes.len() == 1 {
                 self.cfa.enum_constants.push((name.clone(), v as u64 & t.mask(), t));
             }
-            self.bind(&name, Sym::EnumConst(Expr::Const { bits: v as u64 & t.mask(), ty: t }));
+            self.bind(&name, Sym::EnumConst(Expr::Const { bits: v as u64 & t.mask(), ty: ScalarTy::Int(t) }));
         }
         match why {
             Some(m) => Ty::Other(m),
@@ -557,7 +557,7 @@ impl<'a> Builder<'a> {
             .ok_or_else(|| format!("variable-length array of {} (not supported yet)", base.describe(self.dm)))?;
             let ulong = IntTy::new(self.dm.long_bits(), false);
             let n = conv(self.rv(e)?, ulong);
-            let size = types::binary(BinOp::Mul, n, Expr::Const { bits: esize, ty: ulong });
+            let size = types::binary(BinOp::Mul, n, Expr::Const { bits: esize, ty: ScalarTy::Int(ulong) });
             let text = self.text(dsp);
             self.emit(
                 EdgeOp::Alloc {

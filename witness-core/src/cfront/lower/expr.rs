@@ -7,16 +7,16 @@ impl<'a> Builder<'a> {
         match (&self.cfa.var(v).ty, ty) {
             // A pointer, or a variable-length array (a pointer to its block, see `vla_decl`).
             (CType::Ptr, Ty::Pointer(t) | Ty::Array(t, None)) => {
-                return Ok(Either::Ptr(PExpr::Var { var: v }, (**t).clone()))
+                return Ok(Either::Ptr(Expr::Var { var: v, ty: ScalarTy::Ptr }, (**t).clone()))
             }
             (CType::Bytes { .. }, _) => {
-                return Ok(Either::Mem(PExpr::AddrOf { var: v, offset: Box::new(Expr::int(0)) }, ty.clone()))
+                return Ok(Either::Mem(Expr::AddrOf { var: v, offset: Box::new(Expr::int(0)) }, ty.clone()))
             }
             _ => {}
         }
         match ty.to_ctype(self.dm) {
-            CType::Int(t) => Ok(Either::Expr(Expr::Var { var: v, ty: t })),
-            CType::Float(fty) => Ok(Either::F(FExpr::Var { var: v, fty })),
+            CType::Int(t) => Ok(Either::Expr(Expr::Var { var: v, ty: ScalarTy::Int(t) })),
+            CType::Float(fty) => Ok(Either::F(Expr::Var { var: v, ty: ScalarTy::Float(fty) })),
             CType::Array { elem, dims } => {
                 let len = dims.iter().product();
                 Ok(Either::Arr(ArrRef { var: v, elem: ScalarTy::Int(elem), rest: dims, acc: None, len }))
@@ -95,18 +95,25 @@ impl<'a> Builder<'a> {
                 let acc = match a.acc.take() {
                     None => i,
                     Some(prev) => {
-                        let m = types::binary(BinOp::Mul, prev, Expr::Const { bits: d, ty: IntTy::LLONG });
+                        let m =
+                            types::binary(BinOp::Mul, prev, Expr::Const { bits: d, ty: ScalarTy::Int(IntTy::LLONG) });
                         types::binary(BinOp::Add, m, i)
                     }
                 };
                 if a.rest.is_empty() {
                     Ok(match a.elem {
-                        ScalarTy::Int(ty) => {
-                            Either::Expr(Expr::Elem { var: a.var, index: Box::new(acc), len: a.len, ty })
-                        }
-                        ScalarTy::Float(fty) => {
-                            Either::F(FExpr::Elem { var: a.var, index: Box::new(acc), len: a.len, fty })
-                        }
+                        ScalarTy::Int(ty) => Either::Expr(Expr::Elem {
+                            var: a.var,
+                            index: Box::new(acc),
+                            len: a.len,
+                            ty: ScalarTy::Int(ty),
+                        }),
+                        ScalarTy::Float(fty) => Either::F(Expr::Elem {
+                            var: a.var,
+                            index: Box::new(acc),
+                            len: a.len,
+                            ty: ScalarTy::Float(fty),
+                        }),
                         ScalarTy::Ptr => return Err("array of pointers (not supported yet)".into()),
                     })
                 } else {
@@ -135,11 +142,13 @@ impl<'a> Builder<'a> {
             }
         }
         match self.place(e)? {
-            Either::Expr(Expr::Var { var, ty }) => Ok(Place::Var { var, ty: ScalarTy::Int(ty) }),
-            Either::Expr(Expr::Elem { var, index, len, ty }) => {
+            Either::Expr(Expr::Var { var, ty: ScalarTy::Int(ty) }) => Ok(Place::Var { var, ty: ScalarTy::Int(ty) }),
+            Either::Expr(Expr::Elem { var, index, len, ty: ScalarTy::Int(ty) }) => {
                 Ok(Place::Elem { var, index: *index, len, ty: ScalarTy::Int(ty) })
             }
-            Either::Expr(Expr::Deref { ptr, ty }) => Ok(Place::Deref { ptr: *ptr, ty: ScalarTy::Int(ty) }),
+            Either::Expr(Expr::Deref { ptr, ty: ScalarTy::Int(ty) }) => {
+                Ok(Place::Deref { ptr: *ptr, ty: ScalarTy::Int(ty) })
+            }
             Either::Ptr(..) => {
                 Err(format!("`{}` is a pointer where an integer lvalue is needed", self.text(sp(e.span))))
             }
@@ -173,7 +182,7 @@ impl<'a> Builder<'a> {
     }
 
     /// The value of a pointer place (as [`Self::plvalue`] builds).
-    pub(super) fn pread(plv: &Place) -> PExpr {
+    pub(super) fn pread(plv: &Place) -> Expr {
         match plv.read() {
             Rvalue::Ptr(p) => p,
             _ => unreachable!("not a pointer place"),
@@ -181,7 +190,7 @@ impl<'a> Builder<'a> {
     }
 
     /// The value of a floating-point place (as [`Self::float_lvalue`] builds).
-    pub(super) fn fread(flv: &Place) -> FExpr {
+    pub(super) fn fread(flv: &Place) -> Expr {
         match flv.read() {
             Rvalue::Float(e) => e,
             _ => unreachable!("not a floating-point place"),
@@ -298,7 +307,7 @@ impl<'a> Builder<'a> {
     pub(super) fn float_target(&self, e: &Node<Expression>) -> Option<(VarId, FloatTy)> {
         if let Expression::Member(_) = &e.node {
             return match self.member_place(e) {
-                Ok(Either::F(FExpr::Var { var, fty })) => Some((var, fty)),
+                Ok(Either::F(Expr::Var { var, ty: ScalarTy::Float(fty) })) => Some((var, fty)),
                 _ => None,
             };
         }
@@ -353,16 +362,20 @@ impl<'a> Builder<'a> {
                 return Ok(None);
             }
             return match self.place(e)? {
-                Either::F(FExpr::Deref { ptr, fty }) => Ok(Some(Place::Deref { ptr: *ptr, ty: ScalarTy::Float(fty) })),
-                Either::F(FExpr::Var { var, fty }) => Ok(Some(Place::Var { var, ty: ScalarTy::Float(fty) })),
-                Either::F(FExpr::Elem { var, index, len, fty }) => {
+                Either::F(Expr::Deref { ptr, ty: ScalarTy::Float(fty) }) => {
+                    Ok(Some(Place::Deref { ptr: *ptr, ty: ScalarTy::Float(fty) }))
+                }
+                Either::F(Expr::Var { var, ty: ScalarTy::Float(fty) }) => {
+                    Ok(Some(Place::Var { var, ty: ScalarTy::Float(fty) }))
+                }
+                Either::F(Expr::Elem { var, index, len, ty: ScalarTy::Float(fty) }) => {
                     Ok(Some(Place::Elem { var, index: *index, len, ty: ScalarTy::Float(fty) }))
                 }
                 _ => Ok(None),
             };
         }
         match self.place(e)? {
-            Either::F(FExpr::Elem { var, index, len, fty }) => {
+            Either::F(Expr::Elem { var, index, len, ty: ScalarTy::Float(fty) }) => {
                 Ok(Some(Place::Elem { var, index: *index, len, ty: ScalarTy::Float(fty) }))
             }
             _ => Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span)))),
@@ -479,7 +492,12 @@ impl<'a> Builder<'a> {
                 if u.node.operator.node == UnaryOperator::Negate && self.is_ptr_expr(&u.node.operand) =>
             {
                 let (p, _) = self.ptr_expr(&u.node.operand)?;
-                Ok(Val::I(Expr::PtrCmp { op: BinOp::Eq, lhs: Box::new(p), rhs: Box::new(PExpr::Null) }))
+                Ok(Val::I(Expr::Binary {
+                    op: BinOp::Eq,
+                    lhs: Box::new(p),
+                    rhs: Box::new(Expr::Null),
+                    ty: ScalarTy::Int(IntTy::INT),
+                }))
             }
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => types::integer_constant(i, self.dm).map(Val::I),
@@ -499,18 +517,18 @@ impl<'a> Builder<'a> {
                 if let Some(fty) = self.float_nondet_call(c) {
                     let tmp = self.new_float_temp(fty)?;
                     self.call_float(c, Some(Place::Var { var: tmp, ty: ScalarTy::Float(fty) }), esp)?;
-                    return Ok(Val::F(FExpr::Var { var: tmp, fty }));
+                    return Ok(Val::F(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) }));
                 }
                 match self.call_result_type(c)? {
                     ScalarTy::Int(ty) => {
                         let tmp = self.new_temp(ty)?;
                         self.call(c, Some(Target::Scalar(Place::Var { var: tmp, ty: ScalarTy::Int(ty) })), esp)?;
-                        Ok(Val::I(Expr::Var { var: tmp, ty }))
+                        Ok(Val::I(Expr::Var { var: tmp, ty: ScalarTy::Int(ty) }))
                     }
                     ScalarTy::Float(fty) => {
                         let tmp = self.new_float_temp(fty)?;
                         self.call(c, Some(Target::Scalar(Place::Var { var: tmp, ty: ScalarTy::Float(fty) })), esp)?;
-                        Ok(Val::F(FExpr::Var { var: tmp, fty }))
+                        Ok(Val::F(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) }))
                     }
                     ScalarTy::Ptr => Err(format!("pointer result of `{}` used as a number", self.text(esp))),
                 }
@@ -520,16 +538,16 @@ impl<'a> Builder<'a> {
                 let n = self.size_of(&ty).ok_or_else(|| {
                     format!("sizeof of type {} (not supported yet){}", ty.describe(self.dm), self.layout_note(&ty))
                 })?;
-                Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
+                Ok(Val::I(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) }))
             }
             Expression::SizeOfVal(v) => {
                 let n = self.sizeof_expr(&v.node.0)?;
-                Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
+                Ok(Val::I(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) }))
             }
             Expression::AlignOf(t) => {
                 let ty = self.type_name(&t.node.0.node);
                 let n = self.align_of(&ty, esp)?;
-                Ok(Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
+                Ok(Val::I(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) }))
             }
             Expression::UnaryOperator(u) => {
                 let operand = &u.node.operand;
@@ -555,7 +573,7 @@ impl<'a> Builder<'a> {
                             text,
                         )?;
                         self.incdec(operand, inc)?;
-                        Ok(Val::I(Expr::Var { var: tmp, ty: t }))
+                        Ok(Val::I(Expr::Var { var: tmp, ty: ScalarTy::Int(t) }))
                     }
                     UnaryOperator::Address => {
                         Err(format!("address `{}` used as a number (not supported)", self.text(esp)))
@@ -577,7 +595,7 @@ impl<'a> Builder<'a> {
                         return Err(format!("conversion of a pointer to a floating type in `{}`", self.text(esp)));
                     };
                     let (p, _) = self.ptr_expr(&c.node.expression)?;
-                    return Ok(Val::I(Expr::PtrToInt { ptr: Box::new(p), ty: t }));
+                    return Ok(Val::I(Expr::Cast { arg: Box::new(p), to: ScalarTy::Int(t) }));
                 }
                 match ty {
                     Ty::Int(t) => Ok(Val::I(self.rv_any(&c.node.expression)?.into_int(t))),
@@ -673,8 +691,8 @@ impl<'a> Builder<'a> {
                 };
                 self.rollback(&snap);
                 let tmp = match &target {
-                    Val::I(Expr::Var { ty, .. }) => self.new_temp(*ty)?,
-                    Val::F(FExpr::Var { fty, .. }) => self.new_float_temp(*fty)?,
+                    Val::I(Expr::Var { ty: ScalarTy::Int(ty), .. }) => self.new_temp(*ty)?,
+                    Val::F(Expr::Var { ty: ScalarTy::Float(fty), .. }) => self.new_float_temp(*fty)?,
                     _ => return Err("conditional expression".into()),
                 };
                 let nt = self.new_node();
@@ -691,11 +709,11 @@ impl<'a> Builder<'a> {
                     let v = self.rv_any(x)?;
                     let text = self.text(sp(x.span));
                     let op = match &target {
-                        Val::F(FExpr::Var { fty, .. }) => EdgeOp::Assign {
+                        Val::F(Expr::Var { ty: ScalarTy::Float(fty), .. }) => EdgeOp::Assign {
                             lhs: Place::Var { var: tmp, ty: ScalarTy::Float(*fty) },
                             rhs: Rvalue::Float(v.into_float(*fty)),
                         },
-                        Val::I(Expr::Var { ty, .. }) => EdgeOp::Assign {
+                        Val::I(Expr::Var { ty: ScalarTy::Int(ty), .. }) => EdgeOp::Assign {
                             lhs: Place::Var { var: tmp, ty: ScalarTy::Int(*ty) },
                             rhs: Rvalue::Int(v.into_int(*ty)),
                         },
@@ -707,8 +725,12 @@ impl<'a> Builder<'a> {
                 }
                 self.cur = join;
                 Ok(match target {
-                    Val::I(Expr::Var { ty, .. }) => Val::I(Expr::Var { var: tmp, ty }),
-                    Val::F(FExpr::Var { fty, .. }) => Val::F(FExpr::Var { var: tmp, fty }),
+                    Val::I(Expr::Var { ty: ScalarTy::Int(ty), .. }) => {
+                        Val::I(Expr::Var { var: tmp, ty: ScalarTy::Int(ty) })
+                    }
+                    Val::F(Expr::Var { ty: ScalarTy::Float(fty), .. }) => {
+                        Val::F(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) })
+                    }
                     _ => return Err("conditional expression".into()),
                 })
             }
@@ -728,7 +750,7 @@ impl<'a> Builder<'a> {
             }
             Expression::GenericSelection(_) => Err("_Generic (not supported yet)".into()),
             Expression::OffsetOf(o) => {
-                self.offset_of(o).map(|n| Val::I(Expr::Const { bits: n, ty: types::size_t(self.dm) }))
+                self.offset_of(o).map(|n| Val::I(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) }))
             }
             Expression::VaArg(_) => Err("va_arg (not supported yet)".into()),
             Expression::Statement(st) => {
@@ -802,7 +824,7 @@ impl<'a> Builder<'a> {
             self.blank(c, join);
         }
         self.cur = join;
-        Ok(Expr::Var { var: tmp, ty: IntTy::INT })
+        Ok(Expr::Var { var: tmp, ty: ScalarTy::Int(IntTy::INT) })
     }
 
     /// `_Alignof(T)` (the ABI alignment, as of a struct member) or GNU `__alignof__(T)` (gcc's
@@ -891,7 +913,7 @@ impl<'a> Builder<'a> {
             return Ok(string_bytes(&s.node)?.len() as u64 + 1);
         }
         let r = self.pure(|b| match b.place(e)? {
-            Either::Expr(x) => Ok(x.ty().bits as u64 / 8),
+            Either::Expr(x) => Ok(x.ity().bits as u64 / 8),
             Either::F(f) => Ok(f.fty().bits() as u64 / 8),
             Either::Arr(a) => Ok(a.rest.iter().product::<u64>() * (a.elem.bits() as u64 / 8)),
             Either::Ptr(..) => Ok(b.dm.long_bits() as u64 / 8),

@@ -307,7 +307,10 @@ impl<'a> Builder<'a> {
                         return Err("string literal longer than its array".into());
                     }
                     for (i, b) in bytes.iter().enumerate() {
-                        out.push((base + i as u64, Rvalue::Int(Expr::Const { bits: *b as u64 & ct.mask(), ty: *ct })));
+                        out.push((
+                            base + i as u64,
+                            Rvalue::Int(Expr::Const { bits: *b as u64 & ct.mask(), ty: ScalarTy::Int(*ct) }),
+                        ));
                     }
                     *pos += 1;
                     return Ok(());
@@ -348,7 +351,7 @@ impl<'a> Builder<'a> {
                         let bytes = string_bytes(&s.node)?;
                         for (i, b) in bytes.iter().chain(std::iter::once(&0u8)).enumerate() {
                             if (i as u64) < total {
-                                let c = Expr::Const { bits: (*b as u64) & elem.mask(), ty: elem };
+                                let c = Expr::Const { bits: (*b as u64) & elem.mask(), ty: ScalarTy::Int(elem) };
                                 out.push((base + i as u64, Rvalue::Int(c)));
                             }
                         }

@@ -20,10 +20,10 @@ use super::structs::{Field, Registry};
 use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
-    FClass, FCmp, FExpr, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Place, Rvalue, ScalarTy, SourceSpan,
-    Target, UnOp, VarId, VarInfo, VarScope, Write,
+    FClass, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Place, Rvalue, ScalarTy, SourceSpan, Target, UnOp,
+    VarId, VarInfo, VarScope, Write,
 };
-use crate::cfa::{MemSource, PExpr, Pointee};
+use crate::cfa::{MemSource, Pointee};
 
 mod calls;
 mod decl;
@@ -84,7 +84,7 @@ struct Snap {
 /// Where a struct result goes.
 enum StructDst {
     Leaves(Vec<(String, VarId, Ty)>, Ty),
-    Mem(PExpr, Ty),
+    Mem(Expr, Ty),
 }
 
 struct ArrRef {
@@ -587,11 +587,11 @@ impl<'a> Builder<'a> {
 enum Either {
     Expr(Expr),
     Arr(ArrRef),
-    F(FExpr),
+    F(Expr),
     /// A pointer value and its pointee's type (a function designator is the pointer to it).
-    Ptr(PExpr, Ty),
+    Ptr(Expr, Ty),
     /// An aggregate (struct, union, array) in memory at the address, of the given type.
-    Mem(PExpr, Ty),
+    Mem(Expr, Ty),
 }
 
 /// The names `&` is applied to: `&s`, `&s.m`, `&s.m[i].n`, `&(s)` all name `s`.

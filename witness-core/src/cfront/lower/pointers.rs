@@ -1,7 +1,7 @@
 //! Lowering of pointer expressions, places in memory (`*p`, `p[i]`, `p->f`, union members),
 //! pointer assignments, heap functions and calls through function pointers.
 //!
-//! A pointer expression lowers to a [`PExpr`] plus its pointee's C type ([`Ty`]), which the
+//! A pointer expression lowers to a [`Expr`] plus its pointee's C type ([`Ty`]), which the
 //! front end needs for scaling `p + k`, for member offsets and for the type of `*p`; the IR
 //! itself counts bytes and names the type of each load.
 
@@ -22,7 +22,7 @@ const ALLOCATORS: &[(&str, usize, bool)] = &[
 ];
 
 fn llong(k: i128) -> Expr {
-    Expr::Const { bits: k as u64, ty: IntTy::LLONG }
+    Expr::Const { bits: k as u64, ty: ScalarTy::Int(IntTy::LLONG) }
 }
 
 pub(super) fn is_zero_constant(e: &Node<Expression>) -> bool {
@@ -65,11 +65,11 @@ impl<'a> Builder<'a> {
     }
 
     /// `p + off` (no node when `off` is the constant 0).
-    fn offset_by(p: PExpr, off: Expr) -> PExpr {
-        if matches!(off, Expr::Const { bits: 0, .. }) {
+    fn offset_by(p: Expr, off: Expr) -> Expr {
+        if matches!(off, Expr::Const { bits: 0, ty: ScalarTy::Int(_), .. }) {
             p
         } else {
-            PExpr::Add { base: Box::new(p), k: Box::new(off) }
+            Expr::Offset { base: Box::new(p), bytes: Box::new(off) }
         }
     }
 
@@ -79,7 +79,7 @@ impl<'a> Builder<'a> {
         match &e.node {
             Expression::Identifier(i) => match self.lookup(&i.node.name) {
                 Some(Sym::Var(_, t)) => Some(t.clone()),
-                Some(Sym::EnumConst(k)) => Some(Ty::Int(k.ty())),
+                Some(Sym::EnumConst(k)) => Some(Ty::Int(k.ity())),
                 Some(_) => Some(Ty::Int(IntTy::INT)),
                 None => self.sigs.get(&i.node.name).map(|s| Ty::Func(Box::new(s.clone()))),
             },
@@ -141,14 +141,16 @@ impl<'a> Builder<'a> {
     }
 
     /// `*p` as a place, by the pointee's type.
-    pub(super) fn deref_place(&self, p: PExpr, t: Ty) -> R<Either> {
+    pub(super) fn deref_place(&self, p: Expr, t: Ty) -> R<Either> {
         Ok(match t {
-            Ty::Int(it) if it.is_bool || it.bits % 8 == 0 => Either::Expr(Expr::Deref { ptr: Box::new(p), ty: it }),
+            Ty::Int(it) if it.is_bool || it.bits % 8 == 0 => {
+                Either::Expr(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Int(it) })
+            }
             Ty::Float(_) => match t.float_ty() {
-                Some(fty) => Either::F(FExpr::Deref { ptr: Box::new(p), fty }),
+                Some(fty) => Either::F(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Float(fty) }),
                 None => return Err(format!("access to {} through a pointer (not supported yet)", t.describe(self.dm))),
             },
-            Ty::Pointer(inner) => Either::Ptr(PExpr::Load { ptr: Box::new(p) }, *inner),
+            Ty::Pointer(inner) => Either::Ptr(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Ptr }, *inner),
             Ty::Struct(_) | Ty::Array(..) => Either::Mem(p, t),
             Ty::Func(_) => Either::Ptr(p, t),
             Ty::Void => return Err("dereference of a `void *`".into()),
@@ -159,7 +161,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Member `name` of the aggregate of type `t` at `p`.
-    pub(super) fn member_at(&self, p: PExpr, t: &Ty, name: &str) -> R<Either> {
+    pub(super) fn member_at(&self, p: Expr, t: &Ty, name: &str) -> R<Either> {
         let (off, fty) = self.structs.member(t, name, self.dm).ok_or_else(|| {
             format!("member `{name}` of {} (not found, or its layout is not modelled)", t.describe(self.dm))
         })?;
@@ -167,7 +169,7 @@ impl<'a> Builder<'a> {
     }
 
     /// `a[i]` of an array in memory at `p` with element type `elem`, or `p[i]`.
-    pub(super) fn index_at(&mut self, p: PExpr, elem: Ty, index: &Node<Expression>) -> R<Either> {
+    pub(super) fn index_at(&mut self, p: Expr, elem: Ty, index: &Node<Expression>) -> R<Either> {
         let size = self.pointee_size(&elem)?;
         let i = self.rv(index)?;
         let off = self.scaled(i, size);
@@ -190,11 +192,11 @@ impl<'a> Builder<'a> {
     }
 
     /// Lowers a pointer-valued expression; returns it with the pointee's type.
-    pub(super) fn ptr_expr(&mut self, e: &Node<Expression>) -> R<(PExpr, Ty)> {
+    pub(super) fn ptr_expr(&mut self, e: &Node<Expression>) -> R<(Expr, Ty)> {
         self.nested(e, |b| b.ptr_expr_unbounded(e))
     }
 
-    fn ptr_expr_unbounded(&mut self, e: &Node<Expression>) -> R<(PExpr, Ty)> {
+    fn ptr_expr_unbounded(&mut self, e: &Node<Expression>) -> R<(Expr, Ty)> {
         let text = self.text(sp(e.span));
         let what = || format!("pointer expression `{text}` (not supported yet)");
         if is_zero_constant(e) {
@@ -202,13 +204,13 @@ impl<'a> Builder<'a> {
                 Some(Ty::Pointer(t)) => *t,
                 _ => Ty::Void,
             };
-            return Ok((PExpr::Null, t));
+            return Ok((Expr::Null, t));
         }
         match &e.node {
             Expression::StringLiteral(s) => {
                 let bytes = string_bytes(&s.node)?;
                 Ok((
-                    PExpr::AddrOf { var: self.string_object(bytes), offset: Box::new(Expr::int(0)) },
+                    Expr::AddrOf { var: self.string_object(bytes), offset: Box::new(Expr::int(0)) },
                     Ty::Int(IntTy::CHAR),
                 ))
             }
@@ -216,7 +218,7 @@ impl<'a> Builder<'a> {
                 if self.lookup(&i.node.name).is_none() {
                     if let Some(&id) = self.func_ids.get(&i.node.name) {
                         let sig = self.sigs.get(&i.node.name).cloned().ok_or_else(what)?;
-                        return Ok((PExpr::Func(id), Ty::Func(Box::new(sig))));
+                        return Ok((Expr::Func(id), Ty::Func(Box::new(sig))));
                     }
                 }
                 let place = self.place(e)?;
@@ -229,7 +231,7 @@ impl<'a> Builder<'a> {
                 if !self.is_ptr_expr(inner) && matches!(self.expr_ty(inner), Some(Ty::Int(_))) {
                     // An integer converted to a pointer (decision 51).
                     let v = self.rv(inner)?;
-                    return Ok((PExpr::FromInt { value: Box::new(v) }, *to));
+                    return Ok((Expr::Cast { arg: Box::new(v), to: ScalarTy::Ptr }, *to));
                 }
                 let (p, _) = self.ptr_expr(inner)?;
                 Ok((p, *to))
@@ -266,7 +268,7 @@ impl<'a> Builder<'a> {
                     text.clone(),
                 )?;
                 self.ptr_incdec(operand, inc)?;
-                Ok((PExpr::Var { var: tmp }, t))
+                Ok((Expr::Var { var: tmp, ty: ScalarTy::Ptr }, t))
             }
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
                 let operand = &u.node.operand;
@@ -288,17 +290,19 @@ impl<'a> Builder<'a> {
                 }
                 let t = self.expr_ty(operand).ok_or_else(what)?;
                 let p = match self.place(operand)? {
-                    Either::Expr(Expr::Var { var, .. }) | Either::F(FExpr::Var { var, .. }) => self.addr_of_var(var)?,
-                    Either::Ptr(PExpr::Var { var }, _) => self.addr_of_var(var)?,
-                    Either::Expr(Expr::Elem { var, index, ty, .. }) => {
+                    Either::Expr(Expr::Var { var, ty: ScalarTy::Int(_), .. })
+                    | Either::F(Expr::Var { var, ty: ScalarTy::Float(_), .. }) => self.addr_of_var(var)?,
+                    Either::Ptr(Expr::Var { var, ty: ScalarTy::Ptr }, _) => self.addr_of_var(var)?,
+                    Either::Expr(Expr::Elem { var, index, ty: ScalarTy::Int(ty), .. }) => {
                         let size = (if ty.is_bool { 8 } else { ty.bits }) as u64 / 8;
-                        PExpr::AddrOf { var, offset: Box::new(self.scaled(*index, size)) }
+                        Expr::AddrOf { var, offset: Box::new(self.scaled(*index, size)) }
                     }
-                    Either::F(FExpr::Elem { var, index, fty, .. }) => {
-                        PExpr::AddrOf { var, offset: Box::new(self.scaled(*index, fty.bits() as u64 / 8)) }
+                    Either::F(Expr::Elem { var, index, ty: ScalarTy::Float(fty), .. }) => {
+                        Expr::AddrOf { var, offset: Box::new(self.scaled(*index, fty.bits() as u64 / 8)) }
                     }
-                    Either::Expr(Expr::Deref { ptr, .. }) | Either::F(FExpr::Deref { ptr, .. }) => *ptr,
-                    Either::Ptr(PExpr::Load { ptr }, _) => *ptr,
+                    Either::Expr(Expr::Deref { ptr, ty: ScalarTy::Int(_), .. })
+                    | Either::F(Expr::Deref { ptr, ty: ScalarTy::Float(_), .. }) => *ptr,
+                    Either::Ptr(Expr::Deref { ptr, ty: ScalarTy::Ptr }, _) => *ptr,
                     Either::Mem(p, _) => p,
                     Either::Arr(a) if a.acc.is_none() => self.addr_of_var(a.var)?,
                     _ => return Err(what()),
@@ -342,7 +346,7 @@ impl<'a> Builder<'a> {
                 let name = format!("__tmp_{}", self.tmp_counter);
                 let tmp = self.new_var(&name, &Ty::Pointer(Box::new(t.clone())), VarScope::Local(f), (0, 0), true);
                 self.call(c, Some(Target::Scalar(Place::Var { var: tmp, ty: ScalarTy::Ptr })), self.stmt_sp)?;
-                Ok((PExpr::Var { var: tmp }, t))
+                Ok((Expr::Var { var: tmp, ty: ScalarTy::Ptr }, t))
             }
             Expression::CompoundLiteral(_) => {
                 let id = self.compound_literal(e)?;
@@ -354,17 +358,17 @@ impl<'a> Builder<'a> {
 
     /// The address of a variable's object (flattened struct leaves are objects of their own,
     /// so only the leaf itself may be addressed).
-    fn addr_of_var(&self, var: VarId) -> R<PExpr> {
+    fn addr_of_var(&self, var: VarId) -> R<Expr> {
         match self.cfa.var(var).ty {
             CType::Unsupported(ref w) => {
                 Err(format!("address of `{}` of type {w} (not supported yet)", self.cfa.var(var).name))
             }
-            _ => Ok(PExpr::AddrOf { var, offset: Box::new(llong(0)) }),
+            _ => Ok(Expr::AddrOf { var, offset: Box::new(llong(0)) }),
         }
     }
 
     /// A place's value as a pointer: a pointer value, or an array / function that decays.
-    fn decay(&self, place: Either) -> Option<(PExpr, Ty)> {
+    fn decay(&self, place: Either) -> Option<(Expr, Ty)> {
         match place {
             Either::Ptr(p, t) => Some((p, t)),
             Either::Mem(p, Ty::Array(t, _)) => Some((p, *t)),
@@ -374,7 +378,7 @@ impl<'a> Builder<'a> {
                     ScalarTy::Float(f) => Ty::Float(f.name()),
                     ScalarTy::Ptr => return None,
                 };
-                Some((PExpr::AddrOf { var: a.var, offset: Box::new(llong(0)) }, t))
+                Some((Expr::AddrOf { var: a.var, offset: Box::new(llong(0)) }, t))
             }
             _ => None,
         }
@@ -383,8 +387,8 @@ impl<'a> Builder<'a> {
     /// A pointer-valued place as an assignable pointer.
     pub(super) fn plvalue(&mut self, e: &Node<Expression>) -> R<Place> {
         match self.place(e)? {
-            Either::Ptr(PExpr::Var { var }, _) => Ok(Place::Var { var, ty: ScalarTy::Ptr }),
-            Either::Ptr(PExpr::Load { ptr }, _) => Ok(Place::Deref { ptr: *ptr, ty: ScalarTy::Ptr }),
+            Either::Ptr(Expr::Var { var, ty: ScalarTy::Ptr }, _) => Ok(Place::Var { var, ty: ScalarTy::Ptr }),
+            Either::Ptr(Expr::Deref { ptr, ty: ScalarTy::Ptr }, _) => Ok(Place::Deref { ptr: *ptr, ty: ScalarTy::Ptr }),
             _ => Err(format!("assignment to `{}` (not an assignable pointer)", self.text(sp(e.span)))),
         }
     }
@@ -520,10 +524,14 @@ impl<'a> Builder<'a> {
             if n == 2 {
                 let m = conv(self.rv(&args[1])?, ulong);
                 // n·m overflows `size_t` iff m != 0 and n > SIZE_MAX / m (the divisor is never 0).
-                let konst = |bits: u64| Expr::Const { bits: bits & ulong.mask(), ty: ulong };
+                let konst = |bits: u64| Expr::Const { bits: bits & ulong.mask(), ty: ScalarTy::Int(ulong) };
                 let zero = types::binary(BinOp::Eq, m.clone(), konst(0));
-                let divisor =
-                    Expr::Ite { cond: Box::new(zero), then: Box::new(konst(1)), els: Box::new(m.clone()), ty: ulong };
+                let divisor = Expr::Ite {
+                    cond: Box::new(zero),
+                    then: Box::new(konst(1)),
+                    els: Box::new(m.clone()),
+                    ty: ScalarTy::Int(ulong),
+                };
                 let limit = types::binary(BinOp::Div, konst(u64::MAX), divisor);
                 overflow = Some(types::binary(BinOp::Gt, size.clone(), limit));
                 size = types::binary(BinOp::Mul, size, m);
@@ -706,7 +714,7 @@ impl<'a> Builder<'a> {
     pub(super) fn ptr_compare(&mut self, op: BinOp, l: &Node<Expression>, r: &Node<Expression>) -> R<Expr> {
         let (a, _) = self.ptr_expr(l)?;
         let (b, _) = self.ptr_expr(r)?;
-        Ok(Expr::PtrCmp { op, lhs: Box::new(a), rhs: Box::new(b) })
+        Ok(Expr::Binary { op, lhs: Box::new(a), rhs: Box::new(b), ty: ScalarTy::Int(IntTy::INT) })
     }
 
     /// The read-only object of a string literal used as a pointer (one per distinct text): a
@@ -722,7 +730,9 @@ impl<'a> Builder<'a> {
         let cells: Vec<(u64, Expr)> = bytes
             .iter()
             .enumerate()
-            .map(|(i, b)| (i as u64, Expr::Const { bits: *b as u64 & IntTy::CHAR.mask(), ty: IntTy::CHAR }))
+            .map(|(i, b)| {
+                (i as u64, Expr::Const { bits: *b as u64 & IntTy::CHAR.mask(), ty: ScalarTy::Int(IntTy::CHAR) })
+            })
             .collect();
         self.cfa.vars[v.0 as usize].read_only = true;
         self.cfa.global_inits.push((v, Init::Array(cells)));
@@ -752,7 +762,7 @@ impl<'a> Builder<'a> {
     /// `p` as a condition: `p != NULL`.
     pub(super) fn ptr_truth(&mut self, e: &Node<Expression>) -> R<Expr> {
         let (p, _) = self.ptr_expr(e)?;
-        Ok(Expr::PtrCmp { op: BinOp::Ne, lhs: Box::new(p), rhs: Box::new(PExpr::Null) })
+        Ok(Expr::Binary { op: BinOp::Ne, lhs: Box::new(p), rhs: Box::new(Expr::Null), ty: ScalarTy::Int(IntTy::INT) })
     }
 }
 

@@ -424,7 +424,7 @@ impl<'a> Builder<'a> {
         let snap = self.snap();
         let r = (|| -> R<()> {
             let v = types::promote(self.rv(&sw.node.expression)?);
-            let vt = v.ty();
+            let vt = v.ity();
             let vsrc = self.text(sp(sw.node.expression.span));
             let construct = self.register_construct(ssp.0, None);
             let mut last_false = None;

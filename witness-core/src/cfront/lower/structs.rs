@@ -6,19 +6,19 @@ use super::*;
 /// The value of a scalar variable of type `st`.
 pub(super) fn leaf_value(var: VarId, st: ScalarTy) -> Rvalue {
     match st {
-        ScalarTy::Int(ty) => Rvalue::Int(Expr::Var { var, ty }),
-        ScalarTy::Float(fty) => Rvalue::Float(FExpr::Var { var, fty }),
-        ScalarTy::Ptr => Rvalue::Ptr(PExpr::Var { var }),
+        ScalarTy::Int(ty) => Rvalue::Int(Expr::Var { var, ty: ScalarTy::Int(ty) }),
+        ScalarTy::Float(fty) => Rvalue::Float(Expr::Var { var, ty: ScalarTy::Float(fty) }),
+        ScalarTy::Ptr => Rvalue::Ptr(Expr::Var { var, ty: ScalarTy::Ptr }),
     }
 }
 
 /// The scalar of type `st` stored at `ptr`.
-pub(super) fn load_value(ptr: PExpr, st: ScalarTy) -> Rvalue {
+pub(super) fn load_value(ptr: Expr, st: ScalarTy) -> Rvalue {
     let ptr = Box::new(ptr);
     match st {
-        ScalarTy::Int(ty) => Rvalue::Int(Expr::Deref { ptr, ty }),
-        ScalarTy::Float(fty) => Rvalue::Float(FExpr::Deref { ptr, fty }),
-        ScalarTy::Ptr => Rvalue::Ptr(PExpr::Load { ptr }),
+        ScalarTy::Int(ty) => Rvalue::Int(Expr::Deref { ptr, ty: ScalarTy::Int(ty) }),
+        ScalarTy::Float(fty) => Rvalue::Float(Expr::Deref { ptr, ty: ScalarTy::Float(fty) }),
+        ScalarTy::Ptr => Rvalue::Ptr(Expr::Deref { ptr, ty: ScalarTy::Ptr }),
     }
 }
 
@@ -28,7 +28,7 @@ pub(super) fn write_var(var: VarId, rhs: Rvalue) -> Write {
 }
 
 /// The write of `rhs` at `ptr` (as `rhs`'s type).
-pub(super) fn write_at(ptr: PExpr, rhs: Rvalue) -> Write {
+pub(super) fn write_at(ptr: Expr, rhs: Rvalue) -> Write {
     Write::Scalar { lhs: Place::Deref { ptr, ty: rhs.ty() }, rhs }
 }
 
@@ -373,7 +373,8 @@ impl<'a> Builder<'a> {
         }
         let (size, _) =
             self.structs.layout(&dty, self.dm).ok_or_else(|| format!("copy of {}", dty.describe(self.dm)))?;
-        let n = conv(Expr::Const { bits: size, ty: IntTy::ULLONG }, IntTy::new(self.dm.long_bits(), false));
+        let n =
+            conv(Expr::Const { bits: size, ty: ScalarTy::Int(IntTy::ULLONG) }, IntTy::new(self.dm.long_bits(), false));
         let src = MemSource::Copy { src: s, overlap_ok: true };
         let text = self.text(self.stmt_sp);
         self.emit(
@@ -575,16 +576,16 @@ impl<'a> Builder<'a> {
     }
 
     /// The leaf at `path` of a struct of type `ty` stored at `base`, as an address.
-    pub(super) fn leaf_address(&self, base: &PExpr, ty: &Ty, path: &str) -> R<PExpr> {
+    pub(super) fn leaf_address(&self, base: &Expr, ty: &Ty, path: &str) -> R<Expr> {
         let off = self.member_offset(ty, path).ok_or_else(|| {
             format!("copy of member `{path}` of {} through memory (not supported yet)", ty.describe(self.dm))
         })?;
-        Ok(PExpr::Add { base: Box::new(base.clone()), k: Box::new(conv(Expr::int(off as i64), IntTy::LLONG)) })
+        Ok(Expr::Offset { base: Box::new(base.clone()), bytes: Box::new(conv(Expr::int(off as i64), IntTy::LLONG)) })
     }
 
     /// Loads of a struct of type `ty` stored at `src` into the leaves of a flattened struct
     /// variable (scalar leaves).
-    pub(super) fn leaves_from_memory(&self, dst: Vec<(String, VarId, Ty)>, src: &PExpr, ty: &Ty) -> R<Vec<Write>> {
+    pub(super) fn leaves_from_memory(&self, dst: Vec<(String, VarId, Ty)>, src: &Expr, ty: &Ty) -> R<Vec<Write>> {
         let mut writes = Vec::new();
         for (path, var, lty) in dst {
             let Some(st) = Self::scalar_ty(&lty, self.dm) else {
@@ -597,7 +598,7 @@ impl<'a> Builder<'a> {
 
     /// Stores of the leaves of a flattened struct variable into a struct of type `ty` stored at
     /// `dst` (scalar leaves).
-    pub(super) fn leaves_into_memory(&self, dst: &PExpr, ty: &Ty, src: Vec<(String, VarId, Ty)>) -> R<Vec<Write>> {
+    pub(super) fn leaves_into_memory(&self, dst: &Expr, ty: &Ty, src: Vec<(String, VarId, Ty)>) -> R<Vec<Write>> {
         let mut writes = Vec::new();
         for (path, var, lty) in src {
             let Some(st) = Self::scalar_ty(&lty, self.dm) else {

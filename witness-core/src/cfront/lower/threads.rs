@@ -60,7 +60,7 @@ impl<'a> Builder<'a> {
                     // Only the mutex's address matters (its bytes are never read), so a mutex
                     // variable of a type the front end does not model is fine.
                     let mutex = match self.addressed_var(m) {
-                        Some(var) => PExpr::AddrOf { var, offset: Box::new(Expr::int(0)) },
+                        Some(var) => Expr::AddrOf { var, offset: Box::new(Expr::int(0)) },
                         None => self.ptr_expr(m)?.0,
                     };
                     EdgeOp::Mutex { op, mutex, lhs: int_lhs(name)? }

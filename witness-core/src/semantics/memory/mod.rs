@@ -401,11 +401,7 @@ impl DataState {
     ) -> Result<(), EvalError> {
         let obj = self.obj_of(cfa, var)?;
         for (off, rv) in items {
-            let v = match rv {
-                crate::cfa::Rvalue::Int(e) => AnyValue::Int(self.eval_into(cfa, e, None, defined)?),
-                crate::cfa::Rvalue::Float(f) => AnyValue::Float(self.eval_float(cfa, f, None, defined)?),
-                crate::cfa::Rvalue::Ptr(p) => AnyValue::Ptr(self.eval_ptr(cfa, p, None, defined)?),
-            };
+            let v = self.eval_any(cfa, rv.expr(), None, defined)?;
             self.store(cfa, &PtrVal { obj, offset: llong(*off as i128) }, &v, defined)?;
         }
         Ok(())

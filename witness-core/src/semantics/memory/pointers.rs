@@ -8,12 +8,12 @@ impl DataState {
     pub fn eval_ptr(
         &mut self,
         cfa: &Cfa,
-        p: &PExpr,
+        p: &Expr,
         result: ResultValue,
         defined: &mut Vec<Definedness>,
     ) -> Result<PtrVal, EvalError> {
         match p {
-            PExpr::Var { var } => match self.slot(cfa, *var) {
+            Expr::Var { var, ty: ScalarTy::Ptr } => match self.slot(cfa, *var) {
                 Some(Slot::Ptr(v)) => Ok(v.clone()),
                 Some(Slot::PtrUninit) => {
                     defined.push(ub(format!("use of the uninitialised pointer `{}`", cfa.var(*var).name)));
@@ -22,9 +22,9 @@ impl DataState {
                 Some(Slot::External) => Err(external(cfa, *var)),
                 _ => Err(EvalError::Unsupported(format!("pointer `{}` has no value here", cfa.var(*var).name))),
             },
-            PExpr::Null => Ok(PtrVal::null()),
-            PExpr::Func(f) => Ok(PtrVal { obj: Obj::Func(*f), offset: llong(0) }),
-            PExpr::AddrOf { var, offset } => {
+            Expr::Null => Ok(PtrVal::null()),
+            Expr::Func(f) => Ok(PtrVal { obj: Obj::Func(*f), offset: llong(0) }),
+            Expr::AddrOf { var, offset } => {
                 // Issue 22: a thread-local variable's copies are swapped in and out with the
                 // running thread, so its address would name whichever copy runs (unsound).
                 if cfa.threads && cfa.thread_locals.contains(var) {
@@ -37,9 +37,9 @@ impl DataState {
                 let off = value::cast(&self.eval_into(cfa, offset, result, defined)?, IntTy::LLONG);
                 Ok(PtrVal { obj, offset: wrap_offset(cfa, &off) })
             }
-            PExpr::Add { base, k } => {
+            Expr::Offset { base, bytes } => {
                 let b = self.eval_ptr(cfa, base, result, defined)?;
-                let k = value::cast(&self.eval_into(cfa, k, result, defined)?, IntTy::LLONG);
+                let k = value::cast(&self.eval_into(cfa, bytes, result, defined)?, IntTy::LLONG);
                 if let Obj::Func(_) = b.obj {
                     return Err(EvalError::Unsupported("arithmetic on a function pointer".into()));
                 }
@@ -47,17 +47,21 @@ impl DataState {
                 // are checked.
                 Ok(PtrVal { obj: b.obj, offset: offset_add(cfa, &b.offset, &k) })
             }
-            PExpr::FromInt { value } => {
-                let v = self.eval_into(cfa, value, result, defined)?;
+            Expr::Cast { arg, to: ScalarTy::Ptr } if matches!(arg.ty(), ScalarTy::Int(_)) => {
+                let v = self.eval_into(cfa, arg, result, defined)?;
                 self.int_to_ptr(cfa, &v)
             }
-            PExpr::Load { ptr } => {
+            Expr::Deref { ptr, ty: ScalarTy::Ptr } => {
                 let at = self.eval_ptr(cfa, ptr, result, defined)?;
                 match self.load(cfa, &at, ScalarTy::Ptr, defined)? {
                     AnyValue::Ptr(v) => Ok(v),
                     _ => Err(EvalError::Unsupported("a pointer load gave another type".into())),
                 }
             }
+            _ => Err(EvalError::Unsupported(format!(
+                "malformed IR: a {:?} expression where a pointer is needed",
+                p.ty()
+            ))),
         }
     }
 
