@@ -205,39 +205,6 @@ impl ScalarTy {
     }
 }
 
-/// A side-effect-free value of any scalar type (call arguments, returned values), already
-/// converted to the type it is used as.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub enum Rvalue {
-    Int(Expr),
-    Float(Expr),
-    /// A pointer argument.
-    Ptr(Expr),
-}
-
-impl Rvalue {
-    /// The type of the value.
-    pub fn ty(&self) -> ScalarTy {
-        match self {
-            Rvalue::Int(e) | Rvalue::Float(e) | Rvalue::Ptr(e) => e.ty(),
-        }
-    }
-    /// The value of an expression, by its type.
-    pub fn of(e: Expr) -> Rvalue {
-        match e.ty() {
-            ScalarTy::Int(_) => Rvalue::Int(e),
-            ScalarTy::Float(_) => Rvalue::Float(e),
-            ScalarTy::Ptr => Rvalue::Ptr(e),
-        }
-    }
-    /// The expression.
-    pub fn expr(&self) -> &Expr {
-        match self {
-            Rvalue::Int(e) | Rvalue::Float(e) | Rvalue::Ptr(e) => e,
-        }
-    }
-}
-
 /// Where the bytes of [`EdgeOp::MemBytes`] come from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum MemSource {
@@ -642,8 +609,8 @@ impl Place {
             _ => None,
         }
     }
-    /// The value stored at this place, as an expression.
-    pub fn value(&self) -> Expr {
+    /// The value stored at this place.
+    pub fn read(&self) -> Expr {
         let ty = self.ty();
         match self {
             Place::Var { var, .. } => Expr::Var { var: *var, ty },
@@ -653,31 +620,24 @@ impl Place {
             Place::Deref { ptr, .. } => Expr::Deref { ptr: Box::new(ptr.clone()), ty },
         }
     }
-    /// The value stored at this place.
-    pub fn read(&self) -> Rvalue {
-        Rvalue::of(self.value())
-    }
 }
 
 /// Initial value of a declared variable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub enum Init {
-    /// Scalar initializer (already converted to the variable's type).
+    /// Scalar initializer of an integer, floating-point or pointer variable (already converted
+    /// to the variable's type).
     Scalar(Expr),
-    /// Floating-point scalar initializer (already converted to the variable's type).
-    Float(Expr),
     /// Array initializer: listed flat elements; all others are zero (C's rule).
     Array(Vec<(u64, Expr)>),
     /// Floating-point array initializer: listed flat elements; all others are `+0.0`.
     FloatArray(Vec<(u64, Expr)>),
     /// All zero (static storage without initializer).
     Zero,
-    /// Pointer initializer.
-    Ptr(Expr),
     /// Initializer of an object stored as bytes (a union, an array of structs or pointers):
     /// scalar values at byte offsets, each already converted to its type, stored in order
     /// through its type; all other bytes are zero.
-    Bytes(Vec<(u64, Rvalue)>),
+    Bytes(Vec<(u64, Expr)>),
 }
 
 /// One write of an [`EdgeOp::AssignAll`].
@@ -686,7 +646,7 @@ pub enum Write {
     /// As [`EdgeOp::Declare`].
     Declare { var: VarId, init: Option<Init> },
     /// As [`EdgeOp::Assign`].
-    Scalar { lhs: Place, rhs: Rvalue },
+    Scalar { lhs: Place, rhs: Expr },
     /// Copies every element of array `src` into array `dst` (same shape and element type).
     Array { dst: VarId, src: VarId },
 }
@@ -722,7 +682,7 @@ pub enum EdgeOp {
     Declare { var: VarId, init: Option<Init> },
     /// `lhs = rhs` (`rhs` already has the type of `lhs`: an integer, floating-point or pointer
     /// value).
-    Assign { lhs: Place, rhs: Rvalue },
+    Assign { lhs: Place, rhs: Expr },
     /// Several writes performed as ONE step (a witness sees one state change): whole-struct
     /// operations on flattened struct variables — `s2 = s`, `struct S s = {1, 2};`, and the
     /// declaration `struct S s;` of all field variables at once. Every right-hand side of
@@ -742,7 +702,7 @@ pub enum EdgeOp {
     /// `args` to the parameter types (integer or floating); `lhs` may have a type other than
     /// the callee's return type (`char c = f();`, `int i = g();` with `double g()`): the
     /// result is converted to the lhs type as by assignment (float → int: UB out of range).
-    Call { callee: FuncId, args: Vec<Rvalue>, lhs: Option<Target> },
+    Call { callee: FuncId, args: Vec<Expr>, lhs: Option<Target> },
     /// Call of an external function whose result is nondeterministic (`__VERIFIER_nondet_*`,
     /// and declared-only functions the front end deems side-effect free). The result is a
     /// nondeterministic value of `ty`, converted to `lhs.ty()` as by assignment when they differ
@@ -760,7 +720,7 @@ pub enum EdgeOp {
     /// struct result is stored by `writes` into the function's hidden result variable (read
     /// before written, as [`EdgeOp::AssignAll`]), from which the caller's [`Target::Struct`]
     /// copies it.
-    Return { value: Option<Rvalue>, writes: Vec<Write> },
+    Return { value: Option<Expr>, writes: Vec<Write> },
     /// Call of an error function / reaching the `ERROR:` label. `code`: the argument of
     /// `__VERIFIER_error(N)` (RERS programs pass an error code), when there is one.
     Error { kind: ErrorKind, function: String, code: Option<Expr> },
@@ -791,7 +751,7 @@ pub enum EdgeOp {
     /// Call through a function pointer: as [`EdgeOp::Call`] once the pointer is evaluated to a
     /// function with a body whose parameters match `args` (otherwise unsupported); a null or
     /// non-function pointer is undefined behaviour.
-    CallPtr { fptr: Expr, args: Vec<Rvalue>, lhs: Option<Target> },
+    CallPtr { fptr: Expr, args: Vec<Expr>, lhs: Option<Target> },
     /// `abort()`, `exit(n)`: the path ends without violation (`exit` first runs the handlers
     /// registered with `atexit`, decision 76).
     Terminate { function: String },
@@ -805,7 +765,7 @@ pub enum EdgeOp {
         /// Boxed, as `arg`: the rarest operation must not make every edge larger.
         handle: Option<Box<Place>>,
         routine: FuncId,
-        arg: Option<Box<Rvalue>>,
+        arg: Option<Box<Expr>>,
         lhs: Option<Place>,
     },
     /// `pthread_join(thread, retval)`: enabled once the thread has ended; returns 0. `retval`

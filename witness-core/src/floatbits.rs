@@ -1,4 +1,4 @@
-//! Concrete `float`/`double` values as IEEE bit patterns (`FExpr::Const`): conversions and
+//! Concrete `float`/`double` values as IEEE bit patterns (`Expr::Const` of a float type): conversions and
 //! rendering shared by the front end's constant folding and the data domain. Pure Rust
 //! arithmetic, round-to-nearest-even; no solver (a leaf module: it depends on the IR's
 //! `FloatTy` only).

@@ -112,13 +112,13 @@ pub fn lower_one(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<Expr> {
 }
 
 /// Lowers an expression to its value (integer or float), for messages.
-pub fn lower_value(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<crate::cfa::Rvalue> {
+pub fn lower_value(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<crate::cfa::Expr> {
     let t = piece.replace("\\result", RESULT);
     let e = parse_expression(cfa, t.trim()).map_err(|why| ConjunctError::Syntax { piece: piece.to_string(), why })?;
     let mut l = Lowerer { cfa, scope };
     Ok(match l.val(&e)? {
-        Val::I(e) => crate::cfa::Rvalue::Int(e),
-        Val::F(f) => crate::cfa::Rvalue::Float(f),
+        Val::I(e) => e,
+        Val::F(f) => f,
     })
 }
 

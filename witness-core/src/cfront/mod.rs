@@ -224,7 +224,7 @@ pub fn lower_assumption_value(
     cfa: &Cfa,
     text: &str,
     scope: &AssumptionScope,
-) -> Result<crate::cfa::Rvalue, ConjunctError> {
+) -> Result<crate::cfa::Expr, ConjunctError> {
     assumption::lower_value(cfa, text, scope)
 }
 

@@ -351,11 +351,11 @@ impl<'a> Explorer<'a> {
         }
         let scope = AssumptionScope { function, offset, result_ty: result.map(|v| v.ty()) };
         let rendered = match crate::cfront::lower_assumption_value(cfa, lhs, &scope).ok()? {
-            Rvalue::Int(e) => {
+            e if e.int_ty().is_some() => {
                 let v = s.data.eval(cfa, &e, result).ok()?.value;
                 as_i128(v.known()? as u64, v.ty).to_string()
             }
-            Rvalue::Float(f) => {
+            f if f.float_ty().is_some() => {
                 let mut defined = Vec::new();
                 let v = s.data.eval_float(cfa, &f, result, &mut defined).ok()?;
                 match v.val {
@@ -363,7 +363,7 @@ impl<'a> Explorer<'a> {
                     FVal::Sym(_) => return None,
                 }
             }
-            Rvalue::Ptr(_) => return None,
+            _ => return None,
         };
         Some(format!("{lhs} is {rendered} there"))
     }

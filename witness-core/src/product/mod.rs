@@ -32,8 +32,8 @@ use z3::ast::Bool;
 
 use crate::anchors::{loop_heads_of, Anchors, ResolvedAnchor};
 use crate::cfa::{
-    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, MemSource, Place, Rvalue, ScalarTy,
-    SourceSpan, Target, Write,
+    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, MemSource, Place, ScalarTy, SourceSpan,
+    Target, Write,
 };
 use crate::cfront::{lower_assumption, AssumptionScope, ConjunctError};
 use crate::offsets::OffsetPlan;

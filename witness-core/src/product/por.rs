@@ -13,7 +13,7 @@
 //! from being postponed forever).
 
 use super::*;
-use crate::cfa::{Expr, Init, Place, Rvalue, VarScope};
+use crate::cfa::{Expr, Init, Place, VarScope};
 
 /// Is `v` a variable of the running frame that no other thread can reach?
 fn private_var(cfa: &Cfa, v: crate::cfa::VarId) -> bool {
@@ -42,7 +42,9 @@ fn local_step(cfa: &Cfa, e: &CfaEdge) -> bool {
     let local_var = |v: &crate::cfa::VarId| private_var(cfa, *v);
     match &e.op {
         EdgeOp::Blank => true,
-        EdgeOp::Assign { lhs: Place::Var { var, .. }, rhs: Rvalue::Int(rhs) } => local_var(var) && local_expr(cfa, rhs),
+        EdgeOp::Assign { lhs: Place::Var { var, .. }, rhs } if rhs.int_ty().is_some() => {
+            local_var(var) && local_expr(cfa, rhs)
+        }
         EdgeOp::Assume { cond, .. } => local_expr(cfa, cond),
         EdgeOp::Declare { var, init } => {
             local_var(var)

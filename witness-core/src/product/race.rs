@@ -62,14 +62,14 @@ fn accesses(cfa: &Cfa, op: &EdgeOp) -> Option<(Vec<VarId>, Vec<VarId>)> {
         | EdgeOp::ThreadJoin { .. }
         | EdgeOp::ThreadExit
         | EdgeOp::Atomic { .. } => {}
-        EdgeOp::Assign { lhs, rhs: Rvalue::Int(rhs) } => {
+        EdgeOp::Assign { lhs, rhs } if rhs.int_ty().is_some() => {
             write(lhs, &mut writes)?;
             expr(rhs, &mut reads, &shared)?;
         }
         EdgeOp::Assume { cond, .. } | EdgeOp::BuiltinAssume { cond } => expr(cond, &mut reads, &shared)?,
         EdgeOp::Declare { init, .. } => match init {
             None | Some(Init::Zero) => {}
-            Some(Init::Scalar(e)) => expr(e, &mut reads, &shared)?,
+            Some(Init::Scalar(e)) if e.int_ty().is_some() => expr(e, &mut reads, &shared)?,
             Some(_) => return None,
         },
         EdgeOp::NondetCall { lhs, .. } | EdgeOp::ThreadSelf { lhs } | EdgeOp::Mutex { lhs, .. } => {
@@ -79,15 +79,13 @@ fn accesses(cfa: &Cfa, op: &EdgeOp) -> Option<(Vec<VarId>, Vec<VarId>)> {
         }
         EdgeOp::Return { value, writes: w } if w.is_empty() => match value {
             None => {}
-            Some(Rvalue::Int(e)) => expr(e, &mut reads, &shared)?,
+            Some(e) if e.int_ty().is_some() => expr(e, &mut reads, &shared)?,
             Some(_) => return None,
         },
         EdgeOp::Call { args, .. } => {
             for a in args {
-                match a {
-                    Rvalue::Int(e) => expr(e, &mut reads, &shared)?,
-                    _ => return None,
-                }
+                a.int_ty()?;
+                expr(a, &mut reads, &shared)?;
             }
         }
         _ => return None,

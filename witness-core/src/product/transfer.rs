@@ -386,7 +386,7 @@ impl<'a> Explorer<'a> {
         &mut self,
         state: &ProductState,
         fptr: &crate::cfa::Expr,
-        args: &[Rvalue],
+        args: &[crate::cfa::Expr],
         span: Option<SourceSpan>,
     ) -> Option<crate::cfa::FuncId> {
         let cfa = self.cfa;
@@ -421,9 +421,9 @@ impl<'a> Explorer<'a> {
         let f = cfa.function(callee);
         let fits = f.params.len() == args.len()
             && f.params.iter().zip(args).all(|(p, a)| match (&cfa.var(*p).ty, a) {
-                (crate::cfa::CType::Int(t), Rvalue::Int(e)) => Some(*t) == e.int_ty(),
-                (crate::cfa::CType::Float(t), Rvalue::Float(e)) => Some(*t) == e.float_ty(),
-                (crate::cfa::CType::Ptr, Rvalue::Ptr(_)) => true,
+                (crate::cfa::CType::Int(t), e) => Some(*t) == e.int_ty(),
+                (crate::cfa::CType::Float(t), e) => Some(*t) == e.float_ty(),
+                (crate::cfa::CType::Ptr, e) => e.ty() == ScalarTy::Ptr,
                 _ => false,
             });
         if !fits {
@@ -475,10 +475,10 @@ impl<'a> Explorer<'a> {
                 }
             };
         }
-        macro_rules! feval {
+        macro_rules! aeval {
             ($e:expr) => {{
                 let mut defined = Vec::new();
-                let v = match next.data.eval_float(cfa, $e, None, &mut defined) {
+                let v = match next.data.eval_any(cfa, $e, None, &mut defined) {
                     Ok(v) => v,
                     Err(e) => unsupported!(e.message()),
                 };
@@ -513,18 +513,11 @@ impl<'a> Explorer<'a> {
             EdgeOp::Declare { var, init } => {
                 settle!(next.data.initialise(cfa, *var, init.as_ref()))
             }
-            EdgeOp::Assign { lhs, rhs: Rvalue::Int(rhs) } => {
-                let v = eval!(rhs);
-                settle!(next.data.assign(cfa, lhs, &v, None));
-            }
-            EdgeOp::Assign { lhs, rhs: Rvalue::Float(rhs) } => {
-                let v = feval!(rhs);
-                settle!(next.data.assign_flv(cfa, lhs, &v, None));
-            }
-            EdgeOp::Assign { lhs, rhs: Rvalue::Ptr(rhs) } => {
-                let v = peval!(rhs);
-                settle!(next.data.assign_ptr(cfa, lhs, &v));
-            }
+            EdgeOp::Assign { lhs, rhs } => match aeval!(rhs) {
+                AnyValue::Int(v) => settle!(next.data.assign(cfa, lhs, &v, None)),
+                AnyValue::Float(v) => settle!(next.data.assign_flv(cfa, lhs, &v, None)),
+                AnyValue::Ptr(v) => settle!(next.data.assign_ptr(cfa, lhs, &v)),
+            },
             EdgeOp::AssignAll { writes } => {
                 if !self.write_all(&mut next, writes, span) {
                     return Step::End;
@@ -556,11 +549,7 @@ impl<'a> Explorer<'a> {
                 }
                 let mut vals = Vec::new();
                 for a in args {
-                    vals.push(match a {
-                        Rvalue::Int(e) => AnyValue::Int(eval!(e)),
-                        Rvalue::Float(e) => AnyValue::Float(feval!(e)),
-                        Rvalue::Ptr(p) => AnyValue::Ptr(peval!(p)),
-                    });
+                    vals.push(aeval!(a));
                 }
                 if let Some(th) = next.threads.as_mut() {
                     // A `__VERIFIER_atomic_*` function runs as one atomic section.
@@ -612,11 +601,7 @@ impl<'a> Explorer<'a> {
                     return Step::End;
                 }
                 if let Some(e) = value {
-                    let v = match e {
-                        Rvalue::Int(e) => AnyValue::Int(eval!(e)),
-                        Rvalue::Float(e) => AnyValue::Float(feval!(e)),
-                        Rvalue::Ptr(p) => AnyValue::Ptr(peval!(p)),
-                    };
+                    let v = aeval!(e);
                     match (func.return_ty, &func.return_unsupported) {
                         (_, Some(w)) => unsupported!(format!("return value of type {w}")),
                         (Some(ty), None) => {
@@ -871,9 +856,7 @@ impl<'a> Explorer<'a> {
             EdgeOp::Unsupported { what } => unsupported!(what.clone()),
             EdgeOp::ThreadCreate { handle, routine, arg, lhs } => {
                 let arg = match arg.as_deref() {
-                    Some(Rvalue::Int(e)) => Some(AnyValue::Int(eval!(e))),
-                    Some(Rvalue::Float(e)) => Some(AnyValue::Float(feval!(e))),
-                    Some(Rvalue::Ptr(p)) => Some(AnyValue::Ptr(peval!(p))),
+                    Some(e) => Some(aeval!(e)),
                     None => None,
                 };
                 let start = Start { routine: *routine, arg, create_edge: e };
@@ -981,9 +964,7 @@ impl<'a> Explorer<'a> {
     pub(super) fn write_all(&mut self, next: &mut ProductState, writes: &[Write], span: Option<SourceSpan>) -> bool {
         let cfa = self.cfa;
         enum Read {
-            Int(Value),
-            Float(FValue),
-            Ptr(crate::semantics::PtrVal),
+            Scalar(AnyValue),
             Array(crate::semantics::Slot),
             Declare,
         }
@@ -991,16 +972,7 @@ impl<'a> Explorer<'a> {
         let mut reads = Vec::with_capacity(writes.len());
         for w in writes {
             let r = match w {
-                Write::Scalar { rhs: Rvalue::Int(rhs), .. } => next.data.eval(cfa, rhs, None).map(|ev| {
-                    defined.extend(ev.defined);
-                    Read::Int(ev.value)
-                }),
-                Write::Scalar { rhs: Rvalue::Float(rhs), .. } => {
-                    next.data.eval_float(cfa, rhs, None, &mut defined).map(Read::Float)
-                }
-                Write::Scalar { rhs: Rvalue::Ptr(rhs), .. } => {
-                    next.data.eval_ptr(cfa, rhs, None, &mut defined).map(Read::Ptr)
-                }
+                Write::Scalar { rhs, .. } => next.data.eval_any(cfa, rhs, None, &mut defined).map(Read::Scalar),
                 Write::Array { src, .. } => next.data.read_array(cfa, *src).map(Read::Array),
                 Write::Declare { .. } => Ok(Read::Declare),
             };
@@ -1019,9 +991,11 @@ impl<'a> Explorer<'a> {
         for (w, r) in writes.iter().zip(reads) {
             let done = match (w, r) {
                 (Write::Declare { var, init }, _) => next.data.initialise(cfa, *var, init.as_ref()),
-                (Write::Scalar { lhs, .. }, Read::Int(v)) => next.data.assign(cfa, lhs, &v, None),
-                (Write::Scalar { lhs, .. }, Read::Float(v)) => next.data.assign_flv(cfa, lhs, &v, None),
-                (Write::Scalar { lhs, .. }, Read::Ptr(v)) => next.data.assign_ptr(cfa, lhs, &v),
+                (Write::Scalar { lhs, .. }, Read::Scalar(AnyValue::Int(v))) => next.data.assign(cfa, lhs, &v, None),
+                (Write::Scalar { lhs, .. }, Read::Scalar(AnyValue::Float(v))) => {
+                    next.data.assign_flv(cfa, lhs, &v, None)
+                }
+                (Write::Scalar { lhs, .. }, Read::Scalar(AnyValue::Ptr(v))) => next.data.assign_ptr(cfa, lhs, &v),
                 (Write::Array { dst, .. }, Read::Array(s)) => next.data.write_array(cfa, *dst, &s).map(|()| Vec::new()),
                 _ => Err(EvalError::Unsupported("malformed multiple assignment".into())),
             };

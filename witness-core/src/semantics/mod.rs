@@ -551,7 +551,7 @@ impl DataState {
         let slot = match (&info.ty, init) {
             (CType::Int(ty), None) => Slot::Scalar(self.nondet(&info.name, *ty)),
             (CType::Int(ty), Some(Init::Zero)) => Slot::Scalar(Value::conc(0, *ty)),
-            (CType::Int(ty), Some(Init::Scalar(e))) => {
+            (CType::Int(ty), Some(Init::Scalar(e))) if e.int_ty().is_some() => {
                 let ev = self.eval(cfa, e, None)?;
                 defined = ev.defined;
                 Slot::Scalar(value::cast(&ev.value, *ty))
@@ -602,16 +602,21 @@ impl DataState {
             }
             (CType::Float(fty), None) => Slot::Float(self.nondet_float(&info.name, *fty).0),
             (CType::Float(fty), Some(Init::Zero)) => Slot::Float(FValue::conc(0, *fty)),
-            (CType::Float(fty), Some(Init::Float(e))) => {
+            (CType::Float(fty), Some(Init::Scalar(e))) if e.float_ty().is_some() => {
                 let v = self.eval_float(cfa, e, None, &mut defined)?;
                 Slot::Float(float::cast(&v, *fty))
             }
+            (CType::Ptr, Some(Init::Scalar(e))) if e.ty() == ScalarTy::Ptr => {
+                Slot::Ptr(self.eval_ptr(cfa, e, None, &mut defined)?)
+            }
+            // A declaration of an object without semantics is opaque, whatever its
+            // initializer (but a pointer one, as below).
+            (CType::Void | CType::Unsupported(_), Some(Init::Scalar(e))) if e.ty() != ScalarTy::Ptr => Slot::Opaque,
             (CType::Int(_) | CType::Array { .. } | CType::Float(_), Some(Init::FloatArray(_)))
-            | (CType::FloatArray { .. }, Some(Init::Scalar(_) | Init::Float(_) | Init::Array(_)))
-            | (CType::Int(_) | CType::Array { .. }, Some(Init::Float(_)))
-            | (CType::Float(_), Some(Init::Scalar(_) | Init::Array(_)))
+            | (CType::FloatArray { .. }, Some(Init::Scalar(_) | Init::Array(_)))
+            | (CType::Float(_), Some(Init::Array(_)))
             | (CType::Int(_), Some(Init::Array(_)))
-            | (CType::Array { .. }, Some(Init::Scalar(_))) => {
+            | (CType::Int(_) | CType::Array { .. } | CType::Float(_), Some(Init::Scalar(_))) => {
                 return Err(EvalError::Unsupported(format!(
                     "initializer shape does not match the type of `{}`",
                     info.name
@@ -619,12 +624,11 @@ impl DataState {
             }
             (CType::Ptr, None) => Slot::PtrUninit,
             (CType::Ptr, Some(Init::Zero)) => Slot::Ptr(PtrVal::null()),
-            (CType::Ptr, Some(Init::Ptr(e))) => Slot::Ptr(self.eval_ptr(cfa, e, None, &mut defined)?),
             (CType::Bytes { size, .. }, None) => Slot::Bytes(Rc::new(vec![None; *size as usize])),
             (CType::Bytes { size, .. }, Some(Init::Zero | Init::Bytes(_))) => {
                 Slot::Bytes(Rc::new(vec![Some(Cell::Byte(Val::Conc(0))); *size as usize]))
             }
-            (CType::Ptr | CType::Bytes { .. }, Some(_)) | (_, Some(Init::Ptr(_) | Init::Bytes(_))) => {
+            (CType::Ptr | CType::Bytes { .. }, Some(_)) | (_, Some(Init::Scalar(_) | Init::Bytes(_))) => {
                 return Err(EvalError::Unsupported(format!(
                     "initializer shape does not match the type of `{}`",
                     info.name

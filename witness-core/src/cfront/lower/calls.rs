@@ -406,7 +406,7 @@ impl<'a> Builder<'a> {
         let tmp = self.new_temp(ty)?;
         self.emit(op(Place::Var { var: tmp, ty: ScalarTy::Int(ty) }), csp, text.clone())?;
         let rhs = Val::I(Expr::Var { var: tmp, ty: ScalarTy::Int(ty) }).into_float(fty);
-        self.emit(EdgeOp::Assign { lhs: flv, rhs: Rvalue::Float(rhs) }, csp, text)
+        self.emit(EdgeOp::Assign { lhs: flv, rhs }, csp, text)
     }
 
     /// Argument `i` of a call of the function `name` that the validator models (`__VERIFIER_error`,
@@ -456,8 +456,8 @@ impl<'a> Builder<'a> {
             let op = match lhs {
                 None => return Ok(()),
                 Some(Target::Scalar(lv)) => match lv.ty() {
-                    ScalarTy::Int(t) => EdgeOp::Assign { rhs: Rvalue::Int(v.into_int(t)), lhs: lv },
-                    ScalarTy::Float(fty) => EdgeOp::Assign { rhs: Rvalue::Float(v.into_float(fty)), lhs: lv },
+                    ScalarTy::Int(t) => EdgeOp::Assign { rhs: v.into_int(t), lhs: lv },
+                    ScalarTy::Float(fty) => EdgeOp::Assign { rhs: v.into_float(fty), lhs: lv },
                     ScalarTy::Ptr => return Err(format!("result of `{name}` stored into a pointer or struct")),
                 },
                 Some(Target::Struct(_)) => return Err(format!("result of `{name}` stored into a pointer or struct")),
@@ -552,7 +552,7 @@ impl<'a> Builder<'a> {
                 }
                 Some(Target::Scalar(lv)) => {
                     let rhs = Val::F(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) }).into_int(Self::int_ty(&lv));
-                    self.emit(EdgeOp::Assign { lhs: lv, rhs: Rvalue::Int(rhs) }, csp, text)?;
+                    self.emit(EdgeOp::Assign { lhs: lv, rhs }, csp, text)?;
                 }
                 Some(Target::Struct(_)) => return Err("a float stored into a struct".into()),
                 None => {}
@@ -586,7 +586,7 @@ impl<'a> Builder<'a> {
                             arg: Box::new(Expr::Var { var: tmp, ty: ScalarTy::Int(ty) }),
                             to: ScalarTy::Ptr,
                         };
-                        self.emit(EdgeOp::Assign { lhs: lv, rhs: Rvalue::Ptr(rhs) }, csp, text)
+                        self.emit(EdgeOp::Assign { lhs: lv, rhs }, csp, text)
                     }
                 },
                 None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty }, csp, text),

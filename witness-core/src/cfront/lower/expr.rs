@@ -165,10 +165,7 @@ impl<'a> Builder<'a> {
 
     /// The value of an integer place (as [`Self::lv`] builds).
     pub(super) fn read(lv: &Place) -> Expr {
-        match lv.read() {
-            Rvalue::Int(e) => e,
-            _ => unreachable!("not an integer place"),
-        }
+        lv.read()
     }
 
     /// The type of an integer place (as [`Self::lv`] builds).
@@ -183,18 +180,12 @@ impl<'a> Builder<'a> {
 
     /// The value of a pointer place (as [`Self::plvalue`] builds).
     pub(super) fn pread(plv: &Place) -> Expr {
-        match plv.read() {
-            Rvalue::Ptr(p) => p,
-            _ => unreachable!("not a pointer place"),
-        }
+        plv.read()
     }
 
     /// The value of a floating-point place (as [`Self::float_lvalue`] builds).
     pub(super) fn fread(flv: &Place) -> Expr {
-        match flv.read() {
-            Rvalue::Float(e) => e,
-            _ => unreachable!("not a floating-point place"),
-        }
+        flv.read()
     }
 
     /// Lowers an expression whose value is unused.
@@ -299,7 +290,7 @@ impl<'a> Builder<'a> {
         let op = if inc { BinOp::Add } else { BinOp::Sub };
         let v = types::binary(op, Self::read(&lv), Expr::int(1));
         let text = self.text(self.stmt_sp);
-        self.emit(EdgeOp::Assign { lhs: lv, rhs: Rvalue::Int(conv(v, t)) }, self.stmt_sp, text)
+        self.emit(EdgeOp::Assign { lhs: lv, rhs: conv(v, t) }, self.stmt_sp, text)
     }
 
     /// Assignment or compound assignment; returns the value of the lhs afterwards.
@@ -405,13 +396,13 @@ impl<'a> Builder<'a> {
                     }
                 }
                 let r = self.rv_any(&b.node.rhs)?.into_float(fty);
-                self.emit(EdgeOp::Assign { lhs: flv, rhs: Rvalue::Float(r) }, ssp, text)?;
+                self.emit(EdgeOp::Assign { lhs: flv, rhs: r }, ssp, text)?;
                 return Ok(Val::F(read));
             }
             let op = types::map_binop(&b.node.operator.node).ok_or("unknown assignment operator")?;
             let r = self.rv_any(&b.node.rhs)?;
             let v = types::binary_any(op, Val::F(read.clone()), r)?.into_float(fty);
-            self.emit(EdgeOp::Assign { lhs: flv, rhs: Rvalue::Float(v) }, ssp, text)?;
+            self.emit(EdgeOp::Assign { lhs: flv, rhs: v }, ssp, text)?;
             return Ok(Val::F(read));
         }
         if b.node.operator.node == BinaryOperator::Assign {
@@ -423,7 +414,7 @@ impl<'a> Builder<'a> {
             let r = self.rv_any(&b.node.rhs)?;
             let lv = self.lv(&b.node.lhs)?;
             let t = Self::int_ty(&lv);
-            self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: Rvalue::Int(r.into_int(t)) }, ssp, text)?;
+            self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: r.into_int(t) }, ssp, text)?;
             return Ok(Val::I(Self::read(&lv)));
         }
         let op = types::map_binop(&b.node.operator.node).ok_or("unknown assignment operator")?;
@@ -431,7 +422,7 @@ impl<'a> Builder<'a> {
         let lv = self.lv(&b.node.lhs)?;
         let t = Self::int_ty(&lv);
         let v = types::binary_any(op, Val::I(Self::read(&lv)), r)?;
-        self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: Rvalue::Int(v.into_int(t)) }, ssp, text)?;
+        self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: v.into_int(t) }, ssp, text)?;
         Ok(Val::I(Self::read(&lv)))
     }
 
@@ -565,10 +556,7 @@ impl<'a> Builder<'a> {
                         let tmp = self.new_temp(t)?;
                         let text = self.text(esp);
                         self.emit(
-                            EdgeOp::Assign {
-                                lhs: Place::Var { var: tmp, ty: ScalarTy::Int(t) },
-                                rhs: Rvalue::Int(Self::read(&lv)),
-                            },
+                            EdgeOp::Assign { lhs: Place::Var { var: tmp, ty: ScalarTy::Int(t) }, rhs: Self::read(&lv) },
                             self.stmt_sp,
                             text,
                         )?;
@@ -711,11 +699,11 @@ impl<'a> Builder<'a> {
                     let op = match &target {
                         Val::F(Expr::Var { ty: ScalarTy::Float(fty), .. }) => EdgeOp::Assign {
                             lhs: Place::Var { var: tmp, ty: ScalarTy::Float(*fty) },
-                            rhs: Rvalue::Float(v.into_float(*fty)),
+                            rhs: v.into_float(*fty),
                         },
                         Val::I(Expr::Var { ty: ScalarTy::Int(ty), .. }) => EdgeOp::Assign {
                             lhs: Place::Var { var: tmp, ty: ScalarTy::Int(*ty) },
-                            rhs: Rvalue::Int(v.into_int(*ty)),
+                            rhs: v.into_int(*ty),
                         },
                         _ => return Err("conditional expression".into()),
                     };
@@ -813,10 +801,7 @@ impl<'a> Builder<'a> {
         for (n, k) in [(nt, 1), (nf, 0)] {
             self.cur = n;
             self.emit(
-                EdgeOp::Assign {
-                    lhs: Place::Var { var: tmp, ty: ScalarTy::Int(IntTy::INT) },
-                    rhs: Rvalue::Int(Expr::int(k)),
-                },
+                EdgeOp::Assign { lhs: Place::Var { var: tmp, ty: ScalarTy::Int(IntTy::INT) }, rhs: Expr::int(k) },
                 self.stmt_sp,
                 text.clone(),
             )?;

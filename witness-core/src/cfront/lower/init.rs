@@ -82,7 +82,7 @@ impl<'a> Builder<'a> {
             return Ok(Init::Bytes(out));
         }
         match ty {
-            Ty::Pointer(_) => Ok(Init::Ptr(self.ptr_expr(scalar_init(init)?)?.0)),
+            Ty::Pointer(_) => Ok(Init::Scalar(self.ptr_expr(scalar_init(init)?)?.0)),
             Ty::Int(t) => {
                 let e = scalar_init(init)?;
                 let v = self.rv_any(e)?;
@@ -91,7 +91,7 @@ impl<'a> Builder<'a> {
             Ty::Float(_) if ty.float_ty().is_some() => {
                 let e = scalar_init(init)?;
                 let fty = ty.float_ty().ok_or("float type")?;
-                Ok(Init::Float(self.rv_any(e)?.into_float(fty)))
+                Ok(Init::Scalar(self.rv_any(e)?.into_float(fty)))
             }
             Ty::Array(..) => {
                 let (elem, dims) = match ty.to_ctype(self.dm) {
@@ -103,7 +103,7 @@ impl<'a> Builder<'a> {
                 self.fill(elem, &dims, init, 0, &mut out)?;
                 out.sort_by_key(|x| x.0);
                 // Later initializers of the same element win.
-                let mut dedup: Vec<(u64, Rvalue)> = Vec::new();
+                let mut dedup: Vec<(u64, Expr)> = Vec::new();
                 for (i, e) in out {
                     if let Some(last) = dedup.last_mut() {
                         if last.0 == i {
@@ -113,14 +113,8 @@ impl<'a> Builder<'a> {
                     }
                     dedup.push((i, e));
                 }
-                let ints = dedup.iter().filter_map(|(i, e)| match e {
-                    Rvalue::Int(e) => Some((*i, e.clone())),
-                    Rvalue::Float(_) | Rvalue::Ptr(_) => None,
-                });
-                let floats = dedup.iter().filter_map(|(i, e)| match e {
-                    Rvalue::Float(e) => Some((*i, e.clone())),
-                    Rvalue::Int(_) | Rvalue::Ptr(_) => None,
-                });
+                let ints = dedup.iter().filter(|(_, e)| e.int_ty().is_some()).cloned();
+                let floats = dedup.iter().filter(|(_, e)| e.float_ty().is_some()).cloned();
                 Ok(match elem {
                     ScalarTy::Int(_) => Init::Array(ints.collect()),
                     ScalarTy::Float(_) => Init::FloatArray(floats.collect()),
@@ -132,11 +126,11 @@ impl<'a> Builder<'a> {
     }
 
     /// An array element's initial value, converted to the element type.
-    pub(super) fn elem_init(&mut self, e: &Node<Expression>, elem: ScalarTy) -> R<Rvalue> {
+    pub(super) fn elem_init(&mut self, e: &Node<Expression>, elem: ScalarTy) -> R<Expr> {
         let v = self.rv_any(e)?;
         Ok(match elem {
-            ScalarTy::Int(t) => Rvalue::Int(v.into_int(t)),
-            ScalarTy::Float(f) => Rvalue::Float(v.into_float(f)),
+            ScalarTy::Int(t) => v.into_int(t),
+            ScalarTy::Float(f) => v.into_float(f),
             ScalarTy::Ptr => return Err("array of pointers (not supported yet)".into()),
         })
     }
@@ -145,7 +139,7 @@ impl<'a> Builder<'a> {
     /// `base`, with their byte offsets (C11 6.7.9: positional and one-level designated
     /// elements and members, a union's first or designated member, and brace elision, p20).
     /// Bit-fields and struct or union values are not supported yet.
-    pub(super) fn bytes_init(&mut self, ty: &Ty, init: &Initializer, base: u64, out: &mut Vec<(u64, Rvalue)>) -> R<()> {
+    pub(super) fn bytes_init(&mut self, ty: &Ty, init: &Initializer, base: u64, out: &mut Vec<(u64, Expr)>) -> R<()> {
         match init {
             Initializer::List(items) => {
                 let mut pos = 0;
@@ -174,9 +168,7 @@ impl<'a> Builder<'a> {
             }
             Initializer::Expression(_) => {
                 let v = match self.initializer(ty, init)? {
-                    Init::Scalar(e) => Rvalue::Int(e),
-                    Init::Float(f) => Rvalue::Float(f),
-                    Init::Ptr(p) => Rvalue::Ptr(p),
+                    Init::Scalar(e) => e,
                     _ => return Err(format!("initializer of {}", ty.describe(self.dm))),
                 };
                 out.push((base, v));
@@ -198,7 +190,7 @@ impl<'a> Builder<'a> {
         items: &[Node<InitializerListItem>],
         pos: &mut usize,
         base: u64,
-        out: &mut Vec<(u64, Rvalue)>,
+        out: &mut Vec<(u64, Expr)>,
         braced: bool,
     ) -> R<()> {
         fn designated(it: &Node<InitializerListItem>) -> R<Option<&Node<Designator>>> {
@@ -295,7 +287,7 @@ impl<'a> Builder<'a> {
         items: &[Node<InitializerListItem>],
         pos: &mut usize,
         base: u64,
-        out: &mut Vec<(u64, Rvalue)>,
+        out: &mut Vec<(u64, Expr)>,
     ) -> R<()> {
         let init = &items[*pos].node.initializer.node;
         // A `char` array member from a string literal: its bytes, then zeros (C11 6.7.9p14).
@@ -309,7 +301,7 @@ impl<'a> Builder<'a> {
                     for (i, b) in bytes.iter().enumerate() {
                         out.push((
                             base + i as u64,
-                            Rvalue::Int(Expr::Const { bits: *b as u64 & ct.mask(), ty: ScalarTy::Int(*ct) }),
+                            Expr::Const { bits: *b as u64 & ct.mask(), ty: ScalarTy::Int(*ct) },
                         ));
                     }
                     *pos += 1;
@@ -336,7 +328,7 @@ impl<'a> Builder<'a> {
         dims: &[u64],
         init: &Initializer,
         base: u64,
-        out: &mut Vec<(u64, Rvalue)>,
+        out: &mut Vec<(u64, Expr)>,
     ) -> R<()> {
         let total: u64 = dims.iter().product();
         let sub: u64 = dims.iter().skip(1).product();
@@ -352,7 +344,7 @@ impl<'a> Builder<'a> {
                         for (i, b) in bytes.iter().chain(std::iter::once(&0u8)).enumerate() {
                             if (i as u64) < total {
                                 let c = Expr::Const { bits: (*b as u64) & elem.mask(), ty: ScalarTy::Int(elem) };
-                                out.push((base + i as u64, Rvalue::Int(c)));
+                                out.push((base + i as u64, c));
                             }
                         }
                         return Ok(());

@@ -20,8 +20,8 @@ use super::structs::{Field, Registry};
 use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
-    FClass, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Place, Rvalue, ScalarTy, SourceSpan, Target, UnOp,
-    VarId, VarInfo, VarScope, Write,
+    FClass, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Place, ScalarTy, SourceSpan, Target, UnOp, VarId,
+    VarInfo, VarScope, Write,
 };
 use crate::cfa::{MemSource, Pointee};
 

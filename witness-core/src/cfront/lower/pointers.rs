@@ -263,7 +263,7 @@ impl<'a> Builder<'a> {
                 let name = format!("__tmp_{}", self.tmp_counter);
                 let tmp = self.new_var(&name, &Ty::Pointer(Box::new(t.clone())), VarScope::Local(f), (0, 0), true);
                 self.emit(
-                    EdgeOp::Assign { lhs: Place::Var { var: tmp, ty: ScalarTy::Ptr }, rhs: Rvalue::Ptr(old) },
+                    EdgeOp::Assign { lhs: Place::Var { var: tmp, ty: ScalarTy::Ptr }, rhs: old },
                     self.stmt_sp,
                     text.clone(),
                 )?;
@@ -408,7 +408,7 @@ impl<'a> Builder<'a> {
                 let k = conv(types::promote(k), IntTy::LLONG);
                 let k = if minus { types::unary(UnOp::Neg, k) } else { k };
                 let rhs = Self::offset_by(Self::pread(&lhs), self.scaled(k, size));
-                self.emit(EdgeOp::Assign { lhs, rhs: Rvalue::Ptr(rhs) }, ssp, text)
+                self.emit(EdgeOp::Assign { lhs, rhs }, ssp, text)
             }
             _ => Err(format!("operator on a pointer in `{text}` (not supported)")),
         }
@@ -421,7 +421,7 @@ impl<'a> Builder<'a> {
         let lhs = self.plvalue(operand)?;
         let rhs = Self::offset_by(Self::pread(&lhs), llong(if inc { size } else { -size }));
         let text = self.text(self.stmt_sp);
-        self.emit(EdgeOp::Assign { lhs, rhs: Rvalue::Ptr(rhs) }, self.stmt_sp, text)
+        self.emit(EdgeOp::Assign { lhs, rhs }, self.stmt_sp, text)
     }
 
     /// Stores the pointer value of `rhs` into `lhs` (one step; a call stores its result).
@@ -431,7 +431,7 @@ impl<'a> Builder<'a> {
             return self.call(c, Some(Target::Scalar(lhs)), ssp);
         }
         let (p, _) = self.ptr_expr(rhs)?;
-        self.emit(EdgeOp::Assign { lhs, rhs: Rvalue::Ptr(p) }, ssp, text)
+        self.emit(EdgeOp::Assign { lhs, rhs: p }, ssp, text)
     }
 
     /// `T *v = e;` (a declaration step; a call stores its result in one step).
@@ -441,7 +441,7 @@ impl<'a> Builder<'a> {
         }
         let (p, _) = self.ptr_expr(e)?;
         let text = self.text(dsp);
-        self.emit(EdgeOp::Declare { var: v, init: Some(Init::Ptr(p)) }, dsp, text)
+        self.emit(EdgeOp::Declare { var: v, init: Some(Init::Scalar(p)) }, dsp, text)
     }
 
     /// Heap functions (`malloc`, `calloc`, `alloca`, `free`); `None` if `name` is not one (or
@@ -608,7 +608,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Call arguments converted to the parameter types.
-    pub(super) fn lower_args(&mut self, name: &str, args: &[Node<Expression>], ptys: &[Ty]) -> R<Vec<Rvalue>> {
+    pub(super) fn lower_args(&mut self, name: &str, args: &[Node<Expression>], ptys: &[Ty]) -> R<Vec<Expr>> {
         if ptys.len() != args.len() {
             return Err(format!("call to `{name}` with {} arguments, expected {}", args.len(), ptys.len()));
         }
@@ -621,11 +621,9 @@ impl<'a> Builder<'a> {
         let mut vals = Vec::new();
         for (i, (a, t)) in args.iter().zip(ptys).enumerate() {
             let v = match t {
-                Ty::Pointer(_) => Rvalue::Ptr(self.ptr_expr(a)?.0),
-                Ty::Int(t) => Rvalue::Int(self.rv_any(a)?.into_int(*t)),
-                Ty::Float(_) if t.float_ty().is_some() => {
-                    Rvalue::Float(self.rv_any(a)?.into_float(t.float_ty().ok_or("float type")?))
-                }
+                Ty::Pointer(_) => self.ptr_expr(a)?.0,
+                Ty::Int(t) => self.rv_any(a)?.into_int(*t),
+                Ty::Float(_) if t.float_ty().is_some() => self.rv_any(a)?.into_float(t.float_ty().ok_or("float type")?),
                 Ty::Struct(k) if k.starts_with("struct ") => {
                     vals.extend(self.struct_arg(name, a, t)?);
                     continue;
@@ -651,7 +649,7 @@ impl<'a> Builder<'a> {
     /// Decision 137: the argument `a` for parameter `i` (0-based) of transparent union type
     /// `t`: a value of one of its member types, which fills the union (the callee stores it in
     /// the parameter's first bytes, see `DataState::push_frame`).
-    fn transparent_arg(&mut self, name: &str, i: usize, a: &Node<Expression>, t: &Ty) -> R<Rvalue> {
+    fn transparent_arg(&mut self, name: &str, i: usize, a: &Node<Expression>, t: &Ty) -> R<Expr> {
         let dm = self.dm;
         let why = |what: &str| {
             format!(
@@ -675,15 +673,15 @@ impl<'a> Builder<'a> {
             return Err(why("an argument of a member type smaller than the union"));
         }
         Ok(match &m {
-            Ty::Pointer(_) => Rvalue::Ptr(self.ptr_expr(a)?.0),
-            Ty::Int(it) => Rvalue::Int(self.rv_any(a)?.into_int(*it)),
+            Ty::Pointer(_) => self.ptr_expr(a)?.0,
+            Ty::Int(it) => self.rv_any(a)?.into_int(*it),
             _ => return Err(why("an argument of a member type that is not an integer or a pointer")),
         })
     }
 
     /// The scalar leaves of a struct argument, in the order of the parameter's leaves: from a
     /// flattened struct variable, or loaded from a struct in memory.
-    pub(super) fn struct_arg(&mut self, name: &str, a: &Node<Expression>, t: &Ty) -> R<Vec<Rvalue>> {
+    pub(super) fn struct_arg(&mut self, name: &str, a: &Node<Expression>, t: &Ty) -> R<Vec<Expr>> {
         let unsupported = || format!("call to `{name}` with a struct argument of this kind (not supported yet)");
         let leaves = self.structs.leaves(t)?;
         let mut out = Vec::new();

@@ -260,18 +260,18 @@ impl<'a> Builder<'a> {
                         }
                         (Some(e), Ty::Int(t)) => {
                             let v = self.rv_any(e)?;
-                            Some(Rvalue::Int(v.into_int(*t)))
+                            Some(v.into_int(*t))
                         }
                         (Some(e), Ty::Float(_)) if ret.float_ty().is_some() => {
                             let fty = ret.float_ty().ok_or("float type")?;
                             let v = self.rv_any(e)?;
-                            Some(Rvalue::Float(v.into_float(fty)))
+                            Some(v.into_float(fty))
                         }
                         (Some(e), Ty::Void) => {
                             self.effect(e, ssp)?;
                             None
                         }
-                        (Some(e), Ty::Pointer(_)) => Some(Rvalue::Ptr(self.ptr_expr(e)?.0)),
+                        (Some(e), Ty::Pointer(_)) => Some(self.ptr_expr(e)?.0),
                         (Some(_), other) => {
                             return Err(format!(
                                 "return of a value of type {} (not supported yet)",

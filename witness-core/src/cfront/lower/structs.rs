@@ -4,31 +4,31 @@
 use super::*;
 
 /// The value of a scalar variable of type `st`.
-pub(super) fn leaf_value(var: VarId, st: ScalarTy) -> Rvalue {
+pub(super) fn leaf_value(var: VarId, st: ScalarTy) -> Expr {
     match st {
-        ScalarTy::Int(ty) => Rvalue::Int(Expr::Var { var, ty: ScalarTy::Int(ty) }),
-        ScalarTy::Float(fty) => Rvalue::Float(Expr::Var { var, ty: ScalarTy::Float(fty) }),
-        ScalarTy::Ptr => Rvalue::Ptr(Expr::Var { var, ty: ScalarTy::Ptr }),
+        ScalarTy::Int(ty) => Expr::Var { var, ty: ScalarTy::Int(ty) },
+        ScalarTy::Float(fty) => Expr::Var { var, ty: ScalarTy::Float(fty) },
+        ScalarTy::Ptr => Expr::Var { var, ty: ScalarTy::Ptr },
     }
 }
 
 /// The scalar of type `st` stored at `ptr`.
-pub(super) fn load_value(ptr: Expr, st: ScalarTy) -> Rvalue {
+pub(super) fn load_value(ptr: Expr, st: ScalarTy) -> Expr {
     let ptr = Box::new(ptr);
     match st {
-        ScalarTy::Int(ty) => Rvalue::Int(Expr::Deref { ptr, ty: ScalarTy::Int(ty) }),
-        ScalarTy::Float(fty) => Rvalue::Float(Expr::Deref { ptr, ty: ScalarTy::Float(fty) }),
-        ScalarTy::Ptr => Rvalue::Ptr(Expr::Deref { ptr, ty: ScalarTy::Ptr }),
+        ScalarTy::Int(ty) => Expr::Deref { ptr, ty: ScalarTy::Int(ty) },
+        ScalarTy::Float(fty) => Expr::Deref { ptr, ty: ScalarTy::Float(fty) },
+        ScalarTy::Ptr => Expr::Deref { ptr, ty: ScalarTy::Ptr },
     }
 }
 
 /// The write of `rhs` into the variable `var` (of `rhs`'s type).
-pub(super) fn write_var(var: VarId, rhs: Rvalue) -> Write {
+pub(super) fn write_var(var: VarId, rhs: Expr) -> Write {
     Write::Scalar { lhs: Place::Var { var, ty: rhs.ty() }, rhs }
 }
 
 /// The write of `rhs` at `ptr` (as `rhs`'s type).
-pub(super) fn write_at(ptr: Expr, rhs: Rvalue) -> Write {
+pub(super) fn write_at(ptr: Expr, rhs: Expr) -> Write {
     Write::Scalar { lhs: Place::Deref { ptr, ty: rhs.ty() }, rhs }
 }
 

@@ -86,7 +86,7 @@ impl<'a> Builder<'a> {
                     let ptys = self.func_param_tys[routine.0 as usize].clone();
                     let arg = match &ptys[..] {
                         [] => None,
-                        [Ty::Pointer(_)] => Some(Box::new(Rvalue::Ptr(self.ptr_expr(arg)?.0))),
+                        [Ty::Pointer(_)] => Some(Box::new(self.ptr_expr(arg)?.0)),
                         _ => {
                             return Err(format!(
                                 "`pthread_create` of `{}`, whose parameters are not one pointer",

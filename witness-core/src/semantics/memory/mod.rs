@@ -396,12 +396,12 @@ impl DataState {
         &mut self,
         cfa: &Cfa,
         var: VarId,
-        items: &[(u64, crate::cfa::Rvalue)],
+        items: &[(u64, crate::cfa::Expr)],
         defined: &mut Vec<Definedness>,
     ) -> Result<(), EvalError> {
         let obj = self.obj_of(cfa, var)?;
         for (off, rv) in items {
-            let v = self.eval_any(cfa, rv.expr(), None, defined)?;
+            let v = self.eval_any(cfa, rv, None, defined)?;
             self.store(cfa, &PtrVal { obj, offset: llong(*off as i128) }, &v, defined)?;
         }
         Ok(())
