@@ -3,7 +3,7 @@
 use lang_c::ast::*;
 use lang_c::span::Node;
 
-use super::types::{self, conv, SpecCounter, Ty, Val};
+use super::types::{self, conv, Arith, SpecCounter, Ty};
 use super::AssumptionScope;
 use crate::cfa::{BinOp, CType, Cfa, Expr, FloatTy, IntTy, Pointee, ScalarTy, UnOp, VarId, VarScope};
 
@@ -116,10 +116,7 @@ pub fn lower_value(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<crate::
     let t = piece.replace("\\result", RESULT);
     let e = parse_expression(cfa, t.trim()).map_err(|why| ConjunctError::Syntax { piece: piece.to_string(), why })?;
     let mut l = Lowerer { cfa, scope };
-    Ok(match l.val(&e)? {
-        Val::I(e) => e,
-        Val::F(f) => f,
-    })
+    l.val(&e)
 }
 
 /// lang-c exposes only the translation-unit parser: wrap the expression in a function body,
@@ -172,9 +169,9 @@ fn expected(set: &std::collections::HashSet<&'static str>) -> String {
 /// a notation. It is read as `isnan(x)` (`!=`: `!isnan(x)`), which allows fewer runs than
 /// dropping the conjunct as unusable would, so it can only lose confirmations. (The sign of a
 /// NaN is not modelled, so `-NAN` is read the same way.)
-fn nan_equality(op: BinOp, l: &Val, r: &Val) -> Option<Val> {
-    let is_nan = |v: &Val| match v {
-        Val::F(Expr::Const { bits, ty: ScalarTy::Float(fty) }) => crate::floatbits::to_f64(*bits, *fty).is_nan(),
+fn nan_equality(op: BinOp, l: &Expr, r: &Expr) -> Option<Expr> {
+    let is_nan = |v: &Expr| match v {
+        Expr::Const { bits, ty: ScalarTy::Float(fty) } => crate::floatbits::to_f64(*bits, *fty).is_nan(),
         _ => false,
     };
     let other = match (is_nan(l), is_nan(r)) {
@@ -183,13 +180,13 @@ fn nan_equality(op: BinOp, l: &Val, r: &Val) -> Option<Val> {
         _ => return None,
     };
     let arg = match other {
-        Val::F(f) => f.clone(),
-        Val::I(e) => Val::I(e.clone()).into_float(FloatTy::F64),
+        f if f.float_ty().is_some() => f.clone(),
+        e => e.clone().into_float(FloatTy::F64),
     };
     let c = Expr::FloatClass { class: crate::cfa::FClass::IsNan, arg: Box::new(arg) };
     match op {
-        BinOp::Eq => Some(Val::I(c)),
-        BinOp::Ne => Some(Val::I(types::not(c))),
+        BinOp::Eq => Some(c),
+        BinOp::Ne => Some(types::not(c)),
         _ => None,
     }
 }
@@ -216,7 +213,7 @@ fn member_path(e: &Node<Expression>) -> R<String> {
 /// `>`, ...) the constant is read as the pattern's signed value. `None`: not such a comparison.
 /// `Some(Err)`: such a comparison whose reading is unclear (a cast that changes the field's value,
 /// an unsigned constant): the run ends in unknown.
-fn bit_pattern_comparison(cfa: &Cfa, op: BinOp, l: &Val, r: &Val) -> Option<R<Val>> {
+fn bit_pattern_comparison(cfa: &Cfa, op: BinOp, l: &Expr, r: &Expr) -> Option<R<Expr>> {
     if !matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
         return None;
     }
@@ -225,7 +222,8 @@ fn bit_pattern_comparison(cfa: &Cfa, op: BinOp, l: &Val, r: &Val) -> Option<R<Va
         (None, Some(f)) => (false, f, l),
         (None, None) => return None,
     };
-    let Val::I(c) = constant else { return None };
+    let c = constant;
+    c.int_ty()?;
     let (c_bits, c_ty) = types::fold(c)?;
     let k = types::value_of(c_bits, c_ty);
     let (ty, value_preserving, name) = field;
@@ -242,19 +240,19 @@ fn bit_pattern_comparison(cfa: &Cfa, op: BinOp, l: &Val, r: &Val) -> Option<R<Va
     let literal =
         matches!((op, field_left), (BinOp::Ne, _) | (BinOp::Lt | BinOp::Le, true) | (BinOp::Gt | BinOp::Ge, false));
     if literal {
-        return Some(Ok(Val::I(Expr::Const { bits: 1, ty: ScalarTy::Int(IntTy::INT) })));
+        return Some(Ok(Expr::Const { bits: 1, ty: ScalarTy::Int(IntTy::INT) }));
     }
     let pattern = k - (1i128 << ty.bits);
-    let pc = Val::I(Expr::Const { bits: (pattern as u64) & c_ty.mask(), ty: ScalarTy::Int(c_ty) });
+    let pc = Expr::Const { bits: (pattern as u64) & c_ty.mask(), ty: ScalarTy::Int(c_ty) };
     let (a, b) = if field_left { (l.clone(), pc) } else { (pc, r.clone()) };
     Some(types::binary_any(op, a, b).map_err(Into::into))
 }
 
 /// A signed bit-field variable under casts: its type, whether every cast keeps its value (a
 /// signed type at least as wide), and its name.
-fn bit_field(cfa: &Cfa, v: &Val) -> Option<(IntTy, bool, String)> {
-    let Val::I(f) = v else { return None };
-    let mut f = f;
+fn bit_field(cfa: &Cfa, v: &Expr) -> Option<(IntTy, bool, String)> {
+    v.int_ty()?;
+    let mut f = v;
     let mut casts = Vec::new();
     while let Expr::Cast { arg, to: ScalarTy::Int(to) } = f {
         casts.push(*to);
@@ -274,7 +272,7 @@ struct Lowerer<'a> {
 }
 
 enum Place {
-    Val(Val),
+    Expr(Expr),
     Arr {
         var: VarId,
         elem: ScalarTy,
@@ -339,8 +337,8 @@ fn constant_index(e: &Node<Expression>) -> Option<(&Node<Expression>, u64)> {
 /// The object of type `ty` at `p`.
 fn deref(p: Expr, ty: ScalarTy) -> Place {
     match ty {
-        ScalarTy::Int(t) => Place::Val(Val::I(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Int(t) })),
-        ScalarTy::Float(fty) => Place::Val(Val::F(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Float(fty) })),
+        ScalarTy::Int(t) => Place::Expr(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Int(t) }),
+        ScalarTy::Float(fty) => Place::Expr(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Float(fty) }),
         ScalarTy::Ptr => Place::Ptr(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Ptr }, None),
     }
 }
@@ -369,9 +367,9 @@ impl Lowerer<'_> {
     fn resolve(&self, name: &str) -> R<Place> {
         if name == RESULT {
             let ty = self.scope.result_ty.ok_or("\\result without a known result function")?;
-            return Ok(Place::Val(match ty {
-                ScalarTy::Int(ty) => Val::I(Expr::WitnessResult { ty: ScalarTy::Int(ty) }),
-                ScalarTy::Float(fty) => Val::F(Expr::WitnessResult { ty: ScalarTy::Float(fty) }),
+            return Ok(Place::Expr(match ty {
+                ScalarTy::Int(ty) => Expr::WitnessResult { ty: ScalarTy::Int(ty) },
+                ScalarTy::Float(fty) => Expr::WitnessResult { ty: ScalarTy::Float(fty) },
                 ScalarTy::Ptr => return Err("\\result of pointer type (not supported in assumptions yet)".into()),
             }));
         }
@@ -425,7 +423,7 @@ impl Lowerer<'_> {
         if let Some(v) = found {
             let info = cfa.var(v);
             return match &info.ty {
-                CType::Int(t) => Ok(Place::Val(Val::I(Expr::Var { var: v, ty: ScalarTy::Int(*t) }))),
+                CType::Int(t) => Ok(Place::Expr(Expr::Var { var: v, ty: ScalarTy::Int(*t) })),
                 CType::Array { elem, dims } => Ok(Place::Arr {
                     var: v,
                     elem: ScalarTy::Int(*elem),
@@ -440,7 +438,7 @@ impl Lowerer<'_> {
                     acc: None,
                     len: dims.iter().product(),
                 }),
-                CType::Float(f) => Ok(Place::Val(Val::F(Expr::Var { var: v, ty: ScalarTy::Float(*f) }))),
+                CType::Float(f) => Ok(Place::Expr(Expr::Var { var: v, ty: ScalarTy::Float(*f) })),
                 CType::Unsupported(w) => Err(format!("`{name}` has type {w} (not supported yet)").into()),
                 CType::Void => Err(format!("`{name}` has type void").into()),
                 CType::Ptr => Ok(Place::Ptr(Expr::Var { var: v, ty: ScalarTy::Ptr }, info.pointee.clone())),
@@ -457,7 +455,7 @@ impl Lowerer<'_> {
             };
         }
         if let Some((_, bits, ty)) = cfa.enum_constants.iter().rev().find(|(n, _, _)| n == name) {
-            return Ok(Place::Val(Val::I(Expr::Const { bits: *bits, ty: ScalarTy::Int(*ty) })));
+            return Ok(Place::Expr(Expr::Const { bits: *bits, ty: ScalarTy::Int(*ty) }));
         }
         // <math.h> macros as witnesses print them (C11 7.12: `NAN` and `INFINITY` are `float`,
         // `HUGE_VAL` is `double`); a program variable of the same name wins.
@@ -468,7 +466,7 @@ impl Lowerer<'_> {
             _ => None,
         };
         if let Some((fty, v)) = special {
-            return Ok(Place::Val(Val::F(Expr::Const { bits: fty.bits_of(v), ty: ScalarTy::Float(fty) })));
+            return Ok(Place::Expr(Expr::Const { bits: fty.bits_of(v), ty: ScalarTy::Float(fty) }));
         }
         let sc = match self.scope.function {
             Some(f) => cfa.function(f).name.clone(),
@@ -509,12 +507,12 @@ impl Lowerer<'_> {
     fn address_of(&mut self, e: &Node<Expression>) -> R<Expr> {
         let at = |var| Expr::AddrOf { var, offset: Box::new(Expr::int(0)) };
         match self.place(e)? {
-            Place::Val(Val::I(Expr::Var { var, ty: ScalarTy::Int(_), .. }))
-            | Place::Val(Val::F(Expr::Var { var, ty: ScalarTy::Float(_), .. }))
+            Place::Expr(Expr::Var { var, ty: ScalarTy::Int(_), .. })
+            | Place::Expr(Expr::Var { var, ty: ScalarTy::Float(_), .. })
             | Place::Ptr(Expr::Var { var, ty: ScalarTy::Ptr }, _)
             | Place::Arr { var, acc: None, .. } => Ok(at(var)),
-            Place::Val(Val::I(Expr::Deref { ptr, ty: ScalarTy::Int(_), .. }))
-            | Place::Val(Val::F(Expr::Deref { ptr, ty: ScalarTy::Float(_), .. }))
+            Place::Expr(Expr::Deref { ptr, ty: ScalarTy::Int(_), .. })
+            | Place::Expr(Expr::Deref { ptr, ty: ScalarTy::Float(_), .. })
             | Place::Ptr(Expr::Deref { ptr, ty: ScalarTy::Ptr }, _) => Ok(*ptr),
             Place::Obj(p, _) => Ok(p),
             _ => Err("address of something other than a variable or an object in memory (not supported yet)".into()),
@@ -591,11 +589,9 @@ impl Lowerer<'_> {
                 if rest.is_empty() {
                     let index = Box::new(acc);
                     match elem {
-                        ScalarTy::Int(ty) => {
-                            Ok(Place::Val(Val::I(Expr::Elem { var, index, len, ty: ScalarTy::Int(ty) })))
-                        }
+                        ScalarTy::Int(ty) => Ok(Place::Expr(Expr::Elem { var, index, len, ty: ScalarTy::Int(ty) })),
                         ScalarTy::Float(fty) => {
-                            Ok(Place::Val(Val::F(Expr::Elem { var, index, len, ty: ScalarTy::Float(fty) })))
+                            Ok(Place::Expr(Expr::Elem { var, index, len, ty: ScalarTy::Float(fty) }))
                         }
                         ScalarTy::Ptr => Err("array of pointers in an assumption (not supported yet)".into()),
                     }
@@ -603,7 +599,7 @@ impl Lowerer<'_> {
                     Ok(Place::Arr { var, elem, rest, acc: Some(acc), len })
                 }
             }
-            _ => Ok(Place::Val(self.val(e)?)),
+            _ => Ok(Place::Expr(self.val(e)?)),
         }
     }
 
@@ -663,36 +659,36 @@ impl Lowerer<'_> {
         }
     }
 
-    fn val(&mut self, e: &Node<Expression>) -> R<Val> {
+    fn val(&mut self, e: &Node<Expression>) -> R<Expr> {
         match &e.node {
             Expression::Identifier(_) | Expression::Member(_) => match self.place(e)? {
-                Place::Val(v) => Ok(v),
+                Place::Expr(v) => Ok(v),
                 Place::Arr { .. } => Err("array used as a value (not supported yet)".into()),
                 Place::Ptr(..) => Err("pointer used as a number in an assumption".into()),
                 Place::Obj(..) => Err("struct used as a number in an assumption".into()),
             },
             Expression::Constant(c) => match &c.node {
-                Constant::Integer(i) => Ok(types::integer_constant(i, self.cfa.data_model).map(Val::I)?),
-                Constant::Character(ch) => Ok(types::char_constant(ch).map(Val::I)?),
-                Constant::Float(f) => Ok(types::float_constant(f).map(Val::F)?),
+                Constant::Integer(i) => Ok(types::integer_constant(i, self.cfa.data_model)?),
+                Constant::Character(ch) => Ok(types::char_constant(ch)?),
+                Constant::Float(f) => Ok(types::float_constant(f)?),
             },
             Expression::StringLiteral(_) => Err("string literal (not supported)".into()),
             Expression::Call(_) => Err("function call in an assumption".into()),
             Expression::SizeOfTy(t) => {
                 let ty = self.type_name(&t.node.0.node)?;
                 let n = ty.size(self.cfa.data_model).ok_or("sizeof of an unsupported type")?;
-                Ok(Val::I(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.cfa.data_model)) }))
+                Ok(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.cfa.data_model)) })
             }
             Expression::UnaryOperator(u) => match u.node.operator.node {
                 UnaryOperator::Plus => Ok(match self.val(&u.node.operand)? {
-                    Val::I(x) => Val::I(types::promote(x)),
+                    x if x.int_ty().is_some() => types::promote(x),
                     f => f,
                 }),
                 UnaryOperator::Minus => Ok(types::unary_any(UnOp::Neg, self.val(&u.node.operand)?)?),
                 UnaryOperator::Complement => Ok(types::unary_any(UnOp::BitNot, self.val(&u.node.operand)?)?),
                 UnaryOperator::Negate => Ok(types::unary_any(UnOp::LogNot, self.val(&u.node.operand)?)?),
                 UnaryOperator::Indirection => match self.place(e)? {
-                    Place::Val(v) => Ok(v),
+                    Place::Expr(v) => Ok(v),
                     _ => Err("pointer used as a number in an assumption".into()),
                 },
                 // `y = &dynamic_object2.a` (CBMC): the address of an object the program does not
@@ -707,8 +703,8 @@ impl Lowerer<'_> {
                 let t = self.type_name(&c.node.type_name.node)?;
                 let v = self.val(&c.node.expression)?;
                 match (t.float_ty(), t) {
-                    (Some(f), _) => Ok(Val::F(v.into_float(f))),
-                    (None, Ty::Int(t)) => Ok(Val::I(v.into_int(t))),
+                    (Some(f), _) => Ok(v.into_float(f)),
+                    (None, Ty::Int(t)) => Ok(v.into_int(t)),
                     (None, other) => {
                         Err(format!("cast to {} (not supported yet)", other.describe(self.cfa.data_model)).into())
                     }
@@ -717,7 +713,7 @@ impl Lowerer<'_> {
             Expression::BinaryOperator(b) => {
                 if b.node.operator.node == BinaryOperator::Index {
                     return match self.place(e)? {
-                        Place::Val(v) => Ok(v),
+                        Place::Expr(v) => Ok(v),
                         Place::Arr { .. } => Err("sub-array used as a value (not supported yet)".into()),
                         Place::Ptr(..) => Err("pointer used as a number in an assumption".into()),
                         Place::Obj(..) => Err("struct used as a number in an assumption".into()),
@@ -731,19 +727,19 @@ impl Lowerer<'_> {
                         let side = |me: &mut Self, p: Option<(Expr, Option<Pointee>)>, e: &Node<Expression>| match p {
                             Some((p, _)) => Ok::<_, ConjunctError>(p),
                             None => match me.val(e)? {
-                                Val::I(Expr::Const { bits: 0, ty: ScalarTy::Int(_), .. }) => Ok(Expr::Null),
+                                Expr::Const { bits: 0, ty: ScalarTy::Int(_), .. } => Ok(Expr::Null),
                                 _ => Err("pointer compared with something other than a pointer or 0".into()),
                             },
                         };
                         let lp = side(self, l, &b.node.lhs)?;
                         let rp = side(self, r, &b.node.rhs)?;
                         let op = if b.node.operator.node == BinaryOperator::Equals { BinOp::Eq } else { BinOp::Ne };
-                        return Ok(Val::I(Expr::Binary {
+                        return Ok(Expr::Binary {
                             op,
                             lhs: Box::new(lp),
                             rhs: Box::new(rp),
                             ty: ScalarTy::Int(IntTy::INT),
-                        }));
+                        });
                     }
                 }
                 let op = types::map_binop(&b.node.operator.node).ok_or("assignment in an assumption")?;

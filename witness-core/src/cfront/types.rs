@@ -383,49 +383,55 @@ pub fn fold_i128(e: &Expr) -> Option<i128> {
     fold(e).map(|(b, t)| value_of(b, t))
 }
 
-/// An expression of arithmetic type: integer or floating point (`float` / `double`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Val {
-    I(Expr),
-    F(Expr),
+/// The conversions C applies to a value of arithmetic type (an integer or floating-point
+/// [`Expr`]; its `ty()` tells which), as methods of the expression.
+pub trait Arith: Sized {
+    /// Conversion as by assignment to an integer type (C11 6.3.1.4 for floats).
+    fn into_int(self, to: IntTy) -> Expr;
+    /// Conversion as by assignment to a floating-point type.
+    fn into_float(self, to: FloatTy) -> Expr;
+    /// The value as a condition: an integer expression that is nonzero iff the value is
+    /// (for floats `x != 0.0`, true for NaN; for pointers `p != NULL`).
+    fn truth(self) -> Expr;
+    /// The integer expression, or an error naming `what` for a floating-point value.
+    fn int(self, what: &str) -> Result<Expr, String>;
 }
 
-impl Val {
-    /// Conversion as by assignment to an integer type (C11 6.3.1.4 for floats).
-    pub fn into_int(self, to: IntTy) -> Expr {
-        match self {
-            Val::I(e) => conv(e, to),
-            Val::F(f) => Expr::Cast { arg: Box::new(f), to: ScalarTy::Int(to) },
+impl Arith for Expr {
+    fn into_int(self, to: IntTy) -> Expr {
+        match self.ty() {
+            ScalarTy::Float(_) => Expr::Cast { arg: Box::new(self), to: ScalarTy::Int(to) },
+            _ => conv(self, to),
         }
     }
-    /// Conversion as by assignment to a floating-point type.
-    pub fn into_float(self, to: FloatTy) -> Expr {
-        match self {
-            Val::I(e) => match fold(&e) {
+    fn into_float(self, to: FloatTy) -> Expr {
+        match self.ty() {
+            ScalarTy::Float(_) => fconv(self, to),
+            _ => match fold(&self) {
                 Some((bits, ty)) => Expr::float_const(crate::floatbits::conc_from_int(value_of(bits, ty), to), to),
-                None => Expr::Cast { arg: Box::new(e), to: ScalarTy::Float(to) },
+                None => Expr::Cast { arg: Box::new(self), to: ScalarTy::Float(to) },
             },
-            Val::F(f) => fconv(f, to),
         }
     }
-    /// The value as a condition: an integer expression that is nonzero iff the value is
-    /// (for floats `x != 0.0`, true for NaN).
-    pub fn truth(self) -> Expr {
-        match self {
-            Val::I(e) => e,
-            Val::F(f) => {
-                let z = Expr::float_const(0, f.fty());
-                float_compare(BinOp::Ne, f, z)
-            }
+    fn truth(self) -> Expr {
+        match self.ty() {
+            ScalarTy::Int(_) => self,
+            ScalarTy::Float(f) => float_compare(BinOp::Ne, self, Expr::float_const(0, f)),
+            ScalarTy::Ptr => ptr_compare(BinOp::Ne, self, Expr::Null),
         }
     }
-    /// The integer expression, or an error naming `what` for a floating-point value.
-    pub fn int(self, what: &str) -> Result<Expr, String> {
-        match self {
-            Val::I(e) => Ok(e),
-            Val::F(_) => Err(format!("floating-point value {what} where an integer is needed")),
+    fn int(self, what: &str) -> Result<Expr, String> {
+        match self.ty() {
+            ScalarTy::Float(_) => Err(format!("floating-point value {what} where an integer is needed")),
+            _ => Ok(self),
         }
     }
+}
+
+/// A comparison of two pointers; yields `int`.
+pub fn ptr_compare(op: BinOp, l: Expr, r: Expr) -> Expr {
+    debug_assert!(op.is_boolean() && !matches!(op, BinOp::LogAnd | BinOp::LogOr));
+    Expr::Binary { op, lhs: Box::new(l), rhs: Box::new(r), ty: ScalarTy::Int(IntTy::INT) }
 }
 
 /// Converts a floating-point expression to `to` (constants folded).
@@ -448,46 +454,39 @@ pub fn float_compare(op: BinOp, l: Expr, r: Expr) -> Expr {
 
 /// Usual arithmetic conversions when at least one operand is floating (C11 6.3.1.8): both
 /// operands converted to the wider floating type (an integer operand to the floating one).
-pub fn float_operands(l: Val, r: Val) -> (Expr, Expr) {
-    let fl = match &l {
-        Val::F(f) => Some(f.fty()),
-        Val::I(_) => None,
-    };
-    let fr = match &r {
-        Val::F(f) => Some(f.fty()),
-        Val::I(_) => None,
-    };
+pub fn float_operands(l: Expr, r: Expr) -> (Expr, Expr) {
+    let (fl, fr) = (l.float_ty(), r.float_ty());
     let t = fl.max(fr).unwrap_or(FloatTy::F64);
     (l.into_float(t), r.into_float(t))
 }
 
 /// Typed C binary operator on arithmetic values (integers or floats).
-pub fn binary_any(op: BinOp, l: Val, r: Val) -> Result<Val, String> {
+pub fn binary_any(op: BinOp, l: Expr, r: Expr) -> Result<Expr, String> {
     // By value: cloning the operands here made a chain of n `+` quadratic (20k terms: 18 s).
     let (l, r) = match (l, r) {
-        (Val::I(a), Val::I(b)) => return Ok(Val::I(binary(op, a, b))),
+        (a, b) if a.int_ty().is_some() && b.int_ty().is_some() => return Ok(binary(op, a, b)),
         lr => lr,
     };
     match op {
         BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => {}
-        BinOp::LogAnd | BinOp::LogOr => return Ok(Val::I(binary(op, l.truth(), r.truth()))),
+        BinOp::LogAnd | BinOp::LogOr => return Ok(binary(op, l.truth(), r.truth())),
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
             let (a, b) = float_operands(l, r);
-            return Ok(Val::I(float_compare(op, a, b)));
+            return Ok(float_compare(op, a, b));
         }
         _ => return Err(format!("operator {op:?} on a floating-point operand (invalid C)")),
     };
     let (a, b) = float_operands(l, r);
     let ty = a.ty();
-    Ok(Val::F(Expr::Binary { op, lhs: Box::new(a), rhs: Box::new(b), ty }))
+    Ok(Expr::Binary { op, lhs: Box::new(a), rhs: Box::new(b), ty })
 }
 
 /// Typed C unary operator on arithmetic values.
-pub fn unary_any(op: UnOp, a: Val) -> Result<Val, String> {
+pub fn unary_any(op: UnOp, a: Expr) -> Result<Expr, String> {
     match a {
-        Val::I(e) => Ok(Val::I(unary(op, e))),
-        Val::F(f) => match op {
-            UnOp::Neg => Ok(Val::F(match f {
+        e if e.float_ty().is_none() => Ok(unary(op, e)),
+        f => match op {
+            UnOp::Neg => Ok(match f {
                 Expr::Const { bits, ty: ScalarTy::Float(fty) } => {
                     Expr::float_const(bits ^ (1u64 << (fty.bits() - 1)), fty)
                 }
@@ -495,10 +494,10 @@ pub fn unary_any(op: UnOp, a: Val) -> Result<Val, String> {
                     let ty = f.ty();
                     Expr::Unary { op: UnOp::Neg, arg: Box::new(f), ty }
                 }
-            })),
+            }),
             UnOp::LogNot => {
                 let z = Expr::float_const(0, f.fty());
-                Ok(Val::I(float_compare(BinOp::Eq, f, z)))
+                Ok(float_compare(BinOp::Eq, f, z))
             }
             UnOp::BitNot => Err("`~` on a floating-point operand (invalid C)".into()),
         },
@@ -506,13 +505,13 @@ pub fn unary_any(op: UnOp, a: Val) -> Result<Val, String> {
 }
 
 /// `c ? t : e` on arithmetic values (side-effect-free branches).
-pub fn ite_any(c: Val, t: Val, e: Val) -> Val {
+pub fn ite_any(c: Expr, t: Expr, e: Expr) -> Expr {
     match (t, e) {
-        (Val::I(t), Val::I(e)) => Val::I(ite(c.truth(), t, e)),
+        (t, e) if t.int_ty().is_some() && e.int_ty().is_some() => ite(c.truth(), t, e),
         (t, e) => {
             let (t, e) = float_operands(t, e);
             let ty = t.ty();
-            Val::F(Expr::Ite { cond: Box::new(c.truth()), then: Box::new(t), els: Box::new(e), ty })
+            Expr::Ite { cond: Box::new(c.truth()), then: Box::new(t), els: Box::new(e), ty }
         }
     }
 }

@@ -170,7 +170,7 @@ pub(super) fn float_builtin_constant(name: &str) -> Option<Expr> {
 impl<'a> Builder<'a> {
     /// `__builtin_expect(e, c)` (and `__builtin_expect_with_probability`): the value of `e` as a
     /// `long`; `c` (a constant hint) is evaluated for its side effects only.
-    pub(super) fn expect_builtin(&mut self, c: &Node<CallExpression>) -> R<Option<Val>> {
+    pub(super) fn expect_builtin(&mut self, c: &Node<CallExpression>) -> R<Option<Expr>> {
         let Expression::Identifier(i) = &c.node.callee.node else { return Ok(None) };
         let name = i.node.name.as_str();
         if !matches!(name, "__builtin_expect" | "__builtin_expect_with_probability") || self.func_ids.contains_key(name)
@@ -189,7 +189,7 @@ impl<'a> Builder<'a> {
         } else {
             self.rv_any(&args[0])?
         };
-        Ok(Some(Val::I(v.into_int(IntTy::new(self.dm.long_bits(), true)))))
+        Ok(Some(v.into_int(IntTy::new(self.dm.long_bits(), true))))
     }
 
     /// Decision 58: inline assembly. Without outputs, a no-op (unless it may write memory);
@@ -243,7 +243,7 @@ impl<'a> Builder<'a> {
 
     /// Math functions, classification macros and `NAN`/`INFINITY` builtins: side-effect-free
     /// expressions (no call step). `None` if `c` is none of them or the program defines it.
-    pub(super) fn float_builtin(&mut self, c: &Node<CallExpression>) -> R<Option<Val>> {
+    pub(super) fn float_builtin(&mut self, c: &Node<CallExpression>) -> R<Option<Expr>> {
         let Expression::Identifier(i) = &c.node.callee.node else { return Ok(None) };
         let name = i.node.name.as_str();
         if self.func_ids.contains_key(name) {
@@ -251,14 +251,14 @@ impl<'a> Builder<'a> {
         }
         let args = &c.node.arguments;
         if let Some(k) = float_builtin_constant(name) {
-            return Ok(Some(Val::F(k)));
+            return Ok(Some(k));
         }
         if let Some((func, fty)) = math_function(name) {
             let [a] = &args[..] else {
                 return Err(format!("`{name}` needs one argument"));
             };
             let a = self.rv_any(a)?.into_float(fty);
-            return Ok(Some(Val::F(Expr::Math { func, args: vec![a] })));
+            return Ok(Some(Expr::Math { func, args: vec![a] }));
         }
         if let Some((func, fty)) = libm_function(name) {
             if args.len() != func.arity() {
@@ -268,7 +268,7 @@ impl<'a> Builder<'a> {
             for a in args {
                 vals.push(self.rv_any(a)?.into_float(fty));
             }
-            return Ok(Some(Val::F(Expr::Libm { func, args: vals, fty })));
+            return Ok(Some(Expr::Libm { func, args: vals, fty }));
         }
         if let Some((class, fty)) = class_function(name) {
             let [a] = &args[..] else {
@@ -276,27 +276,27 @@ impl<'a> Builder<'a> {
             };
             let a = match (self.rv_any(a)?, fty) {
                 (v, Some(t)) => v.into_float(t),
-                (Val::F(f), None) => f,
-                (Val::I(x), None) => Val::I(x).into_float(FloatTy::F64),
+                (f, None) if f.float_ty().is_some() => f,
+                (x, None) => x.into_float(FloatTy::F64),
             };
-            return Ok(Some(Val::I(Expr::FloatClass { class, arg: Box::new(a) })));
+            return Ok(Some(Expr::FloatClass { class, arg: Box::new(a) }));
         }
         if let Some(op) = quiet_comparison(name) {
             let [a, b] = &args[..] else {
                 return Err(format!("`{name}` needs two arguments"));
             };
             let (a, b) = (self.rv_any(a)?, self.rv_any(b)?);
-            if matches!((&a, &b), (Val::I(_), Val::I(_))) {
+            if a.int_ty().is_some() && b.int_ty().is_some() {
                 return Err(format!("`{name}` with integer arguments (invalid: gcc needs a floating argument)"));
             }
             let (a, b) = types::float_operands(a, b);
             let cmp = |op| types::float_compare(op, a.clone(), b.clone());
             let nan = |x: &Expr| Expr::FloatClass { class: FClass::IsNan, arg: Box::new(x.clone()) };
-            return Ok(Some(Val::I(match op {
+            return Ok(Some(match op {
                 Some(op) => cmp(op),
                 None if name.ends_with("lessgreater") => types::binary(BinOp::LogOr, cmp(BinOp::Lt), cmp(BinOp::Gt)),
                 None => types::binary(BinOp::LogOr, nan(&a), nan(&b)),
-            })));
+            }));
         }
         if is_math_name(name) {
             return Err(format!("call to the math function `{name}` (not modelled)"));
@@ -405,7 +405,7 @@ impl<'a> Builder<'a> {
         let text = self.text(csp);
         let tmp = self.new_temp(ty)?;
         self.emit(op(Place::Var { var: tmp, ty: ScalarTy::Int(ty) }), csp, text.clone())?;
-        let rhs = Val::I(Expr::Var { var: tmp, ty: ScalarTy::Int(ty) }).into_float(fty);
+        let rhs = Expr::Var { var: tmp, ty: ScalarTy::Int(ty) }.into_float(fty);
         self.emit(EdgeOp::Assign { lhs: flv, rhs }, csp, text)
     }
 
@@ -414,7 +414,7 @@ impl<'a> Builder<'a> {
     /// prototype declares (issue 32 cause 16: with `void __VERIFIER_error(unsigned char)` the call
     /// `__VERIFIER_error(263)` passes 7). A prototype that differs from the competition's (`int`)
     /// is worth a warning, since the program then means something else by the call.
-    fn declared_arg(&mut self, name: &str, i: usize, a: &Node<Expression>) -> R<Val> {
+    fn declared_arg(&mut self, name: &str, i: usize, a: &Node<Expression>) -> R<Expr> {
         let v = self.rv_any(a)?;
         let declared = self.sigs.get(name).and_then(|s| s.params.as_ref()).and_then(|p| p.get(i)).cloned();
         match declared {
@@ -426,7 +426,7 @@ impl<'a> Builder<'a> {
                 if t != IntTy::INT && !self.warnings.contains(&warning) {
                     self.warnings.push(warning);
                 }
-                Ok(Val::I(v.into_int(t)))
+                Ok(v.into_int(t))
             }
             None => Ok(v),
             Some(other) => {
@@ -551,7 +551,7 @@ impl<'a> Builder<'a> {
                     return Err("a float stored into a pointer".into())
                 }
                 Some(Target::Scalar(lv)) => {
-                    let rhs = Val::F(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) }).into_int(Self::int_ty(&lv));
+                    let rhs = Expr::Var { var: tmp, ty: ScalarTy::Float(fty) }.into_int(Self::int_ty(&lv));
                     self.emit(EdgeOp::Assign { lhs: lv, rhs }, csp, text)?;
                 }
                 Some(Target::Struct(_)) => return Err("a float stored into a struct".into()),

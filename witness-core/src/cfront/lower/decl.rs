@@ -32,10 +32,9 @@ pub(super) fn name_abstract_declarator(d: &Declarator, ident: &Node<Identifier>)
 }
 
 /// A value of `v`'s type standing for a temporary (`VarId(0)`), to type a `?:` before branching.
-pub(super) fn placeholder(v: &Val) -> Val {
+pub(super) fn placeholder(v: &Expr) -> Expr {
     match v {
-        Val::I(x) => Val::I(Expr::Var { var: VarId(0), ty: x.ty() }),
-        Val::F(x) => Val::F(Expr::Var { var: VarId(0), ty: x.ty() }),
+        x => Expr::Var { var: VarId(0), ty: x.ty() },
     }
 }
 
@@ -278,8 +277,8 @@ impl<'a> Builder<'a> {
             }
         }
         match self.pure(|b| b.rv_any(e)) {
-            Ok(Val::I(x)) => Ty::Int(x.ity()),
-            Ok(Val::F(f)) => Ty::Float(f.fty().name()),
+            Ok(x) if x.int_ty().is_some() => Ty::Int(x.ity()),
+            Ok(f) => Ty::Float(f.fty().name()),
             // A struct member, or a call (not evaluated): the declared type.
             Err(_) => match self.expr_ty(e) {
                 Some(t @ Ty::Struct(_)) if matches!(e.node, Expression::Member(_)) => t,

@@ -122,8 +122,8 @@ impl<'a> Builder<'a> {
                 }
             }
             _ => Ok(match self.rv_any(e)? {
-                Val::I(x) => Either::Expr(x),
-                Val::F(f) => Either::F(f),
+                x if x.int_ty().is_some() => Either::Expr(x),
+                f => Either::F(f),
             }),
         }
     }
@@ -374,7 +374,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Assignment or compound assignment of any arithmetic type; returns the lhs afterwards.
-    pub(super) fn assign_any(&mut self, _e: &Node<Expression>, b: &Node<BinaryOperatorExpression>) -> R<Val> {
+    pub(super) fn assign_any(&mut self, _e: &Node<Expression>, b: &Node<BinaryOperatorExpression>) -> R<Expr> {
         if self.is_struct_lvalue(&b.node.lhs) {
             return Err(format!("value of a struct assignment in `{}` (not supported yet)", self.text(sp(b.span))));
         }
@@ -389,41 +389,41 @@ impl<'a> Builder<'a> {
                         // One step, whatever the lvalue (`v[1] = __VERIFIER_nondet_float()`): a
                         // witness's claim about it holds after the step.
                         self.call_float(c, Some(flv), ssp)?;
-                        return Ok(Val::F(read));
+                        return Ok(read);
                     } else if self.call_name(c).is_ok_and(|n| self.func_ids.contains_key(n)) {
                         self.call(c, Some(Target::Scalar(flv)), ssp)?;
-                        return Ok(Val::F(read));
+                        return Ok(read);
                     }
                 }
                 let r = self.rv_any(&b.node.rhs)?.into_float(fty);
                 self.emit(EdgeOp::Assign { lhs: flv, rhs: r }, ssp, text)?;
-                return Ok(Val::F(read));
+                return Ok(read);
             }
             let op = types::map_binop(&b.node.operator.node).ok_or("unknown assignment operator")?;
             let r = self.rv_any(&b.node.rhs)?;
-            let v = types::binary_any(op, Val::F(read.clone()), r)?.into_float(fty);
+            let v = types::binary_any(op, read.clone(), r)?.into_float(fty);
             self.emit(EdgeOp::Assign { lhs: flv, rhs: v }, ssp, text)?;
-            return Ok(Val::F(read));
+            return Ok(read);
         }
         if b.node.operator.node == BinaryOperator::Assign {
             if let Expression::Call(c) = &b.node.rhs.node {
                 let lv = self.lv(&b.node.lhs)?;
                 self.call(c, Some(Target::Scalar(lv.clone())), ssp)?;
-                return Ok(Val::I(Self::read(&lv)));
+                return Ok(Self::read(&lv));
             }
             let r = self.rv_any(&b.node.rhs)?;
             let lv = self.lv(&b.node.lhs)?;
             let t = Self::int_ty(&lv);
             self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: r.into_int(t) }, ssp, text)?;
-            return Ok(Val::I(Self::read(&lv)));
+            return Ok(Self::read(&lv));
         }
         let op = types::map_binop(&b.node.operator.node).ok_or("unknown assignment operator")?;
         let r = self.rv_any(&b.node.rhs)?;
         let lv = self.lv(&b.node.lhs)?;
         let t = Self::int_ty(&lv);
-        let v = types::binary_any(op, Val::I(Self::read(&lv)), r)?;
+        let v = types::binary_any(op, Self::read(&lv), r)?;
         self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: v.into_int(t) }, ssp, text)?;
-        Ok(Val::I(Self::read(&lv)))
+        Ok(Self::read(&lv))
     }
 
     /// `s` or `s.in` of struct type.
@@ -441,11 +441,11 @@ impl<'a> Builder<'a> {
     }
 
     /// The arithmetic value of a place.
-    pub(super) fn place_value(&mut self, e: &Node<Expression>) -> R<Val> {
+    pub(super) fn place_value(&mut self, e: &Node<Expression>) -> R<Expr> {
         let esp = sp(e.span);
         match self.place(e)? {
-            Either::Expr(x) => Ok(Val::I(x)),
-            Either::F(f) => Ok(Val::F(f)),
+            Either::Expr(x) => Ok(x),
+            Either::F(f) => Ok(f),
             Either::Arr(_) | Either::Mem(..) => {
                 Err(format!("aggregate `{}` used as a number (not supported)", self.text(esp)))
             }
@@ -455,14 +455,14 @@ impl<'a> Builder<'a> {
 
     /// Lowers an expression of any arithmetic type to a side-effect-free value, emitting edges
     /// for its side effects.
-    pub fn rv_any(&mut self, e: &Node<Expression>) -> R<Val> {
+    pub fn rv_any(&mut self, e: &Node<Expression>) -> R<Expr> {
         self.nested(e, |b| b.rv_any_unbounded(e))
     }
 
     /// The type of an arm of `?:`, as a placeholder value: from the cache of conditional
     /// expressions lowered before, or lowered in pure mode, or else lowered (the caller rolls
     /// the emitted steps back).
-    pub(super) fn arm_type(&mut self, x: &Node<Expression>) -> R<Val> {
+    pub(super) fn arm_type(&mut self, x: &Node<Expression>) -> R<Expr> {
         if let Some(v) = self.arm_types.get(&(x.span.start, x.span.end)) {
             return Ok(v.clone());
         }
@@ -475,7 +475,7 @@ impl<'a> Builder<'a> {
         }
     }
 
-    pub(super) fn rv_any_unbounded(&mut self, e: &Node<Expression>) -> R<Val> {
+    pub(super) fn rv_any_unbounded(&mut self, e: &Node<Expression>) -> R<Expr> {
         let esp = sp(e.span);
         match &e.node {
             Expression::Identifier(_) | Expression::Member(_) => self.place_value(e),
@@ -483,17 +483,17 @@ impl<'a> Builder<'a> {
                 if u.node.operator.node == UnaryOperator::Negate && self.is_ptr_expr(&u.node.operand) =>
             {
                 let (p, _) = self.ptr_expr(&u.node.operand)?;
-                Ok(Val::I(Expr::Binary {
+                Ok(Expr::Binary {
                     op: BinOp::Eq,
                     lhs: Box::new(p),
                     rhs: Box::new(Expr::Null),
                     ty: ScalarTy::Int(IntTy::INT),
-                }))
+                })
             }
             Expression::Constant(c) => match &c.node {
-                Constant::Integer(i) => types::integer_constant(i, self.dm).map(Val::I),
-                Constant::Character(ch) => types::char_constant(ch).map(Val::I),
-                Constant::Float(f) => types::float_constant(f).map(Val::F),
+                Constant::Integer(i) => types::integer_constant(i, self.dm),
+                Constant::Character(ch) => types::char_constant(ch),
+                Constant::Float(f) => types::float_constant(f),
             },
             Expression::StringLiteral(_) => {
                 Err("string literal outside a char array initializer (not supported yet)".into())
@@ -508,18 +508,18 @@ impl<'a> Builder<'a> {
                 if let Some(fty) = self.float_nondet_call(c) {
                     let tmp = self.new_float_temp(fty)?;
                     self.call_float(c, Some(Place::Var { var: tmp, ty: ScalarTy::Float(fty) }), esp)?;
-                    return Ok(Val::F(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) }));
+                    return Ok(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) });
                 }
                 match self.call_result_type(c)? {
                     ScalarTy::Int(ty) => {
                         let tmp = self.new_temp(ty)?;
                         self.call(c, Some(Target::Scalar(Place::Var { var: tmp, ty: ScalarTy::Int(ty) })), esp)?;
-                        Ok(Val::I(Expr::Var { var: tmp, ty: ScalarTy::Int(ty) }))
+                        Ok(Expr::Var { var: tmp, ty: ScalarTy::Int(ty) })
                     }
                     ScalarTy::Float(fty) => {
                         let tmp = self.new_float_temp(fty)?;
                         self.call(c, Some(Target::Scalar(Place::Var { var: tmp, ty: ScalarTy::Float(fty) })), esp)?;
-                        Ok(Val::F(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) }))
+                        Ok(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) })
                     }
                     ScalarTy::Ptr => Err(format!("pointer result of `{}` used as a number", self.text(esp))),
                 }
@@ -529,16 +529,16 @@ impl<'a> Builder<'a> {
                 let n = self.size_of(&ty).ok_or_else(|| {
                     format!("sizeof of type {} (not supported yet){}", ty.describe(self.dm), self.layout_note(&ty))
                 })?;
-                Ok(Val::I(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) }))
+                Ok(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) })
             }
             Expression::SizeOfVal(v) => {
                 let n = self.sizeof_expr(&v.node.0)?;
-                Ok(Val::I(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) }))
+                Ok(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) })
             }
             Expression::AlignOf(t) => {
                 let ty = self.type_name(&t.node.0.node);
                 let n = self.align_of(&ty, esp)?;
-                Ok(Val::I(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) }))
+                Ok(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) })
             }
             Expression::UnaryOperator(u) => {
                 let operand = &u.node.operand;
@@ -547,7 +547,7 @@ impl<'a> Builder<'a> {
                         let inc = u.node.operator.node == UnaryOperator::PreIncrement;
                         self.incdec(operand, inc)?;
                         let lv = self.lv(operand)?;
-                        Ok(Val::I(Self::read(&lv)))
+                        Ok(Self::read(&lv))
                     }
                     UnaryOperator::PostIncrement | UnaryOperator::PostDecrement => {
                         let inc = u.node.operator.node == UnaryOperator::PostIncrement;
@@ -561,14 +561,14 @@ impl<'a> Builder<'a> {
                             text,
                         )?;
                         self.incdec(operand, inc)?;
-                        Ok(Val::I(Expr::Var { var: tmp, ty: ScalarTy::Int(t) }))
+                        Ok(Expr::Var { var: tmp, ty: ScalarTy::Int(t) })
                     }
                     UnaryOperator::Address => {
                         Err(format!("address `{}` used as a number (not supported)", self.text(esp)))
                     }
                     UnaryOperator::Indirection => self.place_value(e),
                     UnaryOperator::Plus => Ok(match self.rv_any(operand)? {
-                        Val::I(x) => Val::I(types::promote(x)),
+                        x if x.int_ty().is_some() => types::promote(x),
                         f => f,
                     }),
                     UnaryOperator::Minus => types::unary_any(UnOp::Neg, self.rv_any(operand)?),
@@ -583,13 +583,13 @@ impl<'a> Builder<'a> {
                         return Err(format!("conversion of a pointer to a floating type in `{}`", self.text(esp)));
                     };
                     let (p, _) = self.ptr_expr(&c.node.expression)?;
-                    return Ok(Val::I(Expr::Cast { arg: Box::new(p), to: ScalarTy::Int(t) }));
+                    return Ok(Expr::Cast { arg: Box::new(p), to: ScalarTy::Int(t) });
                 }
                 match ty {
-                    Ty::Int(t) => Ok(Val::I(self.rv_any(&c.node.expression)?.into_int(t))),
+                    Ty::Int(t) => Ok(self.rv_any(&c.node.expression)?.into_int(t)),
                     Ty::Float(_) if ty.float_ty().is_some() => {
                         let fty = ty.float_ty().ok_or("float type")?;
-                        Ok(Val::F(self.rv_any(&c.node.expression)?.into_float(fty)))
+                        Ok(self.rv_any(&c.node.expression)?.into_float(fty))
                     }
                     Ty::Void => Err("value of a cast to void used".into()),
                     other => {
@@ -616,19 +616,19 @@ impl<'a> Builder<'a> {
                 );
                 if cmp && (self.is_ptr_expr(&b.node.lhs) || self.is_ptr_expr(&b.node.rhs)) {
                     let op = types::map_binop(bop).ok_or("comparison")?;
-                    return self.ptr_compare(op, &b.node.lhs, &b.node.rhs).map(Val::I);
+                    return self.ptr_compare(op, &b.node.lhs, &b.node.rhs);
                 }
                 if matches!(bop, BinaryOperator::Minus)
                     && self.is_ptr_expr(&b.node.lhs)
                     && self.is_ptr_expr(&b.node.rhs)
                 {
-                    return self.ptr_diff(&b.node.lhs, &b.node.rhs).map(Val::I);
+                    return self.ptr_diff(&b.node.lhs, &b.node.rhs);
                 }
                 match types::map_binop(bop) {
                     None => Err("unknown binary operator".into()),
                     Some(op @ (BinOp::LogAnd | BinOp::LogOr)) => {
                         if has_side_effects(&b.node.rhs.node) {
-                            return self.bool_temp(e).map(Val::I);
+                            return self.bool_temp(e);
                         }
                         if self.pure_mode || self.f.is_none() {
                             let l = self.rv_any(&b.node.lhs)?;
@@ -641,11 +641,11 @@ impl<'a> Builder<'a> {
                         // mode: lowering the operands, folding and rolling back at every level
                         // made a chain of n `&&` quadratic (decision 130).
                         if let Ok(v) = self.pure(|b| b.rv_any(e)) {
-                            if matches!(&v, Val::I(x) if types::fold_i128(x).is_some()) {
+                            if matches!(&v, x if types::fold_i128(x).is_some()) {
                                 return Ok(v);
                             }
                         }
-                        self.bool_temp(e).map(Val::I)
+                        self.bool_temp(e)
                     }
                     Some(op) => {
                         let l = self.rv_any(&b.node.lhs)?;
@@ -659,7 +659,7 @@ impl<'a> Builder<'a> {
                 let cond = self.rv_any(&c.node.condition)?;
                 // Constant expressions stay pure; in statements `?:` is a branch (as in
                 // CPAchecker's CFA), so that witnesses can refer to its decision.
-                let cond_const = matches!(&cond, Val::I(x) if types::fold_i128(x).is_some());
+                let cond_const = matches!(&cond, x if types::fold_i128(x).is_some());
                 let target = if self.pure_mode || (!self.emitted_since(&snap) && cond_const) {
                     let t = self.rv_any(&c.node.then_expression)?;
                     let f = self.rv_any(&c.node.else_expression)?;
@@ -679,8 +679,8 @@ impl<'a> Builder<'a> {
                 };
                 self.rollback(&snap);
                 let tmp = match &target {
-                    Val::I(Expr::Var { ty: ScalarTy::Int(ty), .. }) => self.new_temp(*ty)?,
-                    Val::F(Expr::Var { ty: ScalarTy::Float(fty), .. }) => self.new_float_temp(*fty)?,
+                    Expr::Var { ty: ScalarTy::Int(ty), .. } => self.new_temp(*ty)?,
+                    Expr::Var { ty: ScalarTy::Float(fty), .. } => self.new_float_temp(*fty)?,
                     _ => return Err("conditional expression".into()),
                 };
                 let nt = self.new_node();
@@ -697,11 +697,11 @@ impl<'a> Builder<'a> {
                     let v = self.rv_any(x)?;
                     let text = self.text(sp(x.span));
                     let op = match &target {
-                        Val::F(Expr::Var { ty: ScalarTy::Float(fty), .. }) => EdgeOp::Assign {
+                        Expr::Var { ty: ScalarTy::Float(fty), .. } => EdgeOp::Assign {
                             lhs: Place::Var { var: tmp, ty: ScalarTy::Float(*fty) },
                             rhs: v.into_float(*fty),
                         },
-                        Val::I(Expr::Var { ty: ScalarTy::Int(ty), .. }) => EdgeOp::Assign {
+                        Expr::Var { ty: ScalarTy::Int(ty), .. } => EdgeOp::Assign {
                             lhs: Place::Var { var: tmp, ty: ScalarTy::Int(*ty) },
                             rhs: v.into_int(*ty),
                         },
@@ -713,12 +713,8 @@ impl<'a> Builder<'a> {
                 }
                 self.cur = join;
                 Ok(match target {
-                    Val::I(Expr::Var { ty: ScalarTy::Int(ty), .. }) => {
-                        Val::I(Expr::Var { var: tmp, ty: ScalarTy::Int(ty) })
-                    }
-                    Val::F(Expr::Var { ty: ScalarTy::Float(fty), .. }) => {
-                        Val::F(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) })
-                    }
+                    Expr::Var { ty: ScalarTy::Int(ty), .. } => Expr::Var { var: tmp, ty: ScalarTy::Int(ty) },
+                    Expr::Var { ty: ScalarTy::Float(fty), .. } => Expr::Var { var: tmp, ty: ScalarTy::Float(fty) },
                     _ => return Err("conditional expression".into()),
                 })
             }
@@ -738,7 +734,7 @@ impl<'a> Builder<'a> {
             }
             Expression::GenericSelection(_) => Err("_Generic (not supported yet)".into()),
             Expression::OffsetOf(o) => {
-                self.offset_of(o).map(|n| Val::I(Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) }))
+                self.offset_of(o).map(|n| Expr::Const { bits: n, ty: ScalarTy::Int(types::size_t(self.dm)) })
             }
             Expression::VaArg(_) => Err("va_arg (not supported yet)".into()),
             Expression::Statement(st) => {

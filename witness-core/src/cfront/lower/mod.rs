@@ -17,7 +17,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use super::gnu::{self, AttrKind};
 use super::preprocess::Prepared;
 use super::structs::{Field, Registry};
-use super::types::{self, conv, FuncTy, SpecCounter, Ty, Val};
+use super::types::{self, conv, Arith, FuncTy, SpecCounter, Ty};
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
     FClass, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Place, ScalarTy, SourceSpan, Target, UnOp, VarId,
@@ -115,7 +115,7 @@ pub struct Builder<'a> {
     /// Set when [`Self::nested`] refuses a level.
     depth_exceeded: bool,
     /// The result type of each `?:` lowered so far (by span), as a placeholder value.
-    arm_types: HashMap<(usize, usize), Val>,
+    arm_types: HashMap<(usize, usize), Expr>,
     /// Branching constructs being lowered, innermost last: (construct offset, true target,
     /// false target). An Assume edge into one of the targets decides that construct.
     decisions: Vec<(usize, NodeIndex, NodeIndex)>,
