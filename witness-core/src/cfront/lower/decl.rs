@@ -33,9 +33,7 @@ pub(super) fn name_abstract_declarator(d: &Declarator, ident: &Node<Identifier>)
 
 /// A value of `v`'s type standing for a temporary (`VarId(0)`), to type a `?:` before branching.
 pub(super) fn placeholder(v: &Expr) -> Expr {
-    match v {
-        x => Expr::Var { var: VarId(0), ty: x.ty() },
-    }
+    Expr::Var { var: VarId(0), ty: v.ty() }
 }
 
 pub(super) fn ident_of_declarator(d: &Declarator) -> Option<&str> {

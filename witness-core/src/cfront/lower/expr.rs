@@ -15,8 +15,8 @@ impl<'a> Builder<'a> {
             _ => {}
         }
         match ty.to_ctype(self.dm) {
-            CType::Int(t) => Ok(Either::Expr(Expr::Var { var: v, ty: ScalarTy::Int(t) })),
-            CType::Float(fty) => Ok(Either::F(Expr::Var { var: v, ty: ScalarTy::Float(fty) })),
+            CType::Int(t) => Ok(Either::Scalar(Expr::Var { var: v, ty: ScalarTy::Int(t) })),
+            CType::Float(fty) => Ok(Either::Scalar(Expr::Var { var: v, ty: ScalarTy::Float(fty) })),
             CType::Array { elem, dims } => {
                 let len = dims.iter().product();
                 Ok(Either::Arr(ArrRef { var: v, elem: ScalarTy::Int(elem), rest: dims, acc: None, len }))
@@ -32,7 +32,7 @@ impl<'a> Builder<'a> {
     pub(super) fn var_expr(&self, name: &str) -> R<Either> {
         match self.lookup(name) {
             Some(Sym::Var(v, ty)) => self.var_either(*v, ty, name),
-            Some(Sym::EnumConst(k)) => Ok(Either::Expr(k.clone())),
+            Some(Sym::EnumConst(k)) => Ok(Either::Scalar(k.clone())),
             Some(Sym::Unsupported(m)) => Err(m.clone()),
             Some(Sym::Typedef(_)) => Err(format!("type name `{name}` used as a value")),
             None => {
@@ -102,13 +102,13 @@ impl<'a> Builder<'a> {
                 };
                 if a.rest.is_empty() {
                     Ok(match a.elem {
-                        ScalarTy::Int(ty) => Either::Expr(Expr::Elem {
+                        ScalarTy::Int(ty) => Either::Scalar(Expr::Elem {
                             var: a.var,
                             index: Box::new(acc),
                             len: a.len,
                             ty: ScalarTy::Int(ty),
                         }),
-                        ScalarTy::Float(fty) => Either::F(Expr::Elem {
+                        ScalarTy::Float(fty) => Either::Scalar(Expr::Elem {
                             var: a.var,
                             index: Box::new(acc),
                             len: a.len,
@@ -121,10 +121,7 @@ impl<'a> Builder<'a> {
                     Ok(Either::Arr(a))
                 }
             }
-            _ => Ok(match self.rv_any(e)? {
-                x if x.int_ty().is_some() => Either::Expr(x),
-                f => Either::F(f),
-            }),
+            _ => Ok(Either::Scalar(self.rv_any(e)?)),
         }
     }
 
@@ -142,11 +139,11 @@ impl<'a> Builder<'a> {
             }
         }
         match self.place(e)? {
-            Either::Expr(Expr::Var { var, ty: ScalarTy::Int(ty) }) => Ok(Place::Var { var, ty: ScalarTy::Int(ty) }),
-            Either::Expr(Expr::Elem { var, index, len, ty: ScalarTy::Int(ty) }) => {
+            Either::Scalar(Expr::Var { var, ty: ScalarTy::Int(ty) }) => Ok(Place::Var { var, ty: ScalarTy::Int(ty) }),
+            Either::Scalar(Expr::Elem { var, index, len, ty: ScalarTy::Int(ty) }) => {
                 Ok(Place::Elem { var, index: *index, len, ty: ScalarTy::Int(ty) })
             }
-            Either::Expr(Expr::Deref { ptr, ty: ScalarTy::Int(ty) }) => {
+            Either::Scalar(Expr::Deref { ptr, ty: ScalarTy::Int(ty) }) => {
                 Ok(Place::Deref { ptr: *ptr, ty: ScalarTy::Int(ty) })
             }
             Either::Ptr(..) => {
@@ -155,11 +152,11 @@ impl<'a> Builder<'a> {
             Either::Arr(_) | Either::Mem(..) => {
                 Err(format!("assignment to the aggregate `{}` (not supported)", self.text(sp(e.span))))
             }
-            Either::F(_) => Err(format!(
+            Either::Scalar(f) if f.float_ty().is_some() => Err(format!(
                 "`{}` of floating type used where an integer lvalue is needed (not supported yet)",
                 self.text(sp(e.span))
             )),
-            Either::Expr(_) => Err(format!("`{}` is not assignable", self.text(sp(e.span)))),
+            Either::Scalar(_) => Err(format!("`{}` is not assignable", self.text(sp(e.span)))),
         }
     }
 
@@ -275,7 +272,7 @@ impl<'a> Builder<'a> {
             _ => {
                 // Evaluate for side effects (hoisted calls); the value is dropped.
                 match self.place(e)? {
-                    Either::Expr(_) | Either::Arr(_) | Either::F(_) | Either::Ptr(..) | Either::Mem(..) => Ok(()),
+                    Either::Scalar(_) | Either::Arr(_) | Either::Ptr(..) | Either::Mem(..) => Ok(()),
                 }
             }
         }
@@ -298,7 +295,7 @@ impl<'a> Builder<'a> {
     pub(super) fn float_target(&self, e: &Node<Expression>) -> Option<(VarId, FloatTy)> {
         if let Expression::Member(_) = &e.node {
             return match self.member_place(e) {
-                Ok(Either::F(Expr::Var { var, ty: ScalarTy::Float(fty) })) => Some((var, fty)),
+                Ok(Either::Scalar(Expr::Var { var, ty: ScalarTy::Float(fty) })) => Some((var, fty)),
                 _ => None,
             };
         }
@@ -353,20 +350,20 @@ impl<'a> Builder<'a> {
                 return Ok(None);
             }
             return match self.place(e)? {
-                Either::F(Expr::Deref { ptr, ty: ScalarTy::Float(fty) }) => {
+                Either::Scalar(Expr::Deref { ptr, ty: ScalarTy::Float(fty) }) => {
                     Ok(Some(Place::Deref { ptr: *ptr, ty: ScalarTy::Float(fty) }))
                 }
-                Either::F(Expr::Var { var, ty: ScalarTy::Float(fty) }) => {
+                Either::Scalar(Expr::Var { var, ty: ScalarTy::Float(fty) }) => {
                     Ok(Some(Place::Var { var, ty: ScalarTy::Float(fty) }))
                 }
-                Either::F(Expr::Elem { var, index, len, ty: ScalarTy::Float(fty) }) => {
+                Either::Scalar(Expr::Elem { var, index, len, ty: ScalarTy::Float(fty) }) => {
                     Ok(Some(Place::Elem { var, index: *index, len, ty: ScalarTy::Float(fty) }))
                 }
                 _ => Ok(None),
             };
         }
         match self.place(e)? {
-            Either::F(Expr::Elem { var, index, len, ty: ScalarTy::Float(fty) }) => {
+            Either::Scalar(Expr::Elem { var, index, len, ty: ScalarTy::Float(fty) }) => {
                 Ok(Some(Place::Elem { var, index: *index, len, ty: ScalarTy::Float(fty) }))
             }
             _ => Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span)))),
@@ -444,8 +441,7 @@ impl<'a> Builder<'a> {
     pub(super) fn place_value(&mut self, e: &Node<Expression>) -> R<Expr> {
         let esp = sp(e.span);
         match self.place(e)? {
-            Either::Expr(x) => Ok(x),
-            Either::F(f) => Ok(f),
+            Either::Scalar(x) => Ok(x),
             Either::Arr(_) | Either::Mem(..) => {
                 Err(format!("aggregate `{}` used as a number (not supported)", self.text(esp)))
             }
@@ -894,8 +890,8 @@ impl<'a> Builder<'a> {
             return Ok(string_bytes(&s.node)?.len() as u64 + 1);
         }
         let r = self.pure(|b| match b.place(e)? {
-            Either::Expr(x) => Ok(x.ity().bits as u64 / 8),
-            Either::F(f) => Ok(f.fty().bits() as u64 / 8),
+            Either::Scalar(x) if x.int_ty().is_some() => Ok(x.ity().bits as u64 / 8),
+            Either::Scalar(f) => Ok(f.fty().bits() as u64 / 8),
             Either::Arr(a) => Ok(a.rest.iter().product::<u64>() * (a.elem.bits() as u64 / 8)),
             Either::Ptr(..) => Ok(b.dm.long_bits() as u64 / 8),
             Either::Mem(_, t) => b.size_of(&t).ok_or_else(|| "size not known".to_string()),

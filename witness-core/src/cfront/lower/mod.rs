@@ -585,9 +585,9 @@ impl<'a> Builder<'a> {
 }
 
 enum Either {
-    Expr(Expr),
+    /// An integer or floating-point value (a place of scalar type reads as its value).
+    Scalar(Expr),
     Arr(ArrRef),
-    F(Expr),
     /// A pointer value and its pointee's type (a function designator is the pointer to it).
     Ptr(Expr, Ty),
     /// An aggregate (struct, union, array) in memory at the address, of the given type.

@@ -144,10 +144,10 @@ impl<'a> Builder<'a> {
     pub(super) fn deref_place(&self, p: Expr, t: Ty) -> R<Either> {
         Ok(match t {
             Ty::Int(it) if it.is_bool || it.bits % 8 == 0 => {
-                Either::Expr(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Int(it) })
+                Either::Scalar(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Int(it) })
             }
             Ty::Float(_) => match t.float_ty() {
-                Some(fty) => Either::F(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Float(fty) }),
+                Some(fty) => Either::Scalar(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Float(fty) }),
                 None => return Err(format!("access to {} through a pointer (not supported yet)", t.describe(self.dm))),
             },
             Ty::Pointer(inner) => Either::Ptr(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Ptr }, *inner),
@@ -290,18 +290,18 @@ impl<'a> Builder<'a> {
                 }
                 let t = self.expr_ty(operand).ok_or_else(what)?;
                 let p = match self.place(operand)? {
-                    Either::Expr(Expr::Var { var, ty: ScalarTy::Int(_), .. })
-                    | Either::F(Expr::Var { var, ty: ScalarTy::Float(_), .. }) => self.addr_of_var(var)?,
+                    Either::Scalar(Expr::Var { var, ty: ScalarTy::Int(_), .. })
+                    | Either::Scalar(Expr::Var { var, ty: ScalarTy::Float(_), .. }) => self.addr_of_var(var)?,
                     Either::Ptr(Expr::Var { var, ty: ScalarTy::Ptr }, _) => self.addr_of_var(var)?,
-                    Either::Expr(Expr::Elem { var, index, ty: ScalarTy::Int(ty), .. }) => {
+                    Either::Scalar(Expr::Elem { var, index, ty: ScalarTy::Int(ty), .. }) => {
                         let size = (if ty.is_bool { 8 } else { ty.bits }) as u64 / 8;
                         Expr::AddrOf { var, offset: Box::new(self.scaled(*index, size)) }
                     }
-                    Either::F(Expr::Elem { var, index, ty: ScalarTy::Float(fty), .. }) => {
+                    Either::Scalar(Expr::Elem { var, index, ty: ScalarTy::Float(fty), .. }) => {
                         Expr::AddrOf { var, offset: Box::new(self.scaled(*index, fty.bits() as u64 / 8)) }
                     }
-                    Either::Expr(Expr::Deref { ptr, ty: ScalarTy::Int(_), .. })
-                    | Either::F(Expr::Deref { ptr, ty: ScalarTy::Float(_), .. }) => *ptr,
+                    Either::Scalar(Expr::Deref { ptr, ty: ScalarTy::Int(_), .. })
+                    | Either::Scalar(Expr::Deref { ptr, ty: ScalarTy::Float(_), .. }) => *ptr,
                     Either::Ptr(Expr::Deref { ptr, ty: ScalarTy::Ptr }, _) => *ptr,
                     Either::Mem(p, _) => p,
                     Either::Arr(a) if a.acc.is_none() => self.addr_of_var(a.var)?,
