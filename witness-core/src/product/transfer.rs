@@ -803,7 +803,7 @@ impl<'a> Explorer<'a> {
                     unsupported!(format!("`{function}` of {count} bytes"))
                 }
                 let mut defined = Vec::new();
-                let done = match src {
+                let done = match &**src {
                     MemSource::Byte(c) => {
                         let c = eval!(c);
                         next.data.set_bytes(cfa, &to, &c, count as u64, &mut defined)

@@ -506,7 +506,7 @@ impl<'a> Builder<'a> {
                             "memset" => MemSource::Byte(conv(conv(self.rv(&args[1])?, IntTy::INT), IntTy::UCHAR)),
                             _ => MemSource::Copy { src: self.ptr_expr(&args[1])?.0, overlap_ok: base == "memmove" },
                         };
-                        EdgeOp::MemBytes { function: name.to_string(), lhs, dst, src, n: size }
+                        EdgeOp::MemBytes { function: name.to_string(), lhs, dst, src: Box::new(src), n: size }
                     }
                 };
                 self.note_call(c.span);

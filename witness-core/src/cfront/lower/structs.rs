@@ -378,7 +378,7 @@ impl<'a> Builder<'a> {
         let src = MemSource::Copy { src: s, overlap_ok: true };
         let text = self.text(self.stmt_sp);
         self.emit(
-            EdgeOp::MemBytes { function: "struct assignment".into(), lhs: None, dst: d, src, n },
+            EdgeOp::MemBytes { function: "struct assignment".into(), lhs: None, dst: d, src: Box::new(src), n },
             self.stmt_sp,
             text,
         )
