@@ -1,5 +1,6 @@
 //! Expressions: places, reads, assignments, side effects and values of every type.
 
+use super::pointers::llong;
 use super::*;
 
 impl<'a> Builder<'a> {
@@ -278,16 +279,54 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// `x++`, `--x` as one step: an integer place gets `x ± 1` converted to its type, a pointer
+    /// `p ± sizeof *p` (floats are refused by `lv`).
     pub(super) fn incdec(&mut self, operand: &Node<Expression>, inc: bool) -> R<()> {
-        if matches!(self.expr_ty(operand), Some(Ty::Pointer(_))) {
-            return self.ptr_incdec(operand, inc);
-        }
-        let lv = self.lv(operand)?;
-        let t = Self::int_ty(&lv);
-        let op = if inc { BinOp::Add } else { BinOp::Sub };
-        let v = types::binary(op, Self::read(&lv), Expr::int(1));
+        let (lhs, rhs) = match self.expr_ty(operand) {
+            Some(Ty::Pointer(t)) => {
+                let size = self.pointee_size(&t)? as i128;
+                let lhs = self.plvalue(operand)?;
+                let rhs = Self::offset_by(Self::pread(&lhs), llong(if inc { size } else { -size }));
+                (lhs, rhs)
+            }
+            _ => {
+                let lhs = self.lv(operand)?;
+                let t = Self::int_ty(&lhs);
+                let op = if inc { BinOp::Add } else { BinOp::Sub };
+                let rhs = conv(types::binary(op, Self::read(&lhs), Expr::int(1)), t);
+                (lhs, rhs)
+            }
+        };
         let text = self.text(self.stmt_sp);
-        self.emit(EdgeOp::Assign { lhs: lv, rhs: conv(v, t) }, self.stmt_sp, text)
+        self.emit(EdgeOp::Assign { lhs, rhs }, self.stmt_sp, text)
+    }
+
+    /// The value of `++x`, `x--` and friends on an integer or a pointer: the increment is its own
+    /// step; a postfix one first copies the old value into a temporary (`text` names the step).
+    pub(super) fn incdec_value(&mut self, operand: &Node<Expression>, inc: bool, post: bool, text: String) -> R<Expr> {
+        if !post {
+            self.incdec(operand, inc)?;
+            return Ok(match self.expr_ty(operand) {
+                Some(Ty::Pointer(_)) => self.ptr_expr(operand)?.0,
+                _ => Self::read(&self.lv(operand)?),
+            });
+        }
+        let (old, ty) = match self.expr_ty(operand) {
+            Some(Ty::Pointer(_)) => {
+                self.effects_allowed()?;
+                let (old, t) = self.ptr_expr(operand)?;
+                (old, Ty::Pointer(Box::new(t)))
+            }
+            _ => {
+                let lv = self.lv(operand)?;
+                (Self::read(&lv), Ty::Int(Self::int_ty(&lv)))
+            }
+        };
+        let st = old.ty();
+        let tmp = self.temp(&ty)?;
+        self.emit(EdgeOp::Assign { lhs: Place::Var { var: tmp, ty: st }, rhs: old }, self.stmt_sp, text)?;
+        self.incdec(operand, inc)?;
+        Ok(Expr::Var { var: tmp, ty: st })
     }
 
     /// Assignment or compound assignment; returns the value of the lhs afterwards.
@@ -539,25 +578,15 @@ impl<'a> Builder<'a> {
             Expression::UnaryOperator(u) => {
                 let operand = &u.node.operand;
                 match u.node.operator.node {
-                    UnaryOperator::PreIncrement | UnaryOperator::PreDecrement => {
-                        let inc = u.node.operator.node == UnaryOperator::PreIncrement;
-                        self.incdec(operand, inc)?;
-                        let lv = self.lv(operand)?;
-                        Ok(Self::read(&lv))
-                    }
-                    UnaryOperator::PostIncrement | UnaryOperator::PostDecrement => {
-                        let inc = u.node.operator.node == UnaryOperator::PostIncrement;
-                        let lv = self.lv(operand)?;
-                        let t = Self::int_ty(&lv);
-                        let tmp = self.new_temp(t)?;
+                    UnaryOperator::PreIncrement
+                    | UnaryOperator::PreDecrement
+                    | UnaryOperator::PostIncrement
+                    | UnaryOperator::PostDecrement => {
+                        let op = &u.node.operator.node;
+                        let inc = matches!(op, UnaryOperator::PreIncrement | UnaryOperator::PostIncrement);
+                        let post = matches!(op, UnaryOperator::PostIncrement | UnaryOperator::PostDecrement);
                         let text = self.text(esp);
-                        self.emit(
-                            EdgeOp::Assign { lhs: Place::Var { var: tmp, ty: ScalarTy::Int(t) }, rhs: Self::read(&lv) },
-                            self.stmt_sp,
-                            text,
-                        )?;
-                        self.incdec(operand, inc)?;
-                        Ok(Expr::Var { var: tmp, ty: ScalarTy::Int(t) })
+                        self.incdec_value(operand, inc, post, text)
                     }
                     UnaryOperator::Address => {
                         Err(format!("address `{}` used as a number (not supported)", self.text(esp)))

@@ -499,24 +499,29 @@ impl<'a> Builder<'a> {
         id
     }
 
-    fn new_float_temp(&mut self, fty: FloatTy) -> R<VarId> {
+    /// Refuses a side effect where a side-effect-free expression is needed (pure mode).
+    fn effects_allowed(&self) -> R<()> {
         if self.pure_mode {
             return Err("expression with side effects where a side-effect-free expression is needed".into());
         }
+        Ok(())
+    }
+
+    /// A fresh temporary of type `ty` in the running function.
+    fn temp(&mut self, ty: &Ty) -> R<VarId> {
+        self.effects_allowed()?;
         let f = self.f.as_ref().map(|f| f.id).ok_or("temporary outside a function")?;
         self.tmp_counter += 1;
         let name = format!("__tmp_{}", self.tmp_counter);
-        Ok(self.new_var(&name, &Ty::Float(fty.name()), VarScope::Local(f), (0, 0), true))
+        Ok(self.new_var(&name, ty, VarScope::Local(f), (0, 0), true))
+    }
+
+    fn new_float_temp(&mut self, fty: FloatTy) -> R<VarId> {
+        self.temp(&Ty::Float(fty.name()))
     }
 
     fn new_temp(&mut self, ty: IntTy) -> R<VarId> {
-        if self.pure_mode {
-            return Err("expression with side effects where a side-effect-free expression is needed".into());
-        }
-        let f = self.f.as_ref().map(|f| f.id).ok_or("temporary outside a function")?;
-        self.tmp_counter += 1;
-        let name = format!("__tmp_{}", self.tmp_counter);
-        Ok(self.new_var(&name, &Ty::Int(ty), VarScope::Local(f), (0, 0), true))
+        self.temp(&Ty::Int(ty))
     }
 
     // ----------------------------------------------------------------- types

@@ -21,7 +21,7 @@ const ALLOCATORS: &[(&str, usize, bool)] = &[
     ("__builtin_calloc", 2, true),
 ];
 
-fn llong(k: i128) -> Expr {
+pub(super) fn llong(k: i128) -> Expr {
     Expr::Const { bits: k as u64, ty: ScalarTy::Int(IntTy::LLONG) }
 }
 
@@ -45,7 +45,7 @@ pub(super) fn strip_casts(e: &Node<Expression>) -> &Node<Expression> {
 
 impl<'a> Builder<'a> {
     /// Size of a pointee for pointer arithmetic (`void`: 1, as GNU C).
-    fn pointee_size(&self, t: &Ty) -> R<u64> {
+    pub(super) fn pointee_size(&self, t: &Ty) -> R<u64> {
         match t {
             Ty::Void => Ok(1),
             t => {
@@ -65,7 +65,7 @@ impl<'a> Builder<'a> {
     }
 
     /// `p + off` (no node when `off` is the constant 0).
-    fn offset_by(p: Expr, off: Expr) -> Expr {
+    pub(super) fn offset_by(p: Expr, off: Expr) -> Expr {
         if matches!(off, Expr::Const { bits: 0, ty: ScalarTy::Int(_), .. }) {
             p
         } else {
@@ -250,25 +250,9 @@ impl<'a> Builder<'a> {
                 let operand = &u.node.operand;
                 let op = u.node.operator.node.clone();
                 let inc = matches!(op, UnaryOperator::PostIncrement | UnaryOperator::PreIncrement);
-                if matches!(op, UnaryOperator::PreIncrement | UnaryOperator::PreDecrement) {
-                    self.ptr_incdec(operand, inc)?;
-                    return self.ptr_expr(operand);
-                }
-                if self.pure_mode {
-                    return Err("expression with side effects where a side-effect-free expression is needed".into());
-                }
-                let (old, t) = self.ptr_expr(operand)?;
-                let f = self.f.as_ref().map(|f| f.id).ok_or("temporary outside a function")?;
-                self.tmp_counter += 1;
-                let name = format!("__tmp_{}", self.tmp_counter);
-                let tmp = self.new_var(&name, &Ty::Pointer(Box::new(t.clone())), VarScope::Local(f), (0, 0), true);
-                self.emit(
-                    EdgeOp::Assign { lhs: Place::Var { var: tmp, ty: ScalarTy::Ptr }, rhs: old },
-                    self.stmt_sp,
-                    text.clone(),
-                )?;
-                self.ptr_incdec(operand, inc)?;
-                Ok((Expr::Var { var: tmp, ty: ScalarTy::Ptr }, t))
+                let post = matches!(op, UnaryOperator::PostIncrement | UnaryOperator::PostDecrement);
+                let t = self.expr_ty(operand).as_ref().and_then(pointee).ok_or("pointer type")?;
+                Ok((self.incdec_value(operand, inc, post, text.clone())?, t))
             }
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
                 let operand = &u.node.operand;
@@ -412,16 +396,6 @@ impl<'a> Builder<'a> {
             }
             _ => Err(format!("operator on a pointer in `{text}` (not supported)")),
         }
-    }
-
-    /// `p++` / `p--`.
-    pub(super) fn ptr_incdec(&mut self, operand: &Node<Expression>, inc: bool) -> R<()> {
-        let t = self.expr_ty(operand).as_ref().and_then(pointee).ok_or("pointer type")?;
-        let size = self.pointee_size(&t)? as i128;
-        let lhs = self.plvalue(operand)?;
-        let rhs = Self::offset_by(Self::pread(&lhs), llong(if inc { size } else { -size }));
-        let text = self.text(self.stmt_sp);
-        self.emit(EdgeOp::Assign { lhs, rhs }, self.stmt_sp, text)
     }
 
     /// Stores the pointer value of `rhs` into `lhs` (one step; a call stores its result).
