@@ -295,7 +295,7 @@ fn member_of(p: Expr, layout: &Pointee, path: &str) -> R<Place> {
         .iter()
         .find(|(m, _, _)| m == path)
         .ok_or_else(|| format!("member `{path}` (not a scalar member known to the validator)"))?;
-    Ok(deref(offset(p, Expr::Const { bits: *off, ty: ScalarTy::Int(IntTy::LLONG) }), *ty))
+    Ok(deref(types::offset(p, types::llong(*off as i128)), *ty))
 }
 
 /// `b.x.y` split into the base expression `b` (not a `.` member access) and the path `x.y`;
@@ -341,11 +341,6 @@ fn deref(p: Expr, ty: ScalarTy) -> Place {
         ScalarTy::Float(fty) => Place::Expr(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Float(fty) }),
         ScalarTy::Ptr => Place::Ptr(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Ptr }, None),
     }
-}
-
-/// `p + k` bytes.
-fn offset(p: Expr, k: Expr) -> Expr {
-    Expr::Offset { base: Box::new(p), bytes: Box::new(conv(k, IntTy::LLONG)) }
 }
 
 /// `p->a.b` split into the pointer expression and the member path `a.b`.
@@ -488,8 +483,7 @@ impl Lowerer<'_> {
                 if b.node.operator.node == BinaryOperator::Minus {
                     i = types::unary(UnOp::Neg, i);
                 }
-                let k = types::binary(BinOp::Mul, i, Expr::Const { bits: *size, ty: ScalarTy::Int(IntTy::LLONG) });
-                return Ok((offset(p, k), pointee));
+                return Ok((types::offset(p, types::scaled(i, *size)), pointee));
             }
         }
         if let Expression::UnaryOperator(u) = &e.node {
@@ -561,10 +555,10 @@ impl Lowerer<'_> {
                     None => return Err("indexing a pointer to an unknown type in an assumption".into()),
                 };
                 let i = conv(types::promote(self.val(&b.node.rhs)?.int("as an index")?), IntTy::LLONG);
-                let k = types::binary(BinOp::Mul, i, Expr::Const { bits: size, ty: ScalarTy::Int(IntTy::LLONG) });
+                let k = types::scaled(i, size);
                 match pointee {
-                    Some(Pointee::Scalar { ty, .. }) => Ok(deref(offset(p, k), ty)),
-                    Some(layout) => Ok(Place::Obj(offset(p, k), layout)),
+                    Some(Pointee::Scalar { ty, .. }) => Ok(deref(types::offset(p, k), ty)),
+                    Some(layout) => Ok(Place::Obj(types::offset(p, k), layout)),
                     None => Err("indexing a pointer to an unknown type in an assumption".into()),
                 }
             }

@@ -1446,3 +1446,56 @@ fn syntax_error_columns_count_characters() {
     // The `)` is character 12, byte 13.
     assert!(why.contains("syntax error at column 12,"), "{why}");
 }
+
+/// An assumption about `p[i]` and the statement reading `p[i]` build the same pointer
+/// expression: one builder of offsets (`types::scaled`, `types::offset`), so no `* 1` for a
+/// byte pointer and no `+ 0` for a member at offset 0 (issue 33).
+#[test]
+fn assumptions_and_statements_build_pointer_offsets_alike() {
+    let src = "struct S { int a; int b; };\n\
+               int main() { int a[4] = {0}; int *p = a; char *c = (char *)a; struct S s = {1, 2};\n\
+               struct S *q = &s; int k = 1;\n\
+               int x = p[k]; char y = c[k]; int z = q->a; int w = q->b; return x + y + z + w; }";
+    let cfa = build(src);
+    let sc = scope_at(&cfa, src, "return x");
+    let init = |text: &str| match &by_text(&cfa, text)[0].op {
+        EdgeOp::Declare { init: Some(Init::Scalar(e)), .. } => pe(&cfa, e),
+        o => panic!("{o:?}"),
+    };
+    let claimed = |text: &str| match lower_assumption(&cfa, text, &sc).remove(0) {
+        Ok(Expr::Binary { lhs, .. }) => pe(&cfa, strip_casts_ir(&lhs)),
+        other => panic!("{text}: {other:?}"),
+    };
+    for (stmt, claim) in [
+        ("int x = p[k];", "p[k] == 0"),
+        ("char y = c[k];", "c[k] == 0"),
+        ("int z = q->a;", "q->a == 1"),
+        ("int w = q->b;", "q->b == 2"),
+    ] {
+        assert_eq!(strip_text_casts(&init(stmt)), claimed(claim), "{stmt} / {claim}");
+    }
+    assert!(!claimed("c[k] == 0").contains("Mul"), "no multiplication by 1 for a byte pointer");
+    assert!(!claimed("q->a == 1").contains(" + "), "no offset node for a member at offset 0");
+}
+
+/// The operand under integer promotions of a comparison (`(int)c[k]`): the object read.
+fn strip_casts_ir(e: &Expr) -> &Expr {
+    match e {
+        Expr::Cast { arg, to: ScalarTy::Int(_) } if arg.int_ty().is_some() => strip_casts_ir(arg),
+        e => e,
+    }
+}
+
+/// An initializer converted to the declared type prints as `(type)e`; the object read is `e`.
+fn strip_text_casts(s: &str) -> String {
+    let mut s = s;
+    while let Some(rest) = s
+        .strip_prefix('(')
+        .and_then(|r| r.split_once(')'))
+        .filter(|(t, _)| t.starts_with("int") || t.starts_with("uint"))
+        .map(|(_, r)| r)
+    {
+        s = rest;
+    }
+    s.to_string()
+}

@@ -428,6 +428,30 @@ impl Arith for Expr {
     }
 }
 
+/// A `long long` constant (a byte count or offset).
+pub fn llong(k: i128) -> Expr {
+    Expr::Const { bits: k as u64, ty: ScalarTy::Int(IntTy::LLONG) }
+}
+
+/// `k * size` as a `long long` byte count (`k` an integer; no multiplication for size 1).
+pub fn scaled(k: Expr, size: u64) -> Expr {
+    let k = conv(promote(k), IntTy::LLONG);
+    if size == 1 {
+        k
+    } else {
+        binary(BinOp::Mul, k, llong(size as i128))
+    }
+}
+
+/// The pointer `p` moved by `bytes` (a `long long`; no node when it is the constant 0).
+pub fn offset(p: Expr, bytes: Expr) -> Expr {
+    if matches!(bytes, Expr::Const { bits: 0, ty: ScalarTy::Int(_) }) {
+        p
+    } else {
+        Expr::Offset { base: Box::new(p), bytes: Box::new(bytes) }
+    }
+}
+
 /// A comparison of two pointers; yields `int`.
 pub fn ptr_compare(op: BinOp, l: Expr, r: Expr) -> Expr {
     debug_assert!(op.is_boolean() && !matches!(op, BinOp::LogAnd | BinOp::LogOr));

@@ -286,7 +286,7 @@ impl<'a> Builder<'a> {
             Some(Ty::Pointer(t)) => {
                 let size = self.pointee_size(&t)? as i128;
                 let lhs = self.plvalue(operand)?;
-                let rhs = Self::offset_by(Self::pread(&lhs), llong(if inc { size } else { -size }));
+                let rhs = types::offset(Self::pread(&lhs), llong(if inc { size } else { -size }));
                 (lhs, rhs)
             }
             _ => {

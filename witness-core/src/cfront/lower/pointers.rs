@@ -21,9 +21,7 @@ const ALLOCATORS: &[(&str, usize, bool)] = &[
     ("__builtin_calloc", 2, true),
 ];
 
-pub(super) fn llong(k: i128) -> Expr {
-    Expr::Const { bits: k as u64, ty: ScalarTy::Int(IntTy::LLONG) }
-}
+pub(super) use types::llong;
 
 pub(super) fn is_zero_constant(e: &Node<Expression>) -> bool {
     match &e.node {
@@ -51,25 +49,6 @@ impl<'a> Builder<'a> {
             t => {
                 self.size_of(t).ok_or_else(|| format!("pointer arithmetic on {} (size not known)", t.describe(self.dm)))
             }
-        }
-    }
-
-    /// `k * size` as a `long long` byte count.
-    fn scaled(&self, k: Expr, size: u64) -> Expr {
-        let k = conv(types::promote(k), IntTy::LLONG);
-        if size == 1 {
-            k
-        } else {
-            types::binary(BinOp::Mul, k, llong(size as i128))
-        }
-    }
-
-    /// `p + off` (no node when `off` is the constant 0).
-    pub(super) fn offset_by(p: Expr, off: Expr) -> Expr {
-        if matches!(off, Expr::Const { bits: 0, ty: ScalarTy::Int(_), .. }) {
-            p
-        } else {
-            Expr::Offset { base: Box::new(p), bytes: Box::new(off) }
         }
     }
 
@@ -165,15 +144,15 @@ impl<'a> Builder<'a> {
         let (off, fty) = self.structs.member(t, name, self.dm).ok_or_else(|| {
             format!("member `{name}` of {} (not found, or its layout is not modelled)", t.describe(self.dm))
         })?;
-        self.deref_place(Self::offset_by(p, llong(off as i128)), fty)
+        self.deref_place(types::offset(p, llong(off as i128)), fty)
     }
 
     /// `a[i]` of an array in memory at `p` with element type `elem`, or `p[i]`.
     pub(super) fn index_at(&mut self, p: Expr, elem: Ty, index: &Node<Expression>) -> R<Either> {
         let size = self.pointee_size(&elem)?;
         let i = self.rv(index)?;
-        let off = self.scaled(i, size);
-        self.deref_place(Self::offset_by(p, off), elem)
+        let off = types::scaled(i, size);
+        self.deref_place(types::offset(p, off), elem)
     }
 
     /// A member access that goes through memory (`p->f`, a union member, `(*p).f`); the
@@ -279,10 +258,10 @@ impl<'a> Builder<'a> {
                     Either::Ptr(Expr::Var { var, ty: ScalarTy::Ptr }, _) => self.addr_of_var(var)?,
                     Either::Scalar(Expr::Elem { var, index, ty: ScalarTy::Int(ty), .. }) => {
                         let size = (if ty.is_bool { 8 } else { ty.bits }) as u64 / 8;
-                        Expr::AddrOf { var, offset: Box::new(self.scaled(*index, size)) }
+                        Expr::AddrOf { var, offset: Box::new(types::scaled(*index, size)) }
                     }
                     Either::Scalar(Expr::Elem { var, index, ty: ScalarTy::Float(fty), .. }) => {
-                        Expr::AddrOf { var, offset: Box::new(self.scaled(*index, fty.bits() as u64 / 8)) }
+                        Expr::AddrOf { var, offset: Box::new(types::scaled(*index, fty.bits() as u64 / 8)) }
                     }
                     Either::Scalar(Expr::Deref { ptr, ty: ScalarTy::Int(_), .. })
                     | Either::Scalar(Expr::Deref { ptr, ty: ScalarTy::Float(_), .. }) => *ptr,
@@ -306,8 +285,8 @@ impl<'a> Builder<'a> {
                 let size = self.pointee_size(&t)?;
                 let k = self.rv(ke)?;
                 let k = if neg { types::unary(UnOp::Neg, conv(types::promote(k), IntTy::LLONG)) } else { k };
-                let off = self.scaled(k, size);
-                Ok((Self::offset_by(p, off), t))
+                let off = types::scaled(k, size);
+                Ok((types::offset(p, off), t))
             }
             Expression::UnaryOperator(_) | Expression::Member(_) | Expression::BinaryOperator(_) => {
                 let place = self.place(e)?;
@@ -391,7 +370,7 @@ impl<'a> Builder<'a> {
                 let k = self.rv(&b.node.rhs)?;
                 let k = conv(types::promote(k), IntTy::LLONG);
                 let k = if minus { types::unary(UnOp::Neg, k) } else { k };
-                let rhs = Self::offset_by(Self::pread(&lhs), self.scaled(k, size));
+                let rhs = types::offset(Self::pread(&lhs), types::scaled(k, size));
                 self.emit(EdgeOp::Assign { lhs, rhs }, ssp, text)
             }
             _ => Err(format!("operator on a pointer in `{text}` (not supported)")),
