@@ -463,6 +463,16 @@ impl Lowerer<'_> {
         if let Some((fty, v)) = special {
             return Ok(Place::Expr(Expr::Const { bits: fty.bits_of(v), ty: ScalarTy::Float(fty) }));
         }
+        // The witness formats' boolean literals (GraphML's `invariant` key defaults to `true`, and
+        // Ultimate's witnesses write that default): `<stdbool.h>`'s and C23's `true` and `false`,
+        // the `int` values 1 and 0 as the macros expand; a program variable of the same name wins.
+        if let Some(v) = match name {
+            "true" => Some(1),
+            "false" => Some(0),
+            _ => None,
+        } {
+            return Ok(Place::Expr(Expr::int(v)));
+        }
         let sc = match self.scope.function {
             Some(f) => cfa.function(f).name.clone(),
             None => "global".into(),

@@ -1499,3 +1499,23 @@ fn strip_text_casts(s: &str) -> String {
     }
     s.to_string()
 }
+
+/// `true` and `false` in an assumption or invariant are the witness formats' boolean literals
+/// (GraphML's `invariant` key defaults to `true`), 1 and 0 as `<stdbool.h>` expands them; a
+/// program variable of that name wins (issue 34).
+#[test]
+fn boolean_literals_of_the_witness_formats() {
+    let src = "int main() { int x = 0; return x; }";
+    let cfa = build(src);
+    let sc = scope_at(&cfa, src, "return x");
+    let value =
+        |t: &str| lower_assumption(&cfa, t, &sc).remove(0).ok().and_then(|e| crate::cfront::types::fold_i128(&e));
+    assert_eq!(value("true"), Some(1));
+    assert_eq!(value("false"), Some(0));
+    assert_eq!(value("true && !false"), Some(1));
+    let src = "int main() { int true = 5; return true; }";
+    let cfa = build(src);
+    let sc = scope_at(&cfa, src, "return true");
+    let e = lower_assumption(&cfa, "true", &sc).remove(0).unwrap();
+    assert!(matches!(e, Expr::Var { .. }), "a program variable named `true` wins: {e:?}");
+}
