@@ -19,9 +19,10 @@
 //! those through; a wrong verdict not on the list fails, and so does a listed case that is no
 //! longer wrong (so the list can only shrink). No other manifest may have a wrong verdict.
 //!
-//! Where the shared data is absent (e.g. CI, which has only this repository) the test says so
-//! on the terminal (not captured) and passes, unless `WITNESS_REQUIRE_CORPUS=1` demands the
-//! corpus. `WITNESS_CORPUS` names a single corpus directory instead; `WITNESS_CORPUS_TIMEOUT`
+//! The repository's own corpus of published witnesses, `fixtures/real` (issue 34), is scored
+//! with them, and alone where the shared data is absent (e.g. CI, which has only this
+//! repository): then the test says so on the terminal (not captured), unless
+//! `WITNESS_REQUIRE_CORPUS=1` demands the shared corpus. `WITNESS_CORPUS` names a single corpus directory instead; `WITNESS_CORPUS_TIMEOUT`
 //! sets the per-case budget in CPU seconds (default 15).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -79,6 +80,12 @@ const MINIMUMS: &[(&str, &str, u32, u32)] = &[
     ("corpus-adversarial-2", "yaml", 36, 41),
     ("corpus-external", "graphml", 1, 0),
     ("corpus-external", "yaml", 20, 9),
+    // Issue 34 (debug build, 15 s of CPU time): real witnesses labelled by their sources. The
+    // graphml unknowns: Ultimate witnesses whose transitions name steps this CFA does not have,
+    // or an invariant entered outside its function; the yaml ones: induction steps undecided
+    // within 15 s.
+    ("real", "graphml", 13, 0),
+    ("real", "yaml", 19, 24),
 ];
 
 /// The allow-list of cases known to get a wrong verdict, relative to the repository root.
@@ -121,8 +128,13 @@ fn corpus_dirs() -> Vec<PathBuf> {
     if let Some(one) = std::env::var_os("WITNESS_CORPUS") {
         return vec![PathBuf::from(one)];
     }
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-    SETS.iter().map(|s| shared.join(s)).collect()
+    let mut dirs: Vec<PathBuf> = SETS.iter().map(|s| shared_dir().join(s)).collect();
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/real"));
+    dirs
+}
+
+fn shared_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")
 }
 
 struct Row {
@@ -258,13 +270,17 @@ fn run(r: &Row, timeout: u32) -> (String, String, String) {
 #[test]
 fn corpus_has_no_wrong_verdicts() {
     let dirs: Vec<PathBuf> = corpus_dirs().into_iter().filter(|d| d.join("manifest.tsv").exists()).collect();
-    if dirs.is_empty() {
+    let shared = std::env::var_os("WITNESS_CORPUS").is_some() || dirs.iter().any(|d| d.starts_with(shared_dir()));
+    if !shared {
         let why = "no shared corpus next to the repository (../shared/corpus*/manifest.tsv; or set WITNESS_CORPUS)";
         if std::env::var("WITNESS_REQUIRE_CORPUS").is_ok_and(|v| !v.is_empty() && v != "0") {
             panic!("WITNESS_REQUIRE_CORPUS is set but there is {why}");
         }
-        say_skipped(why);
-        return;
+        if dirs.is_empty() {
+            say_skipped(why);
+            return;
+        }
+        let _ = writeln!(std::io::stderr(), "\nSHARED CORPUS ABSENT: {why}; only fixtures/real is scored.");
     }
     let known = known_wrong().unwrap_or_else(|e| panic!("{e}"));
     let cases: Vec<Row> = dirs
