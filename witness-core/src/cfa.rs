@@ -195,6 +195,20 @@ pub enum ScalarTy {
 }
 
 impl ScalarTy {
+    /// The integer type, for an integer.
+    pub fn int(self) -> Option<IntTy> {
+        match self {
+            ScalarTy::Int(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The floating-point type, for a float.
+    pub fn float(self) -> Option<FloatTy> {
+        match self {
+            ScalarTy::Float(f) => Some(f),
+            _ => None,
+        }
+    }
     /// Width in bits.
     pub fn bits(self) -> u32 {
         match self {
@@ -514,17 +528,11 @@ impl Expr {
     }
     /// The type of an integer expression.
     pub fn int_ty(&self) -> Option<IntTy> {
-        match self.ty() {
-            ScalarTy::Int(t) => Some(t),
-            _ => None,
-        }
+        self.ty().int()
     }
     /// The type of a floating-point expression.
     pub fn float_ty(&self) -> Option<FloatTy> {
-        match self.ty() {
-            ScalarTy::Float(f) => Some(f),
-            _ => None,
-        }
+        self.ty().float()
     }
     /// The type of an expression the front end built as an integer (an internal invariant:
     /// a violation is a bug of the front end, not of the input).
@@ -590,17 +598,11 @@ impl Place {
     }
     /// The integer type of an integer place.
     pub fn int_ty(&self) -> Option<IntTy> {
-        match self.ty() {
-            ScalarTy::Int(t) => Some(t),
-            _ => None,
-        }
+        self.ty().int()
     }
     /// The floating-point type of a floating-point place.
     pub fn float_ty(&self) -> Option<FloatTy> {
-        match self.ty() {
-            ScalarTy::Float(f) => Some(f),
-            _ => None,
-        }
+        self.ty().float()
     }
     /// The variable of a `Var` place.
     pub fn var(&self) -> Option<VarId> {
