@@ -57,6 +57,17 @@ impl Obligation {
     }
 }
 
+/// The invariant `true` (GraphML's default of the `invariant` key, which Ultimate declares, so that
+/// every state without invariant data has it; decision 196): it holds wherever the state is, so it
+/// places no obligation (a program variable named `true` would make it a claim).
+fn claims_nothing(cfa: &Cfa, text: &str) -> bool {
+    let mut t = text.trim();
+    while let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+        t = inner.trim();
+    }
+    t == "true" && !cfa.vars.iter().any(|v| v.name == "true")
+}
+
 /// The obligations of a correctness witness, or why one cannot be placed.
 pub fn resolve(cfa: &Cfa, w: &WitnessAutomaton) -> Result<Vec<Obligation>, String> {
     resolve_each(cfa, w).into_iter().collect()
@@ -69,7 +80,7 @@ pub fn resolve_each(cfa: &Cfa, w: &WitnessAutomaton) -> Vec<Result<Obligation, S
     for n in w.graph.node_indices() {
         let state = &w.graph[n];
         let Some(text) = &state.invariant else { continue };
-        if text.trim().is_empty() {
+        if text.trim().is_empty() || claims_nothing(cfa, text) {
             continue;
         }
         out.push(resolve_graphml(cfa, w, n, text));
