@@ -738,12 +738,7 @@ impl Lowerer<'_> {
                         let lp = side(self, l, &b.node.lhs)?;
                         let rp = side(self, r, &b.node.rhs)?;
                         let op = if b.node.operator.node == BinaryOperator::Equals { BinOp::Eq } else { BinOp::Ne };
-                        return Ok(Expr::Binary {
-                            op,
-                            lhs: Box::new(lp),
-                            rhs: Box::new(rp),
-                            ty: ScalarTy::Int(IntTy::INT),
-                        });
+                        return Ok(types::compare(op, lp, rp));
                     }
                 }
                 let op = types::map_binop(&b.node.operator.node).ok_or("assignment in an assumption")?;

@@ -416,8 +416,8 @@ impl Arith for Expr {
     fn truth(self) -> Expr {
         match self.ty() {
             ScalarTy::Int(_) => self,
-            ScalarTy::Float(f) => float_compare(BinOp::Ne, self, Expr::float_const(0, f)),
-            ScalarTy::Ptr => ptr_compare(BinOp::Ne, self, Expr::Null),
+            ScalarTy::Float(f) => compare(BinOp::Ne, self, Expr::float_const(0, f)),
+            ScalarTy::Ptr => compare(BinOp::Ne, self, Expr::Null),
         }
     }
     fn int(self, what: &str) -> Result<Expr, String> {
@@ -452,12 +452,6 @@ pub fn offset(p: Expr, bytes: Expr) -> Expr {
     }
 }
 
-/// A comparison of two pointers; yields `int`.
-pub fn ptr_compare(op: BinOp, l: Expr, r: Expr) -> Expr {
-    debug_assert!(op.is_boolean() && !matches!(op, BinOp::LogAnd | BinOp::LogOr));
-    Expr::Binary { op, lhs: Box::new(l), rhs: Box::new(r), ty: ScalarTy::Int(IntTy::INT) }
-}
-
 /// Converts a floating-point expression to `to` (constants folded).
 pub fn fconv(f: Expr, to: FloatTy) -> Expr {
     let from = f.fty();
@@ -470,8 +464,9 @@ pub fn fconv(f: Expr, to: FloatTy) -> Expr {
     Expr::Cast { arg: Box::new(f), to: ScalarTy::Float(to) }
 }
 
-/// A comparison of two floating-point operands of the same type; yields `int`.
-pub fn float_compare(op: BinOp, l: Expr, r: Expr) -> Expr {
+/// A comparison of two operands already of one type (floats of one width, or pointers, which
+/// take no conversions); yields `int`.
+pub fn compare(op: BinOp, l: Expr, r: Expr) -> Expr {
     debug_assert!(op.is_boolean() && !matches!(op, BinOp::LogAnd | BinOp::LogOr));
     Expr::Binary { op, lhs: Box::new(l), rhs: Box::new(r), ty: ScalarTy::Int(IntTy::INT) }
 }
@@ -496,7 +491,7 @@ pub fn binary_any(op: BinOp, l: Expr, r: Expr) -> Result<Expr, String> {
         BinOp::LogAnd | BinOp::LogOr => return Ok(binary(op, l.truth(), r.truth())),
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
             let (a, b) = float_operands(l, r);
-            return Ok(float_compare(op, a, b));
+            return Ok(compare(op, a, b));
         }
         _ => return Err(format!("operator {op:?} on a floating-point operand (invalid C)")),
     };
@@ -521,7 +516,7 @@ pub fn unary_any(op: UnOp, a: Expr) -> Result<Expr, String> {
             }),
             UnOp::LogNot => {
                 let z = Expr::float_const(0, f.fty());
-                Ok(float_compare(BinOp::Eq, f, z))
+                Ok(compare(BinOp::Eq, f, z))
             }
             UnOp::BitNot => Err("`~` on a floating-point operand (invalid C)".into()),
         },

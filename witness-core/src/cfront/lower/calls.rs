@@ -290,7 +290,7 @@ impl<'a> Builder<'a> {
                 return Err(format!("`{name}` with integer arguments (invalid: gcc needs a floating argument)"));
             }
             let (a, b) = types::float_operands(a, b);
-            let cmp = |op| types::float_compare(op, a.clone(), b.clone());
+            let cmp = |op| types::compare(op, a.clone(), b.clone());
             let nan = |x: &Expr| Expr::FloatClass { class: FClass::IsNan, arg: Box::new(x.clone()) };
             return Ok(Some(match op {
                 Some(op) => cmp(op),

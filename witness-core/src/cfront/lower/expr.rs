@@ -102,21 +102,10 @@ impl<'a> Builder<'a> {
                     }
                 };
                 if a.rest.is_empty() {
-                    Ok(match a.elem {
-                        ScalarTy::Int(ty) => Either::Scalar(Expr::Elem {
-                            var: a.var,
-                            index: Box::new(acc),
-                            len: a.len,
-                            ty: ScalarTy::Int(ty),
-                        }),
-                        ScalarTy::Float(fty) => Either::Scalar(Expr::Elem {
-                            var: a.var,
-                            index: Box::new(acc),
-                            len: a.len,
-                            ty: ScalarTy::Float(fty),
-                        }),
-                        ScalarTy::Ptr => return Err("array of pointers (not supported yet)".into()),
-                    })
+                    if a.elem == ScalarTy::Ptr {
+                        return Err("array of pointers (not supported yet)".into());
+                    }
+                    Ok(Either::Scalar(Expr::Elem { var: a.var, index: Box::new(acc), len: a.len, ty: a.elem }))
                 } else {
                     a.acc = Some(acc);
                     Ok(Either::Arr(a))
@@ -161,11 +150,6 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The value of an integer place (as [`Self::lv`] builds).
-    pub(super) fn read(lv: &Place) -> Expr {
-        lv.read()
-    }
-
     /// The type of an integer place (as [`Self::lv`] builds).
     pub(super) fn int_ty(lv: &Place) -> IntTy {
         lv.int_ty().expect("an integer place")
@@ -174,16 +158,6 @@ impl<'a> Builder<'a> {
     /// The type of a floating-point place (as [`Self::float_lvalue`] builds).
     pub(super) fn float_ty(flv: &Place) -> FloatTy {
         flv.float_ty().expect("a floating-point place")
-    }
-
-    /// The value of a pointer place (as [`Self::plvalue`] builds).
-    pub(super) fn pread(plv: &Place) -> Expr {
-        plv.read()
-    }
-
-    /// The value of a floating-point place (as [`Self::float_lvalue`] builds).
-    pub(super) fn fread(flv: &Place) -> Expr {
-        flv.read()
     }
 
     /// Lowers an expression whose value is unused.
@@ -286,14 +260,14 @@ impl<'a> Builder<'a> {
             Some(Ty::Pointer(t)) => {
                 let size = self.pointee_size(&t)? as i128;
                 let lhs = self.plvalue(operand)?;
-                let rhs = types::offset(Self::pread(&lhs), llong(if inc { size } else { -size }));
+                let rhs = types::offset(lhs.read(), llong(if inc { size } else { -size }));
                 (lhs, rhs)
             }
             _ => {
                 let lhs = self.lv(operand)?;
                 let t = Self::int_ty(&lhs);
                 let op = if inc { BinOp::Add } else { BinOp::Sub };
-                let rhs = conv(types::binary(op, Self::read(&lhs), Expr::int(1)), t);
+                let rhs = conv(types::binary(op, lhs.read(), Expr::int(1)), t);
                 (lhs, rhs)
             }
         };
@@ -308,7 +282,7 @@ impl<'a> Builder<'a> {
             self.incdec(operand, inc)?;
             return Ok(match self.expr_ty(operand) {
                 Some(Ty::Pointer(_)) => self.ptr_expr(operand)?.0,
-                _ => Self::read(&self.lv(operand)?),
+                _ => self.lv(operand)?.read(),
             });
         }
         let (old, ty) = match self.expr_ty(operand) {
@@ -319,7 +293,7 @@ impl<'a> Builder<'a> {
             }
             _ => {
                 let lv = self.lv(operand)?;
-                (Self::read(&lv), Ty::Int(Self::int_ty(&lv)))
+                (lv.read(), Ty::Int(Self::int_ty(&lv)))
             }
         };
         let st = old.ty();
@@ -418,7 +392,7 @@ impl<'a> Builder<'a> {
         let text = self.text(ssp);
         if let Some(flv) = self.float_lvalue(&b.node.lhs)? {
             let fty = Self::float_ty(&flv);
-            let read = Self::fread(&flv);
+            let read = flv.read();
             if b.node.operator.node == BinaryOperator::Assign {
                 if let Expression::Call(c) = &b.node.rhs.node {
                     if self.float_nondet_call(c).is_some() {
@@ -445,21 +419,21 @@ impl<'a> Builder<'a> {
             if let Expression::Call(c) = &b.node.rhs.node {
                 let lv = self.lv(&b.node.lhs)?;
                 self.call(c, Some(Target::Scalar(lv.clone())), ssp)?;
-                return Ok(Self::read(&lv));
+                return Ok(lv.read());
             }
             let r = self.rv_any(&b.node.rhs)?;
             let lv = self.lv(&b.node.lhs)?;
             let t = Self::int_ty(&lv);
             self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: r.into_int(t) }, ssp, text)?;
-            return Ok(Self::read(&lv));
+            return Ok(lv.read());
         }
         let op = types::map_binop(&b.node.operator.node).ok_or("unknown assignment operator")?;
         let r = self.rv_any(&b.node.rhs)?;
         let lv = self.lv(&b.node.lhs)?;
         let t = Self::int_ty(&lv);
-        let v = types::binary_any(op, Self::read(&lv), r)?;
+        let v = types::binary_any(op, lv.read(), r)?;
         self.emit(EdgeOp::Assign { lhs: lv.clone(), rhs: v.into_int(t) }, ssp, text)?;
-        Ok(Self::read(&lv))
+        Ok(lv.read())
     }
 
     /// `s` or `s.in` of struct type.
@@ -518,12 +492,7 @@ impl<'a> Builder<'a> {
                 if u.node.operator.node == UnaryOperator::Negate && self.is_ptr_expr(&u.node.operand) =>
             {
                 let (p, _) = self.ptr_expr(&u.node.operand)?;
-                Ok(Expr::Binary {
-                    op: BinOp::Eq,
-                    lhs: Box::new(p),
-                    rhs: Box::new(Expr::Null),
-                    ty: ScalarTy::Int(IntTy::INT),
-                })
+                Ok(types::compare(BinOp::Eq, p, Expr::Null))
             }
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => types::integer_constant(i, self.dm),
@@ -666,7 +635,7 @@ impl<'a> Builder<'a> {
                         // mode: lowering the operands, folding and rolling back at every level
                         // made a chain of n `&&` quadratic (decision 130).
                         if let Ok(v) = self.pure(|b| b.rv_any(e)) {
-                            if matches!(&v, x if types::fold_i128(x).is_some()) {
+                            if types::fold_i128(&v).is_some() {
                                 return Ok(v);
                             }
                         }
@@ -684,7 +653,7 @@ impl<'a> Builder<'a> {
                 let cond = self.rv_any(&c.node.condition)?;
                 // Constant expressions stay pure; in statements `?:` is a branch (as in
                 // CPAchecker's CFA), so that witnesses can refer to its decision.
-                let cond_const = matches!(&cond, x if types::fold_i128(x).is_some());
+                let cond_const = types::fold_i128(&cond).is_some();
                 let target = if self.pure_mode || (!self.emitted_since(&snap) && cond_const) {
                     let t = self.rv_any(&c.node.then_expression)?;
                     let f = self.rv_any(&c.node.else_expression)?;
@@ -737,11 +706,7 @@ impl<'a> Builder<'a> {
                     self.blank(cur, join);
                 }
                 self.cur = join;
-                Ok(match target {
-                    Expr::Var { ty: ScalarTy::Int(ty), .. } => Expr::Var { var: tmp, ty: ScalarTy::Int(ty) },
-                    Expr::Var { ty: ScalarTy::Float(fty), .. } => Expr::Var { var: tmp, ty: ScalarTy::Float(fty) },
-                    _ => return Err("conditional expression".into()),
-                })
+                Ok(Expr::Var { var: tmp, ty: target.ty() })
             }
             Expression::Comma(v) => {
                 let n = v.len();

@@ -370,7 +370,7 @@ impl<'a> Builder<'a> {
                 let k = self.rv(&b.node.rhs)?;
                 let k = conv(types::promote(k), IntTy::LLONG);
                 let k = if minus { types::unary(UnOp::Neg, k) } else { k };
-                let rhs = types::offset(Self::pread(&lhs), types::scaled(k, size));
+                let rhs = types::offset(lhs.read(), types::scaled(k, size));
                 self.emit(EdgeOp::Assign { lhs, rhs }, ssp, text)
             }
             _ => Err(format!("operator on a pointer in `{text}` (not supported)")),
@@ -665,7 +665,7 @@ impl<'a> Builder<'a> {
     pub(super) fn ptr_compare(&mut self, op: BinOp, l: &Node<Expression>, r: &Node<Expression>) -> R<Expr> {
         let (a, _) = self.ptr_expr(l)?;
         let (b, _) = self.ptr_expr(r)?;
-        Ok(Expr::Binary { op, lhs: Box::new(a), rhs: Box::new(b), ty: ScalarTy::Int(IntTy::INT) })
+        Ok(types::compare(op, a, b))
     }
 
     /// The read-only object of a string literal used as a pointer (one per distinct text): a
@@ -713,7 +713,7 @@ impl<'a> Builder<'a> {
     /// `p` as a condition: `p != NULL`.
     pub(super) fn ptr_truth(&mut self, e: &Node<Expression>) -> R<Expr> {
         let (p, _) = self.ptr_expr(e)?;
-        Ok(Expr::Binary { op: BinOp::Ne, lhs: Box::new(p), rhs: Box::new(Expr::Null), ty: ScalarTy::Int(IntTy::INT) })
+        Ok(p.truth())
     }
 }
 
