@@ -266,11 +266,6 @@ pub struct VarInfo {
     pub visible: (usize, usize),
     /// A front-end temporary: never visible to witness assumptions.
     pub temporary: bool,
-    /// For a pointer variable: what it points to, as witness assumptions need it (`*p`,
-    /// `p[i]`, `p->f`); `None` if that is not a scalar or a struct of scalars. For an object
-    /// stored as bytes: its element type (an array of structs or pointers), or its own layout
-    /// (a union).
-    pub pointee: Option<Pointee>,
     /// The object may not be modified (a string literal, C11 6.4.5p7): a store is undefined
     /// behaviour.
     pub read_only: bool,
@@ -280,16 +275,6 @@ pub struct VarInfo {
     /// For a bit-field member of a flattened struct variable: that variable and the number of
     /// the memory location the bit-field shares with its adjacent bit-fields (C11 3.14).
     pub bitfield_unit: Option<(VarId, u32)>,
-}
-
-/// What a pointer variable points to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum Pointee {
-    /// A scalar of `size` bytes (an element of the array the pointer points into).
-    Scalar { ty: ScalarTy, size: u64 },
-    /// A struct or union of `size` bytes: its scalar members by access path (`in.x`), with
-    /// byte offset and type.
-    Struct { members: Vec<(String, u64, ScalarTy)>, size: u64 },
 }
 
 /// Unary operators. Operand and result have the same type (after promotion by the front end),
@@ -944,6 +929,33 @@ pub struct Cfa {
     /// The program starts threads (it has a [`EdgeOp::ThreadCreate`] edge): the product keeps
     /// a component per thread.
     pub threads: bool,
+    /// The front end's own view of the program, for lowering witness expressions.
+    #[serde(skip)]
+    pub front: FrontEnd,
+}
+
+/// The front end's own view of the program (the C type of each variable, struct definitions,
+/// typedefs, function signatures), kept so that witness expressions are lowered by the code that
+/// lowered the program (issue 33). Opaque below the front end, which owns its type and reads it
+/// back; not serialized.
+#[derive(Clone, Default)]
+pub struct FrontEnd(Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>);
+
+impl FrontEnd {
+    pub(crate) fn new<T: std::any::Any + Send + Sync>(front: T) -> Self {
+        FrontEnd(Some(std::sync::Arc::new(front)))
+    }
+
+    /// The front end's value, if it is of type `T`.
+    pub(crate) fn get<T: std::any::Any>(&self) -> Option<&T> {
+        self.0.as_deref()?.downcast_ref()
+    }
+}
+
+impl std::fmt::Debug for FrontEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "FrontEnd(..)" } else { "FrontEnd(none)" })
+    }
 }
 
 /// Offsets (in the given file) of the places inside removed bodies, by kind, found by a

@@ -169,11 +169,11 @@ fn build_inner(path: &Path, text: String, dm: DataModel) -> Result<Program, Buil
     };
     let mut b = lower::Builder::new(&prepared, &text, dm);
     if let Err(m) = b.translation_unit(&unit) {
-        return Err(BuildFailure::Input(InputError::invalid(path, m)));
+        return Err(BuildFailure::Input(InputError::invalid(path, m.to_string())));
     }
     let mut warnings = prepared.warnings.clone();
     warnings.append(&mut b.warnings);
-    let mut cfa = b.cfa;
+    let mut cfa = b.finish();
     // One copy of the line table (4 bytes a line): the CFA's, from here on.
     cfa.line_starts = prepared.take_orig_line_starts();
     let mut names: Vec<String> = std::mem::take(&mut prepared.skipped).into_iter().map(|(n, ..)| n).collect();

@@ -59,6 +59,28 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// A text parsed as it is (a witness expression in its wrapper): offsets are exact.
+    pub fn verbatim(text: String) -> Prepared {
+        Prepared {
+            holes: Holes::default(),
+            skipped: Vec::new(),
+            text_line_starts: LineStarts::default(),
+            line_map: Vec::new(),
+            exact: true,
+            orig_blanked: String::new(),
+            prepared: String::new(),
+            aligned: Vec::new(),
+            exact_lines: Vec::new(),
+            orig_line_starts: LineStarts::of(&text),
+            orig_len: text.len(),
+            text,
+            warnings: Vec::new(),
+            pragma_pack: None,
+            int128_at: Vec::new(),
+            thread_at: Vec::new(),
+        }
+    }
+
     /// The start offsets of the lines of the given file, taken (for the CFA, once lowering
     /// is done; nothing maps offsets afterwards).
     pub fn take_orig_line_starts(&mut self) -> LineStarts {

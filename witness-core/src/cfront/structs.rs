@@ -26,7 +26,7 @@ pub struct Field {
 
 /// Struct definitions by key (`struct tag`, or `struct <anonymous@N>` for untagged ones).
 /// A key without definition (incomplete type) is absent.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Registry {
     pub defs: HashMap<String, Vec<Field>>,
     /// Set when the program has a `packed`/`aligned` attribute (decision 57): struct and union

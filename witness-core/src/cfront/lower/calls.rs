@@ -22,7 +22,9 @@ pub fn nondet_type(name: &str, dm: DataModel) -> Option<R<IntTy>> {
         // `typedef long long loff_t` in Linux and glibc: 64 bits in both data models.
         "loff_t" => IntTy::LLONG,
         "pointer" | "charp" | "pchar" | "longdouble" | "long_double" => {
-            return Some(Err(format!("call of `{name}` (non-integer nondeterministic values are not supported yet)")))
+            return Some(Err(
+                format!("call of `{name}` (non-integer nondeterministic values are not supported yet)").into()
+            ))
         }
         _ => return None,
     }))
@@ -173,19 +175,20 @@ impl<'a> Builder<'a> {
     pub(super) fn expect_builtin(&mut self, c: &Node<CallExpression>) -> R<Option<Expr>> {
         let Expression::Identifier(i) = &c.node.callee.node else { return Ok(None) };
         let name = i.node.name.as_str();
-        if !matches!(name, "__builtin_expect" | "__builtin_expect_with_probability") || self.func_ids.contains_key(name)
+        if !matches!(name, "__builtin_expect" | "__builtin_expect_with_probability")
+            || self.front.func_ids.contains_key(name)
         {
             return Ok(None);
         }
         let args = &c.node.arguments;
         if args.len() != if name == "__builtin_expect" { 2 } else { 3 } {
-            return Err(format!("`{name}` with {} arguments", args.len()));
+            return Err(format!("`{name}` with {} arguments", args.len()).into());
         }
         if args[1..].iter().any(|a| has_side_effects(&a.node)) {
-            return Err(format!("`{name}` with a hint that has side effects (not supported)"));
+            return Err(format!("`{name}` with a hint that has side effects (not supported)").into());
         }
         let v = if self.is_ptr_expr(&args[0]) {
-            return Err(format!("`{name}` of a pointer (a pointer converted to a number is not supported)"));
+            return Err(format!("`{name}` of a pointer (a pointer converted to a number is not supported)").into());
         } else {
             self.rv_any(&args[0])?
         };
@@ -206,7 +209,8 @@ impl<'a> Builder<'a> {
                 }
                 return Err(format!(
                     "{line_note} `{text}` (basic asm with instructions may have any effect; not modelled)"
-                ));
+                )
+                .into());
             }
             AsmStatement::GnuExtended(x) => x,
         };
@@ -216,11 +220,15 @@ impl<'a> Builder<'a> {
             clobbers.push(String::from_utf8_lossy(&string_bytes(&c.node)?).into_owned());
         }
         if gnu::asm_writes_memory(&tmpl, &clobbers) {
-            return Err(format!("{line_note} `{text}` with a \"memory\" clobber may write any memory (not modelled)"));
+            return Err(
+                format!("{line_note} `{text}` with a \"memory\" clobber may write any memory (not modelled)").into()
+            );
         }
         for o in ext.outputs.iter().chain(&ext.inputs) {
             if has_side_effects(&o.node.variable_name.node) {
-                return Err(format!("{line_note} `{text}` with an operand that has side effects (not supported)"));
+                return Err(
+                    format!("{line_note} `{text}` with an operand that has side effects (not supported)").into()
+                );
             }
         }
         if ext.outputs.is_empty() {
@@ -230,7 +238,7 @@ impl<'a> Builder<'a> {
         for o in &ext.outputs {
             let e = &o.node.variable_name;
             if self.is_ptr_expr(e) || self.float_lvalue(e)?.is_some() {
-                return Err(format!("{line_note} `{text}` with an output that is not an integer (not modelled)"));
+                return Err(format!("{line_note} `{text}` with an output that is not an integer (not modelled)").into());
             }
             lhs.push(self.lv(e)?);
         }
@@ -246,7 +254,7 @@ impl<'a> Builder<'a> {
     pub(super) fn float_builtin(&mut self, c: &Node<CallExpression>) -> R<Option<Expr>> {
         let Expression::Identifier(i) = &c.node.callee.node else { return Ok(None) };
         let name = i.node.name.as_str();
-        if self.func_ids.contains_key(name) {
+        if self.front.func_ids.contains_key(name) {
             return Ok(None);
         }
         let args = &c.node.arguments;
@@ -255,14 +263,14 @@ impl<'a> Builder<'a> {
         }
         if let Some((func, fty)) = math_function(name) {
             let [a] = &args[..] else {
-                return Err(format!("`{name}` needs one argument"));
+                return Err(format!("`{name}` needs one argument").into());
             };
             let a = self.rv_any(a)?.into_float(fty);
             return Ok(Some(Expr::Math { func, args: vec![a] }));
         }
         if let Some((func, fty)) = libm_function(name) {
             if args.len() != func.arity() {
-                return Err(format!("`{name}` needs {} argument(s)", func.arity()));
+                return Err(format!("`{name}` needs {} argument(s)", func.arity()).into());
             }
             let mut vals = Vec::new();
             for a in args {
@@ -272,7 +280,7 @@ impl<'a> Builder<'a> {
         }
         if let Some((class, fty)) = class_function(name) {
             let [a] = &args[..] else {
-                return Err(format!("`{name}` needs one argument"));
+                return Err(format!("`{name}` needs one argument").into());
             };
             let a = match (self.rv_any(a)?, fty) {
                 (v, Some(t)) => v.into_float(t),
@@ -283,11 +291,11 @@ impl<'a> Builder<'a> {
         }
         if let Some(op) = quiet_comparison(name) {
             let [a, b] = &args[..] else {
-                return Err(format!("`{name}` needs two arguments"));
+                return Err(format!("`{name}` needs two arguments").into());
             };
             let (a, b) = (self.rv_any(a)?, self.rv_any(b)?);
             if a.int_ty().is_some() && b.int_ty().is_some() {
-                return Err(format!("`{name}` with integer arguments (invalid: gcc needs a floating argument)"));
+                return Err(format!("`{name}` with integer arguments (invalid: gcc needs a floating argument)").into());
             }
             let (a, b) = types::float_operands(a, b);
             let cmp = |op| types::compare(op, a.clone(), b.clone());
@@ -299,7 +307,7 @@ impl<'a> Builder<'a> {
             }));
         }
         if is_math_name(name) {
-            return Err(format!("call to the math function `{name}` (not modelled)"));
+            return Err(format!("call to the math function `{name}` (not modelled)").into());
         }
         Ok(None)
     }
@@ -308,10 +316,10 @@ impl<'a> Builder<'a> {
     pub(super) fn float_nondet_call(&self, c: &Node<CallExpression>) -> Option<FloatTy> {
         let Expression::Identifier(i) = &c.node.callee.node else { return None };
         let name = i.node.name.as_str();
-        if self.func_ids.contains_key(name) {
+        if self.front.func_ids.contains_key(name) {
             return None;
         }
-        float_nondet(name, self.sigs.get(name).map(|s| &s.ret))
+        float_nondet(name, self.front.sigs.get(name).map(|s| &s.ret))
     }
 
     /// A call of `__VERIFIER_nondet_float/double` storing into the float variable `var`.
@@ -319,7 +327,7 @@ impl<'a> Builder<'a> {
         let name = self.call_name(c)?.to_string();
         let fty = self.float_nondet_call(c).ok_or_else(|| format!("call to `{name}` returning a float"))?;
         if self.pure_mode {
-            return Err(format!("call to `{name}` where a side-effect-free expression is needed"));
+            return Err(format!("call to `{name}` where a side-effect-free expression is needed").into());
         }
         let text = self.text(csp);
         self.note_call(c.span);
@@ -332,7 +340,8 @@ impl<'a> Builder<'a> {
             _ => Err(format!(
                 "call through the expression `{}` (function pointers are not supported yet)",
                 self.text(sp(c.node.callee.span))
-            )),
+            )
+            .into()),
         }
     }
 
@@ -340,10 +349,10 @@ impl<'a> Builder<'a> {
     /// program declares it with, else the built-in table by name (decision 105). `None`: not
     /// a nondet function (or one declared with a floating type, see `float_nondet`).
     pub(super) fn nondet_result(&self, name: &str) -> Option<R<IntTy>> {
-        if !name.starts_with("__VERIFIER_nondet_") || self.func_ids.contains_key(name) {
+        if !name.starts_with("__VERIFIER_nondet_") || self.front.func_ids.contains_key(name) {
             return nondet_type(name, self.dm);
         }
-        match self.sigs.get(name).map(|s| &s.ret) {
+        match self.front.sigs.get(name).map(|s| &s.ret) {
             Some(Ty::Int(t)) => Some(Ok(*t)),
             Some(f @ Ty::Float(_)) if f.float_ty().is_some() => None,
             _ => nondet_type(name, self.dm),
@@ -363,7 +372,7 @@ impl<'a> Builder<'a> {
             return match ret_scalar(&ret) {
                 Ok(Some(t)) => Ok(t),
                 Ok(None) => Err("value of a void function used".into()),
-                Err(()) => Err(format!("call returning {} (not supported yet)", ret.describe(self.dm))),
+                Err(()) => Err(format!("call returning {} (not supported yet)", ret.describe(self.dm)).into()),
             };
         }
         let name = self.call_name(c)?;
@@ -376,19 +385,21 @@ impl<'a> Builder<'a> {
             }
             _ => {}
         }
-        if OUTPUT_FUNCS.contains(&name) && !self.func_ids.contains_key(name) {
+        if OUTPUT_FUNCS.contains(&name) && !self.front.func_ids.contains_key(name) {
             return Ok(ScalarTy::Int(IntTy::INT));
         }
-        match self.sigs.get(name).map(|s| &s.ret) {
+        match self.front.sigs.get(name).map(|s| &s.ret) {
             Some(Ty::Int(t)) => Ok(ScalarTy::Int(*t)),
-            Some(f @ Ty::Float(_)) if f.float_ty().is_some() && self.func_ids.contains_key(name) => {
+            Some(f @ Ty::Float(_)) if f.float_ty().is_some() && self.front.func_ids.contains_key(name) => {
                 Ok(ScalarTy::Float(f.float_ty().ok_or("float type")?))
             }
-            Some(Ty::Void) => Err(format!("value of the void function `{name}` used")),
+            Some(Ty::Void) => Err(format!("value of the void function `{name}` used").into()),
             Some(Ty::Pointer(_)) => Ok(ScalarTy::Ptr),
-            Some(other) => Err(format!("call to `{name}` returning {} (not supported yet)", other.describe(self.dm))),
-            None if self.func_ids.contains_key(name) => Ok(ScalarTy::Int(IntTy::INT)),
-            None => Err(format!("call to undefined function `{name}`")),
+            Some(other) => {
+                Err(format!("call to `{name}` returning {} (not supported yet)", other.describe(self.dm)).into())
+            }
+            None if self.front.func_ids.contains_key(name) => Ok(ScalarTy::Int(IntTy::INT)),
+            None => Err(format!("call to undefined function `{name}`").into()),
         }
     }
 
@@ -416,7 +427,7 @@ impl<'a> Builder<'a> {
     /// is worth a warning, since the program then means something else by the call.
     fn declared_arg(&mut self, name: &str, i: usize, a: &Node<Expression>) -> R<Expr> {
         let v = self.rv_any(a)?;
-        let declared = self.sigs.get(name).and_then(|s| s.params.as_ref()).and_then(|p| p.get(i)).cloned();
+        let declared = self.front.sigs.get(name).and_then(|s| s.params.as_ref()).and_then(|p| p.get(i)).cloned();
         match declared {
             Some(Ty::Int(t)) => {
                 let warning = format!(
@@ -430,7 +441,8 @@ impl<'a> Builder<'a> {
             }
             None => Ok(v),
             Some(other) => {
-                Err(format!("`{name}` declared with a parameter of type {} (not supported)", other.describe(self.dm)))
+                Err(format!("`{name}` declared with a parameter of type {} (not supported)", other.describe(self.dm))
+                    .into())
             }
         }
     }
@@ -442,7 +454,7 @@ impl<'a> Builder<'a> {
         }
         let name = self.call_name(c)?.to_string();
         if self.pure_mode {
-            return Err(format!("call to `{name}` where a side-effect-free expression is needed"));
+            return Err(format!("call to `{name}` where a side-effect-free expression is needed").into());
         }
         if let Some(r) = self.heap_call(&name, c, &lhs, csp) {
             return r;
@@ -458,9 +470,11 @@ impl<'a> Builder<'a> {
                 Some(Target::Scalar(lv)) => match lv.ty() {
                     ScalarTy::Int(t) => EdgeOp::Assign { rhs: v.into_int(t), lhs: lv },
                     ScalarTy::Float(fty) => EdgeOp::Assign { rhs: v.into_float(fty), lhs: lv },
-                    ScalarTy::Ptr => return Err(format!("result of `{name}` stored into a pointer or struct")),
+                    ScalarTy::Ptr => return Err(format!("result of `{name}` stored into a pointer or struct").into()),
                 },
-                Some(Target::Struct(_)) => return Err(format!("result of `{name}` stored into a pointer or struct")),
+                Some(Target::Struct(_)) => {
+                    return Err(format!("result of `{name}` stored into a pointer or struct").into())
+                }
             };
             return self.emit(op, csp, text);
         }
@@ -483,17 +497,17 @@ impl<'a> Builder<'a> {
             "abort" | "exit" | "_exit" | "_Exit" | "__VERIFIER_abort" => {
                 return self.emit(EdgeOp::Terminate { function: name }, csp, text);
             }
-            "atexit" if !self.func_ids.contains_key("atexit") => {
+            "atexit" if !self.front.func_ids.contains_key("atexit") => {
                 // Decision 76: a handler named directly (`f` or `&f`).
                 let handler = match &args[..] {
                     [a] => match &pointers::strip_casts(a).node {
                         Expression::Identifier(i) if self.lookup(&i.node.name).is_none() => {
-                            self.func_ids.get(&i.node.name).copied()
+                            self.front.func_ids.get(&i.node.name).copied()
                         }
                         Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
                             match &u.node.operand.node {
                                 Expression::Identifier(i) if self.lookup(&i.node.name).is_none() => {
-                                    self.func_ids.get(&i.node.name).copied()
+                                    self.front.func_ids.get(&i.node.name).copied()
                                 }
                                 _ => None,
                             }
@@ -508,7 +522,7 @@ impl<'a> Builder<'a> {
                 let lhs = match lhs {
                     None => None,
                     Some(Target::Scalar(lv)) if lv.int_ty().is_some() => Some(lv),
-                    Some(_) => return Err(format!("result of `{name}` stored into a pointer or struct")),
+                    Some(_) => return Err(format!("result of `{name}` stored into a pointer or struct").into()),
                 };
                 return self.emit(EdgeOp::AtExit { handler, lhs }, csp, text);
             }
@@ -519,7 +533,7 @@ impl<'a> Builder<'a> {
                 let cond = self.declared_arg(&name, 0, a)?.truth();
                 return self.emit(EdgeOp::BuiltinAssume { cond }, csp, text);
             }
-            "assert" if !self.func_ids.contains_key("assert") => {
+            "assert" if !self.front.func_ids.contains_key("assert") => {
                 let [a] = &args[..] else {
                     return Err("assert needs one argument".into());
                 };
@@ -563,7 +577,7 @@ impl<'a> Builder<'a> {
             let ty = r?;
             for a in args {
                 if has_side_effects(&a.node) {
-                    return Err(format!("argument with side effects in a call to `{name}` (not supported)"));
+                    return Err(format!("argument with side effects in a call to `{name}` (not supported)").into());
                 }
             }
             self.note_call(c.span);
@@ -590,25 +604,27 @@ impl<'a> Builder<'a> {
                     }
                 },
                 None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty }, csp, text),
-                Some(Target::Struct(_)) => Err(format!("struct result of `{name}` (not modelled)")),
+                Some(Target::Struct(_)) => Err(format!("struct result of `{name}` (not modelled)").into()),
             };
         }
-        if let Some(&id) = self.func_ids.get(&name) {
-            let ptys = self.func_param_tys[id.0 as usize].clone();
+        if let Some(&id) = self.front.func_ids.get(&name) {
+            let ptys = self.front.func_param_tys[id.0 as usize].clone();
             let f = self.cfa.function(id).clone();
             if let Some(w) = &f.return_unsupported {
-                return Err(format!("call to `{name}` returning {w} (not supported yet)"));
+                return Err(format!("call to `{name}` returning {w} (not supported yet)").into());
             }
-            if self.func_variadic[id.0 as usize] {
-                return Err(format!("call to the variadic function `{name}` (not supported yet)"));
+            if self.front.func_variadic[id.0 as usize] {
+                return Err(format!("call to the variadic function `{name}` (not supported yet)").into());
             }
-            let struct_result = self.result_vars.contains_key(&id);
+            let struct_result = self.front.result_vars.contains_key(&id);
             match &lhs {
                 Some(Target::Struct(_)) if !struct_result => {
-                    return Err(format!("`{name}` does not return a struct"));
+                    return Err(format!("`{name}` does not return a struct").into());
                 }
                 Some(Target::Struct(_)) => {}
-                Some(_) if f.return_ty.is_none() => return Err(format!("value of the void function `{name}` used")),
+                Some(_) if f.return_ty.is_none() => {
+                    return Err(format!("value of the void function `{name}` used").into())
+                }
                 _ => {}
             }
             let vals = self.lower_args(&name, args, &ptys)?;
@@ -618,7 +634,7 @@ impl<'a> Builder<'a> {
         if OUTPUT_FUNCS.contains(&name.as_str()) {
             for a in args {
                 if has_side_effects(&a.node) {
-                    return Err(format!("argument with side effects in a call to `{name}` (not supported)"));
+                    return Err(format!("argument with side effects in a call to `{name}` (not supported)").into());
                 }
             }
             self.note_call(c.span);
@@ -630,12 +646,12 @@ impl<'a> Builder<'a> {
                     ScalarTy::Int(_) => {
                         self.emit(EdgeOp::NondetCall { function: name, lhs: Some(lv), ty: IntTy::INT }, csp, text)
                     }
-                    ScalarTy::Ptr => Err(format!("pointer result of `{name}` (not modelled)")),
+                    ScalarTy::Ptr => Err(format!("pointer result of `{name}` (not modelled)").into()),
                 },
                 None => self.emit(EdgeOp::NondetCall { function: name, lhs: None, ty: IntTy::INT }, csp, text),
-                Some(Target::Struct(_)) => Err(format!("struct result of `{name}` (not modelled)")),
+                Some(Target::Struct(_)) => Err(format!("struct result of `{name}` (not modelled)").into()),
             };
         }
-        Err(format!("call to undefined function `{name}`"))
+        Err(format!("call to undefined function `{name}`").into())
     }
 }

@@ -146,7 +146,7 @@ impl<'a> Builder<'a> {
                      struct objects in memory are unknown"
                 .to_string();
             self.warnings.push(m.clone());
-            self.structs.layout_taint = Some(m);
+            self.front.structs.layout_taint = Some(m);
         }
         if !self.src.int128_at.is_empty() {
             self.warnings.push(format!(
@@ -196,7 +196,7 @@ impl<'a> Builder<'a> {
                         on.map(|(k, _)| k.clone())
                     });
                 if let Some(k) = inner.filter(|k| k.starts_with("union ")) {
-                    self.transparent_unions.insert(k);
+                    self.front.transparent_unions.insert(k);
                 }
                 continue;
             }
@@ -216,14 +216,14 @@ impl<'a> Builder<'a> {
                         .or_else(|| gnu::tag_after_attribute(text, a.offset));
                     if let Some(key) = inner {
                         // Decision 57: that struct's layout (and that of every type containing it).
-                        self.structs.tainted.entry(key.clone()).or_insert(m);
+                        self.front.structs.tainted.entry(key.clone()).or_insert(m);
                     } else if seen.plain_decls.iter().any(|(x, y)| *x <= a.offset && a.offset < *y) {
                         // On a variable or function: addresses are abstract in the memory
                         // model, so its alignment has no visible effect.
-                    } else if self.structs.layout_taint.is_none() {
+                    } else if self.front.structs.layout_taint.is_none() {
                         // E.g. on a typedef, whose type may be a member somewhere: every layout.
                         self.warnings.push(m.clone());
-                        self.structs.layout_taint = Some(m);
+                        self.front.structs.layout_taint = Some(m);
                     }
                 }
                 AttrKind::Mode => {
@@ -253,7 +253,7 @@ impl<'a> Builder<'a> {
     /// Why a struct's layout is not known, if an attribute is the reason.
     pub(super) fn layout_note(&self, ty: &Ty) -> String {
         match ty {
-            Ty::Struct(k) => match self.structs.layout_taint.as_ref().or(self.structs.tainted.get(k)) {
+            Ty::Struct(k) => match self.front.structs.layout_taint.as_ref().or(self.front.structs.tainted.get(k)) {
                 Some(m) => format!(": {m}"),
                 None => String::new(),
             },
@@ -295,13 +295,13 @@ impl<'a> Builder<'a> {
             "offsetof of a member whose offset is not known (bit-fields before it, or a layout changed by an attribute)"
                 .to_string()
         };
-        let (o1, t1) = self.structs.member(&ty, &d.base.node.name, self.dm).ok_or_else(why)?;
+        let (o1, t1) = self.front.structs.member(&ty, &d.base.node.name, self.dm).ok_or_else(why)?;
         off += o1;
         ty = t1;
         for m in &d.members {
             match &m.node {
                 OffsetMember::Member(id) => {
-                    let (o2, t2) = self.structs.member(&ty, &id.node.name, self.dm).ok_or_else(why)?;
+                    let (o2, t2) = self.front.structs.member(&ty, &id.node.name, self.dm).ok_or_else(why)?;
                     off += o2;
                     ty = t2;
                 }
@@ -409,10 +409,10 @@ impl<'a> Builder<'a> {
         let mut prev: Option<(i128, IntTy)> = Some((-1, IntTy::INT));
         for e in &en.node.enumerators {
             let name = e.node.identifier.node.name.clone();
-            let here: Result<(i128, IntTy), String> = match &e.node.expression {
+            let here: R<(i128, IntTy)> = match &e.node.expression {
                 Some(x) => self
                     .pure(|b| b.rv(x))
-                    .and_then(|x| types::fold(&x).ok_or_else(|| "not an integer constant expression".to_string()))
+                    .and_then(|x| types::fold(&x).ok_or_else(|| "not an integer constant expression".into()))
                     .map(|(bits, t)| (types::value_of(bits, t), t)),
                 None => match prev {
                     Some((v, t)) if v < t.max_value() => Ok((v + 1, t)),
@@ -423,7 +423,7 @@ impl<'a> Builder<'a> {
             match here {
                 Ok((v, t)) => {
                     let t = if (i32::MIN as i128..=i32::MAX as i128).contains(&v) { IntTy::INT } else { t };
-                    self.bind(&name, Sym::EnumConst(Expr::Const { bits: v as u64 & t.mask(), ty: ScalarTy::Int(t) }));
+                    self.bind(&name, Sym::Value(Expr::Const { bits: v as u64 & t.mask(), ty: ScalarTy::Int(t) }));
                     consts.push((name, Some(v)));
                     prev = Some((v, t));
                 }
@@ -469,7 +469,7 @@ impl<'a> Builder<'a> {
             if self.scopes.len() == 1 {
                 self.cfa.enum_constants.push((name.clone(), v as u64 & t.mask(), t));
             }
-            self.bind(&name, Sym::EnumConst(Expr::Const { bits: v as u64 & t.mask(), ty: ScalarTy::Int(t) }));
+            self.bind(&name, Sym::Value(Expr::Const { bits: v as u64 & t.mask(), ty: ScalarTy::Int(t) }));
         }
         match why {
             Some(m) => Ty::Other(m),
@@ -501,7 +501,7 @@ impl<'a> Builder<'a> {
     /// Evaluates an integer constant expression.
     pub(super) fn const_eval(&mut self, e: &Node<Expression>) -> R<i128> {
         let e = self.pure(|b| b.rv(e))?;
-        types::fold_i128(&e).ok_or_else(|| "not an integer constant expression".to_string())
+        types::fold_i128(&e).ok_or_else(|| "not an integer constant expression".into())
     }
 
     pub(super) fn pure<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
@@ -546,7 +546,7 @@ impl<'a> Builder<'a> {
                 return Err("variable-length array of unspecified size".into());
             };
             let esize = match base {
-                Ty::Int(_) | Ty::Float(_) | Ty::Pointer(_) | Ty::Struct(_) => self.structs.layout(base, self.dm),
+                Ty::Int(_) | Ty::Float(_) | Ty::Pointer(_) | Ty::Struct(_) => self.front.structs.layout(base, self.dm),
                 _ => None,
             }
             .map(|(s, _)| s)
@@ -698,12 +698,16 @@ impl<'a> Builder<'a> {
         for v in self.globals_declared.clone() {
             if !self.globals_defined.contains(&v) {
                 self.cfa.external_globals.push(v);
-                let fields: Vec<VarId> =
-                    self.struct_vars.get(&v).map(|f| f.iter().map(|(_, id, _)| *id).collect()).unwrap_or_default();
+                let fields: Vec<VarId> = self
+                    .front
+                    .struct_vars
+                    .get(&v)
+                    .map(|f| f.iter().map(|(_, id, _)| *id).collect())
+                    .unwrap_or_default();
                 self.cfa.external_globals.extend(fields);
             }
         }
-        let main = *self.func_ids.get("main").ok_or("no function `main` is defined")?;
+        let main = *self.front.func_ids.get("main").ok_or("no function `main` is defined")?;
         self.cfa.main = main;
         // Pass 2: bodies.
         for (id, fd) in bodies {
@@ -749,7 +753,7 @@ impl<'a> Builder<'a> {
     pub(super) fn function_header(&mut self, fd: &Node<FunctionDefinition>) -> Option<FuncId> {
         let d = &fd.node.declarator.node;
         let name = ident_of_declarator(d)?.to_string();
-        if self.func_ids.contains_key(&name) {
+        if self.front.func_ids.contains_key(&name) {
             self.warnings.push(format!("function `{name}` defined more than once; using the first definition"));
             return None;
         }
@@ -824,7 +828,7 @@ impl<'a> Builder<'a> {
             // A struct parameter is flattened like a local; its scalar leaves are the function's
             // parameters, in order (calls pass the argument's leaves, see `lower_args`).
             self.flatten_struct_var(v, &n, t, VarScope::Local(id), visible);
-            match self.struct_vars.get(&v) {
+            match self.front.struct_vars.get(&v) {
                 Some(leaves) if leaves.iter().all(|(_, _, lt)| Self::scalar_ty(lt, self.dm).is_some()) => {
                     params.extend(leaves.iter().map(|(_, leaf, _)| *leaf))
                 }
@@ -852,17 +856,17 @@ impl<'a> Builder<'a> {
             exit,
             span,
         });
-        self.func_param_tys.push(ptys.clone());
-        self.func_variadic.push(variadic);
-        self.func_ids.insert(name.clone(), id);
-        self.sigs.insert(name, FuncTy { ret, params: Some(ptys), variadic });
+        self.front.func_param_tys.push(ptys.clone());
+        self.front.func_variadic.push(variadic);
+        self.front.func_ids.insert(name.clone(), id);
+        self.front.sigs.insert(name, FuncTy { ret, params: Some(ptys), variadic });
         self.pending_params.push(param_syms);
         Some(id)
     }
 
     pub(super) fn function_body(&mut self, id: FuncId, fd: &Node<FunctionDefinition>) {
         let info = self.cfa.function(id).clone();
-        let ret = self.sigs.get(&info.name).map(|s| s.ret.clone()).unwrap_or(Ty::Void);
+        let ret = self.front.sigs.get(&info.name).map(|s| s.ret.clone()).unwrap_or(Ty::Void);
         self.f = Some(FState {
             id,
             exit: info.exit,
@@ -902,6 +906,7 @@ impl<'a> Builder<'a> {
     /// static initialisation, before `main`'s first statement).
     pub(super) fn call_constructors(&mut self, main_sp: Sp) {
         let mut ctors: Vec<(ctors::CtorKey, FuncId, String, Sp, Sp)> = self
+            .front
             .func_ids
             .iter()
             .filter_map(|(n, id)| {
@@ -923,12 +928,12 @@ impl<'a> Builder<'a> {
                 self.emit_unsupported(s, format!("the body of constructor `{name}` was not parsed"));
                 return;
             }
-            if !self.func_param_tys[id.0 as usize].is_empty() || self.func_variadic[id.0 as usize] {
+            if !self.front.func_param_tys[id.0 as usize].is_empty() || self.front.func_variadic[id.0 as usize] {
                 self.emit_unsupported(s, format!("constructor `{name}` with parameters (not modelled)"));
                 return;
             }
             if id == self.cfa.main {
-                self.emit_unsupported(s, "`main` declared a constructor (not modelled)".into());
+                self.emit_unsupported(s, "`main` declared a constructor (not modelled)");
                 return;
             }
             let text = format!("{name}() (constructor, before main)");
@@ -997,6 +1002,7 @@ impl<'a> Builder<'a> {
             if is_typedef {
                 if global {
                     self.cfa.typedefs.push((name.clone(), ty.to_ctype(self.dm)));
+                    self.front.typedefs.push((name.clone(), ty.clone()));
                 }
                 self.bind(&name, Sym::Typedef(ty));
                 continue;
@@ -1009,8 +1015,8 @@ impl<'a> Builder<'a> {
                 if !self.cfa.externs.iter().any(|e| e.name == name) {
                     self.cfa.externs.push(ExternInfo { name: name.clone(), return_ty: ret_ty });
                 }
-                if !self.func_ids.contains_key(&name) {
-                    self.sigs.insert(name.clone(), (**f).clone());
+                if !self.front.func_ids.contains_key(&name) {
+                    self.front.sigs.insert(name.clone(), (**f).clone());
                 }
                 continue;
             }
@@ -1041,7 +1047,7 @@ impl<'a> Builder<'a> {
                 let v = self.new_var(&name, &ty, VarScope::Global, visible, false);
                 self.flatten_struct_var(v, &name, &ty, VarScope::Global, visible);
                 self.bind(&name, Sym::Var(v, ty.clone()));
-                if self.struct_vars.contains_key(&v) {
+                if self.front.struct_vars.contains_key(&v) {
                     let init = idecl.node.initializer.as_ref().map(|i| &i.node);
                     let r = self.pure(|b| b.struct_decl_writes(v, &ty, init)).and_then(|w| self.push_global_writes(w));
                     if let Err(m) = r {
@@ -1069,7 +1075,7 @@ impl<'a> Builder<'a> {
             let v = self.new_var(&name, &ty, VarScope::Local(f), visible, false);
             self.flatten_struct_var(v, &name, &ty, VarScope::Local(f), visible);
             let text = self.text(dsp);
-            if self.struct_vars.contains_key(&v) {
+            if self.front.struct_vars.contains_key(&v) {
                 // All members are declared (and initialised) in one step.
                 self.bind(&name, Sym::Var(v, ty.clone()));
                 let s = self.snap();
@@ -1122,7 +1128,7 @@ impl<'a> Builder<'a> {
                         if self.float_nondet_call(c).is_some() {
                             return self.call_float(c, Some(Place::Var { var: v, ty: ScalarTy::Float(fty) }), dsp);
                         }
-                        if self.call_name(c).is_ok_and(|n| self.func_ids.contains_key(n)) {
+                        if self.call_name(c).is_ok_and(|n| self.front.func_ids.contains_key(n)) {
                             return self.call(
                                 c,
                                 Some(Target::Scalar(Place::Var { var: v, ty: ScalarTy::Float(fty) })),
@@ -1132,7 +1138,7 @@ impl<'a> Builder<'a> {
                     }
                 }
                 if let CType::Unsupported(what) = &self.cfa.var(v).ty {
-                    return Err(format!("declaration of `{name}` of type {what} (not supported yet)"));
+                    return Err(format!("declaration of `{name}` of type {what} (not supported yet)").into());
                 }
                 let i = self.initializer(&ty, &init.node)?;
                 self.emit(EdgeOp::Declare { var: v, init: Some(i) }, dsp, text.clone())
@@ -1179,7 +1185,7 @@ impl<'a> Builder<'a> {
         if !is_extern || idecl.node.initializer.is_some() {
             self.globals_defined.insert(v);
         }
-        if self.struct_vars.contains_key(&v) {
+        if self.front.struct_vars.contains_key(&v) {
             if let Some(init) = &idecl.node.initializer {
                 let r = self
                     .pure(|b| b.struct_decl_writes(v, &ty, Some(&init.node)))
@@ -1198,7 +1204,7 @@ impl<'a> Builder<'a> {
             let r = match (&self.cfa.var(v).ty, ty.to_ctype(self.dm)) {
                 (CType::Bytes { .. }, _) => self.pure(|b| b.initializer(&ty, &init.node)),
                 (_, CType::Unsupported(w)) => {
-                    Err(format!("initializer of global `{name}` of type {w} (not supported yet)"))
+                    Err(format!("initializer of global `{name}` of type {w} (not supported yet)").into())
                 }
                 _ => self.pure(|b| b.initializer(&ty, &init.node)),
             };
@@ -1218,7 +1224,7 @@ impl<'a> Builder<'a> {
                 }
                 // A global that is never modelled only warns; one that is would start with
                 // wrong values: every path that reaches `main` is unknown.
-                Err(m) if opaque => self.warnings.push(m),
+                Err(m) if opaque => self.warnings.push(m.to_string()),
                 Err(m) => self.global_failures.push((dsp, format!("initializer of global `{name}`: {m}"))),
             }
         }

@@ -26,21 +26,22 @@ impl<'a> Builder<'a> {
                 let len = dims.iter().product();
                 Ok(Either::Arr(ArrRef { var: v, elem: ScalarTy::Float(elem), rest: dims, acc: None, len }))
             }
-            _ => Err(format!("use of `{name}` of type {} (not supported yet)", ty.describe(self.dm))),
+            _ => Err(format!("use of `{name}` of type {} (not supported yet)", ty.describe(self.dm)).into()),
         }
     }
 
     pub(super) fn var_expr(&self, name: &str) -> R<Either> {
         match self.lookup(name) {
             Some(Sym::Var(v, ty)) => self.var_either(*v, ty, name),
-            Some(Sym::EnumConst(k)) => Ok(Either::Scalar(k.clone())),
-            Some(Sym::Unsupported(m)) => Err(m.clone()),
-            Some(Sym::Typedef(_)) => Err(format!("type name `{name}` used as a value")),
+            Some(Sym::Value(k)) => Ok(Either::Scalar(k.clone())),
+            Some(Sym::Unsupported(m)) => Err(m.clone().into()),
+            Some(Sym::Typedef(_)) => Err(format!("type name `{name}` used as a value").into()),
             None => {
-                if self.func_ids.contains_key(name) || self.sigs.contains_key(name) {
-                    Err(format!("function `{name}` used as a value (function pointers are not supported yet)"))
+                let function = self.front.func_ids.contains_key(name) || self.front.sigs.contains_key(name);
+                if function && self.witness.is_none() {
+                    Err(format!("function `{name}` used as a value (function pointers are not supported yet)").into())
                 } else {
-                    Err(format!("unknown identifier `{name}`"))
+                    Err(self.unknown_name(name))
                 }
             }
         }
@@ -88,7 +89,8 @@ impl<'a> Builder<'a> {
                     return Err(format!(
                         "indexing `{}` which is not an array (pointers are not supported yet)",
                         self.text(sp(b.node.lhs.span))
-                    ));
+                    )
+                    .into());
                 };
                 let i = self.rv(&b.node.rhs)?;
                 let i = conv(types::promote(i), IntTy::LLONG);
@@ -121,11 +123,11 @@ impl<'a> Builder<'a> {
             Expression::Identifier(_) | Expression::BinaryOperator(_) => {}
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {}
             Expression::Member(_) => {}
-            _ => return Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span)))),
+            _ => return Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span))).into()),
         }
         if let Expression::BinaryOperator(b) = &e.node {
             if b.node.operator.node != BinaryOperator::Index {
-                return Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span))));
+                return Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span))).into());
             }
         }
         match self.place(e)? {
@@ -137,16 +139,17 @@ impl<'a> Builder<'a> {
                 Ok(Place::Deref { ptr: *ptr, ty: ScalarTy::Int(ty) })
             }
             Either::Ptr(..) => {
-                Err(format!("`{}` is a pointer where an integer lvalue is needed", self.text(sp(e.span))))
+                Err(format!("`{}` is a pointer where an integer lvalue is needed", self.text(sp(e.span))).into())
             }
             Either::Arr(_) | Either::Mem(..) => {
-                Err(format!("assignment to the aggregate `{}` (not supported)", self.text(sp(e.span))))
+                Err(format!("assignment to the aggregate `{}` (not supported)", self.text(sp(e.span))).into())
             }
             Either::Scalar(f) if f.float_ty().is_some() => Err(format!(
                 "`{}` of floating type used where an integer lvalue is needed (not supported yet)",
                 self.text(sp(e.span))
-            )),
-            Either::Scalar(_) => Err(format!("`{}` is not assignable", self.text(sp(e.span)))),
+            )
+            .into()),
+            Either::Scalar(_) => Err(format!("`{}` is not assignable", self.text(sp(e.span))).into()),
         }
     }
 
@@ -379,14 +382,16 @@ impl<'a> Builder<'a> {
             Either::Scalar(Expr::Elem { var, index, len, ty: ScalarTy::Float(fty) }) => {
                 Ok(Some(Place::Elem { var, index: *index, len, ty: ScalarTy::Float(fty) }))
             }
-            _ => Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span)))),
+            _ => Err(format!("assignment to `{}` (not supported)", self.text(sp(e.span))).into()),
         }
     }
 
     /// Assignment or compound assignment of any arithmetic type; returns the lhs afterwards.
     pub(super) fn assign_any(&mut self, _e: &Node<Expression>, b: &Node<BinaryOperatorExpression>) -> R<Expr> {
         if self.is_struct_lvalue(&b.node.lhs) {
-            return Err(format!("value of a struct assignment in `{}` (not supported yet)", self.text(sp(b.span))));
+            return Err(
+                format!("value of a struct assignment in `{}` (not supported yet)", self.text(sp(b.span))).into()
+            );
         }
         let ssp = self.stmt_sp;
         let text = self.text(ssp);
@@ -400,7 +405,7 @@ impl<'a> Builder<'a> {
                         // witness's claim about it holds after the step.
                         self.call_float(c, Some(flv), ssp)?;
                         return Ok(read);
-                    } else if self.call_name(c).is_ok_and(|n| self.func_ids.contains_key(n)) {
+                    } else if self.call_name(c).is_ok_and(|n| self.front.func_ids.contains_key(n)) {
                         self.call(c, Some(Target::Scalar(flv)), ssp)?;
                         return Ok(read);
                     }
@@ -439,7 +444,7 @@ impl<'a> Builder<'a> {
     /// `s` or `s.in` of struct type.
     pub(super) fn is_struct_lvalue(&self, e: &Node<Expression>) -> bool {
         matches!(&e.node, Expression::Identifier(_) | Expression::Member(_))
-            && matches!(self.struct_path(e), Ok((v, _, Ty::Struct(k))) if k.starts_with("struct ") && self.struct_vars.contains_key(&v))
+            && matches!(self.struct_path(e), Ok((v, _, Ty::Struct(k))) if k.starts_with("struct ") && self.front.struct_vars.contains_key(&v))
     }
 
     /// Lowers an integer-valued expression to a side-effect-free value, emitting edges for its
@@ -447,7 +452,7 @@ impl<'a> Builder<'a> {
     pub fn rv(&mut self, e: &Node<Expression>) -> R<Expr> {
         let v = self.rv_any(e)?;
         let what = format!("`{}`", self.text(sp(e.span)));
-        v.int(&what)
+        Ok(v.int(&what)?)
     }
 
     /// The arithmetic value of a place.
@@ -456,9 +461,9 @@ impl<'a> Builder<'a> {
         match self.place(e)? {
             Either::Scalar(x) => Ok(x),
             Either::Arr(_) | Either::Mem(..) => {
-                Err(format!("aggregate `{}` used as a number (not supported)", self.text(esp)))
+                Err(format!("aggregate `{}` used as a number (not supported)", self.text(esp)).into())
             }
-            Either::Ptr(..) => Err(format!("pointer `{}` used as a number (not supported)", self.text(esp))),
+            Either::Ptr(..) => Err(format!("pointer `{}` used as a number (not supported)", self.text(esp)).into()),
         }
     }
 
@@ -495,9 +500,9 @@ impl<'a> Builder<'a> {
                 Ok(types::compare(BinOp::Eq, p, Expr::Null))
             }
             Expression::Constant(c) => match &c.node {
-                Constant::Integer(i) => types::integer_constant(i, self.dm),
-                Constant::Character(ch) => types::char_constant(ch),
-                Constant::Float(f) => types::float_constant(f),
+                Constant::Integer(i) => Ok(types::integer_constant(i, self.dm)?),
+                Constant::Character(ch) => Ok(types::char_constant(ch)?),
+                Constant::Float(f) => Ok(types::float_constant(f)?),
             },
             Expression::StringLiteral(_) => {
                 Err("string literal outside a char array initializer (not supported yet)".into())
@@ -525,7 +530,7 @@ impl<'a> Builder<'a> {
                         self.call(c, Some(Target::Scalar(Place::Var { var: tmp, ty: ScalarTy::Float(fty) })), esp)?;
                         Ok(Expr::Var { var: tmp, ty: ScalarTy::Float(fty) })
                     }
-                    ScalarTy::Ptr => Err(format!("pointer result of `{}` used as a number", self.text(esp))),
+                    ScalarTy::Ptr => Err(format!("pointer result of `{}` used as a number", self.text(esp)).into()),
                 }
             }
             Expression::SizeOfTy(t) => {
@@ -557,24 +562,26 @@ impl<'a> Builder<'a> {
                         let text = self.text(esp);
                         self.incdec_value(operand, inc, post, text)
                     }
-                    UnaryOperator::Address => {
-                        Err(format!("address `{}` used as a number (not supported)", self.text(esp)))
-                    }
+                    UnaryOperator::Address => Err(self.names_nothing(operand).unwrap_or_else(|| {
+                        format!("address `{}` used as a number (not supported)", self.text(esp)).into()
+                    })),
                     UnaryOperator::Indirection => self.place_value(e),
                     UnaryOperator::Plus => Ok(match self.rv_any(operand)? {
                         x if x.int_ty().is_some() => types::promote(x),
                         f => f,
                     }),
-                    UnaryOperator::Minus => types::unary_any(UnOp::Neg, self.rv_any(operand)?),
-                    UnaryOperator::Complement => types::unary_any(UnOp::BitNot, self.rv_any(operand)?),
-                    UnaryOperator::Negate => types::unary_any(UnOp::LogNot, self.rv_any(operand)?),
+                    UnaryOperator::Minus => Ok(types::unary_any(UnOp::Neg, self.rv_any(operand)?)?),
+                    UnaryOperator::Complement => Ok(types::unary_any(UnOp::BitNot, self.rv_any(operand)?)?),
+                    UnaryOperator::Negate => Ok(types::unary_any(UnOp::LogNot, self.rv_any(operand)?)?),
                 }
             }
             Expression::Cast(c) => {
                 let ty = self.type_name(&c.node.type_name.node);
                 if matches!(ty, Ty::Int(_) | Ty::Float(_)) && self.is_ptr_expr(&c.node.expression) {
                     let Ty::Int(t) = ty else {
-                        return Err(format!("conversion of a pointer to a floating type in `{}`", self.text(esp)));
+                        return Err(
+                            format!("conversion of a pointer to a floating type in `{}`", self.text(esp)).into()
+                        );
                     };
                     let (p, _) = self.ptr_expr(&c.node.expression)?;
                     return Ok(Expr::Cast { arg: Box::new(p), to: ScalarTy::Int(t) });
@@ -587,7 +594,8 @@ impl<'a> Builder<'a> {
                     }
                     Ty::Void => Err("value of a cast to void used".into()),
                     other => {
-                        Err(format!("cast to {} in `{}` (not supported yet)", other.describe(self.dm), self.text(esp)))
+                        Err(format!("cast to {} in `{}` (not supported yet)", other.describe(self.dm), self.text(esp))
+                            .into())
                     }
                 }
             }
@@ -627,7 +635,7 @@ impl<'a> Builder<'a> {
                         if self.pure_mode || self.f.is_none() {
                             let l = self.rv_any(&b.node.lhs)?;
                             let r = self.rv_any(&b.node.rhs)?;
-                            return types::binary_any(op, l, r);
+                            return Ok(types::binary_any(op, l, r)?);
                         }
                         // In a statement, `&&`/`||` branch as in CPAchecker's CFA, so that
                         // witnesses can refer to the decisions of its operands (constant
@@ -644,7 +652,10 @@ impl<'a> Builder<'a> {
                     Some(op) => {
                         let l = self.rv_any(&b.node.lhs)?;
                         let r = self.rv_any(&b.node.rhs)?;
-                        types::binary_any(op, l, r)
+                        if let Some(read) = self.witness_comparison(op, &l, &r) {
+                            return read;
+                        }
+                        Ok(types::binary_any(op, l, r)?)
                     }
                 }
             }
@@ -803,7 +814,7 @@ impl<'a> Builder<'a> {
     /// at the start of `esp` (decision 101). Structs and arrays with gcc's layout.
     pub(super) fn align_of(&self, ty: &Ty, esp: Sp) -> R<u64> {
         let gnu = self.src.text.get(esp.0..esp.1).is_some_and(|t| t.trim_start().starts_with("__alignof"));
-        let (_, abi) = self.structs.layout(ty, self.dm).ok_or_else(|| {
+        let (_, abi) = self.front.structs.layout(ty, self.dm).ok_or_else(|| {
             format!("alignof of type {} (not supported yet){}", ty.describe(self.dm), self.layout_note(ty))
         })?;
         Ok(match ty.preferred_align(self.dm) {
@@ -868,7 +879,7 @@ impl<'a> Builder<'a> {
 
     /// `sizeof` of a type, structs included (gcc's layout).
     pub(super) fn size_of(&self, ty: &Ty) -> Option<u64> {
-        ty.size(self.dm).or_else(|| self.structs.layout(ty, self.dm).map(|(s, _)| s))
+        ty.size(self.dm).or_else(|| self.front.structs.layout(ty, self.dm).map(|(s, _)| s))
     }
 
     pub(super) fn sizeof_expr(&mut self, e: &Node<Expression>) -> R<u64> {
@@ -877,6 +888,7 @@ impl<'a> Builder<'a> {
                 let ty = ty.clone();
                 return self.size_of(&ty).ok_or_else(|| {
                     format!("sizeof of type {} (not supported yet){}", ty.describe(self.dm), self.layout_note(&ty))
+                        .into()
                 });
             }
         }
@@ -888,8 +900,8 @@ impl<'a> Builder<'a> {
             Either::Scalar(f) => Ok(f.fty().bits() as u64 / 8),
             Either::Arr(a) => Ok(a.rest.iter().product::<u64>() * (a.elem.bits() as u64 / 8)),
             Either::Ptr(..) => Ok(b.dm.long_bits() as u64 / 8),
-            Either::Mem(_, t) => b.size_of(&t).ok_or_else(|| "size not known".to_string()),
+            Either::Mem(_, t) => b.size_of(&t).ok_or_else(|| "size not known".into()),
         });
-        r.map_err(|m| format!("sizeof: {m}"))
+        r.map_err(|m| format!("sizeof: {m}").into())
     }
 }

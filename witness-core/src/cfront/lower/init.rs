@@ -97,7 +97,7 @@ impl<'a> Builder<'a> {
                 let (elem, dims) = match ty.to_ctype(self.dm) {
                     CType::Array { elem, dims } => (ScalarTy::Int(elem), dims),
                     CType::FloatArray { elem, dims } => (ScalarTy::Float(elem), dims),
-                    _ => return Err(format!("array of type {} (not supported yet)", ty.describe(self.dm))),
+                    _ => return Err(format!("array of type {} (not supported yet)", ty.describe(self.dm)).into()),
                 };
                 let mut out = Vec::new();
                 self.fill(elem, &dims, init, 0, &mut out)?;
@@ -121,7 +121,7 @@ impl<'a> Builder<'a> {
                     ScalarTy::Ptr => return Err("array of pointers (not supported yet)".into()),
                 })
             }
-            other => Err(format!("initializer for type {} (not supported yet)", other.describe(self.dm))),
+            other => Err(format!("initializer for type {} (not supported yet)", other.describe(self.dm)).into()),
         }
     }
 
@@ -155,7 +155,7 @@ impl<'a> Builder<'a> {
                 if matches!(ty, Ty::Struct(k) if k.starts_with("struct "))
                     && !matches!(e.node, Expression::Call(_)) =>
             {
-                let leaves = self.structs.leaves(ty)?;
+                let leaves = self.front.structs.leaves(ty)?;
                 let values = self.struct_arg("the initializer", e, ty)?;
                 for ((path, _), v) in leaves.iter().zip(values) {
                     let off = self.member_offset(ty, path).ok_or_else(|| format!("offset of member `{path}`"))?;
@@ -169,7 +169,7 @@ impl<'a> Builder<'a> {
             Initializer::Expression(_) => {
                 let v = match self.initializer(ty, init)? {
                     Init::Scalar(e) => e,
-                    _ => return Err(format!("initializer of {}", ty.describe(self.dm))),
+                    _ => return Err(format!("initializer of {}", ty.describe(self.dm)).into()),
                 };
                 out.push((base, v));
                 Ok(())
@@ -202,7 +202,7 @@ impl<'a> Builder<'a> {
         }
         match ty {
             Ty::Array(elem, Some(n)) => {
-                let (es, _) = self.structs.layout(elem, self.dm).ok_or("array element of unknown size")?;
+                let (es, _) = self.front.structs.layout(elem, self.dm).ok_or("array element of unknown size")?;
                 let mut i = 0u64;
                 while *pos < items.len() {
                     if let Some(d) = designated(&items[*pos])? {
@@ -230,6 +230,7 @@ impl<'a> Builder<'a> {
             }
             Ty::Struct(key) => {
                 let fields: Vec<Field> = self
+                    .front
                     .structs
                     .fields(ty)
                     .ok_or_else(|| format!("initializer of {}", ty.describe(self.dm)))?
@@ -263,9 +264,12 @@ impl<'a> Builder<'a> {
                     }
                     let f = &fields[k];
                     if f.bit_width.is_some() {
-                        return Err(format!("initializer of bit-field `{}` in memory (not supported yet)", f.name));
+                        return Err(
+                            format!("initializer of bit-field `{}` in memory (not supported yet)", f.name).into()
+                        );
                     }
                     let (off, fty) = self
+                        .front
                         .structs
                         .member(ty, &f.name, self.dm)
                         .ok_or_else(|| format!("layout of member `{}`", f.name))?;
@@ -275,7 +279,7 @@ impl<'a> Builder<'a> {
                 }
                 Ok(())
             }
-            _ => Err(format!("initializer of {} in memory (not supported yet)", ty.describe(self.dm))),
+            _ => Err(format!("initializer of {} in memory (not supported yet)", ty.describe(self.dm)).into()),
         }
     }
 

@@ -18,12 +18,12 @@ use super::gnu::{self, AttrKind};
 use super::preprocess::Prepared;
 use super::structs::{Field, Registry};
 use super::types::{self, conv, Arith, FuncTy, SpecCounter, Ty};
+use crate::cfa::MemSource;
 use crate::cfa::{
     BinOp, BranchOutcome, CType, Cfa, CfaEdge, CfaNode, DataModel, Decision, EdgeOp, ErrorKind, Expr, ExternInfo,
     FClass, FMath, FloatTy, FuncId, FunctionInfo, Init, IntTy, Libm, Place, ScalarTy, SourceSpan, Target, UnOp, VarId,
     VarInfo, VarScope, Write,
 };
-use crate::cfa::{MemSource, Pointee};
 
 mod calls;
 mod decl;
@@ -40,8 +40,52 @@ use structs::*;
 mod ctors;
 mod pointers;
 mod threads;
+pub(crate) mod witness;
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, LowerError>;
+
+/// Why an expression or declaration cannot be lowered: a typed fact (issue 33). The program
+/// renders it as its message (`Display` is the message alone); a witness expression keeps the
+/// kind ([`crate::error::ConjunctError`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LowerError {
+    /// Anything the front end cannot lower (an unsupported type or construct).
+    Unsupported(String),
+    /// A name that no scope declares.
+    NoSuchObject(String),
+    /// A witness expression whose reading is ambiguous (a bit-field's pattern).
+    Ambiguous(String),
+}
+
+impl std::fmt::Display for LowerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LowerError::Unsupported(m) | LowerError::NoSuchObject(m) | LowerError::Ambiguous(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<String> for LowerError {
+    fn from(m: String) -> Self {
+        LowerError::Unsupported(m)
+    }
+}
+
+impl From<&str> for LowerError {
+    fn from(m: &str) -> Self {
+        LowerError::Unsupported(m.to_string())
+    }
+}
+
+impl From<LowerError> for crate::error::ConjunctError {
+    fn from(e: LowerError) -> Self {
+        match e {
+            LowerError::Unsupported(m) => crate::error::ConjunctError::Unsupported(m),
+            LowerError::NoSuchObject(m) => crate::error::ConjunctError::NoSuchObject(m),
+            LowerError::Ambiguous(m) => crate::error::ConjunctError::Ambiguous(m),
+        }
+    }
+}
 
 /// Byte range `[start, end)` in the parsed text.
 pub type Sp = (usize, usize);
@@ -54,9 +98,10 @@ fn sp(s: Span) -> Sp {
 enum Sym {
     Var(VarId, Ty),
     Typedef(Ty),
-    /// An enumeration constant: its value and type (`int` when the value fits, else the
-    /// enumeration's type, as with gcc; decision 100).
-    EnumConst(Expr),
+    /// A name that stands for a value: an enumeration constant (its value and type: `int` when
+    /// the value fits, else the enumeration's type, as with gcc; decision 100), or in a witness
+    /// expression `\result`, `NAN`, `INFINITY`, `true`, `false` (see `witness.rs`).
+    Value(Expr),
     /// A name whose meaning is not known (an enumerator whose value could not be computed).
     Unsupported(String),
 }
@@ -97,15 +142,76 @@ struct ArrRef {
 
 const OUTPUT_FUNCS: &[&str] = &["printf", "puts", "putchar", "fprintf", "fflush"];
 
-pub struct Builder<'a> {
-    pub cfa: Cfa,
-    src: &'a Prepared,
-    dm: DataModel,
-    scopes: Vec<HashMap<String, Sym>>,
+/// State that the `Builder` owns while it lowers a program, and borrows from the finished
+/// program while it lowers a witness expression (issue 33). Reading it costs nothing; a write to
+/// a borrowed one makes a private copy ([`Shared::copied`]) that the program never sees.
+pub(crate) struct Shared<'a, T: Clone>(std::borrow::Cow<'a, T>);
+
+impl<'a, T: Clone> Shared<'a, T> {
+    fn owned(t: T) -> Self {
+        Shared(std::borrow::Cow::Owned(t))
+    }
+
+    pub(crate) fn borrowed(t: &'a T) -> Self {
+        Shared(std::borrow::Cow::Borrowed(t))
+    }
+
+    fn into_owned(self) -> T {
+        self.0.into_owned()
+    }
+
+    /// A borrowed value was written to (for an owned one: always).
+    pub(crate) fn copied(&self) -> bool {
+        matches!(self.0, std::borrow::Cow::Owned(_))
+    }
+}
+
+impl<T: Clone> std::ops::Deref for Shared<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Clone> std::ops::DerefMut for Shared<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.0.to_mut()
+    }
+}
+
+/// The front end's view of the program beyond the CFA: the C type of each variable, the
+/// file-scope typedefs, struct definitions, the leaves of flattened structs and the functions'
+/// signatures. Kept in the finished CFA ([`crate::cfa::FrontEnd`]) so that a witness expression
+/// is lowered by the code that lowered the program, with the same types (issue 33).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FrontTypes {
+    /// The C type of each variable, by `VarId`.
+    pub(crate) var_tys: Vec<Ty>,
+    /// File-scope typedefs, in the order of their declarations.
+    pub(crate) typedefs: Vec<(String, Ty)>,
+    /// Struct definitions (see `structs.rs`).
+    structs: Registry,
+    /// Leaf variables of each flattened struct variable: (path relative to it, variable, type).
+    struct_vars: HashMap<VarId, Vec<(String, VarId, Ty)>>,
     func_ids: HashMap<String, FuncId>,
     func_param_tys: Vec<Vec<Ty>>,
     func_variadic: Vec<bool>,
     sigs: HashMap<String, FuncTy>,
+    /// The hidden result variable of each function that returns a struct.
+    result_vars: HashMap<FuncId, VarId>,
+    /// Union types with `__attribute__((transparent_union))` (decision 137).
+    transparent_unions: HashSet<String>,
+}
+
+pub struct Builder<'a> {
+    pub(crate) cfa: Shared<'a, Cfa>,
+    /// The C types of the program (a witness expression's lowering borrows the program's).
+    front: Shared<'a, FrontTypes>,
+    /// Set while a witness expression is lowered (see `witness.rs`): its readings and names.
+    witness: Option<witness::Witness>,
+    src: &'a Prepared,
+    dm: DataModel,
+    scopes: Vec<HashMap<String, Sym>>,
     pub warnings: Vec<String>,
     f: Option<FState>,
     cur: NodeIndex,
@@ -130,18 +236,12 @@ pub struct Builder<'a> {
     global_init_index: HashMap<VarId, usize>,
     /// The object of each string literal used as a pointer, by its bytes.
     strings: HashMap<Vec<u8>, VarId>,
-    /// The hidden result variable of each function that returns a struct.
-    result_vars: HashMap<FuncId, VarId>,
     /// Names the program applies `&` to (`&s`, `&s.m.n`, by name, whatever the scope): a
     /// struct variable of such a name lives in memory as bytes (decision 49).
     addressed: HashSet<String>,
     /// Set while the parameters of a function are created (struct parameters stay flattened).
     in_params: bool,
     pending_params: Vec<Vec<(String, Sym)>>,
-    /// Struct definitions (see `structs.rs`).
-    structs: Registry,
-    /// Leaf variables of each flattened struct variable: (path relative to it, variable, type).
-    struct_vars: HashMap<VarId, Vec<(String, VarId, Ty)>>,
     /// Globals declared at file scope, and those of them with a definition (a declaration
     /// without `extern`, or with an initializer). The others are defined outside the program.
     globals_declared: Vec<VarId>,
@@ -157,8 +257,6 @@ pub struct Builder<'a> {
     /// Each with the parsed-text spans of its definition's declarator and of the whole
     /// definition (`None`: not defined).
     constructors: HashMap<String, (ctors::CtorKey, Option<(Sp, Sp)>)>,
-    /// Union types with `__attribute__((transparent_union))` (decision 137).
-    transparent_unions: HashSet<String>,
 }
 
 /// Syntactic check: does evaluating `e` have side effects (assignments, `++`/`--`, calls)?
@@ -224,16 +322,21 @@ impl<'a> Builder<'a> {
             skipped_bodies: src.skipped_bodies(),
             // Moved in with the line table (`build_inner`).
             skipped_functions: Vec::new(),
+            front: Default::default(),
         };
+        Builder::over(Shared::owned(cfa), Shared::owned(FrontTypes::default()), src)
+    }
+
+    /// A builder that adds to `cfa`, reading `src`.
+    fn over(cfa: Shared<'a, Cfa>, front: Shared<'a, FrontTypes>, src: &'a Prepared) -> Self {
+        let (start, dm) = (cfa.start, cfa.data_model);
         Builder {
             cfa,
+            front,
+            witness: None,
             src,
             dm,
             scopes: vec![HashMap::new()],
-            func_ids: HashMap::new(),
-            func_param_tys: Vec::new(),
-            func_variadic: Vec::new(),
-            sigs: HashMap::new(),
             warnings: Vec::new(),
             f: None,
             cur: start,
@@ -249,18 +352,14 @@ impl<'a> Builder<'a> {
             global_failures: Vec::new(),
             global_init_index: HashMap::new(),
             strings: HashMap::new(),
-            result_vars: HashMap::new(),
             addressed: HashSet::new(),
             in_params: false,
             pending_params: Vec::new(),
-            structs: Registry::default(),
-            struct_vars: HashMap::new(),
             globals_declared: Vec::new(),
             globals_defined: HashSet::new(),
             global_steps: Vec::new(),
             block_end: src.text.len(),
             constructors: HashMap::new(),
-            transparent_unions: HashSet::new(),
         }
     }
 
@@ -387,11 +486,11 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    fn emit_unsupported(&mut self, s: Sp, what: String) {
+    fn emit_unsupported(&mut self, s: Sp, what: impl std::fmt::Display) {
         let n = self.new_node();
         let c = self.cur;
         let text = self.text(s);
-        self.add_edge(c, n, EdgeOp::Unsupported { what }, Some(s), text);
+        self.add_edge(c, n, EdgeOp::Unsupported { what: what.to_string() }, Some(s), text);
         self.cur = n;
     }
 
@@ -418,14 +517,24 @@ impl<'a> Builder<'a> {
             let last = petgraph::graph::EdgeIndex::new(self.cfa.graph.edge_count() - 1);
             self.cfa.graph.remove_edge(last);
         }
-        self.cfa.vars.truncate(s.vars);
+        // Only what grew is cut (a write to the borrowed CFA of a witness expression copies it).
+        if self.cfa.vars.len() > s.vars {
+            self.cfa.vars.truncate(s.vars);
+            self.front.var_tys.truncate(s.vars);
+        }
         // String literal objects made inside the region go with their variables.
-        self.cfa.global_inits.truncate(s.global_inits);
+        if self.cfa.global_inits.len() > s.global_inits {
+            self.cfa.global_inits.truncate(s.global_inits);
+        }
         let n = s.vars;
         self.strings.retain(|_, v| (v.0 as usize) < n);
         // Anchors recorded inside the rolled-back region would point at removed locations.
-        self.cfa.statement_starts.truncate(s.statement_starts);
-        self.cfa.branch_keywords.truncate(s.branch_keywords);
+        if self.cfa.statement_starts.len() > s.statement_starts {
+            self.cfa.statement_starts.truncate(s.statement_starts);
+        }
+        if self.cfa.branch_keywords.len() > s.branch_keywords {
+            self.cfa.branch_keywords.truncate(s.branch_keywords);
+        }
         self.pending_call = None;
         self.pending_outcome = None;
         self.cur = s.cur;
@@ -442,6 +551,13 @@ impl<'a> Builder<'a> {
 
     // ----------------------------------------------------------------- scopes
 
+    /// The finished program (its CFA keeps the front end's types for witness expressions).
+    pub fn finish(self) -> Cfa {
+        let mut cfa = self.cfa.into_owned();
+        cfa.front = crate::cfa::FrontEnd::new(self.front.into_owned());
+        cfa
+    }
+
     fn lookup(&self, name: &str) -> Option<&Sym> {
         self.scopes.iter().rev().find_map(|s| s.get(name))
     }
@@ -457,21 +573,21 @@ impl<'a> Builder<'a> {
         let cty = match ty {
             // Unions live in memory as bytes (their members overlap).
             Ty::Struct(k) if k.starts_with("union ") => {
-                match (self.structs.layout(ty, self.dm), self.structs.union_member_sizes(ty, self.dm)) {
+                match (self.front.structs.layout(ty, self.dm), self.front.structs.union_member_sizes(ty, self.dm)) {
                     (Some((size, _)), Some(members)) => CType::Bytes { size, members },
                     _ => CType::Unsupported(ty.describe(self.dm)),
                 }
             }
             // Arrays of structs, unions or pointers live in memory as bytes too: every access is
             // a typed load or store at its byte offset.
-            _ if Self::bytes_array(ty) => match self.structs.layout(ty, self.dm) {
+            _ if Self::bytes_array(ty) => match self.front.structs.layout(ty, self.dm) {
                 Some((size, _)) if size > 0 => CType::Bytes { size, members: Vec::new() },
                 _ => CType::Unsupported(ty.describe(self.dm)),
             },
             // So does a struct whose address is taken (decision 49).
             Ty::Struct(_) if !temporary && !self.in_params && self.addressed.contains(name) => {
-                match self.structs.layout(ty, self.dm) {
-                    Some((size, _)) if size > 0 && !self.structs.has_bitfields(ty) => {
+                match self.front.structs.layout(ty, self.dm) {
+                    Some((size, _)) if size > 0 && !self.front.structs.has_bitfields(ty) => {
                         CType::Bytes { size, members: vec![size] }
                     }
                     _ => ty.to_ctype(self.dm),
@@ -479,19 +595,13 @@ impl<'a> Builder<'a> {
             }
             _ => ty.to_ctype(self.dm),
         };
-        let pointee = match (ty, &cty) {
-            (Ty::Pointer(t), _) => self.pointee(t),
-            (Ty::Array(t, _), CType::Bytes { .. }) => self.pointee(t),
-            (Ty::Struct(_), CType::Bytes { .. }) => self.pointee_struct(ty),
-            _ => None,
-        };
+        self.front.var_tys.push(ty.clone());
         self.cfa.vars.push(VarInfo {
             name: name.to_string(),
             ty: cty,
             scope,
             visible,
             temporary,
-            pointee,
             read_only: false,
             address_taken: !temporary && self.addressed.contains(name),
             bitfield_unit: None,
@@ -543,7 +653,8 @@ impl<'a> Builder<'a> {
             return Err(format!(
                 "expression nested more than {} levels deep at line {line}, column {col} (not supported; decision 131)",
                 super::depth::MAX_EXPR_DEPTH
-            ));
+            )
+            .into());
         }
         self.depth += 1;
         let r = f(self);
@@ -571,14 +682,15 @@ impl<'a> Builder<'a> {
         let v = self.new_var(&name, &ty, VarScope::Global, (0, self.cfa.source_len), false);
         match &self.cfa.var(v).ty {
             CType::Unsupported(w) => {
-                return Err(format!("compound literal at file scope of type {w} (not supported yet)"))
+                return Err(format!("compound literal at file scope of type {w} (not supported yet)").into())
             }
             CType::Bytes { .. } => {}
             _ if matches!(ty, Ty::Struct(_)) => {
                 return Err(format!(
                     "compound literal at file scope of type {} (not supported yet)",
                     ty.describe(self.dm)
-                ))
+                )
+                .into())
             }
             _ => {}
         }

@@ -46,9 +46,9 @@ impl<'a> Builder<'a> {
     pub(super) fn pointee_size(&self, t: &Ty) -> R<u64> {
         match t {
             Ty::Void => Ok(1),
-            t => {
-                self.size_of(t).ok_or_else(|| format!("pointer arithmetic on {} (size not known)", t.describe(self.dm)))
-            }
+            t => self
+                .size_of(t)
+                .ok_or_else(|| format!("pointer arithmetic on {} (size not known)", t.describe(self.dm)).into()),
         }
     }
 
@@ -58,9 +58,13 @@ impl<'a> Builder<'a> {
         match &e.node {
             Expression::Identifier(i) => match self.lookup(&i.node.name) {
                 Some(Sym::Var(_, t)) => Some(t.clone()),
-                Some(Sym::EnumConst(k)) => Some(Ty::Int(k.ity())),
+                Some(Sym::Value(k)) => match k.ty() {
+                    ScalarTy::Int(t) => Some(Ty::Int(t)),
+                    ScalarTy::Float(f) => Some(Ty::Float(f.name())),
+                    ScalarTy::Ptr => None,
+                },
                 Some(_) => Some(Ty::Int(IntTy::INT)),
-                None => self.sigs.get(&i.node.name).map(|s| Ty::Func(Box::new(s.clone()))),
+                None => self.front.sigs.get(&i.node.name).map(|s| Ty::Func(Box::new(s.clone()))),
             },
             Expression::Constant(_) => Some(Ty::Int(IntTy::INT)),
             Expression::StringLiteral(_) => Some(Ty::Array(Box::new(Ty::Int(IntTy::CHAR)), None)),
@@ -68,7 +72,7 @@ impl<'a> Builder<'a> {
             Expression::Member(m) => {
                 let base = self.expr_ty(&m.node.expression)?;
                 let base = if m.node.operator.node == MemberOperator::Indirect { pointee(&base)? } else { base };
-                let fields = self.structs.fields(&base)?;
+                let fields = self.front.structs.fields(&base)?;
                 fields.iter().find(|f| f.name == m.node.identifier.node.name).map(|f| f.ty.clone())
             }
             Expression::UnaryOperator(u) => match u.node.operator.node {
@@ -127,21 +131,27 @@ impl<'a> Builder<'a> {
             }
             Ty::Float(_) => match t.float_ty() {
                 Some(fty) => Either::Scalar(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Float(fty) }),
-                None => return Err(format!("access to {} through a pointer (not supported yet)", t.describe(self.dm))),
+                None => {
+                    return Err(
+                        format!("access to {} through a pointer (not supported yet)", t.describe(self.dm)).into()
+                    )
+                }
             },
             Ty::Pointer(inner) => Either::Ptr(Expr::Deref { ptr: Box::new(p), ty: ScalarTy::Ptr }, *inner),
             Ty::Struct(_) | Ty::Array(..) => Either::Mem(p, t),
             Ty::Func(_) => Either::Ptr(p, t),
             Ty::Void => return Err("dereference of a `void *`".into()),
             other => {
-                return Err(format!("access to {} through a pointer (not supported yet)", other.describe(self.dm)))
+                return Err(
+                    format!("access to {} through a pointer (not supported yet)", other.describe(self.dm)).into()
+                )
             }
         })
     }
 
     /// Member `name` of the aggregate of type `t` at `p`.
     pub(super) fn member_at(&self, p: Expr, t: &Ty, name: &str) -> R<Either> {
-        let (off, fty) = self.structs.member(t, name, self.dm).ok_or_else(|| {
+        let (off, fty) = self.front.structs.member(t, name, self.dm).ok_or_else(|| {
             format!("member `{name}` of {} (not found, or its layout is not modelled)", t.describe(self.dm))
         })?;
         self.deref_place(types::offset(p, llong(off as i128)), fty)
@@ -177,7 +187,7 @@ impl<'a> Builder<'a> {
 
     fn ptr_expr_unbounded(&mut self, e: &Node<Expression>) -> R<(Expr, Ty)> {
         let text = self.text(sp(e.span));
-        let what = || format!("pointer expression `{text}` (not supported yet)");
+        let what = || LowerError::from(format!("pointer expression `{text}` (not supported yet)"));
         if is_zero_constant(e) {
             let t = match self.expr_ty(e) {
                 Some(Ty::Pointer(t)) => *t,
@@ -195,8 +205,8 @@ impl<'a> Builder<'a> {
             }
             Expression::Identifier(i) => {
                 if self.lookup(&i.node.name).is_none() {
-                    if let Some(&id) = self.func_ids.get(&i.node.name) {
-                        let sig = self.sigs.get(&i.node.name).cloned().ok_or_else(what)?;
+                    if let Some(&id) = self.front.func_ids.get(&i.node.name) {
+                        let sig = self.front.sigs.get(&i.node.name).cloned().ok_or_else(what)?;
                         return Ok((Expr::Func(id), Ty::Func(Box::new(sig))));
                     }
                 }
@@ -247,11 +257,14 @@ impl<'a> Builder<'a> {
                         return Err(format!(
                             "address of the variable-length array `{}` (not supported yet)",
                             i.node.name
-                        ));
+                        )
+                        .into());
                     }
                     _ => {}
                 }
-                let t = self.expr_ty(operand).ok_or_else(what)?;
+                let Some(t) = self.expr_ty(operand) else {
+                    return Err(self.names_nothing(operand).unwrap_or_else(what));
+                };
                 let p = match self.place(operand)? {
                     Either::Scalar(Expr::Var { var, ty: ScalarTy::Int(_), .. })
                     | Either::Scalar(Expr::Var { var, ty: ScalarTy::Float(_), .. }) => self.addr_of_var(var)?,
@@ -302,7 +315,7 @@ impl<'a> Builder<'a> {
                     _ => return Err(what()),
                 };
                 if self.pure_mode {
-                    return Err(format!("call `{text}` where a side-effect-free expression is needed"));
+                    return Err(format!("call `{text}` where a side-effect-free expression is needed").into());
                 }
                 let f = self.f.as_ref().map(|f| f.id).ok_or("temporary outside a function")?;
                 self.tmp_counter += 1;
@@ -324,7 +337,7 @@ impl<'a> Builder<'a> {
     fn addr_of_var(&self, var: VarId) -> R<Expr> {
         match self.cfa.var(var).ty {
             CType::Unsupported(ref w) => {
-                Err(format!("address of `{}` of type {w} (not supported yet)", self.cfa.var(var).name))
+                Err(format!("address of `{}` of type {w} (not supported yet)", self.cfa.var(var).name).into())
             }
             _ => Ok(Expr::AddrOf { var, offset: Box::new(llong(0)) }),
         }
@@ -352,7 +365,7 @@ impl<'a> Builder<'a> {
         match self.place(e)? {
             Either::Ptr(Expr::Var { var, ty: ScalarTy::Ptr }, _) => Ok(Place::Var { var, ty: ScalarTy::Ptr }),
             Either::Ptr(Expr::Deref { ptr, ty: ScalarTy::Ptr }, _) => Ok(Place::Deref { ptr: *ptr, ty: ScalarTy::Ptr }),
-            _ => Err(format!("assignment to `{}` (not an assignable pointer)", self.text(sp(e.span)))),
+            _ => Err(format!("assignment to `{}` (not an assignable pointer)", self.text(sp(e.span))).into()),
         }
     }
 
@@ -373,7 +386,7 @@ impl<'a> Builder<'a> {
                 let rhs = types::offset(lhs.read(), types::scaled(k, size));
                 self.emit(EdgeOp::Assign { lhs, rhs }, ssp, text)
             }
-            _ => Err(format!("operator on a pointer in `{text}` (not supported)")),
+            _ => Err(format!("operator on a pointer in `{text}` (not supported)").into()),
         }
     }
 
@@ -406,7 +419,7 @@ impl<'a> Builder<'a> {
         lhs: &Option<Target>,
         csp: Sp,
     ) -> Option<R<()>> {
-        if self.func_ids.contains_key(name) {
+        if self.front.func_ids.contains_key(name) {
             return None;
         }
         let args = &c.node.arguments;
@@ -426,7 +439,7 @@ impl<'a> Builder<'a> {
         if let Some(&(_, nptrs, counted)) = STRING_FUNCTIONS.iter().find(|(f, _, _)| *f == base) {
             return Some((|| {
                 if args.len() != nptrs + usize::from(counted) {
-                    return Err(format!("`{name}` with {} argument(s)", args.len()));
+                    return Err(format!("`{name}` with {} argument(s)", args.len()).into());
                 }
                 let mut ptrs = Vec::new();
                 for a in &args[..nptrs] {
@@ -442,12 +455,12 @@ impl<'a> Builder<'a> {
         if matches!(base, "realloc" | "memset" | "memcpy" | "memmove") {
             return Some((|| {
                 if args.len() != if base == "realloc" { 2 } else { 3 } {
-                    return Err(format!("`{name}` with {} argument(s)", args.len()));
+                    return Err(format!("`{name}` with {} argument(s)", args.len()).into());
                 }
                 let lhs = match lhs {
                     None => None,
                     Some(Target::Scalar(p)) if p.ty() == ScalarTy::Ptr => Some(p.clone()),
-                    Some(_) => return Err(format!("result of `{name}` stored into a non-pointer")),
+                    Some(_) => return Err(format!("result of `{name}` stored into a non-pointer").into()),
                 };
                 let ulong = IntTy::new(self.dm.long_bits(), false);
                 let (dst, _) = self.ptr_expr(&args[0])?;
@@ -469,7 +482,7 @@ impl<'a> Builder<'a> {
         let &(_, n, zeroed) = ALLOCATORS.iter().find(|(f, _, _)| *f == name)?;
         Some((|| {
             if args.len() != n {
-                return Err(format!("`{name}` needs {n} argument(s)"));
+                return Err(format!("`{name}` needs {n} argument(s)").into());
             }
             let ulong = IntTy::new(self.dm.long_bits(), false);
             let mut size = conv(self.rv(&args[0])?, ulong);
@@ -492,7 +505,7 @@ impl<'a> Builder<'a> {
             let lhs = match lhs {
                 None => None,
                 Some(Target::Scalar(p)) if p.ty() == ScalarTy::Ptr => Some(p.clone()),
-                Some(_) => return Err(format!("result of `{name}` stored into a non-pointer")),
+                Some(_) => return Err(format!("result of `{name}` stored into a non-pointer").into()),
             };
             self.note_call(c.span);
             let stack = matches!(name, "alloca" | "__builtin_alloca");
@@ -512,14 +525,15 @@ impl<'a> Builder<'a> {
     pub(super) fn call_ptr(&mut self, c: &Node<CallExpression>, lhs: Option<Target>, csp: Sp) -> R<()> {
         let text = self.text(csp);
         if self.pure_mode {
-            return Err(format!("call through `{}` where a side-effect-free expression is needed", text));
+            return Err(format!("call through `{}` where a side-effect-free expression is needed", text).into());
         }
         let (fptr, t) = self.ptr_expr(&c.node.callee)?;
         let Ty::Func(sig) = t else {
             return Err(format!(
                 "call through `{}`, which is not a function pointer",
                 self.text(sp(c.node.callee.span))
-            ));
+            )
+            .into());
         };
         let Some(ptys) = &sig.params else {
             return Err("call through a function pointer without prototype (not supported yet)".into());
@@ -548,7 +562,7 @@ impl<'a> Builder<'a> {
                 }
                 if let Expression::Identifier(i) = &c.callee.node {
                     let name = i.node.name.as_str();
-                    if name.starts_with("__VERIFIER_nondet_") && !self.b.func_ids.contains_key(name) {
+                    if name.starts_with("__VERIFIER_nondet_") && !self.b.front.func_ids.contains_key(name) {
                         self.found = true;
                     }
                 }
@@ -563,7 +577,7 @@ impl<'a> Builder<'a> {
     /// Call arguments converted to the parameter types.
     pub(super) fn lower_args(&mut self, name: &str, args: &[Node<Expression>], ptys: &[Ty]) -> R<Vec<Expr>> {
         if ptys.len() != args.len() {
-            return Err(format!("call to `{name}` with {} arguments, expected {}", args.len(), ptys.len()));
+            return Err(format!("call to `{name}` with {} arguments, expected {}", args.len(), ptys.len()).into());
         }
         // Issue 19, cause 12: several arguments that call a nondet function.
         if args.iter().filter(|a| self.calls_nondet(a)).count() >= 2 {
@@ -582,7 +596,7 @@ impl<'a> Builder<'a> {
                     continue;
                 }
                 // (Not through a function pointer: the callee's parameters are not known here.)
-                Ty::Struct(k) if self.transparent_unions.contains(k) && name != "the function pointer" => {
+                Ty::Struct(k) if self.front.transparent_unions.contains(k) && name != "the function pointer" => {
                     self.transparent_arg(name, i, a, t)?
                 }
                 // Other unions included (decision 107).
@@ -591,7 +605,8 @@ impl<'a> Builder<'a> {
                         "call to `{name}` whose parameter {} has type {} (not supported yet)",
                         i + 1,
                         t.describe(self.dm)
-                    ))
+                    )
+                    .into())
                 }
             };
             vals.push(v);
@@ -616,19 +631,19 @@ impl<'a> Builder<'a> {
             f @ Ty::Func(_) => Ty::Pointer(Box::new(f)),
             other => other,
         };
-        let fields = self.structs.fields(t).unwrap_or_default();
+        let fields = self.front.structs.fields(t).unwrap_or_default();
         let members: Vec<Ty> = fields.iter().filter(|f| f.bit_width.is_none()).map(|f| f.ty.clone()).collect();
-        let size = self.structs.layout(t, self.dm).map(|(s, _)| s);
+        let size = self.front.structs.layout(t, self.dm).map(|(s, _)| s);
         let Some(m) = members.into_iter().find(|m| *m == arg) else {
-            return Err(why("an argument of none of its member types"));
+            return Err(why("an argument of none of its member types").into());
         };
-        if size.is_none() || self.structs.layout(&m, self.dm).map(|(s, _)| s) != size {
-            return Err(why("an argument of a member type smaller than the union"));
+        if size.is_none() || self.front.structs.layout(&m, self.dm).map(|(s, _)| s) != size {
+            return Err(why("an argument of a member type smaller than the union").into());
         }
         Ok(match &m {
             Ty::Pointer(_) => self.ptr_expr(a)?.0,
             Ty::Int(it) => self.rv_any(a)?.into_int(*it),
-            _ => return Err(why("an argument of a member type that is not an integer or a pointer")),
+            _ => return Err(why("an argument of a member type that is not an integer or a pointer").into()),
         })
     }
 
@@ -636,12 +651,12 @@ impl<'a> Builder<'a> {
     /// flattened struct variable, or loaded from a struct in memory.
     pub(super) fn struct_arg(&mut self, name: &str, a: &Node<Expression>, t: &Ty) -> R<Vec<Expr>> {
         let unsupported = || format!("call to `{name}` with a struct argument of this kind (not supported yet)");
-        let leaves = self.structs.leaves(t)?;
+        let leaves = self.front.structs.leaves(t)?;
         let mut out = Vec::new();
         if self.is_struct_lvalue(a) {
             let (sv, spath, sty) = self.struct_path(a)?;
             if &sty != t {
-                return Err(format!("call to `{name}` with a struct argument of another type"));
+                return Err(format!("call to `{name}` with a struct argument of another type").into());
             }
             let src = self.leaves_under(sv, &spath);
             for (path, lty) in &leaves {
@@ -650,9 +665,9 @@ impl<'a> Builder<'a> {
             }
             return Ok(out);
         }
-        let Either::Mem(p, sty) = self.place(a)? else { return Err(unsupported()) };
+        let Either::Mem(p, sty) = self.place(a)? else { return Err(unsupported().into()) };
         if &sty != t {
-            return Err(format!("call to `{name}` with a struct argument of another type"));
+            return Err(format!("call to `{name}` with a struct argument of another type").into());
         }
         for (path, lty) in &leaves {
             let st = Self::scalar_ty(lty, self.dm).ok_or_else(unsupported)?;
@@ -697,11 +712,16 @@ impl<'a> Builder<'a> {
         let (b, tb) = self.ptr_expr(r)?;
         let size = match &ta {
             Ty::Void => 1, // GNU C: arithmetic on `void *` counts bytes
-            t => self.structs.layout(t, self.dm).map(|(s, _)| s).ok_or("pointer difference of an incomplete type")?,
+            t => self
+                .front
+                .structs
+                .layout(t, self.dm)
+                .map(|(s, _)| s)
+                .ok_or("pointer difference of an incomplete type")?,
         };
         let size_b = match &tb {
             Ty::Void => 1,
-            t => self.structs.layout(t, self.dm).map(|(s, _)| s).unwrap_or(0),
+            t => self.front.structs.layout(t, self.dm).map(|(s, _)| s).unwrap_or(0),
         };
         if size == 0 || size != size_b {
             return Err("pointer difference between pointers to different types".into());

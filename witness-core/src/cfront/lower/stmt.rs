@@ -276,7 +276,8 @@ impl<'a> Builder<'a> {
                             return Err(format!(
                                 "return of a value of type {} (not supported yet)",
                                 other.describe(self.dm)
-                            ))
+                            )
+                            .into())
                         }
                     };
                     let c = self.cur;

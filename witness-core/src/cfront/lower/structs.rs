@@ -33,80 +33,12 @@ pub(super) fn write_at(ptr: Expr, rhs: Expr) -> Write {
 }
 
 impl<'a> Builder<'a> {
-    /// What a pointer to `t` points to, for witness assumptions.
-    pub(super) fn pointee(&self, t: &Ty) -> Option<Pointee> {
-        match t {
-            Ty::Int(_) | Ty::Float(_) | Ty::Pointer(_) => {
-                let ty = Self::scalar_ty(t, self.dm)?;
-                Some(Pointee::Scalar { ty, size: self.structs.layout(t, self.dm)?.0 })
-            }
-            Ty::Struct(k) if k.starts_with("struct ") => self.pointee_struct(t),
-            _ => None,
-        }
-    }
-
-    /// The layout of a struct or union type, by scalar member.
-    pub(super) fn pointee_struct(&self, t: &Ty) -> Option<Pointee> {
-        let mut members = Vec::new();
-        self.scalar_members(t, "", 0, 0, &mut members);
-        Some(Pointee::Struct { members, size: self.structs.layout(t, self.dm)?.0 })
-    }
-
     pub(super) fn scalar_ty(t: &Ty, dm: DataModel) -> Option<ScalarTy> {
         match t.to_ctype(dm) {
             CType::Int(i) => Some(ScalarTy::Int(i)),
             CType::Float(f) => Some(ScalarTy::Float(f)),
             CType::Ptr => Some(ScalarTy::Ptr),
             _ => None,
-        }
-    }
-
-    /// The scalar members of a struct of type `t` at byte `base`, by access path (bit-fields
-    /// and members of other types are left out).
-    pub(super) fn scalar_members(
-        &self,
-        t: &Ty,
-        prefix: &str,
-        base: u64,
-        depth: u32,
-        out: &mut Vec<(String, u64, ScalarTy)>,
-    ) {
-        let Some(fields) = self.structs.fields(t) else { return };
-        if depth > 8 {
-            return;
-        }
-        for f in fields.iter().filter(|f| !f.name.is_empty() && f.bit_width.is_none()) {
-            let Some((off, fty)) = self.structs.member(t, &f.name, self.dm) else { continue };
-            let path = if prefix.is_empty() { f.name.clone() } else { format!("{prefix}.{}", f.name) };
-            self.scalar_object(&fty, path, base + off, depth, out);
-        }
-    }
-
-    /// The scalars of an object of type `t` at byte `at`, by access path: itself, its members
-    /// (`in.x`), or the elements of an array member (`i[0]`, `m[1][2].x`; at most
-    /// `MAX_MEMBER_ELEMENTS` per array, for witnesses that name them with constant indices).
-    pub(super) fn scalar_object(
-        &self,
-        t: &Ty,
-        path: String,
-        at: u64,
-        depth: u32,
-        out: &mut Vec<(String, u64, ScalarTy)>,
-    ) {
-        const MAX_MEMBER_ELEMENTS: u64 = 256;
-        match t {
-            Ty::Struct(_) => self.scalar_members(t, &path, at, depth + 1, out),
-            Ty::Array(inner, Some(n)) if depth <= 8 => {
-                let Some((size, _)) = self.structs.layout(inner, self.dm) else { return };
-                for k in 0..(*n).min(MAX_MEMBER_ELEMENTS) {
-                    self.scalar_object(inner, format!("{path}[{k}]"), at + k * size, depth + 1, out);
-                }
-            }
-            _ => {
-                if let Some(st) = Self::scalar_ty(t, self.dm) {
-                    out.push((path, at, st));
-                }
-            }
         }
     }
 
@@ -192,7 +124,7 @@ impl<'a> Builder<'a> {
                 fields.push(Field { name, ty: fty, bit_width: width, declared: ty });
             }
         }
-        if self.structs.defs.insert(key.to_string(), fields).is_some() {
+        if self.front.structs.defs.insert(key.to_string(), fields).is_some() {
             self.warnings.push(format!("{key} is defined more than once; the last definition is used"));
         }
     }
@@ -211,11 +143,11 @@ impl<'a> Builder<'a> {
         {
             return;
         }
-        let Ok(leaves) = self.structs.leaves(ty) else {
-            self.struct_vars.remove(&v);
+        let Ok(leaves) = self.front.structs.leaves(ty) else {
+            self.front.struct_vars.remove(&v);
             return;
         };
-        let units = self.structs.bitfield_locations(ty);
+        let units = self.front.structs.bitfield_locations(ty);
         let mut out = Vec::new();
         for (path, lty) in leaves {
             let id = self.new_var(&format!("{name}{path}"), &lty, scope.clone(), visible, false);
@@ -224,13 +156,13 @@ impl<'a> Builder<'a> {
             }
             out.push((path, id, lty));
         }
-        self.struct_vars.insert(v, out);
+        self.front.struct_vars.insert(v, out);
     }
 
     /// The leaves of a flattened struct variable at `path` and below (`""`: all of them), with
     /// their paths relative to `path`.
     pub(super) fn leaves_under(&self, v: VarId, path: &str) -> Vec<(String, VarId, Ty)> {
-        let Some(all) = self.struct_vars.get(&v) else { return Vec::new() };
+        let Some(all) = self.front.struct_vars.get(&v) else { return Vec::new() };
         all.iter()
             .filter_map(|(p, id, t)| {
                 let rest = p.strip_prefix(path)?;
@@ -244,34 +176,38 @@ impl<'a> Builder<'a> {
         match &e.node {
             Expression::Identifier(i) => match self.lookup(&i.node.name) {
                 Some(Sym::Var(v, ty @ Ty::Struct(_))) => Ok((*v, String::new(), ty.clone())),
-                _ => Err(format!("`{}` is not a struct variable", i.node.name)),
+                None if self.witness.is_some() => Err(self.unknown_name(&i.node.name)),
+                _ => Err(format!("`{}` is not a struct variable", i.node.name).into()),
             },
             Expression::Member(m) => {
                 if m.node.operator.node == MemberOperator::Indirect {
                     return Err(format!(
                         "member access `{}` through a pointer (pointers are not supported yet)",
                         self.text(sp(e.span))
-                    ));
+                    )
+                    .into());
                 }
                 let (v, path, ty) = self.struct_path(&m.node.expression)?;
                 let name = &m.node.identifier.node.name;
-                let Some(fields) = self.structs.fields(&ty) else {
+                let Some(fields) = self.front.structs.fields(&ty) else {
                     return Err(format!(
                         "member access `{}` of type {} (not supported yet)",
                         self.text(sp(e.span)),
                         ty.describe(self.dm)
-                    ));
+                    )
+                    .into());
                 };
                 let f = fields
                     .iter()
                     .find(|f| &f.name == name)
                     .ok_or_else(|| format!("no member `{name}` in {}", ty.describe(self.dm)))?;
-                if !self.struct_vars.contains_key(&v) {
-                    return Err(format!("member access `{}` (struct not flattened)", self.text(sp(e.span))));
+                if !self.front.struct_vars.contains_key(&v) {
+                    return Err(format!("member access `{}` (struct not flattened)", self.text(sp(e.span))).into());
                 }
                 Ok((v, format!("{path}.{name}"), f.ty.clone()))
             }
-            _ => Err(format!("member access on `{}` (only struct variables are supported yet)", self.text(sp(e.span)))),
+            _ => Err(format!("member access on `{}` (only struct variables are supported yet)", self.text(sp(e.span)))
+                .into()),
         }
     }
 
@@ -279,17 +215,18 @@ impl<'a> Builder<'a> {
     pub(super) fn member_place(&self, e: &Node<Expression>) -> R<Either> {
         let (v, path, ty) = self.struct_path(e)?;
         if matches!(ty, Ty::Struct(_)) {
-            return Err(format!("struct value `{}` used as a value (not supported yet)", self.text(sp(e.span))));
+            return Err(format!("struct value `{}` used as a value (not supported yet)", self.text(sp(e.span))).into());
         }
         // The leaf's own type (fixed when the variable was declared, even if a block-scope
         // definition of the same tag came later).
         let (_, leaf, lty) = self
+            .front
             .struct_vars
             .get(&v)
             .and_then(|l| l.iter().find(|(p, _, _)| *p == path))
             .ok_or_else(|| format!("member `{}` not found", self.text(sp(e.span))))?;
         if *lty != ty {
-            return Err(format!("member `{}` of a redefined struct type (not supported)", self.text(sp(e.span))));
+            return Err(format!("member `{}` of a redefined struct type (not supported)", self.text(sp(e.span))).into());
         }
         self.var_either(*leaf, lty, &self.text(sp(e.span)))
     }
@@ -305,23 +242,23 @@ impl<'a> Builder<'a> {
             return Err("struct returned by a function (struct return values are not supported yet)".into());
         }
         let flat = self.struct_path(src).and_then(|x| {
-            if self.struct_vars.contains_key(&x.0) {
+            if self.front.struct_vars.contains_key(&x.0) {
                 Ok(x)
             } else {
-                Err("copy of a struct that could not be flattened (not supported yet)".to_string())
+                Err("copy of a struct that could not be flattened (not supported yet)".into())
             }
         });
         let (sv, spath, sty) = match flat {
             Ok(x) => x,
             Err(m) => match self.place(src) {
-                Ok(Either::Mem(p, sty)) if sty == dty && self.struct_vars.contains_key(&dv) => {
+                Ok(Either::Mem(p, sty)) if sty == dty && self.front.struct_vars.contains_key(&dv) => {
                     let d = self.leaves_under(dv, &dp);
                     return self.leaves_from_memory(d, &p, &dty);
                 }
                 _ => return Err(m),
             },
         };
-        if !self.struct_vars.contains_key(&sv) || !self.struct_vars.contains_key(&dv) {
+        if !self.front.struct_vars.contains_key(&sv) || !self.front.struct_vars.contains_key(&dv) {
             return Err("copy of a struct that could not be flattened (not supported yet)".into());
         }
         if dty != sty {
@@ -329,7 +266,8 @@ impl<'a> Builder<'a> {
                 "assignment of {} to {} (incompatible struct types)",
                 sty.describe(self.dm),
                 dty.describe(self.dm)
-            ));
+            )
+            .into());
         }
         let d = self.leaves_under(dv, &dp);
         let s = self.leaves_under(sv, &spath);
@@ -341,7 +279,7 @@ impl<'a> Builder<'a> {
     /// not supported yet.
     pub(super) fn mem_struct_copy(&mut self, dst: &Node<Expression>, src: &Node<Expression>) -> R<()> {
         let Either::Mem(d, dty) = self.place(dst)? else {
-            return Err(format!("assignment to `{}` (not supported yet)", self.text(sp(dst.span))));
+            return Err(format!("assignment to `{}` (not supported yet)", self.text(sp(dst.span))).into());
         };
         if let Expression::Call(c) = &src.node {
             let target = self.struct_call_target(c, StructDst::Mem(d, dty))?;
@@ -362,17 +300,19 @@ impl<'a> Builder<'a> {
             return Err(format!(
                 "assignment of `{}` to a struct in memory (not supported yet)",
                 self.text(sp(src.span))
-            ));
+            )
+            .into());
         };
         if dty != sty {
             return Err(format!(
                 "assignment of {} to {} (incompatible struct types)",
                 sty.describe(self.dm),
                 dty.describe(self.dm)
-            ));
+            )
+            .into());
         }
         let (size, _) =
-            self.structs.layout(&dty, self.dm).ok_or_else(|| format!("copy of {}", dty.describe(self.dm)))?;
+            self.front.structs.layout(&dty, self.dm).ok_or_else(|| format!("copy of {}", dty.describe(self.dm)))?;
         let n =
             conv(Expr::Const { bits: size, ty: ScalarTy::Int(IntTy::ULLONG) }, IntTy::new(self.dm.long_bits(), false));
         let src = MemSource::Copy { src: s, overlap_ok: true };
@@ -395,6 +335,7 @@ impl<'a> Builder<'a> {
     ) -> R<()> {
         // Unnamed bit-fields take no part in initialization (C11 6.7.9p9).
         let fields: Vec<Field> = self
+            .front
             .structs
             .fields(ty)
             .ok_or_else(|| format!("initializer of {}", ty.describe(self.dm)))?
@@ -477,7 +418,7 @@ impl<'a> Builder<'a> {
                 for (path, var, lty) in leaves {
                     let init = vals.iter().rev().find(|(p, _)| *p == path).map(|(_, i)| i.clone());
                     if init.is_some() && matches!(lty.to_ctype(self.dm), CType::Unsupported(_)) {
-                        return Err(format!("initializer of member `{path}` of type {}", lty.describe(self.dm)));
+                        return Err(format!("initializer of member `{path}` of type {}", lty.describe(self.dm)).into());
                     }
                     writes.push(Write::Declare { var, init: Some(init.unwrap_or(Init::Zero)) });
                 }
@@ -502,7 +443,7 @@ impl<'a> Builder<'a> {
             writes.push(match (Self::scalar_ty(&ty, self.dm), ty.to_ctype(self.dm)) {
                 (Some(st), _) => write_var(dvar, leaf_value(svar, st)),
                 (None, CType::Array { .. } | CType::FloatArray { .. }) => Write::Array { dst: dvar, src: svar },
-                _ => return Err(format!("copy of a struct with member `{p}` of type {}", ty.describe(self.dm))),
+                _ => return Err(format!("copy of a struct with member `{p}` of type {}", ty.describe(self.dm)).into()),
             });
         }
         Ok(writes)
@@ -511,17 +452,17 @@ impl<'a> Builder<'a> {
     /// The hidden global that holds the struct result of the current function (flattened; one
     /// per function, so a result is copied out when the call returns, before any other call).
     pub(super) fn result_var(&mut self, f: FuncId, ty: &Ty) -> R<VarId> {
-        if let Some(&v) = self.result_vars.get(&f) {
+        if let Some(&v) = self.front.result_vars.get(&f) {
             return Ok(v);
         }
         let name = format!("__result_{}", self.cfa.function(f).name);
         let whole = (0, self.cfa.source_len);
         let v = self.new_var(&name, ty, VarScope::Global, whole, true);
         self.flatten_struct_var(v, &name, ty, VarScope::Global, whole);
-        if !self.struct_vars.contains_key(&v) {
-            return Err(format!("struct result of type {} (not supported yet)", ty.describe(self.dm)));
+        if !self.front.struct_vars.contains_key(&v) {
+            return Err(format!("struct result of type {} (not supported yet)", ty.describe(self.dm)).into());
         }
-        self.result_vars.insert(f, v);
+        self.front.result_vars.insert(f, v);
         Ok(v)
     }
 
@@ -551,14 +492,15 @@ impl<'a> Builder<'a> {
     /// struct, or a struct in memory): the writes from the callee's result variable.
     pub(super) fn struct_call_target(&mut self, c: &Node<CallExpression>, dst: StructDst) -> R<Target> {
         let name = self.call_name(c)?.to_string();
-        let f = *self.func_ids.get(&name).ok_or_else(|| format!("struct result of `{name}`, which has no body"))?;
-        let ret = self.sigs.get(&name).map(|s| s.ret.clone()).unwrap_or(Ty::Void);
+        let f =
+            *self.front.func_ids.get(&name).ok_or_else(|| format!("struct result of `{name}`, which has no body"))?;
+        let ret = self.front.sigs.get(&name).map(|s| s.ret.clone()).unwrap_or(Ty::Void);
         let rv = self.result_var(f, &ret)?;
         let src = self.leaves_under(rv, "");
         let writes = match dst {
             StructDst::Leaves(leaves, ty) if ty == ret => self.copy_into_leaves(leaves, src)?,
             StructDst::Mem(p, ty) if ty == ret => self.leaves_into_memory(&p, &ty, src)?,
-            _ => return Err(format!("struct result of `{name}` stored into another type")),
+            _ => return Err(format!("struct result of `{name}` stored into another type").into()),
         };
         Ok(Target::Struct(writes))
     }
@@ -568,7 +510,7 @@ impl<'a> Builder<'a> {
     pub(super) fn member_offset(&self, ty: &Ty, path: &str) -> Option<u64> {
         let (mut off, mut cur) = (0u64, ty.clone());
         for name in path.split('.').filter(|n| !n.is_empty()) {
-            let (o, t) = self.structs.member(&cur, name, self.dm)?;
+            let (o, t) = self.front.structs.member(&cur, name, self.dm)?;
             off += o;
             cur = t;
         }
@@ -589,7 +531,7 @@ impl<'a> Builder<'a> {
         let mut writes = Vec::new();
         for (path, var, lty) in dst {
             let Some(st) = Self::scalar_ty(&lty, self.dm) else {
-                return Err(format!("copy of member `{path}` of type {} from memory", lty.describe(self.dm)));
+                return Err(format!("copy of member `{path}` of type {} from memory", lty.describe(self.dm)).into());
             };
             writes.push(write_var(var, load_value(self.leaf_address(src, ty, &path)?, st)));
         }
@@ -602,7 +544,7 @@ impl<'a> Builder<'a> {
         let mut writes = Vec::new();
         for (path, var, lty) in src {
             let Some(st) = Self::scalar_ty(&lty, self.dm) else {
-                return Err(format!("copy of member `{path}` of type {} into memory", lty.describe(self.dm)));
+                return Err(format!("copy of member `{path}` of type {} into memory", lty.describe(self.dm)).into());
             };
             writes.push(write_at(self.leaf_address(dst, ty, &path)?, leaf_value(var, st)));
         }

@@ -17,7 +17,7 @@ impl<'a> Builder<'a> {
         lhs: &Option<Target>,
         csp: Sp,
     ) -> Option<R<()>> {
-        if self.func_ids.contains_key(name) {
+        if self.front.func_ids.contains_key(name) {
             return None;
         }
         let mutex = match name {
@@ -48,7 +48,7 @@ impl<'a> Builder<'a> {
                 match lhs {
                     None => Ok(None),
                     Some(Target::Scalar(lv)) if lv.int_ty().is_some() => Ok(Some(lv.clone())),
-                    Some(_) => Err(format!("result of `{what}` stored into a pointer, float or struct")),
+                    Some(_) => Err(format!("result of `{what}` stored into a pointer, float or struct").into()),
                 }
             };
             let op = match (name, mutex) {
@@ -83,7 +83,7 @@ impl<'a> Builder<'a> {
                             _ => return Err("`pthread_create` with a handle that is not an integer `pthread_t`".into()),
                         }
                     };
-                    let ptys = self.func_param_tys[routine.0 as usize].clone();
+                    let ptys = self.front.func_param_tys[routine.0 as usize].clone();
                     let arg = match &ptys[..] {
                         [] => None,
                         [Ty::Pointer(_)] => Some(Box::new(self.ptr_expr(arg)?.0)),
@@ -91,7 +91,8 @@ impl<'a> Builder<'a> {
                             return Err(format!(
                                 "`pthread_create` of `{}`, whose parameters are not one pointer",
                                 self.cfa.function(routine).name
-                            ))
+                            )
+                            .into())
                         }
                     };
                     EdgeOp::ThreadCreate { handle, routine, arg, lhs: int_lhs(name)? }
@@ -110,7 +111,7 @@ impl<'a> Builder<'a> {
             };
             for a in args {
                 if has_side_effects(&a.node) {
-                    return Err(format!("argument with side effects in a call to `{name}` (not supported)"));
+                    return Err(format!("argument with side effects in a call to `{name}` (not supported)").into());
                 }
             }
             self.cfa.threads = true;
@@ -138,7 +139,7 @@ impl<'a> Builder<'a> {
     fn named_function(&self, e: &Node<Expression>) -> Option<FuncId> {
         match &strip_casts(e).node {
             Expression::Identifier(i) if self.lookup(&i.node.name).is_none() => {
-                self.func_ids.get(&i.node.name).copied()
+                self.front.func_ids.get(&i.node.name).copied()
             }
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
                 self.named_function(&u.node.operand)
