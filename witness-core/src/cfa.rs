@@ -990,6 +990,17 @@ impl Cfa {
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
         self.functions.iter().position(|f| f.name == name).map(|i| FuncId(i as u32))
     }
+    /// The function a witness names: by its name, or by the name CPAchecker gives the copy of a
+    /// function it makes for each thread that runs it (`t_fun__cloned_function__1`, issue 34): the
+    /// function copied, when the program has no function of the copy's own name. A copy has the
+    /// locals of the function it copies; the thread a step runs in is the step's own.
+    pub fn witness_function(&self, name: &str) -> Option<FuncId> {
+        self.function_by_name(name).or_else(|| {
+            let (copied, n) = name.rsplit_once("__cloned_function__")?;
+            let numbered = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+            numbered.then(|| self.function_by_name(copied))?
+        })
+    }
     /// The program defines a function of this name: one in the CFA, or one whose definition
     /// was not parsed because `main` cannot reach it (decision 172).
     pub fn defines(&self, name: &str) -> bool {

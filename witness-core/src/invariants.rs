@@ -91,7 +91,7 @@ pub fn resolve_each(cfa: &Cfa, w: &WitnessAutomaton) -> Vec<Result<Obligation, S
 fn function_named(cfa: &Cfa, name: Option<&str>, origin: &str) -> Result<Option<FuncId>, String> {
     match name {
         None => Ok(None),
-        Some(f) => cfa.function_by_name(f).map(Some).ok_or_else(|| match cfa.defines(f) {
+        Some(f) => cfa.witness_function(f).map(Some).ok_or_else(|| match cfa.defines(f) {
             // Decision 172: no run enters it, so no location of it can be placed.
             true => format!(
                 "the invariant at {origin} names the function `{f}`, which `main` never calls (its definition was not parsed)"

@@ -91,7 +91,7 @@ impl ProgramFacts {
         let result_ty = result_function.and_then(|f| cfront::function_result_type(cfa, f));
         let mut scopes: Vec<Option<crate::cfa::FuncId>> = Vec::new();
         match scope {
-            Some(name) => match cfa.function_by_name(name) {
+            Some(name) => match cfa.witness_function(name) {
                 Some(f) => scopes.push(Some(f)),
                 // Unknown or unreachable function: reported by the function-name check.
                 None => return Ok(Vec::new()),

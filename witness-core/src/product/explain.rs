@@ -219,7 +219,7 @@ impl<'a> Explorer<'a> {
         info: &StepInfo,
     ) -> Option<String> {
         let function = match &a.scope {
-            Some(name) => self.cfa.function_by_name(name),
+            Some(name) => self.cfa.witness_function(name),
             None => Some(info.scope_function),
         };
         self.left_operand_value(s, text, function, info.span.map(|s| s.start_offset), info.result.as_ref())
@@ -323,7 +323,7 @@ impl<'a> Explorer<'a> {
         let Some(a) = self.witness.graph[t].assumption.clone() else { return Some(step) };
         let first = a.expressions.iter().flat_map(|e| crate::cfront::split_assumption(e)).next();
         let function = match &a.scope {
-            Some(name) => self.cfa.function_by_name(name),
+            Some(name) => self.cfa.witness_function(name),
             None => Some(state.stack.last().map(|c| c.callee).unwrap_or(self.cfa.main)),
         };
         if let Some(value) = first.and_then(|text| self.left_operand_value(&mut state, &text, function, None, None)) {

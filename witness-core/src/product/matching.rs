@@ -512,7 +512,7 @@ impl<'a> Explorer<'a> {
         let scope_function = match &a.scope {
             // At file scope no function's locals exist: globals only (decision 46).
             _ if Self::is_global_step(info) => None,
-            Some(name) => match cfa.function_by_name(name) {
+            Some(name) => match cfa.witness_function(name) {
                 Some(f) => Some(f),
                 None => {
                     let why = format!("assumption scope `{name}` names no function of the program; using globals only");
