@@ -382,6 +382,10 @@ pub enum Expr {
     PtrDiff { lhs: Box<Expr>, rhs: Box<Expr>, size: u64, ty: IntTy },
     /// Classification of a floating-point value (`isnan`, …); yields `int` 0 or 1.
     FloatClass { class: FClass, arg: Box<Expr> },
+    /// ACSL's `\valid(p)` (`write`) and `\valid_read(p)` in a witness expression (issue 34):
+    /// `int` 1 when the `bytes` bytes at the pointer `ptr` lie inside a live object (one that may
+    /// be written, for `\valid`), else 0.
+    Valid { ptr: Box<Expr>, bytes: u64, write: bool },
     /// A math library function; all arguments have the result's (floating-point) type.
     Math { func: FMath, args: Vec<Expr> },
     /// A libm function (decision 59); all arguments have the result's type `fty`.
@@ -506,7 +510,7 @@ impl Expr {
             Expr::Cast { to, .. } => *to,
             Expr::Null | Expr::Func(_) | Expr::AddrOf { .. } | Expr::Offset { .. } => ScalarTy::Ptr,
             Expr::PtrDiff { ty, .. } => ScalarTy::Int(*ty),
-            Expr::FloatClass { .. } => ScalarTy::Int(IntTy::INT),
+            Expr::FloatClass { .. } | Expr::Valid { .. } => ScalarTy::Int(IntTy::INT),
             Expr::Math { args, .. } => args.first().map_or(ScalarTy::Float(FloatTy::F64), Expr::ty),
             Expr::Libm { fty, .. } => ScalarTy::Float(*fty),
         }

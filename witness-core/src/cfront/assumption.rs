@@ -101,8 +101,17 @@ fn implication(s: &str) -> String {
     }
 }
 
-pub fn lower_one(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<Expr> {
+/// The witness language's names in C's syntax: `\result` and the built-ins as reserved names.
+fn reserved_names(piece: &str) -> String {
     let mut t = piece.replace("\\result", RESULT);
+    for (name, reserved) in lower::witness::BUILTINS {
+        t = t.replace(name, reserved);
+    }
+    t
+}
+
+pub fn lower_one(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<Expr> {
+    let mut t = reserved_names(piece);
     t = implication(&t);
     t = legacy_assign(&t);
     let (e, text) =
@@ -112,7 +121,7 @@ pub fn lower_one(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<Expr> {
 
 /// Lowers an expression to its value (integer or float), for messages.
 pub fn lower_value(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<crate::cfa::Expr> {
-    let t = piece.replace("\\result", RESULT);
+    let t = reserved_names(piece);
     let (e, text) =
         parse_expression(cfa, t.trim()).map_err(|why| ConjunctError::Syntax { piece: piece.to_string(), why })?;
     lower::witness::lower(cfa, &e, text, scope)

@@ -54,6 +54,9 @@ fn pe(cfa: &Cfa, e: &Expr) -> String {
         Expr::WitnessResult { ty: t } => format!("\\result:{}", tn(*t)),
         Expr::PtrDiff { lhs, rhs, size, .. } => format!("(({} - {}) / {size})", pe(cfa, lhs), pe(cfa, rhs)),
         Expr::FloatClass { class, arg } => format!("{class:?}({})", pe(cfa, arg)),
+        Expr::Valid { ptr, bytes, write } => {
+            format!("valid{}({}, {bytes})", if *write { "" } else { "_read" }, pe(cfa, ptr))
+        }
         Expr::Deref { ptr, .. } => format!("*{}", pe(cfa, ptr)),
         Expr::AddrOf { var, offset } => format!("&{}+{}", cfa.var(*var).name, pe(cfa, offset)),
         Expr::Offset { base, bytes } => format!("({} + {})", pe(cfa, base), pe(cfa, bytes)),
@@ -1543,6 +1546,11 @@ fn assumptions_are_lowered_as_the_program_is() {
         assert!(matches!(one(t), Err(crate::cfront::ConjunctError::NoSuchObject(_))), "{t}: {:?}", one(t));
     }
     assert!(matches!(one("d == NAN"), Ok(Expr::FloatClass { .. })));
+    // ACSL's `\valid(p)`: the `sizeof(*p)` bytes at `p` (issue 34).
+    let valid = format!("{:?}", one("!\\valid(q) && \\valid_read(pp)"));
+    assert!(valid.contains("Valid { ptr: Var") && valid.contains("bytes: 4, write: true"), "{valid}");
+    assert!(valid.contains("bytes: 4, write: false"), "{valid}");
+    assert!(one("\\valid(d)").is_err());
     // An expression that would need an object the program does not have is refused.
     assert!(
         matches!(one("q == \"ab\""), Err(crate::cfront::ConjunctError::Unsupported(_))),

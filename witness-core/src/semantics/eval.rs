@@ -180,6 +180,10 @@ impl DataState {
                     _ => return Err(EvalError::Unsupported("dereference of another type".into())),
                 }
             }
+            Expr::Valid { ptr, bytes, write } => {
+                let p = self.eval_ptr(cfa, ptr, result, defined)?;
+                Value::from_truth(&self.valid(cfa, &p, *bytes, *write)?)
+            }
             Expr::PtrDiff { lhs, rhs, size, ty } => {
                 let a = self.eval_ptr(cfa, lhs, result, defined)?;
                 let b = self.eval_ptr(cfa, rhs, result, defined)?;

@@ -508,6 +508,9 @@ impl<'a> Builder<'a> {
                 Err("string literal outside a char array initializer (not supported yet)".into())
             }
             Expression::Call(c) => {
+                if let Some(v) = self.witness_builtin(c)? {
+                    return Ok(v);
+                }
                 if let Some(v) = self.expect_builtin(c)? {
                     return Ok(v);
                 }
@@ -629,7 +632,9 @@ impl<'a> Builder<'a> {
                 match types::map_binop(bop) {
                     None => Err("unknown binary operator".into()),
                     Some(op @ (BinOp::LogAnd | BinOp::LogOr)) => {
-                        if has_side_effects(&b.node.rhs.node) {
+                        // (A witness expression has no side effects: its calls are built-ins,
+                        // pure, or refused where they are lowered.)
+                        if has_side_effects(&b.node.rhs.node) && self.witness.is_none() {
                             return self.bool_temp(e);
                         }
                         if self.pure_mode || self.f.is_none() {

@@ -15,6 +15,11 @@ use crate::error::ConjunctError;
 /// Reserved identifier standing for `\result` in the parsed text.
 pub(crate) const RESULT: &str = "__witness_result__";
 
+/// The built-ins of the witness language (ACSL's, as CPAchecker writes them in memory-safety
+/// witnesses) by their reserved names in the parsed text: `\valid(p)`, `\valid_read(p)`.
+pub(crate) const BUILTINS: [(&str, &str); 2] =
+    [("\\valid_read(", "__witness_valid_read__("), ("\\valid(", "__witness_valid__(")];
+
 /// What a `Builder` lowering a witness expression knows beyond the program.
 pub(crate) struct Witness {
     /// The function whose scope the expression is read in (`global` at file scope), for messages.
@@ -177,6 +182,35 @@ impl Builder<'_> {
             Err(m @ LowerError::NoSuchObject(_)) => Some(m),
             _ => None,
         }
+    }
+
+    /// A call of a built-in of the witness language (`BUILTINS`), or `None`.
+    pub(super) fn witness_builtin(&mut self, c: &Node<CallExpression>) -> R<Option<Expr>> {
+        let Expression::Identifier(i) = &c.node.callee.node else { return Ok(None) };
+        let write = match i.node.name.as_str() {
+            "__witness_valid__" => true,
+            "__witness_valid_read__" => false,
+            _ => return Ok(None),
+        };
+        let name = if write { "\\valid" } else { "\\valid_read" };
+        if self.witness.is_none() {
+            return Ok(None);
+        }
+        let [arg] = c.node.arguments.as_slice() else {
+            return Err(format!("`{name}` with {} arguments (one pointer expected)", c.node.arguments.len()).into());
+        };
+        if !self.is_ptr_expr(arg) {
+            return Err(format!("`{name}` of something that is not a pointer").into());
+        }
+        let (p, t) = self.ptr_expr(arg)?;
+        let bytes = match t {
+            Ty::Void | Ty::Func(_) => None,
+            t => self.size_of(&t).filter(|n| *n > 0),
+        };
+        let Some(bytes) = bytes else {
+            return Err(format!("`{name}` of a pointer to a type of unknown size").into());
+        };
+        Ok(Some(Expr::Valid { ptr: Box::new(p), bytes, write }))
     }
 
     /// The readings of a comparison that only witness expressions have (NaN equality, a

@@ -314,6 +314,24 @@ impl DataState {
         Ok(llong(self.obj_size(cfa, obj)?.unwrap_or(0) as i128))
     }
 
+    /// Whether `width` bytes at `p` lie inside a live data object, which may be written if
+    /// `write` (ACSL's `\valid` and `\valid_read`): what [`Self::target`] checks before an
+    /// access, as a truth value. A use the model does not judge (a stack block after its
+    /// function returned) is not decided.
+    pub fn valid(&self, cfa: &Cfa, p: &PtrVal, width: u64, write: bool) -> Result<Truth, EvalError> {
+        if let Obj::Var { var, .. } = p.obj {
+            if write && cfa.var(var).read_only {
+                return Ok(Truth::Known(false));
+            }
+        }
+        let mut conditions = Vec::new();
+        self.target(cfa, p, width, &mut conditions)?;
+        if let Some(c) = conditions.iter().find(|c| c.unmodelled) {
+            return Err(EvalError::Unsupported(format!("whether the pointer is valid: {}", c.what)));
+        }
+        Ok(conditions.iter().fold(Truth::Known(true), |all, c| all.and(&c.holds)))
+    }
+
     /// Checks that `width` bytes at `p` lie inside a live data object; returns where they are
     /// (`None` when the access is certainly undefined, recorded in `defined`).
     fn target(
