@@ -237,11 +237,45 @@ fn resolve(
                 .filter_map(|e| e.span.map(|s| s.start_offset))
                 .collect();
             if offsets.is_empty() {
+                // A straight-line statement that calls nothing (Goblint's witness for a correct
+                // program puts the target at `return 0;`): the violation cannot happen there, so
+                // the target is an anchor no run meets and the witness is rejected (issue 34).
+                if !overflow && calls_nothing(cfa, o) {
+                    warnings.push(format!(
+                        "waypoint at {} ({}:{}): the target is a statement that calls no function: the error function \
+                         cannot be called there, so no run reaches the target",
+                        a.origin,
+                        a.line,
+                        column.map(|c| c.to_string()).unwrap_or_else(|| "-".into())
+                    ));
+                    return Ok(ResolvedAnchor::Target { offsets: HashSet::new() });
+                }
                 return Err(nothing());
             }
             Ok(ResolvedAnchor::Target { offsets })
         }
     }
+}
+
+/// The statement starting at `offset` does not branch, and nothing from its first character to
+/// the next statement's calls a function or is left unmodelled: no function, so no error
+/// function, can be called there.
+fn calls_nothing(cfa: &Cfa, offset: usize) -> bool {
+    let branches = first_steps(cfa, offset).iter().any(|e| matches!(e.op, EdgeOp::Assume { .. }));
+    let next = cfa.statement_starts.iter().map(|(o, _)| *o).filter(|o| *o > offset).min().unwrap_or(cfa.source_len);
+    let calls = cfa.graph.edge_weights().any(|e| {
+        e.span.is_some_and(|s| offset <= s.start_offset && s.start_offset < next)
+            && matches!(
+                e.op,
+                EdgeOp::Call { .. }
+                    | EdgeOp::CallPtr { .. }
+                    | EdgeOp::ThreadCreate { .. }
+                    | EdgeOp::AtExit { .. }
+                    | EdgeOp::Error { .. }
+                    | EdgeOp::Unsupported { .. }
+            )
+    });
+    !branches && !calls
 }
 
 /// The steps a statement starting at `offset` begins with: from each of its start locations, the
