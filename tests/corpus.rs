@@ -79,7 +79,7 @@ const MINIMUMS: &[(&str, &str, u32, u32)] = &[
     ("corpus-adversarial-2", "graphml", 8, 6),
     ("corpus-adversarial-2", "yaml", 36, 41),
     ("corpus-external", "graphml", 1, 0),
-    ("corpus-external", "yaml", 20, 9),
+    ("corpus-external", "yaml", 23, 10),
     // Issue 34 (debug build, 15 s of CPU time): real witnesses labelled by their sources. The
     // graphml unknowns: Ultimate witnesses whose transitions name steps this CFA does not have,
     // or an invariant entered outside its function; the yaml ones: induction steps undecided
