@@ -61,6 +61,13 @@ pub struct Prepared {
 impl Prepared {
     /// A text parsed as it is (a witness expression in its wrapper): offsets are exact.
     pub fn verbatim(text: String) -> Prepared {
+        let (starts, len) = (LineStarts::of(&text), text.len());
+        Prepared::exact(text, starts, len)
+    }
+
+    /// The parsed text `text` of a file of `orig_len` bytes whose offsets it keeps (no `gcc -E`),
+    /// with nothing removed or rewritten yet.
+    fn exact(text: String, orig_line_starts: LineStarts, orig_len: usize) -> Prepared {
         Prepared {
             holes: Holes::default(),
             skipped: Vec::new(),
@@ -71,8 +78,8 @@ impl Prepared {
             prepared: String::new(),
             aligned: Vec::new(),
             exact_lines: Vec::new(),
-            orig_line_starts: LineStarts::of(&text),
-            orig_len: text.len(),
+            orig_line_starts,
+            orig_len,
             text,
             warnings: Vec::new(),
             pragma_pack: None,
@@ -390,20 +397,10 @@ pub fn prepare(path: &Path, text: &str, dm: DataModel) -> Result<Prepared, Input
         return Ok(Prepared {
             holes,
             skipped,
-            text_line_starts: LineStarts::default(),
-            line_map: Vec::new(),
-            text: t,
-            exact: true,
-            orig_blanked: String::new(),
-            prepared: String::new(),
-            aligned: Vec::new(),
-            exact_lines: Vec::new(),
-            orig_line_starts,
-            orig_len: text.len(),
-            warnings: Vec::new(),
             pragma_pack,
             int128_at,
             thread_at,
+            ..Prepared::exact(t, orig_line_starts, text.len())
         });
     }
     let orig_line_starts = LineStarts::of(text);
