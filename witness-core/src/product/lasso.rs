@@ -148,6 +148,71 @@ pub(super) fn head_seeds(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> 
     Some(seeds)
 }
 
+/// A waypoint every pass of the cycle must match whose matching steps all lead where no step
+/// into the cycle head can start (a `branching` waypoint of the cycle that takes the `break`
+/// out of the loop): its line and witness position. Such a witness allows no run that passes
+/// its cycle twice, whatever reading of the segments and whatever values: the rejection needs
+/// no exploration. Only steps in a `main` that nothing calls are judged (their activation has
+/// no caller to return to); the head's locations over-approximate as in decision 95.
+pub(super) fn leaving_waypoint(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> Option<(u32, String)> {
+    let heads: Vec<NodeIndex> = w.graph.node_indices().filter(|n| w.graph[*n].cycle_head).collect();
+    let [head] = heads[..] else { return None };
+    let seeds = head_seeds(cfa, w, anchors)?;
+    let reach = ErrorReach::pruning(cfa, &ErrorTarget::nothing(), &seeds);
+    let main_called = cfa
+        .graph
+        .edge_references()
+        .any(|e| matches!(&e.weight().op, EdgeOp::Call { callee, .. } if *callee == cfa.main));
+    if main_called || cfa.threads {
+        return None;
+    }
+    for t in w.graph.edge_references() {
+        let tr = t.weight();
+        let Some(ResolvedAnchor::Branching { construct }) = anchors.get(&t.id()) else { continue };
+        if tr.avoid || !on_every_cycle(w, head, t.id()) {
+            continue;
+        }
+        let mut steps = cfa.graph.edge_references().filter(|e| {
+            let ce = e.weight();
+            ce.decision.as_ref().is_some_and(|d| d.construct == *construct)
+                && match (&tr.decision, ce.decision.as_ref().map(|d| &d.outcome)) {
+                    (None, _) => true,
+                    (Some(DecisionValue::Bool(a)), Some(BranchOutcome::Bool(b))) => a == b,
+                    (Some(DecisionValue::Case(v)), Some(BranchOutcome::Case(k))) => v == k,
+                    (Some(DecisionValue::Case(v)), Some(BranchOutcome::CaseRange(lo, hi))) => lo <= v && v <= hi,
+                    (Some(DecisionValue::Default), Some(BranchOutcome::Default)) => true,
+                    _ => false,
+                }
+        });
+        let mut any = false;
+        let leaves = steps.all(|e| {
+            any = true;
+            cfa.graph[e.source()].function == Some(cfa.main) && !reach.may_reach(e.target(), std::iter::empty())
+        });
+        if any && leaves {
+            let line = tr.guard.anchor.as_ref().map(|a| a.line).unwrap_or(0);
+            return Some((line, tr.origin.clone()));
+        }
+    }
+    None
+}
+
+/// Does every cycle of the witness automaton through `head` use transition `t`?
+fn on_every_cycle(w: &WitnessAutomaton, head: NodeIndex, t: EdgeIndex) -> bool {
+    let mut seen = vec![false; w.graph.node_count()];
+    let mut todo: Vec<NodeIndex> = w.graph.edges(head).filter(|e| e.id() != t).map(|e| e.target()).collect();
+    while let Some(n) = todo.pop() {
+        if n == head {
+            return false;
+        }
+        if std::mem::replace(&mut seen[n.index()], true) {
+            continue;
+        }
+        todo.extend(w.graph.edges(n).filter(|e| e.id() != t).map(|e| e.target()));
+    }
+    true
+}
+
 /// The lines a transition names: its `startline`/`endline`, or its waypoint's line.
 pub(super) fn transition_lines(t: &WitnessTransition) -> Option<Range> {
     let g = &t.guard;
@@ -225,6 +290,15 @@ impl<'a> Explorer<'a> {
                 }
             }
             return (Verdict::Rejected, msg);
+        }
+        if let Some(what) = leaving_waypoint(self.cfa, self.witness, self.anchors) {
+            let (line, origin) = what.clone();
+            let what = format!(
+                "the cycle's waypoint at line {line} ({origin}) takes a branch after which no step can enter the \
+                 cycle head again: no run the witness allows passes its cycle twice"
+            );
+            self.explain.conclude(InfeasibleStep { line, origin, what: what.clone(), kind: "terminates" });
+            return (Verdict::Rejected, format!("witness rejected: {what}"));
         }
         let not_rejected = |why: String, open: &Option<String>| {
             let r = match open {
@@ -464,11 +538,20 @@ impl<'a> Explorer<'a> {
     /// later visit must be in the set, and a concrete state that repeats an earlier visit's
     /// closes the lasso: the run between them repeats forever.
     pub(super) fn lasso_arrival(&mut self, mut s: ProductState) -> Arrival {
-        let head = s.witness;
-        if !self.witness.graph[head].cycle_head {
-            self.give_up("a step passes the cycle head and leaves it at once (not modelled)".into());
-            return Arrival::Drop;
-        }
+        // The step entered the cycle head; it may also have passed on at once to the waypoints
+        // after it that the same step meets (Theta puts the head at the loop body's `{`, the
+        // next waypoint at the body's first statement: one arrival). The visit is the head's
+        // all the same, in the state after the step, with those waypoints' constraints.
+        let heads: Vec<NodeIndex> =
+            self.witness.graph.node_indices().filter(|n| self.witness.graph[*n].cycle_head).collect();
+        let head = match heads[..] {
+            _ if self.witness.graph[s.witness].cycle_head => s.witness,
+            [only] => only,
+            _ => {
+                self.give_up("a step passes one of several cycle heads and leaves it at once (not modelled)".into());
+                return Arrival::Drop;
+            }
+        };
         let span = s.trace.as_ref().and_then(|t| t.span);
         let line = span.map(|sp| sp.start_line).unwrap_or(0);
         let text = self.witness.graph[head].invariant.clone().unwrap_or_else(|| "1".into());

@@ -15,6 +15,8 @@ pub(super) struct Stage<'a> {
     pub anchors: &'a crate::anchors::Anchors,
     pub explore: &'a ExploreOptions,
     pub started: Instant,
+    /// Set when the witness may be refuted but not confirmed (decision 201).
+    pub never_confirm: Option<String>,
 }
 
 /// The properties a correctness witness is checked for.
@@ -113,6 +115,10 @@ impl Stage<'_> {
         };
         let statuses = statuses(&obligations, cfa, outcome, &proof);
         let (witness_verdict, reason) = match &outcome.verdict {
+            Verdict::Rejected if self.never_confirm.is_some() => {
+                let why = self.never_confirm.as_deref().unwrap_or_default();
+                ("unknown", format!("not confirmed: {why} ({})", outcome.reason))
+            }
             Verdict::Rejected => ("confirmed", format!("witness confirmed: {}", outcome.reason)),
             Verdict::Confirmed { error_function, .. } if outcome.failed.is_some() => {
                 ("refuted", format!("witness refuted: the {error_function}"))
@@ -138,7 +144,7 @@ impl Stage<'_> {
             }
         };
         let mut verdict = match &outcome.verdict {
-            Verdict::Unknown { .. } => Verdict::Unknown { reason: reason.clone() },
+            _ if witness_verdict == "unknown" => Verdict::Unknown { reason: reason.clone() },
             v => v.clone(),
         };
         name_trace_file(self.opts, &mut verdict);

@@ -43,6 +43,9 @@ pub(super) struct Run<'a> {
     /// Memory is bounded for this validation, whatever its caller holds (decision 68).
     pub memory_baseline: u64,
     pub warnings: Vec<String>,
+    /// Why a correctness witness may be refuted but never confirmed here (its specification
+    /// names another property than the task's, decision 201).
+    pub never_confirm: Option<String>,
 }
 
 impl<'a> Run<'a> {
@@ -53,6 +56,7 @@ impl<'a> Run<'a> {
             deadline: Deadline::after(opts.clock, opts.timeout.saturating_sub(opts.finish_reserve)),
             memory_baseline: crate::resources::resident_bytes().unwrap_or(0),
             warnings: Vec::new(),
+            never_confirm: None,
         }
     }
 
@@ -153,11 +157,23 @@ pub(super) fn property(run: &mut Run, witness: &WitnessAutomaton, src: Option<So
         return Err(run.unknown_early(&why, witness));
     }
     if !specs.is_empty() && specs.iter().all(|c| *c != ours) {
-        let why = format!(
-            "the witness is for {} (its specification), the task's property is {ours}: not validated",
-            specs[0]
-        );
-        return Err(run.unknown_early(&why, witness));
+        // Decision 201: a correctness witness is still checked against the task's property, for
+        // a refutation only (a run that violates the property, or falsifies an invariant, is
+        // one whatever the witness claims); it is never confirmed for a property it does not name.
+        if witness.metadata.witness_type == Some(WitnessType::Correctness) {
+            run.warnings.push(format!(
+                "the witness is for {} (its specification), the task's property is {ours}: it can be refuted, not \
+                 confirmed",
+                specs[0]
+            ));
+            run.never_confirm = Some(format!("the witness is for {} (its specification), not for {ours}", specs[0]));
+        } else {
+            let why = format!(
+                "the witness is for {} (its specification), the task's property is {ours}: not validated",
+                specs[0]
+            );
+            return Err(run.unknown_early(&why, witness));
+        }
     }
     for spec in &witness.metadata.specifications {
         if let Some(p) = property::property_from_specification(spec) {
@@ -272,7 +288,14 @@ pub(super) fn correctness(
     explore: &ExploreOptions,
     data_model: DataModel,
 ) -> Halt {
-    let stage = correctness::Stage { opts: run.opts, witness, anchors, explore, started: run.started };
+    let stage = correctness::Stage {
+        opts: run.opts,
+        witness,
+        anchors,
+        explore,
+        started: run.started,
+        never_confirm: run.never_confirm.take(),
+    };
     Halt::Decided(Box::new(stage.report(program, data_model, std::mem::take(&mut run.warnings))))
 }
 
