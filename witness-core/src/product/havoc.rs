@@ -1,6 +1,7 @@
 //! A state made general (decision 96, reused by issue 23's induction): every integer variable
 //! and every array cell a path has touched becomes a fresh symbol, with an empty path
-//! condition; cells never touched stay untouched (any value when read). Used where a check
+//! condition; cells never touched stay untouched (any value when read). An array of more than
+//! 4096 cells becomes one fresh SMT array instead (decision 204). Used where a check
 //! must hold for every state of a shape, not only for the one a run reached: a recurrent set's
 //! closure, an invariant's induction step.
 
@@ -26,7 +27,7 @@ pub(super) fn generalise(s: &ProductState, max_cells: usize, place: &str) -> Res
         slots
             .values()
             .map(|s| match s {
-                Slot::Array { cells, .. } => cells.len(),
+                Slot::Array { cells, .. } if cells.len() <= DataState::MAX_GENERAL_CELLS => cells.len(),
                 _ => 1,
             })
             .sum()
@@ -46,6 +47,11 @@ pub(super) fn generalise(s: &ProductState, max_cells: usize, place: &str) -> Res
                     links.push(v.term().eq(new.term()));
                     *v = new;
                 }
+                // Decision 204: a long array is one SMT array, whatever its cells held.
+                Slot::Array { elem, cells } if cells.len() > DataState::MAX_GENERAL_CELLS => {
+                    *slot = data.symbolic_array("rec", *elem);
+                }
+                Slot::SymArray { elem, .. } => *slot = data.symbolic_array("rec", *elem),
                 Slot::Array { elem, cells } => {
                     let elem = *elem;
                     let new: Vec<Option<Val>> = cells

@@ -648,12 +648,40 @@ impl<'a> Explorer<'a> {
                     };
                     return Step::Violation(next, function.clone(), code);
                 }
+                // Decision 205: under another property the call is what gcc runs. A failed
+                // assertion (`__assert_fail`, `assert`) prints and calls `abort()`: the program
+                // ends, as at `abort()`; an error function the program defines without
+                // parameters runs its body; one it only declares is not modelled.
                 match kind {
                     ErrorKind::ErrorLabel => {}
-                    ErrorKind::AssertFail => unsupported!(
-                        "a failing assert() aborts the program, which is not the property's error function".to_string()
-                    ),
-                    _ => unsupported!(format!("call to `{function}`, which is not the error function of the property")),
+                    ErrorKind::AssertFail => {
+                        if let Some((property, what)) = self.leak(&next, true) {
+                            self.pending_violations.push((next, what, property));
+                        }
+                        return Step::End;
+                    }
+                    _ => {
+                        let body = cfa.function_by_name(function).filter(|f| cfa.function(*f).params.is_empty());
+                        let Some(callee) = body.filter(|_| code.is_none()) else {
+                            unsupported!(format!(
+                                "call to `{function}`, which is not the error function of the property and has no \
+                                 body in the program"
+                            ))
+                        };
+                        if next.stack.len() >= MAX_CALL_DEPTH {
+                            unsupported!(format!("call depth above {MAX_CALL_DEPTH} (unbounded recursion?)"))
+                        }
+                        Rc::make_mut(&mut next.stack).push(CallSite {
+                            callee,
+                            call_edge: e,
+                            return_loc: target,
+                            lhs: None,
+                        });
+                        if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, callee, &[]) {
+                            unsupported!(w)
+                        }
+                        next.loc = cfa.function(callee).entry;
+                    }
                 }
             }
             EdgeOp::Alloc { function, lhs, size, zeroed, overflow, stack } => {

@@ -84,6 +84,7 @@ impl DataState {
                 Some(Slot::External) => return Err(external(cfa, *var)),
                 Some(
                     Slot::Array { .. }
+                    | Slot::SymArray { .. }
                     | Slot::Float(_)
                     | Slot::FloatArray { .. }
                     | Slot::Ptr(_)
@@ -360,6 +361,7 @@ impl DataState {
         let name = cfa.var(var).name.clone();
         let (elem, existing) = match self.slot(cfa, var) {
             Some(Slot::Array { elem, cells }) => (*elem, cells.get(i).cloned().flatten()),
+            Some(Slot::SymArray { elem, arr }) => return Ok(select(arr, &BV::from_u64(i as u64, 64), *elem)),
             _ => return Err(EvalError::Unsupported(format!("`{name}` is not an array"))),
         };
         if let Some(v) = existing {
@@ -413,10 +415,13 @@ impl DataState {
             holds: inb.clone(),
             what: format!("array index out of bounds in `{name}[…]` (length {len})"),
         });
-        let v = match idx.known() {
-            Some(i) if i >= 0 && (i as u128) < len as u128 => self.cell(cfa, var, i as usize)?,
-            Some(_) => Value::conc(0, ty),
-            None => {
+        let v = match (idx.known(), self.slot(cfa, var)) {
+            (Some(i), _) if i >= 0 && (i as u128) < len as u128 => self.cell(cfa, var, i as usize)?,
+            (Some(_), _) => Value::conc(0, ty),
+            (None, Some(Slot::SymArray { elem, arr })) => {
+                select(arr, &value::cast(idx, IntTy::new(64, false)).term(), *elem)
+            }
+            (None, _) => {
                 if len > Self::MAX_SYMBOLIC_ARRAY {
                     return Err(EvalError::Unsupported(format!("symbolic index into `{name}` with {len} elements")));
                 }
@@ -430,5 +435,14 @@ impl DataState {
             }
         };
         Ok(if v.ty == ty { v } else { value::cast(&v, ty) })
+    }
+}
+
+/// Element `i` (a 64-bit index) of an array held as one SMT term (decision 204).
+pub(super) fn select(arr: &z3::ast::Array, i: &BV, elem: IntTy) -> Value {
+    match arr.select(i).as_bv() {
+        Some(t) => Value { val: Val::Sym(t), ty: elem },
+        // The array's range is the element's bit-vector sort by construction.
+        None => Value::conc(0, elem),
     }
 }

@@ -37,6 +37,14 @@ pub enum Slot {
         elem: IntTy,
         cells: Rc<Vec<Option<Val>>>,
     },
+    /// An integer array whose contents are one SMT array term (index: 64-bit, element: the
+    /// element's bits): the general state of a proof or a recurrence check (decision 204), where
+    /// enumerating cells would cost memory in proportion to the array's size. Reads are
+    /// `select`, writes `store`; a copy of the whole array is unsupported.
+    SymArray {
+        elem: IntTy,
+        arr: z3::ast::Array,
+    },
     /// Floating-point array elements, flattened; `None` = never read or written.
     FloatArray {
         elem: FloatTy,
@@ -396,6 +404,17 @@ impl DataState {
         format!("{hint}!{}", self.fresh)
     }
 
+    /// A general array of `elem`: any contents, one fresh SMT array (decision 204).
+    pub fn symbolic_array(&mut self, hint: &str, elem: IntTy) -> Slot {
+        let name = self.fresh_name(hint);
+        let arr = z3::ast::Array::new_const(name, &z3::Sort::bitvector(64), &z3::Sort::bitvector(elem.bits));
+        Slot::SymArray { elem, arr }
+    }
+
+    /// Largest array whose cells a general state keeps one by one; a longer one becomes a
+    /// [`Slot::SymArray`].
+    pub const MAX_GENERAL_CELLS: usize = Self::MAX_SYMBOLIC_ARRAY as usize;
+
     /// A nondeterministic value of `ty`: a fresh symbol (its range constraint joins the path
     /// condition), or 0 in a guessing run.
     pub fn nondet(&mut self, hint: &str, ty: IntTy) -> Value {
@@ -753,6 +772,7 @@ impl DataState {
                 Slot::Scalar(v) => val(&v.val),
                 Slot::Float(f) => matches!(f.val, FVal::Conc(_)),
                 Slot::Array { cells, .. } => cells.iter().flatten().all(val),
+                Slot::SymArray { .. } => false,
                 Slot::FloatArray { cells, .. } => cells.iter().flatten().all(|f| matches!(f, FVal::Conc(_))),
                 Slot::Ptr(p) => ptr(p),
                 Slot::Bytes(cells) => cells.iter().flatten().all(cell),
@@ -806,6 +826,7 @@ impl DataState {
                     }
                 }
             }
+            Slot::SymArray { arr, .. } => *arr = arr.substitute(&[(from, to)]),
             Slot::FloatArray { elem, cells } => {
                 if cells.iter().any(|c| matches!(c, Some(FVal::Sym(_)))) {
                     for c in Rc::make_mut(cells).iter_mut().flatten() {
@@ -876,6 +897,7 @@ fn slot_is_symbolic(s: &Slot) -> bool {
         Slot::Scalar(v) => matches!(v.val, Val::Sym(_)),
         Slot::Float(v) => matches!(v.val, FVal::Sym(_)),
         Slot::Array { cells, .. } => cells.iter().any(|c| matches!(c, Some(Val::Sym(_)))),
+        Slot::SymArray { .. } => true,
         Slot::FloatArray { cells, .. } => cells.iter().any(|c| matches!(c, Some(FVal::Sym(_)))),
         Slot::Ptr(p) => matches!(p.offset.val, Val::Sym(_)),
         Slot::Bytes(cells) => cells_symbolic(cells),

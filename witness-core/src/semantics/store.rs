@@ -160,9 +160,16 @@ impl DataState {
                     what: format!("array index out of bounds in `{name}[…] = …` (length {len})"),
                 });
                 let v = v.clone();
+                let general = matches!(self.slot(cfa, *var), Some(Slot::SymArray { .. }));
                 match idx.known() {
                     Some(i) if i >= 0 && (i as u128) < *len as u128 => self.set_cell(cfa, *var, i as usize, &v)?,
                     Some(_) => {}
+                    None if general => {
+                        let i = value::cast(idx, IntTy::new(64, false)).term();
+                        if let Some(Slot::SymArray { elem, arr }) = self.slot_mut(cfa, *var) {
+                            *arr = arr.store(&i, &value::cast(&v, *elem).term());
+                        }
+                    }
                     None => {
                         if *len > Self::MAX_SYMBOLIC_ARRAY {
                             return Err(EvalError::Unsupported(format!(
@@ -193,6 +200,9 @@ impl DataState {
         if n > Self::MAX_SYMBOLIC_ARRAY {
             return Err(EvalError::Unsupported(format!("copy of array `{}` with {n} elements", cfa.var(var).name)));
         }
+        if let Some(s @ Slot::SymArray { .. }) = self.slot(cfa, var) {
+            return Ok(s.clone());
+        }
         let is_float = matches!(cfa.var(var).ty, CType::FloatArray { .. });
         for i in 0..n {
             if is_float {
@@ -217,6 +227,8 @@ impl DataState {
             (Slot::FloatArray { elem: se, cells }, CType::FloatArray { elem, .. }) => {
                 se == elem && cells.len() as u64 == cfa.var(var).ty.element_count()
             }
+            // A general array's term has no length: only one of the same declared type is copied.
+            (Slot::SymArray { elem: se, .. }, CType::Array { elem, .. }) => se == elem,
             _ => return Err(EvalError::Unsupported(format!("`{}` is not an array", cfa.var(var).name))),
         };
         if !same {
@@ -241,6 +253,10 @@ impl DataState {
                 if let Some(c) = Rc::make_mut(cells).get_mut(i) {
                     *c = Some(v.val);
                 }
+                Ok(())
+            }
+            Some(Slot::SymArray { elem, arr }) => {
+                *arr = arr.store(&BV::from_u64(i as u64, 64), &value::cast(v, *elem).term());
                 Ok(())
             }
             _ => Err(EvalError::Unsupported(format!("`{}` is not an array", cfa.var(var).name))),

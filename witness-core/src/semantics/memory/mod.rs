@@ -613,7 +613,7 @@ impl DataState {
                 defined.push(ub(format!("use of the uninitialised pointer `{}`", cfa.var(var).name)));
                 Ok(AnyValue::Ptr(PtrVal::null()))
             }
-            Some(Slot::Array { elem, .. }) => {
+            Some(Slot::Array { elem, .. } | Slot::SymArray { elem, .. }) => {
                 Ok(AnyValue::Int(self.in_frame(loc, |st| st.read_elem(cfa, var, idx, n, elem, defined))?))
             }
             Some(Slot::FloatArray { .. }) => {
@@ -640,7 +640,7 @@ impl DataState {
             (Slot::Scalar(_), AnyValue::Int(x)) => *slot = Slot::Scalar(x.clone()),
             (Slot::Float(_), AnyValue::Float(x)) => *slot = Slot::Float(x.clone()),
             (Slot::Ptr(_) | Slot::PtrUninit, AnyValue::Ptr(x)) => *slot = Slot::Ptr(x.clone()),
-            (Slot::Array { .. }, AnyValue::Int(x)) => {
+            (Slot::Array { .. } | Slot::SymArray { .. }, AnyValue::Int(x)) => {
                 let x = x.clone();
                 self.in_frame(loc, |st| st.set_elem(cfa, var, idx, n, &x, defined))?
             }
