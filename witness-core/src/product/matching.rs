@@ -65,8 +65,9 @@ impl<'a> Explorer<'a> {
         if !permissive {
             self.note_wrong_branches(q, info);
         }
-        let mut frontier = vec![(next, q, 0usize, false)];
-        while let Some((mut cur, node, depth, pushed)) = frontier.pop() {
+        // The fifth field: the chain may go on only by a bare loop-head entry (decision 206).
+        let mut frontier = vec![(next, q, 0usize, false, false)];
+        while let Some((mut cur, node, depth, pushed, head_only)) = frontier.pop() {
             // Decision 40: after a state assertion, only a transition that names the step's kind.
             let split = depth > 0 && !exact && !permissive;
             let candidates: Vec<EdgeIndex> = w
@@ -75,7 +76,8 @@ impl<'a> Explorer<'a> {
                 .filter(|t| {
                     depth == 0
                         || permissive
-                        || (split && !Self::is_state_assertion(t.weight()))
+                        || (split && head_only && Self::is_loop_entry(t.weight()))
+                        || (split && !head_only && !Self::is_state_assertion(t.weight()))
                         || (exact && Self::is_arrival(t.weight()))
                 })
                 // YAML 2.2 (decision 152): in a multi-threaded run a statement waypoint is passed
@@ -209,12 +211,27 @@ impl<'a> Explorer<'a> {
                     if permissive {
                         push(s.clone(), target, true, out);
                     }
-                    frontier.push((s, target, depth + 1, permissive));
+                    frontier.push((s, target, depth + 1, permissive, false));
                 } else if !exact && depth == 0 && open && Self::is_state_assertion(tr) {
                     // Decision 40: the run may end here, or the step may also pass the
                     // transition after it, the other half of the producer's split step.
                     push(s.clone(), target, true, out);
-                    frontier.push((s, target, depth + 1, true));
+                    frontier.push((s, target, depth + 1, true, false));
+                } else if !exact
+                    && !permissive
+                    && depth == 0
+                    && open
+                    && self
+                        .target_closure(info)
+                        .iter()
+                        .any(|l| self.cfa.graph.node_weight(*l).is_some_and(|n| n.loop_head))
+                {
+                    // Decision 206: the step ends where blank edges lead to a loop head, which a
+                    // producer's CFA enters by a step of its own (CPAchecker's `while` edge): a bare
+                    // loop-head entry after this transition may pass on the same step; the run may
+                    // also end here.
+                    push(s.clone(), target, true, out);
+                    frontier.push((s, target, depth + 1, true, true));
                 } else {
                     push(s, target, true, out);
                 }
@@ -236,6 +253,19 @@ impl<'a> Explorer<'a> {
         t.assumption.as_ref().is_none_or(|a| a.result_function.is_none())
             && g.control.is_none()
             && !g.enter_loop_head
+            && g.enter_function.is_none()
+            && g.return_from_function.is_none()
+            && t.decision.is_none()
+            && !t.avoid
+    }
+
+    /// A GraphML transition that says only that the step enters a loop head (`enterLoopHead`,
+    /// perhaps with lines; no branch, call, return or assumption).
+    pub(super) fn is_loop_entry(t: &WitnessTransition) -> bool {
+        let g = &t.guard;
+        g.enter_loop_head
+            && t.assumption.is_none()
+            && g.control.is_none()
             && g.enter_function.is_none()
             && g.return_from_function.is_none()
             && t.decision.is_none()
@@ -387,7 +417,9 @@ impl<'a> Explorer<'a> {
                 _ => return false,
             }
         }
-        if g.enter_loop_head && !self.target_closure(info).iter().any(|l| self.cfa.graph[*l].loop_head) {
+        if g.enter_loop_head
+            && !self.target_closure(info).iter().any(|l| self.cfa.graph.node_weight(*l).is_some_and(|n| n.loop_head))
+        {
             return false;
         }
         if let Some(f) = &g.enter_function {
