@@ -155,8 +155,7 @@ pub(super) fn head_seeds(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> 
 /// no exploration. Only steps in a `main` that nothing calls are judged (their activation has
 /// no caller to return to); the head's locations over-approximate as in decision 95.
 pub(super) fn leaving_waypoint(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchors) -> Option<(u32, String)> {
-    let heads: Vec<NodeIndex> = w.graph.node_indices().filter(|n| w.graph[*n].cycle_head).collect();
-    let [head] = heads[..] else { return None };
+    let head = the_cycle_head(w)?;
     let seeds = head_seeds(cfa, w, anchors)?;
     let reach = ErrorReach::pruning(cfa, &ErrorTarget::nothing(), &seeds);
     let main_called = cfa
@@ -173,16 +172,10 @@ pub(super) fn leaving_waypoint(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchor
             continue;
         }
         let mut steps = cfa.graph.edge_references().filter(|e| {
-            let ce = e.weight();
-            ce.decision.as_ref().is_some_and(|d| d.construct == *construct)
-                && match (&tr.decision, ce.decision.as_ref().map(|d| &d.outcome)) {
-                    (None, _) => true,
-                    (Some(DecisionValue::Bool(a)), Some(BranchOutcome::Bool(b))) => a == b,
-                    (Some(DecisionValue::Case(v)), Some(BranchOutcome::Case(k))) => v == k,
-                    (Some(DecisionValue::Case(v)), Some(BranchOutcome::CaseRange(lo, hi))) => lo <= v && v <= hi,
-                    (Some(DecisionValue::Default), Some(BranchOutcome::Default)) => true,
-                    _ => false,
-                }
+            e.weight().decision.as_ref().is_some_and(|d| {
+                d.construct == *construct
+                    && tr.decision.as_ref().is_none_or(|want| super::matching::outcome_matches(want, &d.outcome))
+            })
         });
         let mut any = false;
         let leaves = steps.all(|e| {
@@ -195,6 +188,13 @@ pub(super) fn leaving_waypoint(cfa: &Cfa, w: &WitnessAutomaton, anchors: &Anchor
         }
     }
     None
+}
+
+/// The witness's cycle head, when it has exactly one.
+fn the_cycle_head(w: &WitnessAutomaton) -> Option<NodeIndex> {
+    let mut heads = w.graph.node_indices().filter(|n| w.graph[*n].cycle_head);
+    let head = heads.next()?;
+    heads.next().is_none().then_some(head)
 }
 
 /// Does every cycle of the witness automaton through `head` use transition `t`?
@@ -542,15 +542,11 @@ impl<'a> Explorer<'a> {
         // after it that the same step meets (Theta puts the head at the loop body's `{`, the
         // next waypoint at the body's first statement: one arrival). The visit is the head's
         // all the same, in the state after the step, with those waypoints' constraints.
-        let heads: Vec<NodeIndex> =
-            self.witness.graph.node_indices().filter(|n| self.witness.graph[*n].cycle_head).collect();
-        let head = match heads[..] {
-            _ if self.witness.graph[s.witness].cycle_head => s.witness,
-            [only] => only,
-            _ => {
-                self.give_up("a step passes one of several cycle heads and leaves it at once (not modelled)".into());
-                return Arrival::Drop;
-            }
+        let head =
+            if self.witness.graph[s.witness].cycle_head { Some(s.witness) } else { the_cycle_head(self.witness) };
+        let Some(head) = head else {
+            self.give_up("a step passes one of several cycle heads and leaves it at once (not modelled)".into());
+            return Arrival::Drop;
         };
         let span = s.trace.as_ref().and_then(|t| t.span);
         let line = span.map(|sp| sp.start_line).unwrap_or(0);

@@ -221,6 +221,7 @@ impl<'a> Explorer<'a> {
                     && !permissive
                     && depth == 0
                     && open
+                    && w.graph.edges(target).any(|t| Self::is_loop_entry(t.weight()))
                     && self
                         .target_closure(info)
                         .iter()
@@ -316,13 +317,7 @@ impl<'a> Explorer<'a> {
         let Some(want) = &tr.decision else { return true };
         let StepKind::Edge(edge) = info.kind else { return false };
         let Some(d) = &edge.decision else { return false };
-        match (want, &d.outcome) {
-            (DecisionValue::Bool(a), BranchOutcome::Bool(b)) => a == b,
-            (DecisionValue::Case(v), BranchOutcome::Case(k)) => v == k,
-            (DecisionValue::Case(v), BranchOutcome::CaseRange(lo, hi)) => lo <= v && v <= hi,
-            (DecisionValue::Default, BranchOutcome::Default) => true,
-            _ => false,
-        }
+        outcome_matches(want, &d.outcome)
     }
 
     /// Applies the avoid transitions among `matched` to the state. Returns false if the run
@@ -705,5 +700,16 @@ impl<'a> Explorer<'a> {
             }
         }
         true
+    }
+}
+
+/// Does a branch step with this outcome take the decision a `branching` waypoint requires?
+pub(super) fn outcome_matches(want: &DecisionValue, outcome: &BranchOutcome) -> bool {
+    match (want, outcome) {
+        (DecisionValue::Bool(a), BranchOutcome::Bool(b)) => a == b,
+        (DecisionValue::Case(v), BranchOutcome::Case(k)) => v == k,
+        (DecisionValue::Case(v), BranchOutcome::CaseRange(lo, hi)) => lo <= v && v <= hi,
+        (DecisionValue::Default, BranchOutcome::Default) => true,
+        _ => false,
     }
 }

@@ -544,6 +544,7 @@ impl<'a> Explorer<'a> {
                 }
             }
             EdgeOp::Call { callee, args, lhs } => {
+                // Before the arguments are evaluated (`enter` checks it again).
                 if next.stack.len() >= MAX_CALL_DEPTH {
                     unsupported!(format!("call depth above {MAX_CALL_DEPTH} (unbounded recursion?)"))
                 }
@@ -559,16 +560,10 @@ impl<'a> Explorer<'a> {
                         th.atomic = Some((th.running, Some(depth)));
                     }
                 }
-                Rc::make_mut(&mut next.stack).push(CallSite {
-                    callee: *callee,
-                    call_edge: e,
-                    return_loc: target,
-                    lhs: lhs.clone(),
-                });
-                if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, *callee, &vals) {
+                let site = CallSite { callee: *callee, call_edge: e, return_loc: target, lhs: lhs.clone() };
+                if let Err(w) = enter(cfa, &mut next, site, &vals) {
                     unsupported!(w)
                 }
-                next.loc = cfa.function(*callee).entry;
             }
             EdgeOp::Havoc { lhs, what } => {
                 let what = format!("{what} at {}", self.line_of(span));
@@ -668,19 +663,10 @@ impl<'a> Explorer<'a> {
                                  body in the program"
                             ))
                         };
-                        if next.stack.len() >= MAX_CALL_DEPTH {
-                            unsupported!(format!("call depth above {MAX_CALL_DEPTH} (unbounded recursion?)"))
-                        }
-                        Rc::make_mut(&mut next.stack).push(CallSite {
-                            callee,
-                            call_edge: e,
-                            return_loc: target,
-                            lhs: None,
-                        });
-                        if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, callee, &[]) {
+                        let site = CallSite { callee, call_edge: e, return_loc: target, lhs: None };
+                        if let Err(w) = enter(cfa, &mut next, site, &[]) {
                             unsupported!(w)
                         }
-                        next.loc = cfa.function(callee).entry;
                     }
                 }
             }
@@ -1254,4 +1240,19 @@ impl<'a> Explorer<'a> {
 /// a place of another type, which the store then refuses: the front end builds none).
 fn place_int_ty(lv: &Place) -> IntTy {
     lv.int_ty().unwrap_or(IntTy::INT)
+}
+
+/// Enters the function a call site calls: its frame with the arguments bound, control at its
+/// entry; why not, when the calls are nested too deep or a parameter cannot hold its argument.
+fn enter(cfa: &Cfa, next: &mut ProductState, site: CallSite, args: &[AnyValue]) -> Result<(), String> {
+    if next.stack.len() >= MAX_CALL_DEPTH {
+        return Err(format!("call depth above {MAX_CALL_DEPTH} (unbounded recursion?)"));
+    }
+    let callee = site.callee;
+    Rc::make_mut(&mut next.stack).push(site);
+    if let Err(EvalError::Unsupported(w)) = next.data.push_frame(cfa, callee, args) {
+        return Err(w);
+    }
+    next.loc = cfa.function(callee).entry;
+    Ok(())
 }

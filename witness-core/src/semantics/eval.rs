@@ -361,7 +361,7 @@ impl DataState {
         let name = cfa.var(var).name.clone();
         let (elem, existing) = match self.slot(cfa, var) {
             Some(Slot::Array { elem, cells }) => (*elem, cells.get(i).cloned().flatten()),
-            Some(Slot::SymArray { elem, arr }) => return Ok(select(arr, &BV::from_u64(i as u64, 64), *elem)),
+            Some(Slot::SymArray { elem, arr }) => return select(arr, &BV::from_u64(i as u64, 64), *elem),
             _ => return Err(EvalError::Unsupported(format!("`{name}` is not an array"))),
         };
         if let Some(v) = existing {
@@ -419,7 +419,7 @@ impl DataState {
             (Some(i), _) if i >= 0 && (i as u128) < len as u128 => self.cell(cfa, var, i as usize)?,
             (Some(_), _) => Value::conc(0, ty),
             (None, Some(Slot::SymArray { elem, arr })) => {
-                select(arr, &value::cast(idx, IntTy::new(64, false)).term(), *elem)
+                select(arr, &value::cast(idx, IntTy::new(64, false)).term(), *elem)?
             }
             (None, _) => {
                 if len > Self::MAX_SYMBOLIC_ARRAY {
@@ -439,10 +439,10 @@ impl DataState {
 }
 
 /// Element `i` (a 64-bit index) of an array held as one SMT term (decision 204).
-pub(super) fn select(arr: &z3::ast::Array, i: &BV, elem: IntTy) -> Value {
+pub(super) fn select(arr: &z3::ast::Array, i: &BV, elem: IntTy) -> Result<Value, EvalError> {
+    // The array's range is the element's bit-vector sort by construction.
     match arr.select(i).as_bv() {
-        Some(t) => Value { val: Val::Sym(t), ty: elem },
-        // The array's range is the element's bit-vector sort by construction.
-        None => Value::conc(0, elem),
+        Some(t) => Ok(Value { val: Val::Sym(t), ty: elem }),
+        None => Err(EvalError::Unsupported("an array term of another sort".into())),
     }
 }

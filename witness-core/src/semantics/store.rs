@@ -200,9 +200,6 @@ impl DataState {
         if n > Self::MAX_SYMBOLIC_ARRAY {
             return Err(EvalError::Unsupported(format!("copy of array `{}` with {n} elements", cfa.var(var).name)));
         }
-        if let Some(s @ Slot::SymArray { .. }) = self.slot(cfa, var) {
-            return Ok(s.clone());
-        }
         let is_float = matches!(cfa.var(var).ty, CType::FloatArray { .. });
         for i in 0..n {
             if is_float {
@@ -227,8 +224,6 @@ impl DataState {
             (Slot::FloatArray { elem: se, cells }, CType::FloatArray { elem, .. }) => {
                 se == elem && cells.len() as u64 == cfa.var(var).ty.element_count()
             }
-            // A general array's term has no length: only one of the same declared type is copied.
-            (Slot::SymArray { elem: se, .. }, CType::Array { elem, .. }) => se == elem,
             _ => return Err(EvalError::Unsupported(format!("`{}` is not an array", cfa.var(var).name))),
         };
         if !same {

@@ -115,11 +115,10 @@ impl Stage<'_> {
         };
         let statuses = statuses(&obligations, cfa, outcome, &proof);
         let (witness_verdict, reason) = match &outcome.verdict {
-            Verdict::Rejected if self.never_confirm.is_some() => {
-                let why = self.never_confirm.as_deref().unwrap_or_default();
-                ("unknown", format!("not confirmed: {why} ({})", outcome.reason))
-            }
-            Verdict::Rejected => ("confirmed", format!("witness confirmed: {}", outcome.reason)),
+            Verdict::Rejected => match &self.never_confirm {
+                Some(why) => ("unknown", format!("not confirmed: {why} ({})", outcome.reason)),
+                None => ("confirmed", format!("witness confirmed: {}", outcome.reason)),
+            },
             Verdict::Confirmed { error_function, .. } if outcome.failed.is_some() => {
                 ("refuted", format!("witness refuted: the {error_function}"))
             }
