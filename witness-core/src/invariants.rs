@@ -24,6 +24,7 @@ use petgraph::Direction;
 
 use crate::anchors::loop_heads_of;
 use crate::cfa::{BranchOutcome, Cfa, EdgeOp, FuncId};
+use crate::cfront::{lower_assumption, AssumptionScope};
 use crate::witness::{Control, InvariantKind, WitnessAutomaton, WitnessInvariant, WitnessTransition};
 
 /// One invariant to establish.
@@ -45,9 +46,24 @@ pub struct Obligation {
     pub line: u32,
     /// Where it is in the witness (`line:column`, or `node N22`).
     pub origin: String,
-    /// The invariant lies in a function no run executes (decision 61 removed its definition,
-    /// following names from `main` and the constructors): it holds vacuously, `nodes` is empty.
-    pub unreached: Option<String>,
+    /// It is never checked (`nodes` is empty), and why.
+    pub unchecked: Option<Unchecked>,
+}
+
+/// Why an obligation is not checked.
+#[derive(Debug, Clone)]
+pub enum Unchecked {
+    /// It holds: it lies in a function no run executes (decision 61 removed its definition,
+    /// following names from `main` and the constructors), or it relates two visits of a location
+    /// no run passes twice (decision 207).
+    Vacuous {
+        /// The function it speaks of (by name: an unparsed one has no id).
+        function: String,
+        /// `holds vacuously: …`.
+        detail: String,
+    },
+    /// It cannot be checked: the others may refute the witness, nothing confirms it.
+    Unsupported(String),
 }
 
 impl Obligation {
@@ -102,6 +118,17 @@ fn function_named(cfa: &Cfa, name: Option<&str>, origin: &str) -> Result<Option<
 }
 
 fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
+    let placed = place_yaml(cfa, inv)?;
+    match inv.kind {
+        InvariantKind::LoopTransition | InvariantKind::LocationTransition if placed.unchecked.is_none() => {
+            transition(cfa, placed)
+        }
+        _ => Ok(placed),
+    }
+}
+
+/// Where a YAML invariant must hold.
+fn place_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
     let origin = inv.origin.clone();
     // A location inside the body of a function no run executes (not parsed, decision 61): the
     // invariant claims nothing about any run (issue 32).
@@ -109,7 +136,7 @@ fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String>
         let line_start = cfa.line_starts.get((inv.line as usize).wrapping_sub(1));
         let line_end = cfa.line_starts.get(inv.line as usize).unwrap_or(cfa.source_len);
         let inside = line_start.is_some_and(|s| cfa.skipped_bodies.iter().any(|(b, e)| *b <= s && line_end <= *e + 1));
-        if inside && matches!(inv.kind, InvariantKind::Loop | InvariantKind::Location) {
+        if inside && !matches!(inv.kind, InvariantKind::Requires | InvariantKind::Ensures) {
             return Ok(Obligation {
                 kind: inv.kind,
                 text: inv.value.clone(),
@@ -119,7 +146,10 @@ fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String>
                 witness_node: None,
                 line: inv.line,
                 origin,
-                unreached: Some(f.to_string()),
+                unchecked: Some(Unchecked::Vacuous {
+                    function: f.to_string(),
+                    detail: format!("holds vacuously: no run executes `{f}`"),
+                }),
             });
         }
     }
@@ -143,7 +173,7 @@ fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String>
         witness_node: None,
         line: inv.line,
         origin: origin.clone(),
-        unreached: None,
+        unchecked: None,
     };
     match inv.kind {
         InvariantKind::Requires | InvariantKind::Ensures => {
@@ -152,7 +182,10 @@ fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String>
             let node = if inv.kind == InvariantKind::Requires { info.entry } else { info.exit };
             Ok(mk(vec![node], f, Some(info.span.start_offset)))
         }
-        InvariantKind::Loop | InvariantKind::Location => {
+        InvariantKind::Loop
+        | InvariantKind::Location
+        | InvariantKind::LoopTransition
+        | InvariantKind::LocationTransition => {
             let line_start = cfa.line_starts.get(inv.line as usize - 1).ok_or_else(|| unplaced("line"))?;
             let line_end = cfa.line_starts.get(inv.line as usize).unwrap_or(cfa.source_len);
             // Statements starting at the column, or on the line (the leftmost suitable one).
@@ -169,7 +202,7 @@ fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String>
             starts.sort();
             let in_function = |n: NodeIndex| named.is_none_or(|f| cfa.graph[n].function == Some(f));
             starts.retain(|(_, n)| in_function(*n));
-            if inv.kind == InvariantKind::Loop {
+            if matches!(inv.kind, InvariantKind::Loop | InvariantKind::LoopTransition) {
                 for &(o, n) in &starts {
                     // The loop statement starting there has its own head (cause 8); a statement
                     // that is no loop reaches one through its header (decision 93).
@@ -205,6 +238,120 @@ fn resolve_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String>
             Ok(mk(nodes, scope, Some(o)))
         }
     }
+}
+
+/// Decision 207: a transition invariant relates the state at any earlier visit of its location
+/// in the run (`\at(e, AnyPrev)`: Goblint's and CPAchecker's loop iterations; the
+/// Podelski–Rybalchenko transition invariant restricted to one location) to the state at each
+/// later visit. Where no run passes the location twice there is no pair of visits: it holds
+/// vacuously, once it is a well-formed expression in its scope. Relating two visits is not
+/// checked otherwise: the other invariants may refute the witness, nothing confirms it.
+fn transition(cfa: &Cfa, mut o: Obligation) -> Result<Obligation, String> {
+    let now = current_state_reading(&o.text).map_err(|why| format!("the {} is not understood: {why}", o.describe()))?;
+    let scope = AssumptionScope { function: Some(o.scope), offset: o.offset, result_ty: None };
+    let lowered = lower_assumption(cfa, &now, &scope);
+    if lowered.is_empty() {
+        return Err(format!("the {} is empty", o.describe()));
+    }
+    if let Some(Err(why)) = lowered.into_iter().find(Result::is_err) {
+        return Err(format!("the {} cannot be evaluated in its scope: {why}", o.describe()));
+    }
+    o.unchecked = Some(match passed_at_most_once(cfa, o.scope, &o.nodes) {
+        Ok(why) => Unchecked::Vacuous {
+            function: cfa.function(o.scope).name.clone(),
+            detail: format!("holds vacuously: {why}, so no earlier visit is related to a later one"),
+        },
+        Err(why) => Unchecked::Unsupported(format!(
+            "the {} is not checked: {why}; a transition invariant is checked only where no run passes its \
+             location twice",
+            o.describe()
+        )),
+    });
+    o.nodes.clear();
+    Ok(o)
+}
+
+/// The expression with each `\at(e, AnyPrev)` read as `(e)`: what must be well-formed in the
+/// invariant's scope. Another label of `\at` is not understood.
+pub(crate) fn current_state_reading(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("\\at") {
+        out.push_str(&rest[..i]);
+        let after = rest[i + 3..].trim_start();
+        let Some(args) = after.strip_prefix('(') else { return Err("`\\at` without `(`".into()) };
+        // The argument list up to its closing parenthesis.
+        let mut depth = 0usize;
+        let mut end = None;
+        let mut comma = None;
+        for (j, c) in args.char_indices() {
+            match c {
+                '(' | '[' => depth += 1,
+                ')' | ']' if depth > 0 => depth -= 1,
+                ')' => {
+                    end = Some(j);
+                    break;
+                }
+                ',' if depth == 0 => comma = Some(j),
+                _ => {}
+            }
+        }
+        let (Some(end), Some(comma)) = (end, comma) else {
+            return Err("`\\at(e, label)` is not closed or has no label".into());
+        };
+        let label = args[comma + 1..end].trim();
+        if label != "AnyPrev" {
+            return Err(format!("the label `{label}` of `\\at` (only `AnyPrev` is read)"));
+        }
+        out.push('(');
+        out.push_str(&args[..comma]);
+        out.push(')');
+        rest = &args[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Why no run passes any of `nodes` (locations of `f`) twice, or why one may: `f` is `main`, which
+/// nothing calls, registers or starts (no call through a pointer in the program), and no step
+/// leads from one of the locations back to one of them.
+fn passed_at_most_once(cfa: &Cfa, f: FuncId, nodes: &[NodeIndex]) -> Result<String, String> {
+    if f != cfa.main {
+        return Err(format!("`{}` is not `main` and may be entered more than once", cfa.function(f).name));
+    }
+    let enters_main = cfa.graph.edge_references().any(|e| match &e.weight().op {
+        EdgeOp::Call { callee, .. } => *callee == f,
+        EdgeOp::AtExit { handler, .. } => *handler == f,
+        EdgeOp::ThreadCreate { routine, .. } => *routine == f,
+        EdgeOp::CallPtr { .. } => true,
+        _ => false,
+    });
+    if enters_main {
+        return Err("the program may call `main` (or calls through a function pointer)".into());
+    }
+    let set: BTreeSet<NodeIndex> = nodes.iter().copied().collect();
+    let mut seen: BTreeSet<NodeIndex> = BTreeSet::new();
+    let mut todo: Vec<NodeIndex> =
+        nodes.iter().flat_map(|n| cfa.graph.neighbors_directed(*n, Direction::Outgoing)).collect();
+    while let Some(m) = todo.pop() {
+        if set.contains(&m) {
+            return Err(format!("a step leads from the location at line {} back to it", line_of_node(cfa, m)));
+        }
+        if seen.insert(m) {
+            todo.extend(cfa.graph.neighbors_directed(m, Direction::Outgoing));
+        }
+    }
+    Ok("no run passes the location twice (it is in `main` and on no cycle)".into())
+}
+
+/// The first line of a step from `n` (for messages).
+fn line_of_node(cfa: &Cfa, n: NodeIndex) -> u32 {
+    cfa.graph
+        .edges_directed(n, Direction::Outgoing)
+        .filter_map(|e| e.weight().span)
+        .map(|s| s.start_line)
+        .min()
+        .unwrap_or(0)
 }
 
 /// The CFA locations a GraphML transition's step leads to, or `None` when it cannot tell.
@@ -316,7 +463,7 @@ fn resolve_graphml(cfa: &Cfa, w: &WitnessAutomaton, n: NodeIndex, text: &str) ->
         witness_node: Some(n),
         line,
         origin,
-        unreached: None,
+        unchecked: None,
     })
 }
 

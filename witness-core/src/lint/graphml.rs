@@ -1020,7 +1020,7 @@ impl<'a, 'i> Linter<'a, 'i> {
         super::invariants::check(
             cfa,
             &w,
-            &super::invariants::Codes { place: "L24", lower: "L25" },
+            &super::invariants::Codes { place: "L24", lower: "L25", unsupported: "L24" },
             &position,
             self.sink,
         );

@@ -11,7 +11,7 @@
 use super::{Severity, Sink};
 use crate::cfa::Cfa;
 use crate::cfront::{lower_assumption, AssumptionScope};
-use crate::invariants::resolve_each;
+use crate::invariants::{current_state_reading, resolve_each, Unchecked};
 use crate::witness::{InvariantKind, WitnessAutomaton};
 
 /// The check ids of one format.
@@ -20,6 +20,8 @@ pub(super) struct Codes {
     pub place: &'static str,
     /// The invariant does not lower in its scope.
     pub lower: &'static str,
+    /// The invariant is placed but `validate` cannot check it (a note: not a defect).
+    pub unsupported: &'static str,
 }
 
 /// Checks every invariant of `w`. `position(i)` is the witness position (line, column) of the
@@ -42,12 +44,23 @@ pub(super) fn check(
                 continue;
             }
         };
+        if let Some(Unchecked::Unsupported(why)) = &o.unchecked {
+            let msg = format!("{why} (`validate` never confirms the witness)");
+            emit(sink, Severity::Note, codes.unsupported, at, msg);
+        }
         let scope = AssumptionScope {
             function: Some(o.scope),
             offset: o.offset,
             result_ty: if o.kind == InvariantKind::Ensures { cfa.function(o.scope).return_ty } else { None },
         };
-        let conjuncts = lower_assumption(cfa, &o.text, &scope);
+        // A transition invariant was lowered when it was placed (`\at(e, AnyPrev)` read as `e`).
+        let text = match o.kind {
+            InvariantKind::LoopTransition | InvariantKind::LocationTransition => {
+                current_state_reading(&o.text).unwrap_or_else(|_| o.text.clone())
+            }
+            _ => o.text.clone(),
+        };
+        let conjuncts = lower_assumption(cfa, &text, &scope);
         if conjuncts.is_empty() {
             let sev = detail(sink);
             emit(sink, sev, codes.lower, at, format!("the {} is empty", o.describe()));

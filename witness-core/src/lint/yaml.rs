@@ -215,7 +215,13 @@ fn program_checks(w: &WitnessAutomaton, p: &ProgramFacts, sink: &mut Sink) {
     if w.metadata.witness_type == Some(WitnessType::Correctness) {
         // Y22/Y23 (decision 166): each invariant placed and lowered as `validate` does.
         let position = |i: usize| w.invariants.get(i).and_then(|inv| origin_position(&inv.origin));
-        super::invariants::check(cfa, w, &super::invariants::Codes { place: "Y22", lower: "Y23" }, &position, sink);
+        super::invariants::check(
+            cfa,
+            w,
+            &super::invariants::Codes { place: "Y22", lower: "Y23", unsupported: "Y24" },
+            &position,
+            sink,
+        );
     }
     let operations = w.metadata.specifications.iter().any(|s| {
         s.contains("overflow")

@@ -783,7 +783,7 @@ fn inferred_equalities(cfa: &Cfa, templates: &[ProductState]) -> Vec<Obligation>
                     witness_node: None,
                     line,
                     origin: "inferred".into(),
-                    unreached: None,
+                    unchecked: None,
                 });
             }
         }

@@ -6,7 +6,7 @@ use crate::budget::{Clock, Deadline};
 use std::collections::HashSet;
 
 use z3::ast::{Ast, Bool, Dynamic, BV};
-use z3::{Params, SatResult, Solver};
+use z3::{Params, SatResult, Solver, Tactic};
 
 /// Answer of a feasibility query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +26,9 @@ const QUICK_RLIMIT: u32 = 20_000;
 /// program whose queries are hard, every attempt would cost its resource limit for nothing.
 const QUICK_MAX_GIVE_UPS: u32 = 4;
 
+/// Time-outs of the bit-blasting solver after which a run's queries skip it.
+const BLAST_MAX_GIVE_UPS: u32 = 3;
+
 /// Z3 solvers plus bookkeeping.
 pub struct Smt {
     /// QF_BV solver (bit-blasting tactics): faster than the general one on the integer queries.
@@ -41,6 +44,8 @@ pub struct Smt {
     quick_scoped: bool,
     /// Queries the quick solver gave up on; after [`QUICK_MAX_GIVE_UPS`] it is not asked again.
     quick_give_ups: u32,
+    /// Queries the bit-blasting solver ran out of time on (after [`BLAST_MAX_GIVE_UPS`], skipped).
+    blast_give_ups: u32,
     /// Use `fp_solver` for every query (the program has floating-point values).
     pub floats: bool,
     deadline: Deadline,
@@ -56,6 +61,7 @@ impl Smt {
             quick: None,
             quick_scoped: false,
             quick_give_ups: 0,
+            blast_give_ups: 0,
             floats: false,
             deadline,
             calls: 0,
@@ -150,6 +156,44 @@ impl Smt {
         }
     }
 
+    /// Decision 208: a query the quick solver gave up on goes to a solver made of Z3's
+    /// preprocessing tactics, `bit-blast` and `sat` (Z3's `qfbv` without its `aig` step) for at
+    /// most half of the time left, before the general QF_BV solver: Z3 4.8.12's QF_BV solver does
+    /// not decide 64-bit linear bounds with a constant factor (`s + v <= (i + 1) * 4294967295`, the
+    /// induction step of SV-COMP's `linear-inequality-inv-d`) in 40 s, which this one decides in
+    /// about a second. `None`: it gave up (time, or a term it cannot blast: arrays), or floats are
+    /// involved.
+    fn blast(&mut self, path: &[Bool], extra: &[&Bool], model: bool) -> Option<(SatResult, Option<z3::Model>)> {
+        if self.floats || self.blast_give_ups >= BLAST_MAX_GIVE_UPS {
+            return None;
+        }
+        let slice = self.deadline.remaining() / 2;
+        if slice.is_zero() {
+            return None;
+        }
+        let tactic = ["propagate-values", "solve-eqs", "elim-uncnstr", "max-bv-sharing", "bit-blast", "sat"]
+            .iter()
+            .fold(Tactic::new("simplify"), |t, next| t.and_then(&Tactic::new(next)))
+            .try_for(slice);
+        let solver = tactic.solver();
+        let mut p = Params::new();
+        p.set_u32("timeout", slice.as_millis().clamp(1, u32::MAX as u128) as u32);
+        solver.set_params(&p);
+        assert_all(&solver, path, extra);
+        self.calls += 1;
+        match solver.check() {
+            SatResult::Unknown => {
+                let why = solver.get_reason_unknown().unwrap_or_default();
+                if why.contains("timeout") || why.contains("canceled") {
+                    self.blast_give_ups += 1;
+                }
+                None
+            }
+            SatResult::Sat if model => Some((SatResult::Sat, Some(solver.get_model()?))),
+            r => Some((r, None)),
+        }
+    }
+
     /// Is `path ∧ extra` satisfiable?
     pub fn check(&mut self, path: &[Bool], extra: &[&Bool]) -> Feasibility {
         if extra.iter().any(|c| c.as_bool() == Some(false)) {
@@ -158,7 +202,7 @@ impl Smt {
         if path.is_empty() && extra.iter().all(|c| c.as_bool() == Some(true)) {
             return Feasibility::Feasible;
         }
-        match self.quick(path, extra, false) {
+        match self.quick(path, extra, false).or_else(|| self.blast(path, extra, false)) {
             Some((SatResult::Sat, _)) => return Feasibility::Feasible,
             Some((SatResult::Unsat, _)) => return Feasibility::Infeasible,
             _ => {}
@@ -176,7 +220,7 @@ impl Smt {
 
     /// A model of `path` (None where it is unsatisfiable or the solver failed).
     fn model(&mut self, path: &[Bool]) -> Option<z3::Model> {
-        match self.quick(path, &[], true) {
+        match self.quick(path, &[], true).or_else(|| self.blast(path, &[], true)) {
             Some((SatResult::Sat, m)) => return m,
             Some((SatResult::Unsat, _)) => return None,
             _ => {}

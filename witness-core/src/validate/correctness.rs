@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use super::*;
-use crate::invariants::{self, Obligation};
+use crate::invariants::{self, Obligation, Unchecked};
 use crate::product::InvariantOutcome;
 use crate::verdict::InvariantStatus;
 
@@ -47,6 +47,12 @@ impl Stage<'_> {
             Ok(o) => Rc::new(o),
             Err(why) => return unknown(why, warnings),
         };
+        // An invariant that cannot be checked leaves the others to refute the witness (decision 207).
+        let unsupported = obligations.iter().find_map(|o| match &o.unchecked {
+            Some(Unchecked::Unsupported(why)) => Some(why.clone()),
+            _ => None,
+        });
+        let never_confirm = self.never_confirm.clone().or(unsupported);
         // Short refutations first (cheap, bounded), then the proof with at most half of the time
         // left, then the search for a run.
         let short = product::refute_short(cfa, self.witness, self.anchors, self.explore, obligations.clone());
@@ -115,7 +121,7 @@ impl Stage<'_> {
         };
         let statuses = statuses(&obligations, cfa, outcome, &proof);
         let (witness_verdict, reason) = match &outcome.verdict {
-            Verdict::Rejected => match &self.never_confirm {
+            Verdict::Rejected => match &never_confirm {
                 Some(why) => ("unknown", format!("not confirmed: {why} ({})", outcome.reason)),
                 None => ("confirmed", format!("witness confirmed: {}", outcome.reason)),
             },
@@ -210,18 +216,32 @@ fn statuses(
                     _ => ("unproved", None),
                 },
             };
-            if let Some(f) = &o.unreached {
-                // Never checked (no location of it is reached), whatever the search found.
-                let vacuous = matches!(outcome.verdict, Verdict::Rejected);
-                return InvariantStatus {
-                    kind: o.kind.name().into(),
-                    invariant: o.text.clone(),
-                    line: o.line,
-                    function: f.clone(),
-                    witness_position: o.origin.clone(),
-                    status: if vacuous { "proved" } else { "unproved" }.into(),
-                    detail: Some(format!("holds vacuously: no run executes `{f}`")),
-                };
+            match &o.unchecked {
+                // Never checked, whatever the search found.
+                Some(Unchecked::Vacuous { function, detail }) => {
+                    let vacuous = matches!(outcome.verdict, Verdict::Rejected);
+                    return InvariantStatus {
+                        kind: o.kind.name().into(),
+                        invariant: o.text.clone(),
+                        line: o.line,
+                        function: function.clone(),
+                        witness_position: o.origin.clone(),
+                        status: if vacuous { "proved" } else { "unproved" }.into(),
+                        detail: Some(detail.clone()),
+                    };
+                }
+                Some(Unchecked::Unsupported(why)) => {
+                    return InvariantStatus {
+                        kind: o.kind.name().into(),
+                        invariant: o.text.clone(),
+                        line: o.line,
+                        function: cfa.function(o.scope).name.clone(),
+                        witness_position: o.origin.clone(),
+                        status: "unproved".into(),
+                        detail: Some(why.clone()),
+                    };
+                }
+                None => {}
             }
             InvariantStatus {
                 kind: o.kind.name().into(),

@@ -208,6 +208,11 @@ pub enum InvariantKind {
     Requires,
     /// A function contract's `ensures`: at every return of the function (`\result`).
     Ensures,
+    /// YAML 2.1/2.2 `loop_transition_invariant`: a relation between the state at any earlier
+    /// visit of the loop head (`\at(e, AnyPrev)`) and the current one (decision 207).
+    LoopTransition,
+    /// YAML 2.1/2.2 `location_transition_invariant`: the same at a statement's location.
+    LocationTransition,
 }
 
 impl InvariantKind {
@@ -217,6 +222,8 @@ impl InvariantKind {
             InvariantKind::Location => "location invariant",
             InvariantKind::Requires => "precondition",
             InvariantKind::Ensures => "postcondition",
+            InvariantKind::LoopTransition => "loop transition invariant",
+            InvariantKind::LocationTransition => "location transition invariant",
         }
     }
 }

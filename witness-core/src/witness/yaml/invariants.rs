@@ -101,13 +101,18 @@ impl<'a> Reader<'a> {
             })
         };
         match tname {
-            "loop_invariant" | "location_invariant" => {
+            "loop_invariant" | "location_invariant" | "loop_transition_invariant" | "location_transition_invariant" => {
                 self.check_keys("Y1", m, &["type", "location", "value", "format", "labels"], "an invariant");
                 let Some(v) = self.get(m, "value", "an invariant")? else {
                     return Err(self.err(pos, format!("`{tname}` without `value`")));
                 };
                 let value = self.text(v, "the invariant `value`")?;
-                let kind = if tname == "loop_invariant" { InvariantKind::Loop } else { InvariantKind::Location };
+                let kind = match tname {
+                    "loop_invariant" => InvariantKind::Loop,
+                    "location_invariant" => InvariantKind::Location,
+                    "loop_transition_invariant" => InvariantKind::LoopTransition,
+                    _ => InvariantKind::LocationTransition,
+                };
                 push(kind, value);
             }
             "function_contract" => {
