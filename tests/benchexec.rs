@@ -125,6 +125,41 @@ fn tool_info_module_unit_test_passes() {
     assert!(version_line.is_some_and(|l| l.ends_with("... ok")), "{}", describe(&out));
 }
 
+/// Issue 35 item 1: every result string the binary can print (`witness_core::property::
+/// result_strings`), in text and in JSON, maps to one of BenchExec's result constants (was:
+/// `false(no-data-race)` gave `ERROR (unexpected result …)`); `error` maps to an ERROR status.
+#[test]
+fn tool_info_module_maps_every_result_string() {
+    let Some(python) = python() else { return };
+    let results = witness_core::property::result_strings();
+    let script = r#"
+import sys, json
+sys.path.insert(0, "contrib/benchexec")
+import benchexec.result as result
+from benchexec.tools.template import BaseTool2
+from benchexec.util import ProcessExitCode
+from witness_check_benchexec.witness_check import Tool
+tool = Tool()
+bad = []
+for answer in sys.argv[1:]:
+    code = ProcessExitCode.create(value=3 if answer == "error" else 0)
+    for line in ("RESULT: " + answer, json.dumps({"result": answer, "reason": "r", "error_kind": "input"})):
+        got = tool.determine_result(BaseTool2.Run(["witness-check"], code, BaseTool2.RunOutput([line]), None))
+        ok = got.startswith(result.RESULT_ERROR) if answer == "error" else (
+            got in result.RESULT_LIST_OTHER or result.get_result_classification(got) in
+            (result.RESULT_CLASS_TRUE, result.RESULT_CLASS_FALSE))
+        if answer.startswith("false("):
+            ok = ok and got == answer
+        if not ok:
+            bad.append(f"{line!r} -> {got!r}")
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+"#;
+    let out =
+        Command::new(&python).current_dir(repo()).args(["-c", script]).args(&results).output().expect("python runs");
+    assert!(out.status.success(), "unmapped result strings:\n{}", describe(&out));
+}
+
 /// Issue 21: `batch --benchexec-xml` writes a result file BenchExec's `table-generator` reads:
 /// the table lists every task with its status, and the wrong confirmation of the batch's
 /// mislabelled task is counted as wrong (its `category`).

@@ -73,6 +73,7 @@ pub fn run(mut args: LintArgs) -> i32 {
     });
     match outcome {
         Ok(Ok(Ok(code))) => code,
+        Ok(Ok(Err(p))) if crate::is_closed_output(p.as_ref()) => crate::closed_output(),
         _ => {
             let msg = "internal error in the linter (please report)";
             if args.json {

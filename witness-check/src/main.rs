@@ -246,16 +246,46 @@ pub(crate) fn check_forwarded_options(options: &[String]) -> Result<(), String> 
 /// before; every way out is `leave_now`, so no return to a runtime). What it does that matters
 /// is done here: SIGPIPE is ignored (a write to a closed pipe, our standard output or `gcc -E`'s
 /// input, is an error to handle, not the end of the process), and a panic outside the
-/// validation ends the process with status 101.
+/// validation ends the process with status 101, except a failed write to a closed standard
+/// output, which ends it as it ends `cat` (issue 35 item 4: [`closed_output`]).
 #[cfg(not(test))]
 #[no_mangle]
 pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
     // SAFETY: setting a signal's disposition to "ignore" has no preconditions.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !is_closed_output(info.payload()) {
+            report(info)
+        }
+    }));
     match std::panic::catch_unwind(|| run_main()) {
         Ok(never) => never,
+        Err(p) if is_closed_output(p.as_ref()) => closed_output(),
         Err(_) => leave_now(101),
     }
+}
+
+/// Is a panic's payload std's "failed printing to stdout: Broken pipe" (`println!` to a pipe
+/// whose reader has gone, e.g. `| head -1`)?
+fn is_closed_output(payload: &(dyn std::any::Any + Send)) -> bool {
+    let msg = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or_default();
+    msg.contains("failed printing to stdout") && msg.contains("Broken pipe")
+}
+
+/// Ends the process as `cat` ends when its reader goes away: by SIGPIPE, quietly (status 141 in
+/// a shell), not as an internal error.
+fn closed_output() -> ! {
+    // SAFETY: restoring a signal's default disposition and raising it have no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::raise(libc::SIGPIPE);
+    }
+    leave_now(128 + libc::SIGPIPE)
 }
 
 /// What `main` runs (also the test harness's root, which has its own `main`).

@@ -1,4 +1,4 @@
-# BenchExec tool-info module for witness-check, a validator of SV-COMP violation witnesses.
+# BenchExec tool-info module for witness-check, a validator of SV-COMP witnesses.
 # Use it with the dotted module name and the directory of this package on PYTHONPATH:
 #   PYTHONPATH=contrib/benchexec benchexec --tool-directory target/release \
 #       witness_check_benchexec.witness_check ... (or a benchmark definition with
@@ -25,6 +25,7 @@ _FALSE_RESULTS = {
     "valid-memtrack": result.RESULT_FALSE_MEMTRACK,
     "valid-memcleanup": result.RESULT_FALSE_MEMCLEANUP,
     "termination": result.RESULT_FALSE_TERMINATION,
+    "no-data-race": result.RESULT_FALSE_DATARACE,
 }
 
 # Exit codes of witness-check (witness-check/src/main.rs).
@@ -36,10 +37,15 @@ _MAX_REASON = 100
 
 class Tool(benchexec.tools.template.BaseTool2):
     """
-    witness-check validates violation witnesses (GraphML 1.0, YAML 2.0/2.1) of C programs
-    for the SV-COMP properties unreach-call, no-overflow, valid-memsafety and
-    valid-memcleanup, by exploring the product of program and witness automaton with
-    bit-precise semantics (Z3).
+    witness-check validates SV-COMP witnesses of C programs, sequential and multi-threaded:
+    violation witnesses (GraphML 1.0, YAML 2.0-2.2) for unreach-call, no-overflow,
+    valid-memsafety, valid-memcleanup, no-data-race and termination (non-termination lassos),
+    and correctness witnesses (invariants) for unreach-call and no-overflow, by exploring the
+    product of program and witness automaton with bit-precise semantics (Z3).
+
+    Results are those of the program, as in SV-COMP's validation tracks: `false(p)` when a
+    violation witness is confirmed or a correctness witness refuted, `true` when a violation
+    witness is rejected or a correctness witness confirmed, `unknown` otherwise.
 
     The witness comes from the benchmark definition: either an option `--witness FILE`
     (e.g. <option name="--witness">../witnesses/${taskdef_name}.graphml</option> with the

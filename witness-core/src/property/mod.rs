@@ -37,6 +37,28 @@ const CHECKS: &[(&str, FromProperty)] = &[
     ("no-data-race", no_data_race::from_property),
 ];
 
+/// The property names a confirmation may carry in its result `false(name)`: each check's own
+/// name, and for valid-memsafety the line that is violated (decision 73).
+const CONFIRMED_NAMES: &[&str] = &[
+    "unreach-call",
+    "no-overflow",
+    "valid-deref",
+    "valid-free",
+    "valid-memtrack",
+    "valid-memcleanup",
+    "termination",
+    "no-data-race",
+];
+
+/// Every result string `validate` can print after `RESULT:` (and in JSON's `result`): `true`,
+/// `unknown`, `false(name)` for each name a confirmation may carry, and `error` (JSON only).
+/// Issue 35 item 1: the BenchExec module must map each of them (`tests/benchexec.rs`).
+pub fn result_strings() -> Vec<String> {
+    let mut out: Vec<String> = vec!["true".into(), "unknown".into(), "error".into()];
+    out.extend(CONFIRMED_NAMES.iter().map(|n| format!("false({n})")));
+    out
+}
+
 /// The check of a parsed property; `None` if it is none this validator checks.
 pub fn check_for(p: &Property) -> Option<ErrorTarget> {
     CHECKS.iter().find_map(|(_, from)| from(p))
@@ -257,6 +279,25 @@ pub fn property_from_specification(spec: &str) -> Option<Property> {
     let formulas: Vec<Formula> =
         spec.lines().filter(|l| !is_comment_or_blank(l)).filter_map(|l| parse_check_line(l).ok()).collect();
     combine(formulas)
+}
+
+#[cfg(test)]
+mod result_tests {
+    use super::*;
+
+    /// Each property a check is registered for has its confirmations among the result strings
+    /// (valid-memsafety through its three lines).
+    #[test]
+    fn every_checked_property_has_its_result_strings() {
+        let results = result_strings();
+        for (name, _) in CHECKS {
+            let names: &[&str] =
+                if *name == "valid-memsafety" { &["valid-deref", "valid-free", "valid-memtrack"] } else { &[name] };
+            for n in names {
+                assert!(results.contains(&format!("false({n})")), "{n}");
+            }
+        }
+    }
 }
 
 #[cfg(test)]
