@@ -393,7 +393,7 @@ impl<'a> Builder<'a> {
                         t,
                         EdgeOp::Assume { cond: v.clone(), source_truth: !neg },
                         Some(esp),
-                        if neg { format!("[!({src})]") } else { format!("[{src}]") },
+                        format!("[{src}]"),
                     );
                 }
                 if k.is_none() || k == Some(0) {
@@ -403,7 +403,7 @@ impl<'a> Builder<'a> {
                         f,
                         EdgeOp::Assume { cond: types::not(v), source_truth: neg },
                         Some(esp),
-                        if neg { format!("[{src}]") } else { format!("[!({src})]") },
+                        negated_text(&src),
                     );
                 }
                 Ok(())
@@ -502,4 +502,35 @@ impl<'a> Builder<'a> {
         self.blank(c, exit);
         self.cur = exit;
     }
+}
+
+/// The text of a branch step on which the condition `src` (as written) is false: `!(x != 42)` for
+/// `(x != 42)`, `!(x)` for `x`. Issue 35 item 2: a step's text states the condition that held on
+/// it, whatever `!` the condition sits under (`if (!(x != 42))` taken with x = 42 showed
+/// `[(x != 42)]`).
+fn negated_text(src: &str) -> String {
+    if wholly_parenthesised(src) {
+        format!("[!{src}]")
+    } else {
+        format!("[!({src})]")
+    }
+}
+
+/// Is `s` one parenthesised expression (`(a) && (b)` is not)?
+fn wholly_parenthesised(s: &str) -> bool {
+    let Some(inner) = s.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else { return false };
+    let mut depth = 0i32;
+    for c in inner.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
 }
