@@ -35,7 +35,9 @@ use witness_core::InputError;
 #[command(
     name = "witness-check",
     version,
-    about = "Validates violation witnesses of C programs (SV-COMP GraphML 1.0 and YAML 2.x)"
+    about = "Validates SV-COMP witnesses of C programs: violation witnesses (a path to a violation, a \
+             non-termination lasso, a data race) and correctness witnesses (invariants), in GraphML 1.0 and \
+             YAML 2.0-2.2"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -103,7 +105,8 @@ enum SemanticsArg {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Validate a violation witness against a C program (or an SV-COMP task definition).
+    /// Validate a witness (violation or correctness) against a C program (or an SV-COMP task
+    /// definition).
     #[command(after_help = "Exit status: 0 a result was printed (RESULT: false(...), true or unknown); \
         2 usage error; 3 input error (unreadable or malformed program, witness or property, with file and \
         position); 4 internal error. With --json an error is one object {\"result\": \"error\", \

@@ -160,7 +160,8 @@ pub fn read_yaml_with_checks(path: &Path, bytes: &[u8]) -> Result<(WitnessAutoma
             path,
             1,
             1,
-            "empty YAML document: expected a sequence of witness entries (`- entry_type: violation_sequence`)",
+            "empty YAML document: expected a sequence of witness entries (`- entry_type: violation_sequence`, \
+             or `- entry_type: invariant_set` for a correctness witness)",
         ));
     };
     let mut reader = Reader { path, tree: &tree, warnings: Warnings::default() };
