@@ -406,6 +406,66 @@ pub(super) fn second_check(
     found.test_vector = Some(tv.check);
 }
 
+/// Most `avoid` waypoints [`blame_avoid`] tries one by one.
+const MAX_BLAMED_AVOIDS: usize = 8;
+
+/// Issue 35 item 3 (decision 212): a rejection of a witness with `avoid` waypoints names the one
+/// that excludes every run reaching the target, when there is one: the witness without it (all
+/// else kept) is explored, all of them within one short slice of the budget, and if that
+/// confirms, the reason says so. An explanation only: the verdict is the witness's, with every waypoint.
+pub(super) fn blame_avoid(
+    program: &Program,
+    witness: &WitnessAutomaton,
+    anchors: &Anchors,
+    explore: &ExploreOptions,
+    found: &mut Explored,
+) {
+    if !matches!(found.verdict, Verdict::Rejected) {
+        return;
+    }
+    let avoids: Vec<_> = witness.graph.edge_indices().filter(|e| witness.graph[*e].avoid).collect();
+    if avoids.is_empty() || avoids.len() > MAX_BLAMED_AVOIDS {
+        return;
+    }
+    // One slice for all of them: at most 2 s and an eighth of the time left.
+    let slice = (explore.deadline.remaining() / 8).min(std::time::Duration::from_secs(2));
+    let deadline = explore.deadline.sooner(slice);
+    for e in avoids {
+        if deadline.passed() {
+            return;
+        }
+        let mut without = witness.clone();
+        without.graph.remove_edge(e);
+        let opts =
+            ExploreOptions { deadline, target: explore.target.clone(), reading: explore.reading.clone(), ..*explore };
+        let outcome = product::explore(&program.cfa, &program.source, &without, anchors, &opts);
+        found.states += outcome.states;
+        found.solver_calls += outcome.solver_calls;
+        if let Verdict::Confirmed { trace, .. } = &outcome.verdict {
+            let t = &witness.graph[e];
+            let what = match &t.assumption {
+                Some(a) => format!("`{}`", a.expressions.join("; ")),
+                None => "its location".into(),
+            };
+            let line = t
+                .guard
+                .anchor
+                .as_ref()
+                .map(|a| a.line as u64)
+                .or(t.guard.lines.map(|l| l.start))
+                .map(|l| format!(" at line {l}"))
+                .unwrap_or_default();
+            let reached = trace.last().map(|s| format!(" (at line {})", s.line)).unwrap_or_default();
+            found.reason = format!(
+                "{}; it is the avoid waypoint {what}{line} (witness {}) that excludes every such run: without it, a \
+                 run the witness allows reaches the error{reached}",
+                found.reason, t.origin
+            );
+            return;
+        }
+    }
+}
+
 /// Stage 9 (`--refine`): the confirmed run written as a witness of its own, or why not.
 pub(super) fn refine(
     run: &mut Run,
