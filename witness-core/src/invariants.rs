@@ -19,7 +19,7 @@
 use std::collections::BTreeSet;
 
 use petgraph::graph::NodeIndex;
-use petgraph::visit::EdgeRef;
+use petgraph::visit::{Dfs, EdgeRef};
 use petgraph::Direction;
 
 use crate::anchors::loop_heads_of;
@@ -329,27 +329,22 @@ fn passed_at_most_once(cfa: &Cfa, f: FuncId, nodes: &[NodeIndex]) -> Result<Stri
     if enters_main {
         return Err("the program may call `main` (or calls through a function pointer)".into());
     }
-    let set: BTreeSet<NodeIndex> = nodes.iter().copied().collect();
-    let mut seen: BTreeSet<NodeIndex> = BTreeSet::new();
-    let mut todo: Vec<NodeIndex> =
-        nodes.iter().flat_map(|n| cfa.graph.neighbors_directed(*n, Direction::Outgoing)).collect();
-    while let Some(m) = todo.pop() {
-        if set.contains(&m) {
-            return Err(format!("a step leads from the location at line {} back to it", line_of_node(cfa, m)));
-        }
-        if seen.insert(m) {
-            todo.extend(cfa.graph.neighbors_directed(m, Direction::Outgoing));
+    // A walk from the locations' successors: meeting one of them again closes a cycle.
+    let mut walk = Dfs::empty(&cfa.graph);
+    walk.stack = nodes.iter().flat_map(|n| cfa.graph.neighbors_directed(*n, Direction::Outgoing)).collect();
+    while let Some(m) = walk.next(&cfa.graph) {
+        if nodes.contains(&m) {
+            return Err(format!("a step leads from the location at line {} back to it", line_of(cfa, m)));
         }
     }
     Ok("no run passes the location twice (it is in `main` and on no cycle)".into())
 }
 
-/// The first line of a step from `n` (for messages).
-fn line_of_node(cfa: &Cfa, n: NodeIndex) -> u32 {
+/// The line of the first step out of a location (for messages).
+pub(crate) fn line_of(cfa: &Cfa, n: NodeIndex) -> u32 {
     cfa.graph
         .edges_directed(n, Direction::Outgoing)
-        .filter_map(|e| e.weight().span)
-        .map(|s| s.start_line)
+        .filter_map(|e| e.weight().span.map(|s| s.start_line))
         .min()
         .unwrap_or(0)
 }

@@ -9,6 +9,7 @@ use petgraph::graph::EdgeIndex;
 use petgraph::visit::EdgeRef;
 
 use crate::cfa::{Cfa, EdgeOp};
+use crate::cfront::encloses;
 use crate::witness::{Range, WitnessAutomaton};
 
 /// The way witness offsets take part in guard matching.
@@ -216,7 +217,7 @@ fn strip_parens(text: &[u8], mut start: usize, mut end: usize) -> (usize, usize)
         while end > start && text[end].is_ascii_whitespace() {
             end -= 1;
         }
-        if end > start && text[start] == b'(' && text[end] == b')' && encloses(&text[start..=end]) {
+        if end > start && encloses(&text[start..=end]) {
             start += 1;
             end -= 1;
         } else {
@@ -226,23 +227,6 @@ fn strip_parens(text: &[u8], mut start: usize, mut end: usize) -> (usize, usize)
 }
 
 /// Does the `(` at the start of `t` close at its end (not `(a) && (b)`)?
-fn encloses(t: &[u8]) -> bool {
-    let mut depth = 0i64;
-    for (i, c) in t.iter().enumerate() {
-        match c {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return i == t.len() - 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;

@@ -228,6 +228,28 @@ pub fn lower_assumption_value(
     assumption::lower_value(cfa, text, scope)
 }
 
+/// Is `t` one parenthesised expression: does its first `(` close at its last byte (`(a != 2)`
+/// yes, `(a) && (b)` no)?
+pub(crate) fn encloses(t: &[u8]) -> bool {
+    if t.first() != Some(&b'(') {
+        return false;
+    }
+    let mut depth = 0i64;
+    for (i, c) in t.iter().enumerate() {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i == t.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Result type of a function by name (defined functions, declared externs, and the
 /// `__VERIFIER_nondet_*` table), for `\result`.
 pub fn function_result_type(cfa: &Cfa, name: &str) -> Option<ScalarTy> {

@@ -16,7 +16,7 @@
 
 use super::*;
 use crate::cfa::Expr;
-use crate::invariants::Obligation;
+use crate::invariants::{line_of, Obligation};
 use crate::witness::{InvariantKind, WitnessState};
 
 /// Largest k tried by the proof.
@@ -194,15 +194,6 @@ fn registers_on_cycle(cfa: &Cfa, registrars: &HashSet<crate::cfa::FuncId>, loc: 
     cfa.graph
         .edge_references()
         .any(|e| ahead.contains(&e.source()) && behind.contains(&e.target()) && registers(&e.weight().op, registrars))
-}
-
-/// The line of the first step out of a location.
-fn line_of(cfa: &Cfa, n: NodeIndex) -> u32 {
-    cfa.graph
-        .edges_directed(n, Direction::Outgoing)
-        .filter_map(|e| e.weight().span.map(|s| s.start_line))
-        .min()
-        .unwrap_or(0)
 }
 
 fn trivial_automaton() -> WitnessAutomaton {

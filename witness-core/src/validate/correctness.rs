@@ -216,38 +216,21 @@ fn statuses(
                     _ => ("unproved", None),
                 },
             };
-            match &o.unchecked {
-                // Never checked, whatever the search found.
+            // An unchecked invariant's status does not depend on what the search found.
+            let scope = || cfa.function(o.scope).name.clone();
+            let (function, status, detail) = match &o.unchecked {
                 Some(Unchecked::Vacuous { function, detail }) => {
                     let vacuous = matches!(outcome.verdict, Verdict::Rejected);
-                    return InvariantStatus {
-                        kind: o.kind.name().into(),
-                        invariant: o.text.clone(),
-                        line: o.line,
-                        function: function.clone(),
-                        witness_position: o.origin.clone(),
-                        status: if vacuous { "proved" } else { "unproved" }.into(),
-                        detail: Some(detail.clone()),
-                    };
+                    (function.clone(), if vacuous { "proved" } else { "unproved" }, Some(detail.clone()))
                 }
-                Some(Unchecked::Unsupported(why)) => {
-                    return InvariantStatus {
-                        kind: o.kind.name().into(),
-                        invariant: o.text.clone(),
-                        line: o.line,
-                        function: cfa.function(o.scope).name.clone(),
-                        witness_position: o.origin.clone(),
-                        status: "unproved".into(),
-                        detail: Some(why.clone()),
-                    };
-                }
-                None => {}
-            }
+                Some(Unchecked::Unsupported(why)) => (scope(), "unproved", Some(why.clone())),
+                None => (scope(), status, detail),
+            };
             InvariantStatus {
                 kind: o.kind.name().into(),
                 invariant: o.text.clone(),
                 line: o.line,
-                function: cfa.function(o.scope).name.clone(),
+                function,
                 witness_position: o.origin.clone(),
                 status: status.into(),
                 detail,

@@ -509,28 +509,9 @@ impl<'a> Builder<'a> {
 /// it, whatever `!` the condition sits under (`if (!(x != 42))` taken with x = 42 showed
 /// `[(x != 42)]`).
 fn negated_text(src: &str) -> String {
-    if wholly_parenthesised(src) {
+    if crate::cfront::encloses(src.as_bytes()) {
         format!("[!{src}]")
     } else {
         format!("[!({src})]")
     }
-}
-
-/// Is `s` one parenthesised expression (`(a) && (b)` is not)?
-fn wholly_parenthesised(s: &str) -> bool {
-    let Some(inner) = s.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else { return false };
-    let mut depth = 0i32;
-    for c in inner.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth < 0 {
-                    return false;
-                }
-            }
-            _ => {}
-        }
-    }
-    depth == 0
 }
