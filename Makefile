@@ -29,8 +29,8 @@ fuzz-smoke: setup
 # Prints median and p90 validation time per corpus case (in process), then (scripts/bench-scale)
 # the small tasks' whole-process time, the scaling series of dev-sc002 and dev-sc004 (10k-1M
 # lines: wall time, peak memory, memory over file size) and a witness that matches nothing, run
-# for the whole budget (memory, and the process's end against the budget); NITWIT's figures and
-# the ratios too when NITWIT_DIR is set.
+# for the whole budget (memory, and the process's end against the budget), and `lint` against
+# `validate` on a 300k-transition witness; NITWIT's figures and the ratios too when NITWIT_DIR is set.
 bench: setup
 	cargo run --release -q -p witness-check --bin corpus-bench -- ../shared/corpus/manifest.tsv
 	cargo build --release -q -p witness-check

@@ -130,6 +130,9 @@ struct Linter<'a, 'i> {
     bytes: &'a [u8],
     sink: &'a mut Sink,
     program: Option<&'a ProgramFacts>,
+    /// The witness's line table: a finding's position in O(log n), where roxmltree's
+    /// `text_pos_at` counts from the start of the text for each (quadratic lint, issue 35 item 5).
+    lines: crate::lines::LineStarts,
     s: State,
 }
 
@@ -157,7 +160,8 @@ pub(super) fn lint(
             return Vec::new();
         }
     };
-    let mut l = Linter { doc: &doc, path, bytes, sink, program, s: State::default() };
+    let lines = crate::lines::LineStarts::of_bytes(bytes);
+    let mut l = Linter { doc: &doc, path, bytes, sink, program, lines, s: State::default() };
     l.walk();
     l.final_checks();
     let s = &l.s;
@@ -196,13 +200,12 @@ fn elem_text<'a>(n: Node<'a, '_>) -> Option<&'a str> {
 impl<'a, 'i> Linter<'a, 'i> {
     /// Line and column of a node's start (every finding at an element names both).
     fn pos(&self, n: Node) -> (u32, u32) {
-        let p = self.doc.text_pos_at(n.range().start);
-        (p.row, p.col)
+        self.lines.position(n.range().start)
     }
 
     fn warn(&mut self, check: &'static str, n: Node, msg: String) {
-        let p = self.doc.text_pos_at(n.range().start);
-        self.sink.at(Severity::Warning, check, p.row, p.col, msg);
+        let (line, col) = self.pos(n);
+        self.sink.at(Severity::Warning, check, line, col, msg);
     }
 
     /// Post-order walk (children before parents), iterative.
