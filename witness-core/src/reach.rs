@@ -118,6 +118,199 @@ impl ErrorReach {
     }
 }
 
+/// Decision 213: the branches no run takes, whatever the state: `Assume` (and
+/// `__VERIFIER_assume`) edges whose condition is 0 for every value its variables' types allow
+/// (`s > 65025` for an `unsigned char s`). Only conditions built of integer variables,
+/// constants, conversions, comparisons, logical operators and arithmetic that cannot overflow
+/// a signed type are judged: nothing in them is undefined, so the branch is never taken in any
+/// run (a condition that may be undefined is never called false). Each with the variables the
+/// condition reads, for the reason that names it.
+pub fn never_taken(cfa: &Cfa) -> Vec<(petgraph::graph::EdgeIndex, Vec<(crate::cfa::VarId, crate::cfa::IntTy)>)> {
+    let mut out = Vec::new();
+    for e in cfa.graph.edge_references() {
+        let (EdgeOp::Assume { cond, .. } | EdgeOp::BuiltinAssume { cond }) = &e.weight().op else { continue };
+        if value_range(cond) == Some((0, 0)) {
+            let mut vars = Vec::new();
+            read_vars(cond, &mut vars);
+            out.push((e.id(), vars));
+        }
+    }
+    out
+}
+
+/// The integer variables an expression reads, with their types, in order of first appearance.
+fn read_vars(e: &crate::cfa::Expr, out: &mut Vec<(crate::cfa::VarId, crate::cfa::IntTy)>) {
+    use crate::cfa::Expr;
+    match e {
+        Expr::Var { var, ty } => {
+            if let Some(t) = ty.int().filter(|_| !out.iter().any(|(v, _)| v == var)) {
+                out.push((*var, t));
+            }
+        }
+        Expr::Cast { arg, .. } | Expr::Unary { arg, .. } => read_vars(arg, out),
+        Expr::Binary { lhs, rhs, .. } => {
+            read_vars(lhs, out);
+            read_vars(rhs, out);
+        }
+        Expr::Ite { cond, then, els, .. } => {
+            read_vars(cond, out);
+            read_vars(then, out);
+            read_vars(els, out);
+        }
+        _ => {}
+    }
+}
+
+/// The full range of an integer type's bits (a `_Bool` object may hold any of them).
+pub(crate) fn type_range(t: crate::cfa::IntTy) -> (i128, i128) {
+    if t.signed {
+        (-(1i128 << (t.bits - 1)), (1i128 << (t.bits - 1)) - 1)
+    } else {
+        (0, (1i128 << t.bits) - 1)
+    }
+}
+
+/// Every value `e` can take, whatever the state, as a closed range; `None` when `e` is not an
+/// integer expression of the judged kind, or may be undefined (signed overflow, a division,
+/// a shift, a memory access).
+pub(crate) fn value_range(e: &crate::cfa::Expr) -> Option<(i128, i128)> {
+    use crate::cfa::{BinOp, Expr, ScalarTy, UnOp};
+    let truth = |r: (i128, i128)| match r {
+        (0, 0) => Some(false),
+        (lo, hi) if lo > 0 || hi < 0 => Some(true),
+        _ => None,
+    };
+    let boolean = |b: Option<bool>| match b {
+        Some(true) => (1, 1),
+        Some(false) => (0, 0),
+        None => (0, 1),
+    };
+    let int = |ty: &ScalarTy| ty.int();
+    match e {
+        Expr::Const { bits, ty } => {
+            let t = int(ty)?;
+            let v = if t.signed && (bits >> (t.bits - 1)) & 1 == 1 {
+                i128::from(*bits) - (1i128 << t.bits)
+            } else {
+                i128::from(*bits)
+            };
+            Some((v, v))
+        }
+        Expr::Var { ty, .. } => Some(type_range(int(ty)?)),
+        Expr::Cast { arg, to } => {
+            let t = int(to)?;
+            let r = value_range(arg)?;
+            if t.is_bool {
+                return Some(boolean(truth(r)));
+            }
+            let full = type_range(t);
+            Some(if r.0 >= full.0 && r.1 <= full.1 { r } else { full })
+        }
+        Expr::Unary { op, arg, ty } => {
+            let t = int(ty)?;
+            let r = value_range(arg)?;
+            let full = type_range(t);
+            match op {
+                UnOp::LogNot => Some(boolean(truth(r).map(|b| !b))),
+                UnOp::Neg if t.signed => (r.0 > full.0).then_some((-r.1, -r.0)),
+                UnOp::Neg => Some(if r == (0, 0) { r } else { full }),
+                UnOp::BitNot if t.signed => Some((-r.1 - 1, -r.0 - 1)),
+                UnOp::BitNot => Some((full.1 - r.1, full.1 - r.0)),
+            }
+        }
+        Expr::Binary { op, lhs, rhs, ty } => {
+            let t = int(ty)?;
+            let (a, b) = (value_range(lhs)?, value_range(rhs)?);
+            let arith = |lo: i128, hi: i128| {
+                let full = type_range(t);
+                if lo >= full.0 && hi <= full.1 {
+                    Some((lo, hi))
+                } else if t.signed {
+                    None // may overflow: undefined
+                } else {
+                    Some(full) // wraps
+                }
+            };
+            match op {
+                BinOp::Add => arith(a.0 + b.0, a.1 + b.1),
+                BinOp::Sub => arith(a.0 - b.1, a.1 - b.0),
+                BinOp::Mul => {
+                    let p =
+                        [a.0.checked_mul(b.0)?, a.0.checked_mul(b.1)?, a.1.checked_mul(b.0)?, a.1.checked_mul(b.1)?];
+                    arith(*p.iter().min()?, *p.iter().max()?)
+                }
+                BinOp::BitAnd if a.0 >= 0 && b.0 >= 0 => Some((0, a.1.min(b.1))),
+                BinOp::Eq if a.1 < b.0 || b.1 < a.0 => Some((0, 0)),
+                BinOp::Eq if a.0 == a.1 && a == b => Some((1, 1)),
+                BinOp::Ne if a.1 < b.0 || b.1 < a.0 => Some((1, 1)),
+                BinOp::Ne if a.0 == a.1 && a == b => Some((0, 0)),
+                BinOp::Eq | BinOp::Ne => Some((0, 1)),
+                BinOp::Lt => Some(boolean(if a.1 < b.0 { Some(true) } else { (a.0 >= b.1).then_some(false) })),
+                BinOp::Le => Some(boolean(if a.1 <= b.0 { Some(true) } else { (a.0 > b.1).then_some(false) })),
+                BinOp::Gt => Some(boolean(if a.0 > b.1 { Some(true) } else { (a.1 <= b.0).then_some(false) })),
+                BinOp::Ge => Some(boolean(if a.0 >= b.1 { Some(true) } else { (a.1 < b.0).then_some(false) })),
+                BinOp::LogAnd => Some(boolean(match (truth(a), truth(b)) {
+                    (Some(false), _) | (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                })),
+                BinOp::LogOr => Some(boolean(match (truth(a), truth(b)) {
+                    (Some(true), _) | (_, Some(true)) => Some(true),
+                    (Some(false), Some(false)) => Some(false),
+                    _ => None,
+                })),
+                _ => None,
+            }
+        }
+        Expr::Ite { cond, then, els, ty } => {
+            int(ty)?;
+            let (c, a, b) = (value_range(cond)?, value_range(then)?, value_range(els)?);
+            Some(match truth(c) {
+                Some(true) => a,
+                Some(false) => b,
+                None => (a.0.min(b.0), a.1.max(b.1)),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The locations a run may reach from `from` when the `excluded` edges are never taken: context-insensitive (a call leads to its callee's entry and, as a summary, to its
+/// return location; a call through a pointer to every function; `atexit` to its handler).
+/// `None` when a reachable step is unsupported or starts a thread (its effect on control is not
+/// modelled here).
+pub fn reachable_without(
+    cfa: &Cfa,
+    from: NodeIndex,
+    excluded: &std::collections::HashSet<petgraph::graph::EdgeIndex>,
+) -> Option<Vec<bool>> {
+    let mut seen = vec![false; cfa.graph.node_count()];
+    let mut todo = vec![from];
+    let mut any_function = false;
+    while let Some(x) = todo.pop() {
+        if std::mem::replace(&mut seen[x.index()], true) {
+            continue;
+        }
+        for e in cfa.graph.edges(x) {
+            if excluded.contains(&e.id()) {
+                continue;
+            }
+            match &e.weight().op {
+                EdgeOp::Unsupported { .. } | EdgeOp::ThreadCreate { .. } => return None,
+                EdgeOp::Call { callee, .. } => todo.push(cfa.function(*callee).entry),
+                EdgeOp::AtExit { handler, .. } => todo.push(cfa.function(*handler).entry),
+                EdgeOp::CallPtr { .. } if !any_function => {
+                    any_function = true;
+                    todo.extend(cfa.functions.iter().map(|f| f.entry));
+                }
+                _ => {}
+            }
+            todo.push(e.target());
+        }
+    }
+    Some(seen)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,5 +411,46 @@ mod tests {
             build("void reach_error(void); int n; int main() { int a[n]; if (a[0] == 8) reach_error(); return 0; }");
         assert!(ErrorReach::pruning(&cfa, &crate::property::ErrorTarget::default_reach(), &[])
             .may_reach(cfa.start, std::iter::empty()));
+    }
+
+    /// The texts of the branches [`never_taken`] finds.
+    fn never(src: &str) -> Vec<String> {
+        let cfa = build(src);
+        never_taken(&cfa).iter().map(|(e, _)| cfa.edge(*e).text.clone()).collect()
+    }
+
+    #[test]
+    fn a_branch_false_for_every_value_of_its_types_is_never_taken() {
+        let head = "void reach_error(void); unsigned char u(void); int i(void); int main() {";
+        // Out of the type's range, after promotion to `int`.
+        assert_eq!(
+            never(&format!("{head} unsigned char s = u(); if (s > 65025) reach_error(); return 0; }}")),
+            ["[s > 65025]"]
+        );
+        // Within the range: may be taken; its negation is taken always, never "never".
+        assert!(never(&format!("{head} unsigned char s = u(); if (s > 200) reach_error(); return 0; }}")).is_empty());
+        // Arithmetic that cannot overflow is judged; `s + 1 > 256` is false for every `s`.
+        assert_eq!(
+            never(&format!("{head} unsigned char s = u(); if (s + 1 > 256) reach_error(); return 0; }}")),
+            ["[s + 1 > 256]"]
+        );
+        // Signed arithmetic that may overflow is undefined for some values: never judged.
+        assert!(never(&format!("{head} int x = i(); if (x + 1 < x) reach_error(); return 0; }}")).is_empty());
+        // Unsigned arithmetic wraps: any value of the type.
+        assert!(never(&format!("{head} unsigned x = i(); if (x + 1u < x) reach_error(); return 0; }}")).is_empty());
+        // A conversion that changes the value gives the whole target range: `(unsigned)-1` is large.
+        assert!(never(&format!("{head} int x = i(); if ((unsigned)x > 4000000000u) reach_error(); return 0; }}"))
+            .is_empty());
+        // Both sides of `&&`: one false side makes the whole false.
+        assert_eq!(
+            never(&format!(
+                "{head} int x = i(); unsigned char s = u(); if (x > 0 && s < 0) reach_error(); return 0; }}"
+            ))
+            .len(),
+            1
+        );
+        // A memory access is never judged (it may be undefined).
+        assert!(never(&format!("{head} unsigned char a[2]; int k = i(); if (a[k] > 300) reach_error(); return 0; }}"))
+            .is_empty());
     }
 }

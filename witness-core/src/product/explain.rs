@@ -313,6 +313,9 @@ impl<'a> Explorer<'a> {
     /// further and the transition it did not pass has an assumption, the value its left operand
     /// had on the run that got furthest (`x is 3 on the run that got furthest`).
     pub(super) fn explanation(&mut self) -> Option<InfeasibleStep> {
+        if let Some(step) = &self.out_of_reach {
+            return Some(step.clone());
+        }
         let mut step = self.explain.best(self.witness, &self.distance)?;
         if step.kind != "no-progress" {
             return Some(step);

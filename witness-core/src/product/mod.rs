@@ -70,6 +70,7 @@ mod race;
 mod search_reading;
 mod threads;
 mod transfer;
+mod unreached;
 use threads::*;
 
 pub use invariants::{prove_invariants, refute_invariants, refute_short, InvariantOutcome};
@@ -469,6 +470,8 @@ struct Explorer<'a> {
     cuts: Option<Rc<HashSet<NodeIndex>>>,
     /// Correctness witnesses: the invariants as an observer of the search (issue 23).
     observer: Option<Box<invariants::Observer>>,
+    /// Decision 213: why no run can reach the witness's violation, found before the search.
+    out_of_reach: Option<InfeasibleStep>,
 }
 
 /// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets; `pins`
@@ -521,9 +524,9 @@ fn explore_once(
                 format!("witness confirmed: {call} is reached at line {line} after {} steps", trace.len())
             }
         }
-        Verdict::Rejected => {
+        Verdict::Rejected => ex.out_of_reach.as_ref().map(|s| s.what.clone()).unwrap_or_else(|| {
             format!("no path allowed by the witness reaches the error ({} product states explored)", ex.states)
-        }
+        }),
         Verdict::Unknown { reason } => reason.clone(),
     };
     // Decision 98: the fired transitions whose places were guessed, if each has a case split.
@@ -613,6 +616,7 @@ impl<'a> Explorer<'a> {
             live: HashMap::new(),
             cuts: None,
             observer: None,
+            out_of_reach: None,
         }
     }
 }
@@ -677,6 +681,10 @@ impl<'a> Explorer<'a> {
         // `distance` holds every violation state (at 0) and every state that reaches one.
         if self.opts.reading.follows_automaton() && !self.distance.contains_key(&self.witness.entry) {
             self.warn("no violation node is reachable from the witness's entry node".into());
+            return Verdict::Rejected;
+        }
+        if let Some(why) = self.violation_out_of_reach() {
+            self.out_of_reach = Some(why);
             return Verdict::Rejected;
         }
         self.run_from(init)
