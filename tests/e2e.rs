@@ -867,6 +867,34 @@ fn a_sink_explanation_names_the_step_and_its_branch() {
     assert!(message.contains("(the false branch of its condition: a is 88 there)"), "{json}");
 }
 
+/// Issue 35 item 3: a witness that names no architecture is read as LP64; when read as ILP32 it
+/// would be confirmed, the rejection says so (and the verdict stays LP64's).
+#[test]
+fn a_rejection_under_the_default_data_model_says_when_the_other_confirms() {
+    let dir = fixtures_dir().join("graphml").join("data-model-default-reject");
+    let out = run(&[
+        "validate".as_ref(),
+        "--json".as_ref(),
+        "--witness".as_ref(),
+        dir.join("witness.graphml").as_os_str(),
+        "--property".as_ref(),
+        dir.join("unreach-call.prp").as_os_str(),
+        dir.join("program.c").as_os_str(),
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["result"], "true", "{json}");
+    assert_eq!(json["data_model"], "LP64", "{json}");
+    let reason = json["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("was read as LP64 (the default): read as ILP32 (`--data-model ILP32`), it is confirmed"),
+        "{json}"
+    );
+    // With the data model given, nothing is added: the task decided it.
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "LP64", &["--json".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert!(!json["reason"].as_str().unwrap_or_default().contains("the default"), "{json}");
+}
+
 /// Issue 33: a rejection without a failed step blames the program or a witness transition by a
 /// value of the outcome (`Blame`), not by words of its reason: the program's `main` when no run
 /// calls an error function, the transition past the end of the program otherwise.

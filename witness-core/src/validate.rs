@@ -300,6 +300,7 @@ fn pipeline(
     let mut found = stages::explore(run, &built.program, &witness, &anchors, &explore);
     stages::second_check(run, &built.program, &witness, &anchors, &explore, &mut found);
     stages::blame_avoid(&built.program, &witness, &anchors, &explore, &mut found);
+    stages::default_data_model(run, &built.program, &witness, &explore, data_model, &mut found);
     let refined = stages::refine(run, &built, &witness, &property, data_model, &found);
     Ok(stages::report(run, &built, &witness, &property, data_model, found, refined))
 }

@@ -346,7 +346,9 @@ impl<'a> Explorer<'a> {
         result: Option<&AnyValue>,
     ) -> Option<String> {
         let cfa = self.cfa;
-        let ops = ["==", "!=", "<=", ">=", "<", ">"];
+        // A lone `=` is the equality of older witnesses (`castToLong = -1;`); it comes after the
+        // operators it is part of, so `<=` and `==` still find their own left operand.
+        let ops = ["==", "!=", "<=", ">=", "<", ">", "="];
         let at = ops.iter().filter_map(|op| text.find(op)).min()?;
         let lhs = text[..at].trim();
         if lhs.is_empty() {

@@ -466,6 +466,52 @@ pub(super) fn blame_avoid(
     }
 }
 
+/// Issue 35 item 3: a rejection under the default data model (the task gives none, the witness
+/// names no architecture, so LP64 was read) says so when the data model decides it: the witness
+/// read as ILP32, explored within one short slice of the budget (at most 2 s, an eighth of the
+/// time left), is confirmed. An explanation only: the verdict is the one of the data model read.
+pub(super) fn default_data_model(
+    run: &Run,
+    program: &Program,
+    witness: &WitnessAutomaton,
+    explore: &ExploreOptions,
+    data_model: DataModel,
+    found: &mut Explored,
+) {
+    let named = witness.metadata.architecture.as_deref().and_then(super::parse_data_model);
+    if !matches!(found.verdict, Verdict::Rejected) || run.opts.data_model.is_some() || named.is_some() {
+        return;
+    }
+    let other = match data_model {
+        DataModel::Lp64 => DataModel::Ilp32,
+        DataModel::Ilp32 => return,
+    };
+    let slice = (explore.deadline.remaining() / 8).min(std::time::Duration::from_secs(2));
+    let deadline = explore.deadline.sooner(slice);
+    let Ok(p) = cfront::build_program_within(&run.opts.program, program.source.clone(), other, Some(deadline)) else {
+        return;
+    };
+    let operations = explore.target.operations() || explore.target.race();
+    let Ok(anchors) = crate::anchors::resolve_anchors(&p.cfa, &p.source, witness, operations, &mut Vec::new()) else {
+        return;
+    };
+    let opts =
+        ExploreOptions { deadline, target: explore.target.clone(), reading: explore.reading.clone(), ..*explore };
+    let outcome = product::explore(&p.cfa, &p.source, witness, &anchors, &opts);
+    found.states += outcome.states;
+    found.solver_calls += outcome.solver_calls;
+    if matches!(outcome.verdict, Verdict::Confirmed { .. }) {
+        found.reason = format!(
+            "{}; the witness names no architecture and was read as {} (the default): read as {} (`--data-model {}`), \
+             it is confirmed",
+            found.reason,
+            data_model.name(),
+            other.name(),
+            other.name()
+        );
+    }
+}
+
 /// Stage 9 (`--refine`): the confirmed run written as a witness of its own, or why not.
 pub(super) fn refine(
     run: &mut Run,
