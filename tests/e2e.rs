@@ -717,6 +717,31 @@ fn harness_replays_a_confirmation_natively() {
     assert!(harness.contains("unsigned char __VERIFIER_nondet_uchar(void)"), "{harness}");
 }
 
+/// Issue 35 item 7: `--replay` shows every property a sanitizer can show: a no-overflow
+/// confirmation under UBSan, an invalid dereference and an invalid free under AddressSanitizer
+/// (at the confirmed run's line), a lost block under LeakSanitizer; for a property no native run
+/// shows, it says "not replayed" (JSON `reproduced: null`), never "not reproduced".
+#[test]
+fn replay_reproduces_overflow_and_memory_safety_with_the_sanitizer_that_shows_them() {
+    for (case, model, shown) in [
+        ("overflow-confirm", "ILP32", "UBSan reports the overflow at line 8: signed integer overflow"),
+        ("memsafety-deref-confirm", "ILP32", "AddressSanitizer reports heap-buffer-overflow at line 11"),
+        ("memsafety-free-confirm", "LP64", "AddressSanitizer reports attempting free on address which was not"),
+        ("memsafety-memtrack-confirm", "ILP32", "LeakSanitizer reports a leak at exit: 4 byte(s) leaked"),
+    ] {
+        let dir = fixtures_dir().join("graphml").join(case);
+        let out = validate_in(&dir, &dir.join("witness.graphml"), model, &["--json".as_ref(), "--replay".as_ref()]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(json["verdict"], "confirmed", "{case}: {json}");
+        assert_eq!(json["replay"]["reproduced"], true, "{case}: {json}");
+        assert!(json["replay"]["detail"].as_str().unwrap_or_default().contains(shown), "{case}: {json}");
+    }
+    let dir = fixtures_dir().join("yaml").join("cases").join("termination-symbolic-set-confirm");
+    let out = validate_in(&dir, &dir.join("witness.yml"), "LP64", &["--replay".as_ref()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("replay: not replayed (a native run does not show a violation of termination)"), "{text}");
+}
+
 /// Issue 21: the harness builds with the program as its header says (`gcc program.c harness.c`),
 /// also when the program defines `reach_error` itself (every SV-COMP program does; it was a
 /// duplicate symbol): the program's own definition then runs. Where the program only declares

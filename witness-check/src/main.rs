@@ -180,7 +180,9 @@ struct ValidateArgs {
     #[arg(long, value_name = "FILE.dot")]
     dot: Option<PathBuf>,
     /// For a confirmation: compile the harness with the program (gcc; -m32 for ILP32), run it
-    /// natively for at most 10 s, and report whether it reaches the error (JSON `replay`).
+    /// natively for at most 10 s, and report whether it shows the violation (JSON `replay`): the
+    /// error call; a signed overflow under UBSan (no-overflow); an invalid access or free, or a
+    /// leak, under AddressSanitizer (memory safety). Other properties: "not replayed".
     #[arg(long)]
     replay: bool,
     /// How a matched-but-failed transition affects the automaton.
@@ -516,7 +518,7 @@ fn right_to_left(r: &Report, harness: &str, first: replay::Replay, opts: &Valida
             first.detail, second.detail
         )
     };
-    replay::Replay { reproduced: false, detail }
+    replay::Replay { reproduced: false, ran: true, detail }
 }
 
 /// The error a confirmation names (`reach_error`, `__VERIFIER_error(7)`) and the lines of its
@@ -533,10 +535,12 @@ fn expected(r: &Report) -> replay::Expected {
                 let span = s.span.filter(|sp| sp.start_line > 0 && sp.end_line >= sp.start_line);
                 span.map(|sp| (sp.start_line, sp.end_line)).or((s.line > 0).then_some((s.line, s.line)))
             }),
+            shows: replay::Shows::of(&r.property).unwrap_or(replay::Shows::ErrorCall),
         },
         _ => replay::Expected {
             error: ExpectedError::AnyErrorFunction,
             lines: r.test_vector.as_ref().and_then(|tv| tv.line).map(|l| (l, l)),
+            shows: replay::Shows::ErrorCall,
         },
     }
 }
@@ -562,24 +566,25 @@ fn harness_and_replay(
     let temp = std::env::temp_dir().join(format!("witness-check-harness-{}.c", std::process::id()));
     let path = out.unwrap_or(&temp);
     if let Err(e) = std::fs::write(path, text) {
-        return Some(replay::Replay { reproduced: false, detail: format!("cannot write {}: {e}", path.display()) });
+        return Some(replay::Replay::not_run(format!("cannot write {}: {e}", path.display())));
     }
     let result = replay.then(|| {
         if let Some(why) = witness_core::harness::unreplayable(text) {
             // Decision 161: a native run would take a schedule of its own.
-            replay::Replay { reproduced: false, detail: format!("schedule not replayable: {why}") }
-        } else if r.property == "unreach-call" {
+            replay::Replay::not_run(format!("schedule not replayable: {why}"))
+        } else if r.property == "unreach-call" || !matches!(r.verdict, Verdict::Confirmed { .. }) {
             let threaded = witness_core::harness::is_threaded(text);
             let first = replay::replay(&opts.program, path, r.data_model == "ILP32", threaded, &expected(r));
             match (&r.harness_right_to_left, first.reproduced) {
                 (Some(other), false) => right_to_left(r, other, first, opts),
                 _ => first,
             }
+        } else if replay::Shows::of(&r.property).is_some() {
+            // Issue 35 item 7: the sanitizer that shows the property's violation.
+            let threaded = witness_core::harness::is_threaded(text);
+            replay::replay(&opts.program, path, r.data_model == "ILP32", threaded, &expected(r))
         } else {
-            replay::Replay {
-                reproduced: false,
-                detail: format!("not replayed: a native run shows error calls only, not {}", r.property),
-            }
+            replay::Replay::not_run(format!("a native run does not show a violation of {}", r.property))
         }
     });
     if out.is_none() {
@@ -664,7 +669,9 @@ fn print_report(
             v["test_vector"] = json!(tv);
         }
         if let Some(rp) = replayed {
-            v["replay"] = json!({"reproduced": rp.reproduced, "detail": rp.detail});
+            // `reproduced` is null when nothing ran (issue 35 item 7).
+            let reproduced = if rp.ran { json!(rp.reproduced) } else { json!(null) };
+            v["replay"] = json!({"reproduced": reproduced, "detail": rp.detail});
         }
         if let Some(e) = &r.explanation {
             v["explanation"] = json!(e);
@@ -704,7 +711,12 @@ fn print_report(
         }
     }
     if let Some(rp) = replayed {
-        println!("replay: {} ({})", if rp.reproduced { "reproduced natively" } else { "not reproduced" }, rp.detail);
+        let said = match (rp.ran, rp.reproduced) {
+            (_, true) => "reproduced natively",
+            (true, false) => "not reproduced",
+            (false, false) => "not replayed",
+        };
+        println!("replay: {said} ({})", rp.detail);
     }
     if let Some(c) = &r.correctness {
         // Issue 23: each invariant with its location and what became of it.

@@ -14,7 +14,60 @@ use witness_core::harness::{
 /// What the native run showed.
 pub struct Replay {
     pub reproduced: bool,
+    /// The harness ran (false: it was not built, or the property is one no native run shows):
+    /// then the report says "not replayed", never "not reproduced".
+    pub ran: bool,
     pub detail: String,
+}
+
+impl Replay {
+    /// Nothing ran: why.
+    pub fn not_run(detail: String) -> Replay {
+        Replay { reproduced: false, ran: false, detail }
+    }
+}
+
+/// What a native run must show to reproduce a confirmation (issue 35 item 7): the error call,
+/// or the sanitizer's report of the property's violation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shows {
+    /// `unreach-call`: the harness's error function is called.
+    ErrorCall,
+    /// `no-overflow`: UBSan (`-fsanitize=signed-integer-overflow`) reports a signed overflow.
+    SignedOverflow,
+    /// `valid-deref`: AddressSanitizer reports an invalid access (or a SEGV).
+    InvalidDeref,
+    /// `valid-free`: AddressSanitizer reports an invalid or double free.
+    InvalidFree,
+    /// `valid-memtrack`, `valid-memcleanup`: LeakSanitizer reports a leak at exit (it reports
+    /// only unreachable blocks; a block still reachable at exit is not shown).
+    Leak,
+}
+
+impl Shows {
+    /// For a property's name as results give it; `None` for properties no native run shows
+    /// (termination, data races).
+    pub fn of(property: &str) -> Option<Shows> {
+        Some(match property {
+            "unreach-call" => Shows::ErrorCall,
+            "no-overflow" => Shows::SignedOverflow,
+            "valid-deref" => Shows::InvalidDeref,
+            "valid-free" => Shows::InvalidFree,
+            "valid-memtrack" | "valid-memcleanup" => Shows::Leak,
+            _ => return None,
+        })
+    }
+
+    /// The sanitizer's compile and link options.
+    fn flags(self) -> &'static [&'static str] {
+        match self {
+            Shows::ErrorCall => &[],
+            Shows::SignedOverflow => &["-fsanitize=signed-integer-overflow", "-fno-sanitize-recover=all"],
+            Shows::InvalidDeref | Shows::InvalidFree | Shows::Leak => {
+                &["-fsanitize=address", "-fno-omit-frame-pointer"]
+            }
+        }
+    }
 }
 
 /// Longest native run.
@@ -28,6 +81,8 @@ pub struct Expected {
     /// The lines of the error call the confirmed run reaches (first and last line of the call);
     /// `None` when the run names no line, and then no native run reproduces it.
     pub lines: Option<(u32, u32)>,
+    /// What the native run must show.
+    pub shows: Shows,
 }
 
 /// Compiles `harness` with `program` and runs the result. A `threaded` harness (decision 161)
@@ -44,7 +99,7 @@ pub struct Expected {
 pub fn replay(program: &Path, harness: &Path, ilp32: bool, threaded: bool, expected: &Expected) -> Replay {
     let dir = std::env::temp_dir().join(format!("witness-check-replay-{}", std::process::id()));
     if let Err(e) = std::fs::create_dir_all(&dir) {
-        return Replay { reproduced: false, detail: format!("cannot create {}: {e}", dir.display()) };
+        return Replay::not_run(format!("cannot create {}: {e}", dir.display()));
     }
     let exe: PathBuf = dir.join("replay");
     let object = dir.join("program.o");
@@ -60,7 +115,7 @@ pub fn replay(program: &Path, harness: &Path, ilp32: bool, threaded: bool, expec
             let copy = dir.join(format!("program.{ext}"));
             if let Err(e) = std::fs::write(&copy, text) {
                 let _ = std::fs::remove_dir_all(&dir);
-                return Replay { reproduced: false, detail: format!("cannot write {}: {e}", copy.display()) };
+                return Replay::not_run(format!("cannot write {}: {e}", copy.display()));
             }
             source = copy;
         }
@@ -76,7 +131,7 @@ pub fn replay(program: &Path, harness: &Path, ilp32: bool, threaded: bool, expec
     let steps: [(&str, Command); 3] = [
         ("the program does not compile", {
             let mut c = Command::new("gcc");
-            c.args([model, "-g", "-w", "-O0"]).arg("-iquote").arg(quote_dir);
+            c.args([model, "-g", "-w", "-O0"]).args(expected.shows.flags()).arg("-iquote").arg(quote_dir);
             if threaded {
                 c.args(["-pthread", "-DWITNESS_CHECK_PROGRAM"]);
             }
@@ -88,7 +143,9 @@ pub fn replay(program: &Path, harness: &Path, ilp32: bool, threaded: bool, expec
             let mut c = Command::new("gcc");
             // The harness's error functions strong (see its header), the program's weakened.
             // Without PIE: the addresses the harness prints are the executable's own.
-            c.args([model, "-no-pie", "-w", "-O0", "-DWITNESS_CHECK_REPLAY", "-o"])
+            c.args([model, "-no-pie", "-w", "-O0", "-DWITNESS_CHECK_REPLAY"])
+                .args(expected.shows.flags())
+                .arg("-o")
                 .arg(&exe)
                 .arg(&object)
                 .arg(harness)
@@ -104,14 +161,14 @@ pub fn replay(program: &Path, harness: &Path, ilp32: bool, threaded: bool, expec
             Ok(o) => o,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&dir);
-                return Replay { reproduced: false, detail: format!("{what}: {e}") };
+                return Replay::not_run(format!("{what}: {e}"));
             }
         };
         if !done.status.success() {
             let msg = String::from_utf8_lossy(&done.stderr);
             let first = msg.lines().find(|l| l.contains("error")).unwrap_or("").trim().to_string();
             let _ = std::fs::remove_dir_all(&dir);
-            return Replay { reproduced: false, detail: format!("{what}: {first}") };
+            return Replay::not_run(format!("{what}: {first}"));
         }
     }
     let result = run(&exe, &source, expected);
@@ -143,9 +200,13 @@ fn line_of(exe: &Path, source: &Path, address: u64) -> Result<u32, String> {
 }
 
 fn run(exe: &Path, source: &Path, expected: &Expected) -> Replay {
-    let mut child = match Command::new(exe).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn() {
+    let mut cmd = Command::new(exe);
+    // Leaks are looked for at exit; a report ends the run with the sanitizers' usual status.
+    cmd.env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0:symbolize=1")
+        .env("UBSAN_OPTIONS", "print_stacktrace=0:halt_on_error=1");
+    let mut child = match cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn() {
         Ok(c) => c,
-        Err(e) => return Replay { reproduced: false, detail: format!("cannot run the harness: {e}") },
+        Err(e) => return Replay::not_run(format!("cannot run the harness: {e}")),
     };
     let started = Instant::now();
     let status = loop {
@@ -157,6 +218,7 @@ fn run(exe: &Path, source: &Path, expected: &Expected) -> Replay {
                 let _ = child.wait();
                 return Replay {
                     reproduced: false,
+                    ran: true,
                     detail: format!("the native run did not end within {} s", RUN_LIMIT.as_secs()),
                 };
             }
@@ -167,8 +229,24 @@ fn run(exe: &Path, source: &Path, expected: &Expected) -> Replay {
         use std::io::Read;
         let _ = e.read_to_string(&mut err);
     }
+    if expected.shows != Shows::ErrorCall {
+        return sanitized(&err, status.code(), source, expected);
+    }
     let reached = err.lines().find(|l| l.starts_with(REACHED_TEXT));
-    match (status.code(), reached) {
+    let (reproduced, detail) = error_call(&err, status.code(), reached, exe, source, expected);
+    Replay { reproduced, ran: true, detail }
+}
+
+/// An `unreach-call` replay: the harness's report of the error function it reached, and where.
+fn error_call(
+    err: &str,
+    code: Option<i32>,
+    reached: Option<&str>,
+    exe: &Path,
+    source: &Path,
+    expected: &Expected,
+) -> (bool, String) {
+    match (code, reached) {
         (Some(REACHED_STATUS), Some(line)) => {
             let what = line[REACHED_TEXT.len()..].trim();
             let what = what.strip_prefix('(').and_then(|w| w.strip_suffix(')')).unwrap_or(what);
@@ -190,29 +268,26 @@ fn run(exe: &Path, source: &Path, expected: &Expected) -> Replay {
             };
             if !same_error(&expected.error, what) {
                 let named = &expected.error;
-                return Replay {
-                    reproduced: false,
-                    detail: format!("the native run reaches another error: {what}{at}, not {named} ({line})"),
-                };
+                return (false, format!("the native run reaches another error: {what}{at}, not {named} ({line})"));
             }
             match (place, expected.lines) {
                 (Ok(l), Some((a, b))) if (a..=b).contains(&l) => {
-                    Replay { reproduced: true, detail: format!("the native run reaches the error at line {l}: {line}") }
+                    (true, format!("the native run reaches the error at line {l}: {line}"))
                 }
-                (Ok(l), _) => Replay {
-                    reproduced: false,
-                    detail: format!(
+                (Ok(l), _) => (
+                    false,
+                    format!(
                         "the native run reaches {what} at line {l}, another place than the confirmed run's error \
                          ({wanted}) ({line})"
                     ),
-                },
-                (Err(why), _) => Replay {
-                    reproduced: false,
-                    detail: format!(
+                ),
+                (Err(why), _) => (
+                    false,
+                    format!(
                         "the native run reaches {what}, but not at a place that can be compared with the confirmed \
                          run's error ({wanted}): {why} ({line})"
                     ),
-                },
+                ),
             }
         }
         (code, _) => {
@@ -227,7 +302,97 @@ fn run(exe: &Path, source: &Path, expected: &Expected) -> Replay {
                 .or_else(|| err.lines().next())
                 .map(|l| format!(" ({})", l.trim()))
                 .unwrap_or_default();
-            Replay { reproduced: false, detail: format!("the native run ends with {how} without the error{note}") }
+            (false, format!("the native run ends with {how} without the error{note}"))
         }
+    }
+}
+
+/// `path:line[:column]` as a sanitizer prints a place: the line, when the file is `file`.
+fn place_line(place: &str, file: &str) -> Option<u32> {
+    let mut parts = place.trim().split(':');
+    let path = parts.next()?;
+    let line = parts.next()?.parse::<u32>().ok()?;
+    (Path::new(path).file_name().is_some_and(|f| f.to_string_lossy() == file)).then_some(line)
+}
+
+/// A sanitizer replay (issue 35 item 7): the sanitizer's report, its kind against the property's,
+/// and its place in the program against the confirmed run's step (for a leak, the report alone:
+/// LeakSanitizer names where a block was allocated, not where it was lost).
+fn sanitized(err: &str, code: Option<i32>, source: &Path, expected: &Expected) -> Replay {
+    let file = source.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let ran = |reproduced: bool, detail: String| Replay { reproduced, ran: true, detail };
+    let wanted = match expected.lines {
+        Some((a, b)) if a == b => format!("line {a}"),
+        Some((a, b)) => format!("lines {a}-{b}"),
+        None => "no line".to_string(),
+    };
+    let at_wanted =
+        |line: Option<u32>| matches!((line, expected.lines), (Some(l), Some((a, b))) if (a..=b).contains(&l));
+    let how = match code {
+        Some(c) => format!("exit status {c}"),
+        None => "a signal".to_string(),
+    };
+    match expected.shows {
+        Shows::SignedOverflow => {
+            // `program.c:19:9: runtime error: signed integer overflow: 5 - -2147483647 cannot be …`
+            let Some((place, message)) = err.lines().find_map(|l| l.split_once(": runtime error: ")) else {
+                return ran(false, format!("the native run ends with {how} and no report of UBSan (signed overflow)"));
+            };
+            let line = place_line(place, &file);
+            let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
+            if !(message.starts_with("signed integer overflow") || message.starts_with("negation of")) {
+                return ran(false, format!("UBSan reports another error{at}: {message}"));
+            }
+            if at_wanted(line) {
+                ran(true, format!("UBSan reports the overflow{at}: {message}"))
+            } else {
+                ran(false, format!("UBSan reports an overflow{at}, not at the confirmed run's ({wanted}): {message}"))
+            }
+        }
+        Shows::InvalidDeref | Shows::InvalidFree => {
+            let mut lines = err.lines().skip_while(|l| !l.contains("ERROR: AddressSanitizer: "));
+            let Some(report) = lines.next() else {
+                return ran(false, format!("the native run ends with {how} and no report of AddressSanitizer"));
+            };
+            // `heap-buffer-overflow on address 0x…`, `attempting double-free on 0x…`,
+            // `attempting free on address which was not malloc()-ed: 0x…`, `SEGV on unknown address 0x…`.
+            let kind = report.split_once("AddressSanitizer: ").map_or("", |(_, k)| k);
+            let mut kind = kind.split("0x").next().unwrap_or(kind).trim();
+            for suffix in [":", " on unknown address", " on address", " on"] {
+                kind = kind.strip_suffix(suffix).unwrap_or(kind).trim_end();
+            }
+            let is_free = ["double-free", "not malloc()-ed", "bad-free", "alloc-dealloc-mismatch"]
+                .iter()
+                .any(|k| kind.contains(k));
+            // The first frame in the program: `#1 0x… in main /tmp/…/program.c:34`.
+            let line = lines
+                .take_while(|l| !l.trim().is_empty() || l.is_empty())
+                .filter(|l| l.trim_start().starts_with('#'))
+                .find_map(|l| l.split_whitespace().find_map(|w| place_line(w, &file)));
+            let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
+            if is_free != (expected.shows == Shows::InvalidFree) {
+                return ran(false, format!("AddressSanitizer reports another kind of error{at}: {kind}"));
+            }
+            if at_wanted(line) {
+                ran(true, format!("AddressSanitizer reports {kind}{at}"))
+            } else {
+                ran(false, format!("AddressSanitizer reports {kind}{at}, not at the confirmed run's ({wanted})"))
+            }
+        }
+        Shows::Leak => match err.lines().find(|l| l.starts_with("SUMMARY: AddressSanitizer: ") && l.contains("leaked"))
+        {
+            Some(summary) if err.contains("ERROR: LeakSanitizer: detected memory leaks") => ran(
+                true,
+                format!("LeakSanitizer reports a leak at exit: {}", &summary["SUMMARY: AddressSanitizer: ".len()..]),
+            ),
+            _ => ran(
+                false,
+                format!(
+                    "the native run ends with {how} and no leak report (LeakSanitizer reports blocks unreachable at \
+                     exit; one still reachable from a global is not reported)"
+                ),
+            ),
+        },
+        Shows::ErrorCall => ran(false, "not a sanitizer replay".into()),
     }
 }
