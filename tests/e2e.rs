@@ -711,8 +711,10 @@ fn harness_replays_a_confirmation_natively() {
     assert_eq!(json["replay"]["reproduced"], true, "{json}");
     let harness = std::fs::read_to_string(&out).expect("the harness was written");
     let _ = std::fs::remove_file(&out);
-    // The trace's values -27 (int) and 61 (unsigned char), in hexadecimal, in call order.
-    assert!(harness.contains("0xffffffe5ULL, 0x3dULL"), "{harness}");
+    // The trace's values -27 (int) and 61 (unsigned char), in hexadecimal, in call order, each
+    // with its value in C notation, its function and the line of its call (issue 35 item 9).
+    assert!(harness.contains("0xffffffe5ULL, /* -27: __VERIFIER_nondet_int at line 6 */"), "{harness}");
+    assert!(harness.contains("0x3dULL /* 61: __VERIFIER_nondet_uchar at line 7 */"), "{harness}");
     assert!(harness.contains("int __VERIFIER_nondet_int(void)"), "{harness}");
     assert!(harness.contains("unsigned char __VERIFIER_nondet_uchar(void)"), "{harness}");
 }
@@ -740,6 +742,47 @@ fn replay_reproduces_overflow_and_memory_safety_with_the_sanitizer_that_shows_th
     let out = validate_in(&dir, &dir.join("witness.yml"), "LP64", &["--replay".as_ref()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("replay: not replayed (a native run does not show a violation of termination)"), "{text}");
+}
+
+/// Issue 35 item 9: a call's step is in the caller's function (it named the callee).
+#[test]
+fn a_call_step_names_the_function_it_is_in() {
+    let dir = fixtures_dir().join("graphml").join("callee-parameter-confirmed");
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "ILP32", &["--json".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let steps = json["trace"].as_array().cloned().unwrap_or_default();
+    let call = steps.iter().find(|s| s["action"] == "g = twice(3);").unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(call["function"], "step", "{json}");
+    let body = steps.iter().find(|s| s["action"] == "return 2 * w;").unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(body["function"], "twice", "{json}");
+}
+
+/// Issue 35 item 9: the harness's error function flushes the program's buffered output before it
+/// ends the process (`_exit` does not), so the output survives a redirection.
+#[test]
+fn a_harness_keeps_the_programs_output_when_redirected() {
+    let dir = fixtures_dir().join("graphml").join("harness-keeps-program-output");
+    let tmp = std::env::temp_dir().join(format!("witness-check-e2e-flush-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temporary directory");
+    let harness = tmp.join("harness.c");
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "LP64", &["--harness".as_ref(), harness.as_os_str()]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("RESULT: false(unreach-call)"), "{}", describe(&out));
+    // Built as the harness's header says: `gcc -o replay program.c harness.c -lm`.
+    let exe = tmp.join("replay");
+    let built = Command::new("gcc")
+        .arg("-o")
+        .arg(&exe)
+        .arg(dir.join("program.c"))
+        .arg(&harness)
+        .arg("-lm")
+        .output()
+        .expect("gcc runs");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    // Standard output to a pipe: fully buffered, as to a file.
+    let ran = Command::new(&exe).output().expect("the harness runs");
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(ran.status.code(), Some(86), "{}", describe(&ran));
+    assert_eq!(String::from_utf8_lossy(&ran.stdout), "x is 42\n", "{}", describe(&ran));
 }
 
 /// Issue 21: the harness builds with the program as its header says (`gcc program.c harness.c`),

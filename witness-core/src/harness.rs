@@ -24,9 +24,10 @@ const HEADER: &str = "/* Harness written by witness-check: the program's __VERIF
    It defines nothing the program defines. Its error functions (reach_error, __VERIFIER_error,
    __assert_fail) are weak: where the program defines its own, the program's run (an assertion
    failure, an abort); where it does not, the harness prints \"harness: error reached\" and the
-   address it was called from, and exits with status 86. witness-check --replay compiles it with -DWITNESS_CHECK_REPLAY (the harness's
-   error functions strong) and weakens the program's with objcopy --weaken-symbol, so that
-   reaching any of them is reported the same way. */
+   address it was called from, flushes the program's output and exits with status 86.
+   witness-check --replay compiles it with -DWITNESS_CHECK_REPLAY (the harness's error functions
+   strong) and weakens the program's with objcopy --weaken-symbol, so that reaching any of them
+   is reported the same way. */
 ";
 
 /// Exit status of a harness run that reached the error.
@@ -268,10 +269,15 @@ pub fn harness_in_order(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Ra
 fn definitions(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize>], scheduler: Option<&str>) -> String {
     let functions = nondet_functions(cfa);
     let names: Vec<&String> = functions.keys().collect();
-    let mut values: Vec<(usize, u64)> = trace
+    // Each value with what it is, for the comment beside its bits (issue 35 item 9).
+    let mut values: Vec<(usize, u64, String)> = trace
         .iter()
-        .filter_map(|s| s.nondet.as_ref())
-        .filter_map(|n| Some((names.iter().position(|f| **f == n.function)?, n.bits?.0)))
+        .filter_map(|s| Some((s, s.nondet.as_ref()?)))
+        .filter_map(|(s, n)| {
+            let at = if s.line > 0 { format!(" at line {}", s.line) } else { String::new() };
+            let what = format!("{}: {}{at}", n.value, n.function);
+            Some((names.iter().position(|f| **f == n.function)?, n.bits?.0, what))
+        })
         .collect();
     for r in reversed {
         if let Some(group) = values.get_mut(r.clone()) {
@@ -288,11 +294,13 @@ fn definitions(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize
     );
     let _ =
         writeln!(out, "static const int harness_function[] = {{{}}};", join(values.iter().map(|v| v.0.to_string())));
-    let _ = writeln!(
-        out,
-        "static const unsigned long long harness_bits[] = {{{}}};",
-        join(values.iter().map(|v| format!("0x{:x}ULL", v.1)))
-    );
+    // One value a line: its bits, then the value in C notation, the function and the line of the call.
+    out.push_str("static const unsigned long long harness_bits[] = {");
+    for (i, v) in values.iter().enumerate() {
+        let comma = if i + 1 < values.len() { "," } else { "" };
+        let _ = write!(out, "\n  0x{:x}ULL{comma} /* {} */", v.1, v.2.replace("*/", "* /"));
+    }
+    out.push_str(if values.is_empty() { "};\n" } else { "\n};\n" });
     let _ = writeln!(out, "static const unsigned long harness_count = {};", values.len());
     out.push_str("static unsigned long harness_pos;\n\n");
     out.push_str(
@@ -340,13 +348,13 @@ fn definitions(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize
         format!("  fprintf(stderr, \"{CALLED_FROM_TEXT} 0x%lx\\n\", (unsigned long) __builtin_return_address(0));\n");
     let reached = |what: &str| {
         format!(
-            "{check}  fprintf(stderr, \"{REACHED_TEXT} ({what})\\n\");\n{from}  fflush(stderr);\n  _exit({REACHED_STATUS});\n"
+            "{check}  fprintf(stderr, \"{REACHED_TEXT} ({what})\\n\");\n{from}  fflush(NULL);\n  _exit({REACHED_STATUS});\n"
         )
     };
     // `__VERIFIER_error(code)` reports the code it received (RERS, issue 32 cause 17): a replay
     // reproduces a confirmation only when the native run reaches the same error.
     let reached_code = format!(
-        "{check}  fprintf(stderr, \"{REACHED_TEXT} (__VERIFIER_error(%d))\\n\", code);\n{from}  fflush(stderr);\n  _exit({REACHED_STATUS});\n"
+        "{check}  fprintf(stderr, \"{REACHED_TEXT} (__VERIFIER_error(%d))\\n\", code);\n{from}  fflush(NULL);\n  _exit({REACHED_STATUS});\n"
     );
     if !cfa.defines("__assert_fail") {
         out.push_str(

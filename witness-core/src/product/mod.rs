@@ -1086,7 +1086,13 @@ impl<'a> Explorer<'a> {
             .map(|n| TraceStep {
                 file: file.clone(),
                 line: n.span.map(|s| s.start_line).unwrap_or(0),
-                function: n.function.map_or_else(|| FILE_SCOPE.to_string(), |f| cfa.function(f).name.clone()),
+                // The function the step is in: a call's step is the caller's (its matching scope
+                // is the callee's, issue 35 item 9).
+                function: match (n.function, n.action) {
+                    (None, _) => FILE_SCOPE.to_string(),
+                    (Some(_), Action::Edge(e)) => cfa.function(cfa.edge(e).function).name.clone(),
+                    (Some(f), _) => cfa.function(f).name.clone(),
+                },
                 action: match n.action {
                     Action::Edge(e) => cfa.edge(e).text.clone(),
                     Action::Return(f) => format!("return from {}", cfa.function(f).name),
