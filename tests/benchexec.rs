@@ -238,3 +238,69 @@ fn table_generator_renders_a_batch_result_file() {
     assert_eq!(category("rejected-ok"), "correct");
     assert_eq!(category("gone"), "error");
 }
+
+/// Issue 35 item 6: `batch` scores the validation tasks of the example benchmark
+/// (`contrib/benchexec/example/tasks.list`) as a BenchExec run of `witness-check.xml` does (per
+/// task the same status and category, so the same score), and `table-generator` puts the two
+/// results of each task on one row (`contrib/benchexec/compare_with_batch.py`). BenchExec runs
+/// without containers; where it cannot run at all here (no cgroups), the test says so and stops.
+#[test]
+fn batch_scores_validation_tasks_as_benchexec_does_and_joins_its_table() {
+    let Some(python) = python() else { return };
+    let root = repo();
+    let tmp = std::env::temp_dir().join(format!("witness-check-benchexec-batch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(tmp.join("batch")).unwrap();
+    let bin_dir = Path::new(BIN).parent().expect("binary's directory").canonicalize().unwrap();
+    let out = Command::new(&python)
+        .current_dir(&root)
+        .env("PYTHONPATH", root.join("contrib/benchexec"))
+        .args(["-m", "benchexec.benchexec", "--no-container", "--tool-directory"])
+        .arg(&bin_dir)
+        .arg("-o")
+        .arg(format!("{}/", tmp.join("benchexec").display()))
+        .arg("contrib/benchexec/example/witness-check.xml")
+        .output()
+        .expect("benchexec runs");
+    if !out.status.success() {
+        let text = describe(&out);
+        if text.contains("cgroup") {
+            eprintln!("note: BenchExec cannot run here (cgroups), the comparison with batch is skipped:\n{text}");
+            let _ = std::fs::remove_dir_all(&tmp);
+            return;
+        }
+        panic!("benchexec failed: {text}");
+    }
+    let mut theirs: Vec<PathBuf> = std::fs::read_dir(tmp.join("benchexec"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            n.ends_with(".xml.bz2") && (n.contains(".validation.fixtures.") || n.contains(".validation.no-overflow."))
+        })
+        .collect();
+    theirs.sort();
+    assert_eq!(theirs.len(), 2, "BenchExec's result files of the two task sets: {theirs:?}");
+    let batch_xml = tmp.join("batch").join("results.xml");
+    let out = Command::new(BIN)
+        .current_dir(&root)
+        .args(["batch", "-j", "2", "--benchexec-xml"])
+        .arg(&batch_xml)
+        .arg("contrib/benchexec/example/tasks.list")
+        .output()
+        .expect("batch runs");
+    assert!(out.status.success(), "{}", describe(&out));
+    let out = Command::new(&python)
+        .current_dir(&root)
+        .arg("contrib/benchexec/compare_with_batch.py")
+        .args(&theirs)
+        .arg("--")
+        .arg(&batch_xml)
+        .arg(tmp.join("table"))
+        .output()
+        .expect("the comparison runs");
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(out.status.success(), "{}", describe(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("table-generator: 8 tasks on joined rows"), "{text}");
+}

@@ -1375,7 +1375,16 @@ fn batch_shards_merge_into_the_whole_batch() {
     let merged = run_str(&argv);
     // A task in two results files is refused.
     let twice = run_str(&["batch", "--merge", path_str(&shards[0]), path_str(&shards[0])]);
+    // Two of three shards: summarised, with a warning that tasks are missing (issue 35 item 6).
+    let partial = run_str(&["batch", "--merge", path_str(&shards[0]), path_str(&shards[2])]);
     let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(partial.status.code(), Some(0), "{}", describe(&partial));
+    assert!(
+        String::from_utf8_lossy(&partial.stderr).contains("the results files hold 4 of the batch's 6 tasks"),
+        "{}",
+        describe(&partial)
+    );
+    assert!(!String::from_utf8_lossy(&merged.stderr).contains("warning"), "{}", describe(&merged));
     assert_eq!(merged.status.code(), Some(0), "{}", describe(&merged));
     let merged_text = String::from_utf8_lossy(&merged.stdout).into_owned();
     assert!(merged_text.starts_with("witness-check batch: 6 tasks, merged from 3 results files"), "{merged_text}");
@@ -1440,8 +1449,14 @@ fn batch_reads_pairs_of_task_definitions_and_witnesses() {
     }
     let labelled = lines.iter().find(|l| l["id"] == "long-is-32.yml").unwrap();
     assert_eq!(labelled["correct"], true, "{labelled}");
+    // A validation task (its witness named by `witness_input_file`) is labelled as BenchExec
+    // scores it: `expected_verdict: false` for a violation witness expects a confirmation
+    // (issue 35 item 6; it was left unlabelled).
+    let validation = lines.iter().find(|l| l["id"] == "validation-task.yml").unwrap();
+    assert_eq!(validation["expected"], "confirm", "{validation}");
+    assert_eq!(validation["correct"], true, "{validation}");
     let summary = String::from_utf8_lossy(&out.stderr);
-    assert!(summary.contains("confirmed 1/1") && summary.contains("SV-COMP validation score: 1 of 1"), "{summary}");
+    assert!(summary.contains("confirmed 2/2") && summary.contains("SV-COMP validation score: 2 of 2"), "{summary}");
 }
 
 /// Decision 161: the harness of a two-thread confirmation (a lost update) holds the program with

@@ -108,6 +108,12 @@ struct Task {
     expected_result: Option<String>,
     /// A correctness witness (issue 23): `true` confirms it, `false(...)` rejects it.
     correctness: bool,
+    /// The property file a task definition names for this task, and its expected verdict as
+    /// BenchExec writes it (`true`, `false`, `false(valid-deref)`): the run's `properties`,
+    /// `propertyFile` and `expectedVerdict` in a BenchExec result file, by which
+    /// `table-generator` joins runs of the same task (issue 35 item 6).
+    property_file: Option<PathBuf>,
+    expected_verdict: Option<String>,
 }
 
 /// How a validation ended, in corpus-score's classes.
@@ -222,6 +228,7 @@ fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
     }
     unique_ids(&mut tasks);
     // Positions in the whole list (results keep them, so shards merge in list order).
+    let total = tasks.len();
     let mut tasks: Vec<(usize, Task)> = tasks.into_iter().enumerate().collect();
     if let Some((k, n)) = args.shard {
         tasks.retain(|(i, _)| i % n == k - 1);
@@ -249,7 +256,7 @@ fn run_batch(args: &BatchArgs) -> Result<usize, BatchError> {
         std::fs::File::create(path)
             .map_err(|e| BatchError::Input(format!("{}: cannot create: {e}", path.display())))?;
     }
-    let runner = Runner { exe, timeout: args.timeout, memory_limit, extra: args.validate_options.clone() };
+    let runner = Runner { total, exe, timeout: args.timeout, memory_limit, extra: args.validate_options.clone() };
 
     let started = Instant::now();
     let progress = Progress::new(tasks.len());
@@ -359,6 +366,21 @@ fn merge(args: &BatchArgs) -> Result<usize, BatchError> {
         return Err(BatchError::Usage("the results files hold no task".into()));
     }
     done.sort_by_key(|(_, r)| r["index"].as_u64());
+    // Issue 35 item 6: the shards' records say how many tasks the whole list had; a merge that
+    // lacks some says so (a summary of part of a batch is not the batch's).
+    let total = done.iter().filter_map(|(_, r)| r["tasks_total"].as_u64()).max();
+    if let Some(total) = total.filter(|t| *t > done.len() as u64) {
+        let have: std::collections::HashSet<u64> = done.iter().filter_map(|(_, r)| r["index"].as_u64()).collect();
+        let missing: Vec<String> =
+            (0..total).filter(|i| !have.contains(i)).take(5).map(|i| (i + 1).to_string()).collect();
+        eprintln!(
+            "witness-check: warning: the results files hold {} of the batch's {total} tasks (a shard is missing?); \
+             missing tasks at positions {}{}",
+            done.len(),
+            missing.join(", "),
+            if total - (done.len() as u64) > 5 { ", …" } else { "" }
+        );
+    }
     print!("{}", summary_text(&done, &format!("merged from {} results files", args.inputs.len())));
     finish(args, &done, 0, None)
 }
@@ -455,6 +477,8 @@ fn load_manifest(path: &Path, dir: &Path, text: &str, format: Option<&str>) -> R
             label,
             expected_result: field(expected_result).map(str::to_ascii_lowercase),
             correctness: field(wtype) == Some("correctness"),
+            property_file: None,
+            expected_verdict: None,
         });
     }
     Ok(tasks)
@@ -496,14 +520,30 @@ fn load_pairs(path: &Path, dir: &Path, text: &str) -> Result<Vec<Task>, BatchErr
         let witness = witness.map(|w| dir.join(w));
         // The task's expected verdict, when it can be read now (otherwise the child reports
         // the problem as this task's error).
-        let task_property = task::resolve(&program, witness.as_deref(), None, None).ok().and_then(|r| r.task_property);
+        let resolved = task::resolve(&program, witness.as_deref(), None, None).ok();
+        let task_property = resolved.as_ref().and_then(|r| r.task_property.clone());
         let verdict = task_property.as_ref().and_then(|p| p.expected_verdict);
-        // Decision 88: a violation witness for a correct program is wrong (expected: reject);
-        // for an incorrect program the witness may or may not be valid (no label).
-        // A correctness witness has no such default (issue 23).
-        let correctness = witness.as_deref().is_some_and(is_correctness_witness);
-        let expected = explicit.or(if verdict == Some(true) && !correctness { Some(Expected::Reject) } else { None });
-        let expected_result = task_property.and_then(|p| p.expected_result()).filter(|r| r.starts_with("false("));
+        // A correctness witness (issue 23), the one the line names or the task's own.
+        let correctness = resolved.as_ref().map(|r| r.witness.as_path()).is_some_and(is_correctness_witness);
+        // Issue 35 item 6: a validation task (its witness is one of its input files, named by
+        // `witness_input_file`) is labelled as BenchExec scores it: the expected verdict is the
+        // answer, so `false` confirms a violation witness and `true` a correctness witness.
+        // Decision 88 for a witness given beside a task: a violation witness for a correct
+        // program is wrong (expected: reject); for an incorrect program the witness may or may
+        // not be valid (no label); a correctness witness has no such default.
+        let validation = witness.is_none();
+        let derived = match verdict {
+            Some(v) if validation => Some(if v == correctness { Expected::Confirm } else { Expected::Reject }),
+            Some(true) if !correctness => Some(Expected::Reject),
+            _ => None,
+        };
+        let expected = explicit.or(derived);
+        let expected_verdict = task_property.as_ref().and_then(|p| p.expected_result());
+        let property_file = task_property.as_ref().map(|p| p.property_file.clone());
+        let expected_result = match (&expected_verdict, correctness) {
+            (Some(r), false) if r.starts_with("false(") => Some(r.clone()),
+            _ => None,
+        };
         tasks.push(Task {
             id: task_file.to_string(),
             program,
@@ -514,6 +554,8 @@ fn load_pairs(path: &Path, dir: &Path, text: &str) -> Result<Vec<Task>, BatchErr
             label: expected.map(|e| if e == Expected::Confirm { "confirm" } else { "reject" }.to_string()),
             expected_result,
             correctness,
+            property_file,
+            expected_verdict,
         });
     }
     Ok(tasks)
@@ -524,6 +566,8 @@ fn load_pairs(path: &Path, dir: &Path, text: &str) -> Result<Vec<Task>, BatchErr
 // ---------------------------------------------------------------------------------------------
 
 struct Runner {
+    /// Tasks in the whole list (all shards): a merge tells a missing shard by it.
+    total: usize,
     exe: PathBuf,
     timeout: u64,
     memory_limit: Option<u64>,
@@ -588,6 +632,9 @@ impl Runner {
             "property": t.property,
             "expected": t.label,
             "expected_result": t.expected_result,
+            "property_file": t.property_file,
+            "expected_verdict": t.expected_verdict,
+            "tasks_total": self.total,
             "result": if timeout { Some("unknown".to_string()) } else { result },
             "class": class.name(),
             "correct": correct,

@@ -60,8 +60,51 @@ fn column<W: Write>(w: &mut quick_xml::Writer<W>, title: &str, value: &str, hidd
     w.write_event(Event::Empty(c))
 }
 
-/// Writes the result file of `records` (batch's JSON records, in task order).
+/// `path` relative to the directory `base` (both made absolute against the working directory),
+/// as BenchExec writes a run's files: relative to the result file.
+fn relative_to(path: &Path, base: &Path) -> String {
+    use std::path::Component;
+    let (Ok(path), Ok(base)) = (std::path::absolute(path), std::path::absolute(base)) else {
+        return path.display().to_string();
+    };
+    let normal = |p: &Path| {
+        let mut out: Vec<Component> = Vec::new();
+        for c in p.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                    out.pop();
+                }
+                c => out.push(c),
+            }
+        }
+        out.into_iter().map(|c| c.as_os_str().to_os_string()).collect::<Vec<_>>()
+    };
+    let (p, b) = (normal(&path), normal(&base));
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut rel = std::path::PathBuf::new();
+    for _ in common..b.len() {
+        rel.push("..");
+    }
+    for c in &p[common..] {
+        rel.push(c);
+    }
+    rel.display().to_string()
+}
+
+/// A property file's name as BenchExec gives it (`unreach-call.prp` → `unreach-call`).
+fn property_name(file: &str) -> String {
+    let base = Path::new(file).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    base.strip_suffix(".prp").unwrap_or(&base).to_string()
+}
+
+/// Writes the result file of `records` (batch's JSON records, in task order). A run of a task
+/// definition is named as BenchExec names it, by the task file's path relative to the result
+/// file, with the task's `properties`, `propertyFile` and `expectedVerdict`, so that
+/// `table-generator` puts it on the row of the same task of a BenchExec run (issue 35 item 6);
+/// a manifest row (no task file) by its id.
 pub fn write(path: &Path, set: &RunSet, records: &[&Value]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
     let mut w = quick_xml::Writer::new_with_indent(file, b' ', 2);
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
@@ -88,11 +131,27 @@ pub fn write(path: &Path, set: &RunSet, records: &[&Value]) -> std::io::Result<(
     w.write_event(Event::Start(result))?;
     for r in records {
         let (status, category) = status_and_category(r);
-        let files: Vec<&str> = [&r["program"], &r["witness"]].iter().filter_map(|v| v.as_str()).collect();
+        let task_file = r["property_file"].as_str().is_some();
+        let files: Vec<String> = [&r["program"], &r["witness"]]
+            .iter()
+            .filter_map(|v| v.as_str())
+            .map(|f| relative_to(Path::new(f), dir))
+            .collect();
         let files = format!("[{}]", files.join(", "));
+        let name = match r["program"].as_str() {
+            Some(program) if task_file => relative_to(Path::new(program), dir),
+            _ => r["id"].as_str().unwrap_or_default().to_string(),
+        };
         let mut run = BytesStart::new("run");
-        run.push_attribute(("name", r["id"].as_str().unwrap_or_default()));
+        run.push_attribute(("name", name.as_str()));
         run.push_attribute(("files", files.as_str()));
+        if let Some(prp) = r["property_file"].as_str() {
+            run.push_attribute(("properties", property_name(prp).as_str()));
+            run.push_attribute(("propertyFile", relative_to(Path::new(prp), dir).as_str()));
+        }
+        if let Some(verdict) = r["expected_verdict"].as_str() {
+            run.push_attribute(("expectedVerdict", verdict));
+        }
         w.write_event(Event::Start(run))?;
         column(&mut w, "status", &status, false)?;
         column(&mut w, "category", category, true)?;
@@ -127,5 +186,12 @@ mod tests {
         assert_eq!(status_and_category(&r("error", None, None)), ("ERROR (exit code 3)".into(), "error"));
         let timeout = json!({"class": "unknown", "result": "unknown", "timeout": true});
         assert_eq!(status_and_category(&timeout), ("TIMEOUT".into(), "error"));
+    }
+
+    #[test]
+    fn paths_relative_to_the_result_file_as_benchexec_writes_them() {
+        assert_eq!(relative_to(Path::new("/a/b/tasks/t.yml"), Path::new("/a/results")), "../b/tasks/t.yml");
+        assert_eq!(relative_to(Path::new("/a/results/x/../t.yml"), Path::new("/a/results/")), "t.yml");
+        assert_eq!(property_name("../p/unreach-call.prp"), "unreach-call");
     }
 }
