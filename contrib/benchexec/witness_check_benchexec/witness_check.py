@@ -6,15 +6,18 @@
 # See contrib/benchexec/README.md.
 
 import json
-import os
+import re
 
 import benchexec.result as result
 import benchexec.tools.template
-from benchexec.tools.template import ToolNotFoundException, UnsupportedFeatureException
-
-# Task option naming the witness among the input files (BenchExec's convention for
-# validation tasks, as in benchexec.tools.sv_benchmarks_util).
-WITNESS_INPUT_FILE_OPTION = "witness_input_file"
+from benchexec.tools.sv_benchmarks_util import (
+    ILP32,
+    LP64,
+    TaskFilesConsidered,
+    get_data_model_from_task,
+    handle_witness_of_task,
+)
+from benchexec.tools.template import ToolNotFoundException
 
 # witness-check's confirmation strings and BenchExec's results.
 _FALSE_RESULTS = {
@@ -28,11 +31,21 @@ _FALSE_RESULTS = {
     "no-data-race": result.RESULT_FALSE_DATARACE,
 }
 
-# Exit codes of witness-check (witness-check/src/main.rs).
+# Exit codes of witness-check (witness-check/src/main.rs) and the short, categorical status of
+# each (the reason is in the run's log): a table cell names the kind of failure, as the modules
+# BenchExec ships do.
 _EXIT_KINDS = {2: "usage", 3: "input", 4: "internal"}
+_ERROR_STATUS = {"usage": "usage", "input": "invalid input", "internal": "internal error"}
 
-# Longest reason kept in an ERROR result (BenchExec shows results in table cells).
-_MAX_REASON = 100
+# Statistics of a run for <column> elements of a benchmark definition (get_value_from_output):
+# the identifier, and how the text output's `stats:` line writes it.
+_STATISTICS = {
+    "wall_ms": r"stats: (\d+) ms",
+    "product_states": r"(\d+) product states",
+    "solver_calls": r"(\d+) solver calls",
+    "reading": r"reading: ([^;]+)",
+    "data_model": r"data model (\S+)",
+}
 
 
 class Tool(benchexec.tools.template.BaseTool2):
@@ -78,46 +91,34 @@ class Tool(benchexec.tools.template.BaseTool2):
         # the version, the commit built from and the Z3 library loaded tell builds apart.
         return self._version_from_tool(executable).replace("witness-check", "", 1).strip()
 
+    def project_url(self):
+        # No public web page yet; BenchExec shows none.
+        return None
+
     def cmdline(self, executable, options, task, rlimits):
-        task_options = task.options if isinstance(task.options, dict) else {}
-        inputs = list(task.input_files_or_identifier)
-        args = list(options)
-
-        witness_name = task_options.get(WITNESS_INPUT_FILE_OPTION)
-        if witness_name and not _has_option(options, "--witness"):
-            witnesses = [f for f in inputs if os.path.basename(f) == witness_name]
-            if len(witnesses) != 1:
-                raise UnsupportedFeatureException(
-                    f"the task option {WITNESS_INPUT_FILE_OPTION} names {witness_name}, "
-                    f"which is not exactly one of the input files"
-                )
-            args += ["--witness", witnesses[0]]
-        if witness_name:
-            inputs = [f for f in inputs if os.path.basename(f) != witness_name]
-
-        if len(inputs) > 1:
-            raise UnsupportedFeatureException(
-                "witness-check validates one C file per task, not several input files"
-            )
+        # The witness: an option `--witness FILE` of the benchmark definition, or the task's
+        # input file that its option witness_input_file names (validation tasks).
+        # (`--witness=FILE` counts as given, as `--witness FILE` does.)
+        given = ["--witness"] if _has_option(options, "--witness") else options
+        input_files, witness_options = handle_witness_of_task(
+            task, given, "--witness", TaskFilesConsidered.SINGLE_INPUT_FILE
+        )
+        args = list(options) + witness_options
 
         if task.property_file and not _has_option(options, "--property"):
             args += ["--property", task.property_file]
 
-        data_model = task_options.get("data_model")
+        data_model = get_data_model_from_task(task, {ILP32: "ILP32", LP64: "LP64"})
         if data_model and not _has_option(options, "--data-model"):
-            if data_model not in ("ILP32", "LP64"):
-                raise UnsupportedFeatureException(
-                    f"unsupported data_model {data_model!r} (ILP32 or LP64)"
-                )
             args += ["--data-model", data_model]
 
         if rlimits.cputime and not _has_option(options, "--timeout"):
             args += ["--timeout", str(max(1, int(rlimits.cputime) - 1))]
 
-        return [executable, "validate", *args, *inputs]
+        return [executable, "validate", *args, *input_files]
 
     def determine_result(self, run):
-        answer, reason, kind = _read_output(run.output)
+        answer, kind = _read_output(run.output)
         if answer is not None:
             answer = answer.strip()
             if answer == "true":
@@ -128,20 +129,42 @@ class Tool(benchexec.tools.template.BaseTool2):
                 prop = answer[len("false(") : -1]
                 if prop in _FALSE_RESULTS:
                     return _FALSE_RESULTS[prop]
-                return _error(f"unexpected result {answer}")
             if answer != "error":
-                return _error(f"unexpected result {answer}")
+                return f"{result.RESULT_ERROR} (unexpected result)"
         code = run.exit_code.value
         if code in _EXIT_KINDS:
             kind = kind or _EXIT_KINDS[code]
-            return _error(f"{kind}: {reason}" if reason else kind)
+        if kind in _ERROR_STATUS:
+            return f"{result.RESULT_ERROR} ({_ERROR_STATUS[kind]})"
         if run.was_timeout:
             return result.RESULT_TIMEOUT
         if run.exit_code.signal:
-            return _error(f"killed by signal {run.exit_code.signal}")
-        if answer == "error":
-            return _error(f"{kind}: {reason}" if kind else reason)
-        return _error(f"no result, exit code {code}")
+            return f"{result.RESULT_ERROR} (signal {run.exit_code.signal})"
+        return f"{result.RESULT_ERROR} (no result)"
+
+    def get_value_from_output(self, output, identifier):
+        """A statistic of the run for a <column> of the benchmark definition: `wall_ms`,
+        `product_states`, `solver_calls` (numbers), `reading`, `data_model` (texts), from the
+        `stats:` line of the text output or the fields of the JSON output; None if absent."""
+        for line in reversed(output):
+            text = line.strip()
+            if text.startswith("{"):
+                try:
+                    data = json.loads(text)
+                except ValueError:
+                    continue
+                if not isinstance(data, dict):
+                    continue
+                stats = data.get("stats") if isinstance(data.get("stats"), dict) else {}
+                value = stats.get(identifier, data.get(identifier))
+                if value is not None:
+                    return value
+            elif text.startswith("stats:") and identifier in _STATISTICS:
+                found = re.search(_STATISTICS[identifier], text)
+                if found:
+                    value = found.group(1).strip()
+                    return int(value) if value.isdigit() else value
+        return None
 
 
 def _has_option(options, name):
@@ -149,16 +172,9 @@ def _has_option(options, name):
     return any(o == name or o.startswith(name + "=") for o in options)
 
 
-def _error(reason):
-    reason = " ".join(str(reason).split())
-    if len(reason) > _MAX_REASON:
-        reason = reason[: _MAX_REASON - 1] + "…"
-    return f"{result.RESULT_ERROR} ({reason})"
-
-
 def _read_output(lines):
-    """The result string, the reason of an error and its kind, from text or JSON output."""
-    answer = reason = kind = None
+    """The result string and the kind of an error, from text or JSON output."""
+    answer = kind = None
     for line in lines:
         text = line.strip()
         if text.startswith("{"):
@@ -169,13 +185,7 @@ def _read_output(lines):
             if isinstance(data, dict) and "result" in data:
                 answer = str(data["result"])
                 if answer == "error":
-                    reason = str(data.get("reason", ""))
                     kind = data.get("error_kind")
         elif text.startswith("RESULT:"):
             answer = text[len("RESULT:") :].strip()
-        elif reason is None and text.startswith("witness-check: "):
-            reason = text[len("witness-check: ") :]
-        elif reason is None and text.startswith("error: "):
-            # clap's usage errors
-            reason = text[len("error: ") :]
-    return answer, reason, kind
+    return answer, kind
