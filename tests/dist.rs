@@ -67,9 +67,21 @@ fn the_archive_runs_its_example_with_its_own_z3() {
         "LICENSE-APACHE",
         "witness_check_benchexec/witness_check.py",
         "example/minimal-example.c",
+        "man/witness-check.1",
+        "man/witness-check-validate.1",
+        "completions/witness-check.bash",
     ] {
         assert!(dir.join(f).is_file(), "the archive lacks {f}");
     }
+    // The tar.gz holds the same, the binary executable (issue 35 item 11: Python's zipfile
+    // drops the execute bit of a zip's files).
+    let untarred = tmp.join("untarred");
+    std::fs::create_dir_all(&untarred).unwrap();
+    let (ok, text) =
+        run(Command::new("tar").arg("-xzf").arg(out.join("witness-check.tar.gz")).arg("-C").arg(&untarred));
+    assert!(ok, "cannot unpack the tar.gz: {text}");
+    let (ok, text) = run(Command::new(untarred.join("witness-check/witness-check")).arg("--version"));
+    assert!(ok && text.contains("witness-check"), "the tar.gz's binary does not run: {text}");
     let packed = dir.join("witness-check");
 
     // The archive's binary finds the archive's Z3 first.

@@ -744,6 +744,25 @@ fn replay_reproduces_overflow_and_memory_safety_with_the_sanitizer_that_shows_th
     assert!(text.contains("replay: not replayed (a native run does not show a violation of termination)"), "{text}");
 }
 
+/// Issue 35 item 11: clap writes the manual pages and the shell completions.
+#[test]
+fn manual_pages_and_completions_are_generated() {
+    let man = run_str(&["man"]);
+    assert_eq!(man.status.code(), Some(0), "{}", describe(&man));
+    let text = String::from_utf8_lossy(&man.stdout);
+    assert!(text.contains(".TH witness-check 1") && text.contains("validate"), "{text}");
+    let validate = run_str(&["man", "validate"]);
+    let text = String::from_utf8_lossy(&validate.stdout);
+    assert!(text.contains(".TH witness-check-validate 1") && text.contains("data\\-model"), "{text}");
+    assert_eq!(run_str(&["man", "nope"]).status.code(), Some(2));
+    for shell in ["bash", "zsh", "fish"] {
+        let out = run_str(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("witness-check") && text.contains("data-model"), "{shell}: {text}");
+    }
+}
+
 /// Issue 35 item 9: a call's step is in the caller's function (it named the callee).
 #[test]
 fn a_call_step_names_the_function_it_is_in() {

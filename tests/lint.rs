@@ -223,3 +223,23 @@ fn lint_agrees_with_witnesslint_on_shared_graphml_witnesses() {
     assert!(checked >= 90, "only {checked} witnesses checked");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Issue 35 item 11: `--loglevel` hides the findings below a severity (witnesslint's option);
+/// counts and exit code stay.
+#[test]
+fn lint_loglevel_hides_less_severe_findings() {
+    let w = root().join("fixtures/lint/graphml-thread-not-entered/witness.graphml");
+    let text = |level: &str| {
+        let out = Command::new(BIN).args(["lint", "--loglevel", level]).arg(&w).output().expect("lint runs");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (all_code, all) = text("note");
+    let (warn_code, warnings) = text("warning");
+    assert!(all.contains("note["), "{all}");
+    assert!(warnings.contains("warning[") && !warnings.contains("note["), "{warnings}");
+    assert_eq!(all_code, warn_code);
+    let summary = |t: &str| t.lines().find(|l| l.contains("error(s),")).map(str::to_string);
+    assert_eq!(summary(&all), summary(&warnings));
+    let (_, json) = lint(&w, None, &["--loglevel".into(), "error".into()]);
+    assert_eq!(json["findings"].as_array().map(Vec::len), Some(0), "{json}");
+}

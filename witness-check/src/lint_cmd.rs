@@ -34,6 +34,36 @@ pub struct LintArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// The least severe findings printed (as witnesslint's `--loglevel`): `note` (all),
+    /// `warning` (errors and warnings), `error`. The counts and the exit code are the same at
+    /// every level.
+    #[arg(long, value_enum, value_name = "LEVEL", default_value = "note")]
+    loglevel: LogLevel,
+}
+
+/// `--loglevel`: the least severe findings shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogLevel {
+    Error,
+    Warning,
+    Note,
+}
+
+impl LogLevel {
+    /// Is a finding of this severity shown?
+    fn shows(self, severity: Severity) -> bool {
+        let rank = |s: Severity| match s {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Note => 2,
+        };
+        let least = match self {
+            LogLevel::Error => Severity::Error,
+            LogLevel::Warning => Severity::Warning,
+            LogLevel::Note => Severity::Note,
+        };
+        rank(severity) <= rank(least)
+    }
 }
 
 impl LintArgs {
@@ -98,7 +128,12 @@ fn lint_and_print(args: &LintArgs, witness: &[u8], program: Option<&[u8]>) -> i3
                 "valid": code == 0,
                 "exit_code": code,
                 "format": report.format,
-                "findings": report.findings.iter().map(|f| finding_json(f, args)).collect::<Vec<_>>(),
+                "findings": report
+                    .findings
+                    .iter()
+                    .filter(|f| args.loglevel.shows(f.severity))
+                    .map(|f| finding_json(f, args))
+                    .collect::<Vec<_>>(),
                 "overview": report.overview.iter().map(|(k, v)| json!({"field": k, "value": v})).collect::<Vec<_>>(),
             })
         );
@@ -149,7 +184,7 @@ fn print_text(report: &LintReport, args: &LintArgs, witness: &[u8], program: Opt
     // first ones of each check and counts the rest (JSON has them all).
     const PER_CHECK: usize = 50;
     let mut shown: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for f in &report.findings {
+    for f in report.findings.iter().filter(|f| args.loglevel.shows(f.severity)) {
         let n = shown.entry(f.check).or_default();
         *n += 1;
         if *n > PER_CHECK {

@@ -123,6 +123,19 @@ enum Command {
     /// Run many validations on all cores: a corpus manifest (TSV) or a list of
     /// task-definition/witness pairs; prints a summary, optionally JSON lines and a plot.
     Batch(batch::BatchArgs),
+    /// Print a shell completion script to standard output (e.g. `witness-check completions bash >
+    /// ~/.local/share/bash-completion/completions/witness-check`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) of witness-check or of one of its commands to standard output
+    /// (`witness-check man validate | man -l -`).
+    Man {
+        /// `validate`, `lint`, `batch`, `completions` or `man`; none: the page of witness-check.
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+    },
 }
 
 /// The arguments of `validate`.
@@ -310,6 +323,38 @@ fn run_main() -> ! {
         Command::Validate(args) => run_validate(args, start_ns),
         Command::Lint(args) => leave_now(lint_cmd::run(args)),
         Command::Batch(args) => batch::run(args),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "witness-check", &mut std::io::stdout());
+            leave_now(0)
+        }
+        Command::Man { command } => leave_now(print_man(command.as_deref())),
+    }
+}
+
+/// `man [COMMAND]`: the page of the binary or of one command (clap_mangen); 2 for an unknown one.
+fn print_man(command: Option<&str>) -> i32 {
+    let cmd = <Cli as clap::CommandFactory>::command().version(env!("CARGO_PKG_VERSION"));
+    let page = match command {
+        None => cmd,
+        Some(name) => match cmd.find_subcommand(name) {
+            Some(sub) => sub.clone().name(Box::leak(format!("witness-check-{name}").into_boxed_str()) as &str),
+            None => {
+                let names: Vec<String> = cmd.get_subcommands().map(|c| c.get_name().to_string()).collect();
+                eprintln!("witness-check: no command `{name}` (one of: {})", names.join(", "));
+                return 2;
+            }
+        },
+    };
+    let mut out = Vec::new();
+    if let Err(e) = clap_mangen::Man::new(page).render(&mut out) {
+        eprintln!("witness-check: cannot render the manual page: {e}");
+        return 4;
+    }
+    use std::io::Write;
+    match std::io::stdout().write_all(&out) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => closed_output(),
+        _ => 0,
     }
 }
 
