@@ -1070,6 +1070,34 @@ fn dot_marks_where_a_rejected_witness_stops() {
     assert!(text.contains("entry -> n0;") && text.contains("legend [shape=note"), "{text}");
 }
 
+/// Issue 35 item 8: a rejection shows how far the witness's run got: the longest prefix the
+/// program and the witness share, in text and JSON, its states filled in `--dot`.
+#[test]
+fn a_rejection_shows_the_longest_prefix_of_the_witness_run() {
+    let dir = fixtures_dir().join("graphml").join("memsafety-deref-reject");
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "LP64", &["--json".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["verdict"], "rejected", "{json}");
+    let prefix = json["prefix"].as_array().cloned().unwrap_or_default();
+    assert!(prefix.len() >= 3, "{json}");
+    // It starts where the program starts and passes the nondet call with a value.
+    assert_eq!(prefix[0]["function"], "main", "{json}");
+    assert!(prefix.iter().any(|s| s["nondet"]["function"] == "__VERIFIER_nondet_int"), "{json}");
+    let text = validate_in(&dir, &dir.join("witness.graphml"), "LP64", &[]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains(&format!("prefix ({} steps, the witness's run as far as it got", prefix.len())), "{text}");
+    let dot = std::env::temp_dir().join(format!("witness-check-e2e-prefix-{}.dot", std::process::id()));
+    validate_in(&dir, &dir.join("witness.graphml"), "LP64", &["--dot".as_ref(), dot.as_os_str()]);
+    let picture = std::fs::read_to_string(&dot).expect("the DOT file was written");
+    let _ = std::fs::remove_file(&dot);
+    assert!(picture.contains("style=filled, fillcolor=lightblue"), "{picture}");
+    // A confirmation has its trace and no prefix.
+    let dir = fixtures_dir().join("graphml").join("memsafety-deref-confirm");
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "ILP32", &["--json".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert!(json.get("prefix").is_none() && json["trace"].is_array(), "{json}");
+}
+
 /// Issue 19, cause 12: a confirmation that rests on calling the nondet functions of a call's
 /// arguments left to right is not reproduced natively in that order; `--replay` says that gcc's
 /// order (right to left) reaches the error. Needs gcc with -m32.

@@ -638,6 +638,17 @@ fn harness_and_replay(
     result
 }
 
+/// The steps of a trace (or a rejection's prefix), one a line: place, thread, function, the
+/// step's text, the witness node after it and a nondet call's value.
+fn print_steps(steps: &[witness_core::verdict::TraceStep]) {
+    for s in steps {
+        let nondet = s.nondet.as_ref().map(|n| format!("   [{} returns {}]", n.function, n.value)).unwrap_or_default();
+        // Multi-threaded programs: the schedule, each step with its thread (issue 22).
+        let thread = s.thread.map(|t| format!("[thread {t}] ")).unwrap_or_default();
+        println!("  {}:{} {thread}{} | {}  -> {}{}", s.file, s.line, s.function, s.action, s.witness_node, nondet);
+    }
+}
+
 /// Decision 78: the explanation's line of the program (or witness) as an annotated snippet.
 fn snippet(e: &witness_core::verdict::Explanation, files: (&std::path::Path, &std::path::Path)) -> Option<String> {
     use annotate_snippets::Level;
@@ -721,6 +732,10 @@ fn print_report(
         if let Some(e) = &r.explanation {
             v["explanation"] = json!(e);
         }
+        if !r.prefix.is_empty() {
+            // Issue 35 item 8: how far a rejected witness's run got.
+            v["prefix"] = json!(r.prefix);
+        }
         if let Some(c) = &r.correctness {
             v["witness_type"] = json!("correctness");
             v["correctness"] = json!(c);
@@ -733,13 +748,16 @@ fn print_report(
     }
     if let Verdict::Confirmed { trace, .. } = &r.verdict {
         println!("trace ({} steps):", trace.len());
-        for s in trace {
-            let nondet =
-                s.nondet.as_ref().map(|n| format!("   [{} returns {}]", n.function, n.value)).unwrap_or_default();
-            // Multi-threaded programs: the schedule, each step with its thread (issue 22).
-            let thread = s.thread.map(|t| format!("[thread {t}] ")).unwrap_or_default();
-            println!("  {}:{} {thread}{} | {}  -> {}{}", s.file, s.line, s.function, s.action, s.witness_node, nondet);
-        }
+        print_steps(trace);
+    }
+    if let Some(last) = r.prefix.last() {
+        // Issue 35 item 8: the run the witness allowed that got nearest to a violation state.
+        println!(
+            "prefix ({} steps, the witness's run as far as it got; it ends in witness node {}):",
+            r.prefix.len(),
+            last.witness_node
+        );
+        print_steps(&r.prefix);
     }
     println!(
         "stats: {} ms, {} product states, {} solver calls; {} witness, reading: {}; data model {}",

@@ -479,6 +479,7 @@ fn unknown_report(
         harness: None,
         harness_right_to_left: None,
         explanation: None,
+        prefix: Vec::new(),
         dot: None,
         refined: None,
         error_code: None,

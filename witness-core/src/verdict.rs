@@ -166,6 +166,10 @@ pub struct Report {
     /// Why a rejection (or the `unknown` that followed one) did not confirm: where the
     /// witness and the program part ways (decision 78).
     pub explanation: Option<Explanation>,
+    /// A rejection's longest prefix (issue 35 item 8): the run the witness allowed that got
+    /// nearest to a violation state, as far as it went; empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prefix: Vec<TraceStep>,
     /// A correctness witness's answer (issue 23): `verdict` stays the program's (`rejected` =
     /// no violation = `true`), this says what became of the witness and each invariant.
     #[serde(skip_serializing_if = "Option::is_none")]

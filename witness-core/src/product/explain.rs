@@ -43,9 +43,21 @@ impl Explanation {
         }
     }
 
+    /// The explored state nearest to a violation state (issue 35 item 8: a rejection shows its run).
+    pub(super) fn furthest_state(&self) -> Option<&ProductState> {
+        self.furthest.as_ref().map(|(_, _, s)| s)
+    }
+
     /// An explored state is in a witness state `d` transitions from a violation state.
     pub(super) fn reached(&mut self, d: u32, state: &ProductState) {
-        if self.furthest.as_ref().is_none_or(|(best, _, _)| d < *best) {
+        // Nearest to a violation state first; of those, the run that went on longest (the
+        // longest prefix the program and the witness share, issue 35 item 8).
+        let depth = |s: &ProductState| s.trace.as_ref().map_or(0, |t| t.depth);
+        let better = match &self.furthest {
+            None => true,
+            Some((best, _, s)) => d < *best || (d == *best && depth(state) > depth(s)),
+        };
+        if better {
             self.furthest = Some((d, state.witness, state.clone()));
         }
     }

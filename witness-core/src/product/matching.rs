@@ -41,9 +41,11 @@ impl<'a> Explorer<'a> {
             s.entered = fired;
             s.witness = node;
             let thread = s.threads.as_ref().map(|t| t.running);
+            let parent = s.trace.take();
             s.trace = Some(Rc::new(TraceNode {
                 thread,
-                parent: s.trace.take(),
+                depth: parent.as_ref().map_or(1, |p| p.depth.saturating_add(1)),
+                parent,
                 span: info.span,
                 function: (!Self::is_global_step(info)).then_some(info.scope_function),
                 action,

@@ -163,6 +163,9 @@ pub struct Outcome {
     /// Whom a conclusion reached without a failed step blames (the explanation of a rejection
     /// reads it, never the reason's text).
     pub blame: Option<Blame>,
+    /// A rejection's longest prefix: the run of the program the witness allowed that got
+    /// nearest to a violation state (issue 35 item 8); empty otherwise.
+    pub prefix: Vec<TraceStep>,
 }
 
 /// Whom a rejection without a failed step of the witness's path blames.
@@ -194,6 +197,7 @@ impl Outcome {
             race: None,
             ambiguous: Vec::new(),
             blame: Some(blame),
+            prefix: Vec::new(),
         }
     }
 }
@@ -250,6 +254,9 @@ struct TraceNode {
     nondet: Option<Nondet>,
     /// The thread that took the step (multi-threaded programs).
     thread: Option<u32>,
+    /// Steps from the start to this one (1 for the first): a rejection's longest prefix is
+    /// the deepest run among those nearest to a violation state (issue 35 item 8).
+    depth: u32,
 }
 
 /// What a trace step did, rendered only for a confirmation's trace (a string per product
@@ -536,6 +543,14 @@ fn explore_once(
         Vec::new()
     };
     let infeasible = ex.explanation();
+    // Issue 35 item 8: how far the witness's run got, when it was followed as written.
+    let prefix = match (&verdict, ex.explain.furthest_state()) {
+        (Verdict::Rejected, Some(s)) if ex.explain.enabled() => {
+            let s = s.clone();
+            ex.trace_of(&s)
+        }
+        _ => Vec::new(),
+    };
     let raw_rejected = matches!(verdict, Verdict::Rejected);
     let raw_confirmed = match &verdict {
         Verdict::Confirmed { trace, .. } => Some(trace.last().map(|s| s.line).unwrap_or(0)),
@@ -561,6 +576,7 @@ fn explore_once(
         race: ex.race,
         ambiguous,
         blame: None,
+        prefix,
     }
 }
 
@@ -1061,6 +1077,14 @@ impl<'a> Explorer<'a> {
     }
 
     fn confirm_reached(&mut self, s: &ProductState, what: String, call: Option<ErrorCall>) -> Verdict {
+        let trace = self.trace_of(s);
+        Verdict::Confirmed { trace, error_function: what, call }
+    }
+
+    /// The run that led to `s`, step by step, each nondet call with a value of one model of
+    /// `s`'s path (`?` where the solver gives none): a confirmation's trace, or the prefix of a
+    /// rejected witness's run (issue 35 item 8).
+    fn trace_of(&mut self, s: &ProductState) -> Vec<TraceStep> {
         let cfa = self.cfa;
         let mut nodes = Vec::new();
         let mut cur = s.trace.clone();
@@ -1129,7 +1153,7 @@ impl<'a> Explorer<'a> {
                 }),
             })
             .collect();
-        Verdict::Confirmed { trace, error_function: what, call }
+        trace
     }
 }
 

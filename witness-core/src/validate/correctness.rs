@@ -179,6 +179,7 @@ impl Stage<'_> {
             error_code: None,
             refined: None,
             explanation: None,
+            prefix: Vec::new(),
             correctness: Some(CorrectnessSummary {
                 witness_verdict: witness_verdict.into(),
                 method: (witness_verdict != "unknown").then(|| method.to_string()),

@@ -315,6 +315,8 @@ pub(super) struct Explored {
     pub test_vector: Option<TestVectorCheck>,
     /// The harness of a rejected witness's input values, when they alone reach the error.
     pub vector_harness: Option<String>,
+    /// A rejection's longest prefix (issue 35 item 8).
+    pub prefix: Vec<crate::verdict::TraceStep>,
 }
 
 /// Stage 7: the product of program and witness explored.
@@ -339,6 +341,7 @@ pub(super) fn explore(
         race: outcome.race,
         test_vector: None,
         vector_harness: None,
+        prefix: outcome.prefix,
     }
 }
 
@@ -607,8 +610,19 @@ pub(super) fn report(
         opts,
         &program.cfa,
     );
+    // The prefix of a rejected witness's run, its steps named by the program's file as a trace's.
+    let mut prefix = match &found.verdict {
+        Verdict::Rejected => std::mem::take(&mut found.prefix),
+        _ => Vec::new(),
+    };
+    let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    for step in &mut prefix {
+        step.file.clone_from(&file);
+    }
     let dot = opts.dot.then(|| {
-        let run: Vec<String> = confirmed_trace.iter().flatten().map(|s| s.witness_node.clone()).collect();
+        // The states of the confirmed run, or of a rejected witness's longest prefix, filled.
+        let run: Vec<String> =
+            confirmed_trace.iter().flatten().chain(&prefix).map(|s| s.witness_node.clone()).collect();
         crate::witness::dot::to_dot(witness, &run, explanation.as_ref().and_then(|e| e.witness_position.as_deref()))
     });
     Report {
@@ -627,6 +641,7 @@ pub(super) fn report(
         // A memory violation names its subproperty (`violated`).
         property: found.violated.unwrap_or(property.target.name()).into(),
         explanation,
+        prefix,
         dot,
         harness: match (&confirmed_trace, opts.harness) {
             (Some(trace), true) => Some(crate::harness::harness_for(&program.cfa, &program.source, trace, &[])),

@@ -1,6 +1,6 @@
 //! Graphviz rendering of a witness automaton (`--dot`, decisions 79 and 147): the entry is
 //! marked by an arrow from a point, violation states are double octagons and sinks boxes; the
-//! states a confirmed run passed are filled; where an explanation says the run stopped, that
+//! states a confirmed run passed (or a rejected witness's longest prefix) are filled; where an explanation says the run stopped, that
 //! state is drawn in red and the transition it did not pass red and dashed. Edge labels give
 //! the location, the branch direction, function entry and return, avoid/follow and the
 //! assumption; a legend says all this. Large witnesses are cut to the states within a few
@@ -127,7 +127,7 @@ pub fn to_dot(w: &WitnessAutomaton, run: &[String], parting: Option<&str>) -> St
 const LEGEND: &str = "  legend [shape=note, fontsize=9, label=\"legend\\l\\
 • arrow from a point: the entry state\\l\\
 • double octagon: a violation state; box: a sink\\l\\
-• filled: passed by the confirmed run\\l\\
+• filled: passed by the confirmed run (rejected: by the run that got furthest)\\l\\
 • red state: where the run stopped; red dashed: the transition it did not pass\\l\\
 • dotted: an avoid waypoint (the run must not pass it)\\l\\
 • edge labels: lines, location, branch, function entry/return, assumption\\l\"];\n";
