@@ -148,13 +148,8 @@ class Tool(benchexec.tools.template.BaseTool2):
         `stats:` line of the text output or the fields of the JSON output; None if absent."""
         for line in reversed(output):
             text = line.strip()
-            if text.startswith("{"):
-                try:
-                    data = json.loads(text)
-                except ValueError:
-                    continue
-                if not isinstance(data, dict):
-                    continue
+            data = _json_object(text)
+            if data is not None:
                 stats = data.get("stats") if isinstance(data.get("stats"), dict) else {}
                 value = stats.get(identifier, data.get(identifier))
                 if value is not None:
@@ -172,17 +167,25 @@ def _has_option(options, name):
     return any(o == name or o.startswith(name + "=") for o in options)
 
 
+def _json_object(text):
+    """The JSON object a line of `--json` output holds, else None."""
+    if not text.startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def _read_output(lines):
     """The result string and the kind of an error, from text or JSON output."""
     answer = kind = None
     for line in lines:
         text = line.strip()
-        if text.startswith("{"):
-            try:
-                data = json.loads(text)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and "result" in data:
+        data = _json_object(text)
+        if data is not None:
+            if "result" in data:
                 answer = str(data["result"])
                 if answer == "error":
                     kind = data.get("error_kind")
