@@ -86,17 +86,39 @@ pub fn default_memory_limit() -> Option<u64> {
 }
 
 fn cgroup_limit() -> Option<u64> {
-    // cgroup v2: the process's own group, from /proc/self/cgroup ("0::/path").
-    let own = std::fs::read_to_string("/proc/self/cgroup")
-        .ok()
-        .and_then(|c| c.lines().find_map(|l| l.strip_prefix("0::").map(|p| p.trim().to_string())));
-    let mut candidates = Vec::new();
-    if let Some(p) = own {
-        candidates.push(format!("/sys/fs/cgroup{}/memory.max", p.trim_end_matches('/')));
+    let table = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    cgroup_limit_in(&table, std::path::Path::new("/sys/fs/cgroup"))
+}
+
+/// The memory limit of the groups `table` (a `/proc/self/cgroup`) names, under the cgroup
+/// mount `sys`: cgroup v2 "0::/path", v1 "N:memory:/path". The effective limit is the least
+/// of the group's and of every group above it: BenchExec limits the run's group and starts the
+/// tool in a group below it, whose own limit is none (under v1 we read none, and a run was
+/// killed for memory instead of answering `unknown`).
+fn cgroup_limit_in(table: &str, sys: &std::path::Path) -> Option<u64> {
+    let mut limits = Vec::new();
+    for line in table.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next(), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let (root, file) = if controllers.is_empty() {
+            (sys.to_path_buf(), "memory.max")
+        } else if controllers.split(',').any(|c| c == "memory") {
+            (sys.join("memory"), "memory.limit_in_bytes")
+        } else {
+            continue;
+        };
+        let mut dir = root.join(path.trim().trim_start_matches('/'));
+        loop {
+            limits.extend(std::fs::read_to_string(dir.join(file)).ok().and_then(|t| parse_limit(&t)));
+            if dir == root || !dir.starts_with(&root) || !dir.pop() {
+                break;
+            }
+        }
     }
-    candidates.push("/sys/fs/cgroup/memory.max".into());
-    candidates.push("/sys/fs/cgroup/memory/memory.limit_in_bytes".into());
-    candidates.iter().find_map(|f| parse_limit(&std::fs::read_to_string(f).ok()?))
+    for f in [sys.join("memory.max"), sys.join("memory/memory.limit_in_bytes")] {
+        limits.extend(std::fs::read_to_string(f).ok().and_then(|t| parse_limit(&t)));
+    }
+    limits.into_iter().min()
 }
 
 /// A cgroup limit file's content: bytes, or `max` / a huge number for none.
@@ -123,6 +145,27 @@ mod tests {
         assert_eq!(parse_limit("7516192768\n"), Some(7516192768));
         assert_eq!(parse_limit("9223372036854771712\n"), None);
         assert_eq!(parse_limit("garbage"), None);
+    }
+
+    #[test]
+    fn the_limit_of_a_group_above_the_own_counts() {
+        // BenchExec under cgroup v1: the limit is on the run's group, the tool in a group below.
+        let sys = std::env::temp_dir().join(format!("witness-check-cgroup-{}", std::process::id()));
+        let run = sys.join("memory/process_api/benchmark_x");
+        std::fs::create_dir_all(run.join("delegate_y")).unwrap();
+        let write = |p: std::path::PathBuf, v: &str| std::fs::write(p, v).unwrap();
+        write(sys.join("memory/memory.limit_in_bytes"), "9223372036854771712\n");
+        write(run.join("memory.limit_in_bytes"), "3999997952\n");
+        write(run.join("delegate_y/memory.limit_in_bytes"), "9223372036854771712\n");
+        let v1 = "9:name=systemd:/\n4:memory:/process_api/benchmark_x/delegate_y\n";
+        assert_eq!(cgroup_limit_in(v1, &sys), Some(3999997952));
+        // cgroup v2: likewise through `memory.max`.
+        std::fs::create_dir_all(sys.join("a/b")).unwrap();
+        write(sys.join("a/memory.max"), "1048576000\n");
+        write(sys.join("a/b/memory.max"), "max\n");
+        assert_eq!(cgroup_limit_in("0::/a/b\n", &sys), Some(1048576000));
+        assert_eq!(cgroup_limit_in("0::/\n", &sys.join("none")), None);
+        let _ = std::fs::remove_dir_all(&sys);
     }
 
     #[test]
