@@ -52,17 +52,12 @@ pub enum LogLevel {
 impl LogLevel {
     /// Is a finding of this severity shown?
     fn shows(self, severity: Severity) -> bool {
-        let rank = |s: Severity| match s {
-            Severity::Error => 0,
-            Severity::Warning => 1,
-            Severity::Note => 2,
-        };
         let least = match self {
             LogLevel::Error => Severity::Error,
             LogLevel::Warning => Severity::Warning,
             LogLevel::Note => Severity::Note,
         };
-        rank(severity) <= rank(least)
+        severity >= least // Severity orders Note < Warning < Error
     }
 }
 

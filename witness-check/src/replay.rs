@@ -85,6 +85,17 @@ pub struct Expected {
     pub shows: Shows,
 }
 
+impl Expected {
+    /// The confirmed run's place, for messages: `line 8`, `lines 8-9`, `no line`.
+    fn wanted(&self) -> String {
+        match self.lines {
+            Some((a, b)) if a == b => format!("line {a}"),
+            Some((a, b)) => format!("lines {a}-{b}"),
+            None => "no line".to_string(),
+        }
+    }
+}
+
 /// Compiles `harness` with `program` and runs the result. A `threaded` harness (decision 161)
 /// holds the program's instrumented copy: it is compiled twice, as the program
 /// (`-DWITNESS_CHECK_PROGRAM`) and as the harness, with `-pthread`.
@@ -261,11 +272,7 @@ fn error_call(
                 Ok(l) => format!(" at line {l}"),
                 Err(_) => String::new(),
             };
-            let wanted = match expected.lines {
-                Some((a, b)) if a == b => format!("line {a}"),
-                Some((a, b)) => format!("lines {a}-{b}"),
-                None => "no line".to_string(),
-            };
+            let wanted = expected.wanted();
             if !same_error(&expected.error, what) {
                 let named = &expected.error;
                 return (false, format!("the native run reaches another error: {what}{at}, not {named} ({line})"));
@@ -321,11 +328,7 @@ fn place_line(place: &str, file: &str) -> Option<u32> {
 fn sanitized(err: &str, code: Option<i32>, source: &Path, expected: &Expected) -> Replay {
     let file = source.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     let ran = |reproduced: bool, detail: String| Replay { reproduced, ran: true, detail };
-    let wanted = match expected.lines {
-        Some((a, b)) if a == b => format!("line {a}"),
-        Some((a, b)) => format!("lines {a}-{b}"),
-        None => "no line".to_string(),
-    };
+    let wanted = expected.wanted();
     let at_wanted =
         |line: Option<u32>| matches!((line, expected.lines), (Some(l), Some((a, b))) if (a..=b).contains(&l));
     let how = match code {

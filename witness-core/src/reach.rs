@@ -188,12 +188,7 @@ pub(crate) fn value_range(e: &crate::cfa::Expr) -> Option<(i128, i128)> {
     let int = |ty: &ScalarTy| ty.int();
     match e {
         Expr::Const { bits, ty } => {
-            let t = int(ty)?;
-            let v = if t.signed && (bits >> (t.bits - 1)) & 1 == 1 {
-                i128::from(*bits) - (1i128 << t.bits)
-            } else {
-                i128::from(*bits)
-            };
+            let v = crate::semantics::value::as_i128(*bits, int(ty)?);
             Some((v, v))
         }
         Expr::Var { ty, .. } => Some(type_range(int(ty)?)),

@@ -307,11 +307,16 @@ fn pipeline(
 
 /// A confirmation's trace names the program file (its base name) at every step.
 fn name_trace_file(opts: &ValidateOptions, verdict: &mut Verdict) {
-    let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     if let Verdict::Confirmed { trace, .. } = verdict {
-        for step in trace.iter_mut() {
-            step.file = file.clone();
-        }
+        name_steps(opts, trace);
+    }
+}
+
+/// Steps of a run (a trace, a rejection's prefix) name the program file (its base name).
+fn name_steps(opts: &ValidateOptions, steps: &mut [crate::verdict::TraceStep]) {
+    let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    for step in steps {
+        step.file.clone_from(&file);
     }
 }
 

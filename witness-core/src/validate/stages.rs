@@ -409,6 +409,15 @@ pub(super) fn second_check(
     found.test_vector = Some(tv.check);
 }
 
+/// The options of the extra explorations that only explain a verdict ([`blame_avoid`],
+/// [`default_data_model`]): the exploration's, within one short slice of the budget (at most
+/// 2 s and an eighth of the time left).
+fn explanation_slice(explore: &ExploreOptions) -> ExploreOptions {
+    let slice = (explore.deadline.remaining() / 8).min(std::time::Duration::from_secs(2));
+    let deadline = explore.deadline.sooner(slice);
+    ExploreOptions { deadline, target: explore.target.clone(), reading: explore.reading.clone(), ..*explore }
+}
+
 /// Most `avoid` waypoints [`blame_avoid`] tries one by one.
 const MAX_BLAMED_AVOIDS: usize = 8;
 
@@ -430,17 +439,14 @@ pub(super) fn blame_avoid(
     if avoids.is_empty() || avoids.len() > MAX_BLAMED_AVOIDS {
         return;
     }
-    // One slice for all of them: at most 2 s and an eighth of the time left.
-    let slice = (explore.deadline.remaining() / 8).min(std::time::Duration::from_secs(2));
-    let deadline = explore.deadline.sooner(slice);
+    // One slice for all of them.
+    let opts = explanation_slice(explore);
     for e in avoids {
-        if deadline.passed() {
+        if opts.deadline.passed() {
             return;
         }
         let mut without = witness.clone();
         without.graph.remove_edge(e);
-        let opts =
-            ExploreOptions { deadline, target: explore.target.clone(), reading: explore.reading.clone(), ..*explore };
         let outcome = product::explore(&program.cfa, &program.source, &without, anchors, &opts);
         found.states += outcome.states;
         found.solver_calls += outcome.solver_calls;
@@ -489,17 +495,15 @@ pub(super) fn default_data_model(
         DataModel::Lp64 => DataModel::Ilp32,
         DataModel::Ilp32 => return,
     };
-    let slice = (explore.deadline.remaining() / 8).min(std::time::Duration::from_secs(2));
-    let deadline = explore.deadline.sooner(slice);
-    let Ok(p) = cfront::build_program_within(&run.opts.program, program.source.clone(), other, Some(deadline)) else {
+    let opts = explanation_slice(explore);
+    let Ok(p) = cfront::build_program_within(&run.opts.program, program.source.clone(), other, Some(opts.deadline))
+    else {
         return;
     };
     let operations = explore.target.operations() || explore.target.race();
     let Ok(anchors) = crate::anchors::resolve_anchors(&p.cfa, &p.source, witness, operations, &mut Vec::new()) else {
         return;
     };
-    let opts =
-        ExploreOptions { deadline, target: explore.target.clone(), reading: explore.reading.clone(), ..*explore };
     let outcome = product::explore(&p.cfa, &p.source, witness, &anchors, &opts);
     found.states += outcome.states;
     found.solver_calls += outcome.solver_calls;
@@ -615,10 +619,7 @@ pub(super) fn report(
         Verdict::Rejected => std::mem::take(&mut found.prefix),
         _ => Vec::new(),
     };
-    let file = opts.program.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-    for step in &mut prefix {
-        step.file.clone_from(&file);
-    }
+    super::name_steps(opts, &mut prefix);
     let dot = opts.dot.then(|| {
         // The states of the confirmed run, or of a rejected witness's longest prefix, filled.
         let run: Vec<String> =
