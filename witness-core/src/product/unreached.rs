@@ -19,7 +19,11 @@ impl<'a> Explorer<'a> {
     /// however the reading matches), so it concludes only when none is reachable.
     pub(super) fn violation_out_of_reach(&self) -> Option<InfeasibleStep> {
         let (cfa, w) = (self.cfa, self.witness);
+        // Under `--undefined-behaviour unknown`, possible undefined behaviour anywhere on an
+        // allowed path forbids a rejection; a never-taken branch speaks of defined executions
+        // only, so the search decides.
         if !matches!(self.opts.target.shape(), Shape::ErrorCall)
+            || matches!(self.opts.undefined, UndefinedBehaviour::Unknown)
             || self.observer.is_some()
             || !self.opts.reading.follows_automaton()
             || w.graph[w.entry].violation
