@@ -639,13 +639,23 @@ fn harness_and_replay(
 }
 
 /// The steps of a trace (or a rejection's prefix), one a line: place, thread, function, the
-/// step's text, the witness node after it and a nondet call's value.
+/// step's text, the witness node after it, a nondet call's value and the values the step
+/// assigns or tests (decision 221).
 fn print_steps(steps: &[witness_core::verdict::TraceStep]) {
     for s in steps {
         let nondet = s.nondet.as_ref().map(|n| format!("   [{} returns {}]", n.function, n.value)).unwrap_or_default();
+        let values = if s.values.is_empty() {
+            String::new()
+        } else {
+            let shown: Vec<String> = s.values.iter().map(|v| format!("{} = {}", v.name, v.value)).collect();
+            format!("   [{}]", shown.join(", "))
+        };
         // Multi-threaded programs: the schedule, each step with its thread (issue 22).
         let thread = s.thread.map(|t| format!("[thread {t}] ")).unwrap_or_default();
-        println!("  {}:{} {thread}{} | {}  -> {}{}", s.file, s.line, s.function, s.action, s.witness_node, nondet);
+        println!(
+            "  {}:{} {thread}{} | {}  -> {}{nondet}{values}",
+            s.file, s.line, s.function, s.action, s.witness_node
+        );
     }
 }
 

@@ -16,6 +16,14 @@ pub struct NondetChoice {
     pub bits: Option<(u64, Option<u32>)>,
 }
 
+/// A value a trace step shows: an object as C names it (`x`, `a[2][1]`, `*p`, `\result`) and
+/// its value in C notation (`?` when the solver gave none).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct StepValue {
+    pub name: String,
+    pub value: String,
+}
+
 /// One of the two accesses of a confirmed data race (issue 32 cause 18): the thread about to
 /// take it (numbered as the trace numbers threads: main 0, created threads in creation order),
 /// its step's place and function. A refined witness names both.
@@ -40,6 +48,11 @@ pub struct TraceStep {
     /// Set when the step called a `__VERIFIER_nondet_*` function.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nondet: Option<NondetChoice>,
+    /// The values the step assigns (an assignment, a declaration, a call's parameters,
+    /// `\result` of a return) or tests (a branch's operands), of the same model as the nondet
+    /// choices (decision 221).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<StepValue>,
     /// The step's place in the program text (byte offsets), for refined witnesses.
     #[serde(skip)]
     pub span: Option<crate::cfa::SourceSpan>,

@@ -27,7 +27,7 @@ impl<'a> Explorer<'a> {
         next: ProductState,
         info: &StepInfo,
         action: Action,
-        nondet: Option<Nondet>,
+        values: Option<Rc<Recorded>>,
         out: &mut Vec<ProductState>,
     ) {
         let w = self.witness;
@@ -50,7 +50,7 @@ impl<'a> Explorer<'a> {
                 function: (!Self::is_global_step(info)).then_some(info.scope_function),
                 action,
                 witness_node: node,
-                nondet: nondet.clone(),
+                values: values.clone(),
             }));
             out.push(s);
         };

@@ -68,6 +68,8 @@ mod por;
 mod portfolio;
 mod race;
 mod search_reading;
+mod shown;
+use shown::{Recorded, Subject};
 mod threads;
 mod transfer;
 mod unreached;
@@ -251,7 +253,8 @@ struct TraceNode {
     function: Option<FuncId>,
     action: Action,
     witness_node: NodeIndex,
-    nondet: Option<Nondet>,
+    /// The step's nondet choice and the values it shows (decision 221).
+    values: Option<Rc<Recorded>>,
     /// The thread that took the step (multi-threaded programs).
     thread: Option<u32>,
     /// Steps from the start to this one (1 for the first): a rejection's longest prefix is
@@ -432,6 +435,8 @@ struct Explorer<'a> {
     /// The states in which the step being executed overflows, with what overflows (decision 72):
     /// one per operation of the step that may overflow.
     pending_violations: Vec<(ProductState, String, &'static str)>,
+    /// The values the step being executed shows in a trace (decision 221).
+    recorded: Vec<(Subject, AnyValue)>,
     /// The property (SV-COMP name) the confirmation violates, for operations (decision 73).
     violated: Option<&'static str>,
     /// A confirmed data race's two accesses (`race.rs`).
@@ -613,6 +618,7 @@ impl<'a> Explorer<'a> {
             explain: Explanation::new(opts.reading.explains()),
             collecting_violations: false,
             pending_violations: Vec::new(),
+            recorded: Vec::new(),
             violated: None,
             race: None,
             repeats: 0,
@@ -878,6 +884,7 @@ impl<'a> Explorer<'a> {
                 }
             }
             let returned = next.returned.take();
+            self.recorded.clear();
             if let Some(Target::Struct(writes)) = &site.lhs {
                 if !self.write_all(&mut next, writes, cfa.edge(site.call_edge).span) {
                     return None;
@@ -896,7 +903,9 @@ impl<'a> Explorer<'a> {
                     }
                     (Target::Scalar(lv), v) => {
                         let mut defined = Vec::new();
-                        match v.convert(lv.ty(), &mut defined) {
+                        let v = v.convert(lv.ty(), &mut defined);
+                        self.record_write(&mut next.data, lv, &v);
+                        match v {
                             AnyValue::Int(v) => next.data.assign(cfa, lv, &v, None),
                             AnyValue::Float(v) => next.data.assign_flv(cfa, lv, &v, None),
                             AnyValue::Ptr(_) => Err(EvalError::Unsupported("conversion of a result".into())),
@@ -933,7 +942,8 @@ impl<'a> Explorer<'a> {
                 closure: Default::default(),
             };
             let from = out.len();
-            self.advance_witness(next, &info, Action::Return(site.callee), None, out);
+            let values = Recorded::shared(None, std::mem::take(&mut self.recorded));
+            self.advance_witness(next, &info, Action::Return(site.callee), values, out);
             return self.lost_block_violation(&state, out, from, info.span);
         }
         let edges: Vec<EdgeIndex> = cfa.graph.edges_directed(state.loc, Direction::Outgoing).map(|e| e.id()).collect();
@@ -1025,7 +1035,8 @@ impl<'a> Explorer<'a> {
                         self.note_turn_away(&state, e, &next, &info);
                     }
                     let from = out.len();
-                    self.advance_witness(next, &info, Action::Edge(e), nondet, out);
+                    let values = Recorded::shared(nondet, std::mem::take(&mut self.recorded));
+                    self.advance_witness(next, &info, Action::Edge(e), values, out);
                     if let Some(v) = self.lost_block_violation(&state, out, from, edge.span) {
                         return Some(v);
                     }
@@ -1093,17 +1104,24 @@ impl<'a> Explorer<'a> {
             nodes.push(n);
         }
         nodes.reverse();
-        let terms: Vec<z3::ast::BV> = nodes
+        // One model for the nondet choices and the values shown: the nondet terms first.
+        let mut terms: Vec<z3::ast::BV> = nodes
             .iter()
-            .filter_map(|n| n.nondet.as_ref())
+            .filter_map(|n| n.values.as_ref()?.nondet.as_ref())
             .filter_map(|(_, v, _)| match &v.val {
                 Val::Sym(t) => Some(t.clone()),
                 Val::Conc(_) => None,
             })
             .collect();
+        let choices = terms.len();
+        for r in nodes.iter().filter_map(|n| n.values.as_ref()) {
+            shown::terms(r, &mut terms);
+        }
         let model =
-            if terms.is_empty() { Some(Vec::new()) } else { self.smt.model_values(&s.data.path.conjuncts(), &terms) };
-        let mut model_iter = model.unwrap_or_default().into_iter();
+            if terms.is_empty() { Some(Vec::new()) } else { self.smt.model_each(&s.data.path.conjuncts(), &terms) };
+        let model = model.unwrap_or_default();
+        let (chosen, shown_values) = model.split_at(choices.min(model.len()));
+        let (mut model_iter, mut model) = (chosen.iter().copied(), shown_values.iter().copied());
         let file = String::new();
         let trace = nodes
             .iter()
@@ -1136,10 +1154,11 @@ impl<'a> Explorer<'a> {
                     Action::Edge(e) => cfa.edge(e).call_paren,
                     Action::Return(_) | Action::ThreadStart(_) | Action::Arrive => None,
                 },
-                nondet: n.nondet.as_ref().map(|(f, v, fty)| {
+                values: n.values.as_ref().map(|r| shown::render(cfa, r, &mut model)).unwrap_or_default(),
+                nondet: n.values.as_ref().and_then(|r| r.nondet.as_ref()).map(|(f, v, fty)| {
                     let bits = match &v.val {
                         Val::Conc(b) => Some(*b),
-                        Val::Sym(_) => model_iter.next(),
+                        Val::Sym(_) => model_iter.next().flatten(),
                     };
                     let render = |b: u64| match fty {
                         Some(fty) => crate::semantics::float::render(b, *fty),

@@ -443,6 +443,7 @@ impl<'a> Explorer<'a> {
         let mut next = state.clone();
         next.loc = target;
         let span = edge.span;
+        self.recorded.clear();
         macro_rules! unsupported {
             ($w:expr) => {{
                 let w = $w;
@@ -511,13 +512,20 @@ impl<'a> Explorer<'a> {
                 }
             }
             EdgeOp::Declare { var, init } => {
-                settle!(next.data.initialise(cfa, *var, init.as_ref()))
+                settle!(next.data.initialise(cfa, *var, init.as_ref()));
+                if init.is_some() {
+                    self.record_declared(&mut next.data, *var);
+                }
             }
-            EdgeOp::Assign { lhs, rhs } => match aeval!(rhs) {
-                AnyValue::Int(v) => settle!(next.data.assign(cfa, lhs, &v, None)),
-                AnyValue::Float(v) => settle!(next.data.assign_flv(cfa, lhs, &v, None)),
-                AnyValue::Ptr(v) => settle!(next.data.assign_ptr(cfa, lhs, &v)),
-            },
+            EdgeOp::Assign { lhs, rhs } => {
+                let v = aeval!(rhs);
+                self.record_write(&mut next.data, lhs, &v);
+                match v {
+                    AnyValue::Int(v) => settle!(next.data.assign(cfa, lhs, &v, None)),
+                    AnyValue::Float(v) => settle!(next.data.assign_flv(cfa, lhs, &v, None)),
+                    AnyValue::Ptr(v) => settle!(next.data.assign_ptr(cfa, lhs, &v)),
+                }
+            }
             EdgeOp::AssignAll { writes } => {
                 if !self.write_all(&mut next, writes, span) {
                     return Step::End;
@@ -542,6 +550,7 @@ impl<'a> Explorer<'a> {
                 if !self.assume(&mut next, v.truth(), span) {
                     return Step::End;
                 }
+                self.record_operands(&mut next.data, cond);
             }
             EdgeOp::Call { callee, args, lhs } => {
                 // Before the arguments are evaluated (`enter` checks it again).
@@ -552,6 +561,7 @@ impl<'a> Explorer<'a> {
                 for a in args {
                     vals.push(aeval!(a));
                 }
+                self.record_params(*callee, &vals);
                 if let Some(th) = next.threads.as_mut() {
                     // A `__VERIFIER_atomic_*` function runs as one atomic section.
                     if th.atomic.is_none() && cfa.function(*callee).name.starts_with("__VERIFIER_atomic_") {
@@ -606,6 +616,7 @@ impl<'a> Explorer<'a> {
                                 return Step::End;
                             }
                             next.returned = Some(v.clone());
+                            self.record_result(&v);
                             result = Some(v);
                         }
                         (None, None) => {}

@@ -237,8 +237,14 @@ impl Smt {
 
     /// A model of `path`, evaluated on `terms` (None where the solver failed).
     pub fn model_values(&mut self, path: &[Bool], terms: &[BV]) -> Option<Vec<u64>> {
+        self.model_each(path, terms)?.into_iter().collect()
+    }
+
+    /// A model of `path`, evaluated on each of `terms` (None for a term the model gives no
+    /// 64-bit value; the whole None when the solver gave no model).
+    pub fn model_each(&mut self, path: &[Bool], terms: &[BV]) -> Option<Vec<Option<u64>>> {
         let model = self.model(path)?;
-        terms.iter().map(|t| model.eval(t, true).and_then(|v| v.as_u64())).collect()
+        Some(terms.iter().map(|t| model.eval(t, true).and_then(|v| v.as_u64())).collect())
     }
 
     /// Decisions 58/59: with every other symbol fixed to one model of `path`, does `path` hold
