@@ -30,11 +30,16 @@ fuzz-smoke: setup
 # the small tasks' whole-process time, the scaling series of dev-sc002 and dev-sc004 (10k-1M
 # lines: wall time, peak memory, memory over file size) and a witness that matches nothing, run
 # for the whole budget (memory, and the process's end against the budget), and `lint` against
-# `validate` on a 300k-transition witness; NITWIT's figures and the ratios too when NITWIT_DIR is set.
+# `validate` on a 300k-transition witness; NITWIT's figures and the ratios too when NITWIT_DIR is set;
+# then (scripts/bench-tail) the slow tail: per manifest p50/p90/p99/max time and peak memory, and the
+# ten slowest cases with the engine that decided them.
 bench: setup
 	cargo run --release -q -p witness-check --bin corpus-bench -- ../shared/corpus/manifest.tsv
 	cargo build --release -q -p witness-check
 	./scripts/bench-scale
+	./scripts/bench-tail ../shared/corpus-correctness/manifest.tsv ../shared/corpus-external/manifest.tsv \
+		../shared/corpus-concurrency/manifest.tsv ../shared/corpus-termination/manifest.tsv \
+		../shared/corpus-properties/manifest.tsv
 
 # The differential oracle (issue 19, issue 32): generated programs checked against gcc, in three
 # phases of SOAK_SECONDS/3 each on all cores: violation witnesses recorded from native runs

@@ -250,8 +250,11 @@ fn run(r: &Row, timeout: u32) -> (String, String, String) {
             // Decision 78: every rejection explains where the witness and the program part ways;
             // a correctness witness's (issue 23) shows the run that refutes it.
             let e = &v["explanation"];
+            // A native run (decision 222) keeps no steps: its reason names the refuting values.
             let explained = if v["witness_type"] == "correctness" {
                 v["trace"].as_array().is_some_and(|t| !t.is_empty())
+                    || (v["correctness"]["method"] == "native run"
+                        && v["reason"].as_str().is_some_and(|r| r.contains("in a native run (")))
             } else {
                 e["line"].as_u64().is_some_and(|l| l > 0) && e["message"].as_str().is_some_and(|m| !m.is_empty())
             };

@@ -25,6 +25,7 @@ mod batch;
 mod benchexec_xml;
 mod guard;
 mod lint_cmd;
+mod native_run;
 mod plot;
 mod replay;
 mod snippet;
@@ -198,6 +199,13 @@ struct ValidateArgs {
     /// leak, under AddressSanitizer (memory safety). Other properties: "not replayed".
     #[arg(long)]
     replay: bool,
+    /// Correctness witnesses: never run the program natively. By default, when neither the
+    /// proof nor a short search decides, the program runs natively (gcc with UBSan and
+    /// AddressSanitizer) with the invariants checked where they must hold, every nondet call
+    /// returning 0, then 1: a run that breaks one, with no sanitizer finding, refutes the
+    /// witness (decision 222).
+    #[arg(long)]
+    no_native: bool,
     /// How a matched-but-failed transition affects the automaton.
     #[arg(long, value_enum, default_value = "strict")]
     stutter: StutterArg,
@@ -374,6 +382,7 @@ fn run_validate(args: ValidateArgs, start_ns: u64) -> ! {
         refine_format,
         error_code,
         replay,
+        no_native,
         stutter,
         segments,
         undefined,
@@ -437,6 +446,9 @@ fn run_validate(args: ValidateArgs, start_ns: u64) -> ! {
         ClockArg::Wall => Clock::Wall,
         ClockArg::Cpu => Clock::Cpu,
     };
+    if !no_native {
+        opts.native = Some(std::sync::Arc::new(native_run::GccRunner::new(&opts.program)));
+    }
     std::panic::set_hook(Box::new(|_| {}));
     // The guard answers alone when the budget is spent (decisions 173, 174).
     if let Err(e) = guard::install(start_ns, opts.timeout, opts.clock, json) {
@@ -756,9 +768,14 @@ fn print_report(
     for w in &r.warnings {
         println!("warning: {w}");
     }
-    if let Verdict::Confirmed { trace, .. } = &r.verdict {
-        println!("trace ({} steps):", trace.len());
-        print_steps(trace);
+    match &r.verdict {
+        // A native run's refutation (decision 222) keeps no steps: its reason says what ran.
+        Verdict::Confirmed { trace, .. } if trace.is_empty() => {}
+        Verdict::Confirmed { trace, .. } => {
+            println!("trace ({} steps):", trace.len());
+            print_steps(trace);
+        }
+        _ => {}
     }
     if let Some(last) = r.prefix.last() {
         // Issue 35 item 8: the run the witness allowed that got nearest to a violation state.

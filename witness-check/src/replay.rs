@@ -210,6 +210,22 @@ fn line_of(exe: &Path, source: &Path, address: u64) -> Result<u32, String> {
     Ok(line)
 }
 
+/// The child's exit status, or `None` (the child killed) when it does not end within `limit`.
+pub fn wait_within(child: &mut std::process::Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(s)) => return Some(s),
+            Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(2)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
 fn run(exe: &Path, source: &Path, expected: &Expected) -> Replay {
     let mut cmd = Command::new(exe);
     // Leaks are looked for at exit; a report ends the run with the sanitizers' usual status.
@@ -219,21 +235,12 @@ fn run(exe: &Path, source: &Path, expected: &Expected) -> Replay {
         Ok(c) => c,
         Err(e) => return Replay::not_run(format!("cannot run the harness: {e}")),
     };
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if started.elapsed() < RUN_LIMIT => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Replay {
-                    reproduced: false,
-                    ran: true,
-                    detail: format!("the native run did not end within {} s", RUN_LIMIT.as_secs()),
-                };
-            }
-        }
+    let Some(status) = wait_within(&mut child, RUN_LIMIT) else {
+        return Replay {
+            reproduced: false,
+            ran: true,
+            detail: format!("the native run did not end within {} s", RUN_LIMIT.as_secs()),
+        };
     };
     let mut err = String::new();
     if let Some(mut e) = child.stderr.take() {

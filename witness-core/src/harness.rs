@@ -87,12 +87,12 @@ pub fn same_error(expected: &ExpectedError, what: &str) -> bool {
 
 /// The C return type of a nondet function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ret {
+pub(crate) enum Ret {
     Int(IntTy),
     Float(u32),
 }
 
-fn c_int_type(t: IntTy) -> &'static str {
+pub(crate) fn c_int_type(t: IntTy) -> &'static str {
     if t.is_bool {
         return "_Bool";
     }
@@ -146,7 +146,7 @@ pub fn unordered_groups(cfa: &Cfa, trace: &[TraceStep]) -> Vec<(u32, std::ops::R
 }
 
 /// Every nondet function the program calls, with its return type.
-fn nondet_functions(cfa: &Cfa) -> BTreeMap<String, Ret> {
+pub(crate) fn nondet_functions(cfa: &Cfa) -> BTreeMap<String, Ret> {
     let mut functions: BTreeMap<String, Ret> = BTreeMap::new();
     for e in cfa.graph.edge_weights() {
         match &e.op {
@@ -343,6 +343,15 @@ fn definitions(cfa: &Cfa, trace: &[TraceStep], reversed: &[std::ops::Range<usize
         }
     }
     let check = if scheduler.is_some() { "  wc_at_error();\n" } else { "" };
+    out.push_str(&error_functions(cfa, check));
+    out
+}
+
+/// The harness's error functions (`__assert_fail` unless the program defines it, `reach_error`,
+/// `__VERIFIER_error`): each reports reaching it, with the address it was called from, flushes
+/// the program's output and exits with [`REACHED_STATUS`]; `check` runs first.
+pub(crate) fn error_functions(cfa: &Cfa, check: &str) -> String {
+    let mut out = String::new();
     // Where the error function was called from: the address it returns to (issue 32 cause 17).
     let from =
         format!("  fprintf(stderr, \"{CALLED_FROM_TEXT} 0x%lx\\n\", (unsigned long) __builtin_return_address(0));\n");

@@ -30,6 +30,7 @@ pub mod harness;
 pub mod invariants;
 pub mod lines;
 pub mod lint;
+pub mod native;
 pub(crate) mod offsets;
 pub mod product;
 pub mod property;

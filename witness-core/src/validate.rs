@@ -65,6 +65,9 @@ pub struct ValidateOptions {
     /// What `timeout` counts: wall-clock time (the default) or the process's CPU time
     /// (decision 175).
     pub clock: Clock,
+    /// Runs the program natively (the binary's gcc runner; decision 222): a correctness
+    /// witness's invariants checked in a long native run. `None`: no native runs.
+    pub native: Option<std::sync::Arc<dyn crate::native::NativeRunner>>,
 }
 
 /// The command line's defaults, for texts named `program.c` and `witness` (see
@@ -102,6 +105,7 @@ impl ValidateOptions {
             search_first: true,
             finish_reserve: Duration::ZERO,
             clock: Clock::Wall,
+            native: None,
         }
     }
 
@@ -132,6 +136,12 @@ impl ValidateOptions {
     /// Also write the C harness of a confirmation into the report.
     pub fn with_harness(mut self) -> Self {
         self.harness = true;
+        self
+    }
+
+    /// Native runs through `runner` (decision 222).
+    pub fn with_native(mut self, runner: std::sync::Arc<dyn crate::native::NativeRunner>) -> Self {
+        self.native = Some(runner);
         self
     }
 

@@ -92,9 +92,18 @@ impl Stage<'_> {
         let (q_states, q_calls) = quick.as_ref().map(|q| (q.states, q.solver_calls)).unwrap_or((0, 0));
         let (mut states, mut calls) =
             (proof.states + short.states + q_states, proof.solver_calls + short.solver_calls + q_calls);
+        // Decision 222: a long run at native speed, before the search takes the rest.
+        let native = match proof.verdict {
+            Verdict::Unknown { .. } if !refuted_early && !decided_quickly => {
+                self.native_refutation(program, dm, &obligations)
+            }
+            _ => None,
+        };
+        let by_native = native.is_some();
         let run = match proof.verdict {
             _ if refuted_early => Some(short),
             _ if decided_quickly => quick,
+            _ if by_native => native,
             Verdict::Unknown { .. } => {
                 // A margin for freeing the search's states before the budget ends.
                 let left = self.explore.deadline.remaining();
@@ -115,6 +124,7 @@ impl Stage<'_> {
         // What decides: the search when it ran, else the proof.
         let outcome = run.as_ref().unwrap_or(&proof);
         let method = match (&run, &outcome.verdict) {
+            _ if by_native => "native run",
             (None, Verdict::Rejected) => "k-induction",
             (Some(_), Verdict::Rejected) => "exhaustive exploration",
             _ => "run",
@@ -127,6 +137,9 @@ impl Stage<'_> {
             },
             Verdict::Confirmed { error_function, .. } if outcome.failed.is_some() => {
                 ("refuted", format!("witness refuted: the {error_function}"))
+            }
+            Verdict::Confirmed { error_function, trace, .. } if trace.is_empty() => {
+                ("refuted", format!("witness refuted: the program violates the property: {error_function}"))
             }
             Verdict::Confirmed { error_function, trace, .. } => {
                 let line = trace.last().map(|s| s.line).unwrap_or(0);
@@ -154,7 +167,8 @@ impl Stage<'_> {
         };
         name_trace_file(self.opts, &mut verdict);
         let harness = match (&verdict, self.opts.harness) {
-            (Verdict::Confirmed { trace, .. }, true) => {
+            // A native run's refutation has no steps to replay (its reason names the values).
+            (Verdict::Confirmed { trace, .. }, true) if !trace.is_empty() => {
                 Some(crate::harness::harness_for(cfa, &program.source, trace, &[]))
             }
             _ => None,
@@ -187,6 +201,78 @@ impl Stage<'_> {
                 invariants: statuses,
             }),
         }
+    }
+}
+
+impl Stage<'_> {
+    /// Decision 222: the invariants checked in native runs of the program, every nondet call
+    /// returning 0, then 1 (one run when the program calls none), within a third of the time
+    /// left (at most 30 s). A refutation when a check finds its invariant false or the program
+    /// reaches the property's error function with no sanitizer finding; else `None`.
+    fn native_refutation(
+        &self,
+        program: &cfront::Program,
+        dm: DataModel,
+        obligations: &[Obligation],
+    ) -> Option<InvariantOutcome> {
+        let runner = self.opts.native.as_ref()?;
+        let job = crate::native::job(&program.cfa, &program.source, obligations, dm == DataModel::Ilp32).ok()?;
+        let outcome = self.native_runs(runner.as_ref(), &job, obligations);
+        runner.finish();
+        outcome
+    }
+
+    fn native_runs(
+        &self,
+        runner: &dyn crate::native::NativeRunner,
+        job: &crate::native::NativeJob,
+        obligations: &[Obligation],
+    ) -> Option<InvariantOutcome> {
+        use crate::native::NativeOutcome;
+        let until = self.explore.deadline.sooner((self.explore.deadline.remaining() / 3).min(Duration::from_secs(30)));
+        let values: &[i64] = if job.nondet { &[0, 1] } else { &[0] };
+        for (k, &value) in values.iter().enumerate() {
+            let limit = until.remaining() / (values.len() - k) as u32;
+            if limit < Duration::from_millis(200) {
+                break;
+            }
+            let policy = |calls: u64| {
+                if job.nondet {
+                    format!("every nondet call returns {value}; {calls} calls")
+                } else {
+                    "the program calls no nondet function".to_string()
+                }
+            };
+            let (what, failed) = match runner.run(job, value, limit) {
+                NativeOutcome::Broken { check, values, calls } => {
+                    let i = *job.checks.get(check)?;
+                    let what = format!(
+                        "{} is false ({values}) in a native run ({})",
+                        obligations[i].describe(),
+                        policy(calls)
+                    );
+                    (what, Some((i, values)))
+                }
+                // A call of an error function of the property (never a failed assertion).
+                NativeOutcome::Reached { what, calls }
+                    if self.explore.target.name() == "unreach-call"
+                        && self.opts.error_code.is_none()
+                        && self.explore.target.error_functions().iter().any(|f| what.split('(').next() == Some(f)) =>
+                {
+                    (format!("{what} is reached in a native run ({})", policy(calls)), None)
+                }
+                NativeOutcome::Reached { .. } | NativeOutcome::Nothing(_) => continue,
+            };
+            return Some(InvariantOutcome {
+                verdict: Verdict::Confirmed { trace: Vec::new(), error_function: what.clone(), call: None },
+                reason: what,
+                failed,
+                k: None,
+                states: 0,
+                solver_calls: 0,
+            });
+        }
+        None
     }
 }
 

@@ -1,0 +1,487 @@
+//! Native runs of a correctness witness's program (issue 36 item 2, decision 222): the program
+//! with the witness's invariants checked where they must hold, and a harness whose
+//! `__VERIFIER_nondet_*` calls all return one value. A run of it is one execution of the program
+//! at native speed (gcc's semantics are the reference): where an invariant it checks is false,
+//! or an error function of the property is reached, with no sanitizer finding on the way, the
+//! witness is refuted. A run that ends otherwise, or does not end in time, shows nothing.
+//!
+//! Pure text generation, as `harness.rs`: the caller (the binary) compiles and runs the job
+//! through a [`NativeRunner`]. Nothing from the witness becomes C text: each check is written
+//! from the invariant as the front end lowered it (the same expression the interpreter
+//! evaluates), with every operation in its own type, so that the native check and the
+//! interpreter's agree; what has no faithful C rendering here (pointers, floats, memory) is not
+//! checked natively.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+use crate::cfa::{BinOp, Cfa, EdgeOp, Expr, Place, ScalarTy, UnOp, VarId};
+use crate::cfront::{lower_assumption, AssumptionScope};
+use crate::harness::{c_int_type, error_functions, nondet_functions, Ret};
+use crate::invariants::Obligation;
+use crate::witness::InvariantKind;
+
+/// What a check prints (to standard error) when its invariant is false: this, the check's
+/// number, then `name=value` of each variable it reads, one a line.
+pub const BROKEN_TEXT: &str = "witness-check native: invariant broken";
+/// What the harness prints with the number of nondet calls made, before it ends a run.
+pub const CALLS_TEXT: &str = "witness-check native: nondet calls";
+/// Exit status of a run whose check found an invariant false.
+pub const BROKEN_STATUS: i32 = 89;
+
+/// An instrumented program and its harness, to be compiled together (`-m32` when `ilp32`).
+#[derive(Debug, Clone)]
+pub struct NativeJob {
+    pub program: String,
+    pub harness: String,
+    pub ilp32: bool,
+    /// The obligation each check number stands for.
+    pub checks: Vec<usize>,
+    /// The program calls nondet functions: runs with different values differ.
+    pub nondet: bool,
+    /// The invariants not checked natively, and why.
+    pub skipped: Vec<String>,
+}
+
+/// What a native run showed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NativeOutcome {
+    /// A check found its invariant false: the check's number, its variables' values
+    /// (`x = 5, y = 3`), the number of nondet calls made before.
+    Broken { check: usize, values: String, calls: u64 },
+    /// The program reached an error function of the property (`reach_error`, …).
+    Reached { what: String, calls: u64 },
+    /// Nothing concluded, and why (the run ended, a sanitizer reported, the time limit, a
+    /// compile error).
+    Nothing(String),
+}
+
+/// Compiles and runs native jobs (the binary's; the library does no I/O).
+pub trait NativeRunner: std::fmt::Debug + Send + Sync + std::panic::RefUnwindSafe + std::panic::UnwindSafe {
+    /// Runs `job` with every nondet call returning `value` (converted to the call's type), for
+    /// at most `limit`.
+    fn run(&self, job: &NativeJob, value: i64, limit: Duration) -> NativeOutcome;
+    /// Releases what the runs left (files); called once the validation needs no more runs.
+    fn finish(&self) {}
+}
+
+/// The job checking those of `obligations` that can be checked natively, or why none can.
+pub fn job(cfa: &Cfa, source: &str, obligations: &[Obligation], ilp32: bool) -> Result<NativeJob, String> {
+    if !cfa.offsets_exact {
+        return Err("the program was preprocessed: its offsets are not the file's".into());
+    }
+    if cfa.threads {
+        return Err("a multi-threaded program".into());
+    }
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut checks = Vec::new();
+    let mut why_not = Vec::new();
+    for (i, o) in obligations.iter().enumerate() {
+        if o.unchecked.is_some() {
+            continue;
+        }
+        let number = checks.len();
+        match place_check(cfa, source, o, number) {
+            Ok(mut e) => {
+                checks.push(i);
+                edits.append(&mut e);
+            }
+            Err(why) => why_not.push(format!("{}: {why}", o.describe())),
+        }
+    }
+    if checks.is_empty() {
+        return Err(why_not.into_iter().next().unwrap_or_else(|| "no invariant to check".into()));
+    }
+    edits.sort_by_key(|e| (e.0, e.1));
+    if edits.windows(2).any(|w| w[1].0 < w[0].1) {
+        return Err("two checks at one place".into());
+    }
+    let mut program = String::with_capacity(source.len() + 4096);
+    program.push_str("void __wc_broken(int check, ...);\n");
+    let mut at = 0;
+    for (start, end, text) in &edits {
+        program.push_str(&source[at..*start]);
+        program.push_str(text);
+        at = *end;
+    }
+    program.push_str(&source[at..]);
+    let nondet = !nondet_functions(cfa).is_empty();
+    Ok(NativeJob { program, harness: harness(cfa), ilp32, checks, nondet, skipped: why_not })
+}
+
+/// The edits that check `o` (check number `number`) where it must hold.
+fn place_check(cfa: &Cfa, source: &str, o: &Obligation, number: usize) -> Result<Vec<(usize, usize, String)>, String> {
+    if o.witness_node.is_some() {
+        return Err("an invariant of a witness automaton's state holds only while the automaton is in it".into());
+    }
+    let func = cfa.function(o.scope);
+    let scope = AssumptionScope {
+        function: Some(o.scope),
+        offset: o.offset,
+        result_ty: if o.kind == InvariantKind::Ensures { func.return_ty } else { None },
+    };
+    let mut conjuncts = Vec::new();
+    for c in lower_assumption(cfa, &o.text, &scope) {
+        conjuncts.push(c.map_err(|_| "it cannot be evaluated in its scope".to_string())?);
+    }
+    if conjuncts.is_empty() {
+        return Err("it is empty".into());
+    }
+    let cond = conjuncts.iter().map(|c| c_expr(cfa, c)).collect::<Result<Vec<_>, _>>()?.join(" && ");
+    let mut vars = Vec::new();
+    for c in &conjuncts {
+        vars_of(c, &mut vars);
+    }
+    let mut report = format!("__wc_broken({number}");
+    for v in &vars {
+        let info = cfa.var(*v);
+        let crate::cfa::CType::Int(t) = info.ty else { continue };
+        let kind = if t.signed { 's' } else { 'u' };
+        let _ = write!(report, ", \"{}\", '{kind}', (unsigned long long)({})", info.name, info.name);
+    }
+    if let (true, Some(ScalarTy::Int(t))) = (conjuncts.iter().any(mentions_result), scope.result_ty) {
+        let kind = if t.signed { 's' } else { 'u' };
+        let _ = write!(report, ", \"\\\\result\", '{kind}', (unsigned long long)(__wc_result)");
+    }
+    report.push_str(", (const char *)0)");
+    let check = format!("(({cond}) ? (void)0 : {report})");
+    match o.kind {
+        InvariantKind::Loop => {
+            let mut edits = Vec::new();
+            for node in &o.nodes {
+                let Some(&(start, _)) = cfa.loop_statements.iter().find(|(_, h)| h == node) else {
+                    return Err("its location is no `while` or `for` loop".into());
+                };
+                edits.append(&mut loop_condition(source, start, &check)?);
+            }
+            Ok(edits)
+        }
+        InvariantKind::Requires => {
+            // The declarator's span ends at its last character.
+            let open = body_start(source, func.span.end_offset + 1)?;
+            Ok(vec![(open + 1, open + 1, format!(" {check};"))])
+        }
+        InvariantKind::Ensures => {
+            let Some(ScalarTy::Int(t)) = func.return_ty else {
+                return Err("a function that does not return an integer".into());
+            };
+            // The formals in a postcondition are their values at entry (ACSL): only where the
+            // function never assigns them are they read at the return.
+            if writes_a_param(cfa, o.scope, &vars) {
+                return Err("its function assigns a parameter it mentions".into());
+            }
+            let mut edits = Vec::new();
+            for e in cfa.graph.edge_weights().filter(|e| e.function == o.scope) {
+                let EdgeOp::Return { value: Some(_), .. } = &e.op else { continue };
+                // A span's end is its last character: the statement's `;`.
+                let span = e.span.ok_or("a return without a place")?;
+                let text = source.get(span.start_offset..=span.end_offset).ok_or("a return outside the file")?;
+                let value = text
+                    .strip_prefix("return")
+                    .and_then(|v| v.strip_suffix(';'))
+                    .filter(|v| v.starts_with(|c: char| c.is_whitespace() || c == '('))
+                    .ok_or("a return statement whose text is not `return …;`")?;
+                let ty = c_int_type(t);
+                edits.push((
+                    span.start_offset,
+                    span.end_offset + 1,
+                    format!("{{ {ty} __wc_result = ({ty})({value}); {check}; return __wc_result; }}"),
+                ));
+            }
+            if edits.is_empty() {
+                return Err("its function has no `return` of a value".into());
+            }
+            Ok(edits)
+        }
+        _ => Err("not a loop invariant or a function contract".into()),
+    }
+}
+
+/// The check inserted at the condition of the `while` or `for` statement at `start`: evaluated
+/// each time the loop head is reached, before the condition.
+fn loop_condition(source: &str, start: usize, check: &str) -> Result<Vec<(usize, usize, String)>, String> {
+    let rest = source.get(start..).ok_or("a loop outside the file")?;
+    let keyword = if rest.starts_with("while") && !ident_char(rest.as_bytes().get(5)) {
+        "while"
+    } else if rest.starts_with("for") && !ident_char(rest.as_bytes().get(3)) {
+        "for"
+    } else {
+        return Err("its loop is no `while` or `for` statement (a `do` loop, or a macro)".into());
+    };
+    let open = skip_blank(source, start + keyword.len()).filter(|&p| source.as_bytes()[p] == b'(');
+    let open = open.ok_or("a loop whose `(` was not found")?;
+    let (close, semis) = matching_paren(source, open)?;
+    if keyword == "while" {
+        return Ok(vec![(open + 1, open + 1, format!("({check}), (")), (close, close, ")".into())]);
+    }
+    let [first, second] = semis[..] else { return Err("a `for` whose header was not understood".into()) };
+    let cond = &source[first + 1..second];
+    if cond.trim().is_empty() {
+        Ok(vec![(first + 1, second, format!(" ({check}, 1)"))])
+    } else {
+        Ok(vec![(first + 1, first + 1, format!(" ({check}), (")), (second, second, ")".into())])
+    }
+}
+
+fn ident_char(b: Option<&u8>) -> bool {
+    b.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+}
+
+/// The first position at or after `at` that is not white space or a comment.
+fn skip_blank(source: &str, mut at: usize) -> Option<usize> {
+    let b = source.as_bytes();
+    loop {
+        match b.get(at)? {
+            c if c.is_ascii_whitespace() => at += 1,
+            b'/' if b.get(at + 1) == Some(&b'*') => at = at + 2 + source.get(at + 2..)?.find("*/")? + 2,
+            b'/' if b.get(at + 1) == Some(&b'/') => at += source.get(at..)?.find('\n')?,
+            _ => return Some(at),
+        }
+    }
+}
+
+/// The `)` matching the `(` at `open`, and the `;` directly inside the pair (a `for` header's),
+/// past string and character literals and comments.
+fn matching_paren(source: &str, open: usize) -> Result<(usize, Vec<usize>), String> {
+    let b = source.as_bytes();
+    let mut depth = 0usize;
+    let mut semis = Vec::new();
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok((i, semis));
+                }
+            }
+            b';' if depth == 1 => semis.push(i),
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2 + source[i + 2..].find("*/").ok_or("an unclosed comment")? + 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => i += source[i..].find('\n').ok_or("a comment at the end")?,
+            _ => {}
+        }
+        i += 1;
+    }
+    Err("a loop header without its `)`".into())
+}
+
+/// The `{` opening the body of the function whose declarator ends at `end`.
+fn body_start(source: &str, end: usize) -> Result<usize, String> {
+    skip_blank(source, end)
+        .filter(|&p| source.as_bytes()[p] == b'{')
+        .ok_or_else(|| "a function definition whose body does not follow its declarator".to_string())
+}
+
+/// Does function `f` assign one of `vars` that is its parameter?
+fn writes_a_param(cfa: &Cfa, f: crate::cfa::FuncId, vars: &[VarId]) -> bool {
+    let params = &cfa.function(f).params;
+    let mentioned = |v: &VarId| params.contains(v) && vars.contains(v);
+    cfa.graph.edge_weights().filter(|e| e.function == f).any(|e| match &e.op {
+        EdgeOp::Assign { lhs: Place::Var { var, .. }, .. } => mentioned(var),
+        EdgeOp::NondetCall { lhs: Some(Place::Var { var, .. }), .. } => mentioned(var),
+        EdgeOp::Call { lhs: Some(crate::cfa::Target::Scalar(Place::Var { var, .. })), .. } => mentioned(var),
+        // Anything else that may write a parameter: through its address, or as a whole.
+        EdgeOp::Assign { .. } | EdgeOp::AssignAll { .. } | EdgeOp::Havoc { .. } => {
+            params.iter().any(|p| vars.contains(p) && cfa.var(*p).address_taken)
+        }
+        _ => false,
+    })
+}
+
+fn vars_of(e: &Expr, out: &mut Vec<VarId>) {
+    match e {
+        Expr::Var { var, .. } if !out.contains(var) => out.push(*var),
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => vars_of(arg, out),
+        Expr::Binary { lhs, rhs, .. } => {
+            vars_of(lhs, out);
+            vars_of(rhs, out);
+        }
+        Expr::Ite { cond, then, els, .. } => {
+            vars_of(cond, out);
+            vars_of(then, out);
+            vars_of(els, out);
+        }
+        _ => {}
+    }
+}
+
+fn mentions_result(e: &Expr) -> bool {
+    match e {
+        Expr::WitnessResult { .. } => true,
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } => mentions_result(arg),
+        Expr::Binary { lhs, rhs, .. } => mentions_result(lhs) || mentions_result(rhs),
+        Expr::Ite { cond, then, els, .. } => mentions_result(cond) || mentions_result(then) || mentions_result(els),
+        _ => false,
+    }
+}
+
+/// `e` as C text with the same value: every operation in its own type (a cast around it), on
+/// integers only.
+fn c_expr(cfa: &Cfa, e: &Expr) -> Result<String, String> {
+    let int = |ty: &ScalarTy| match ty {
+        ScalarTy::Int(t) if t.bits >= 8 && t.bits.is_power_of_two() => Ok(*t),
+        _ => Err("an operation on other values than integers".to_string()),
+    };
+    Ok(match e {
+        Expr::Const { bits, ty } => {
+            let t = int(ty)?;
+            format!("(({})0x{bits:x}ULL)", c_int_type(t))
+        }
+        Expr::Var { var, ty } => {
+            int(ty)?;
+            let info = cfa.var(*var);
+            let plain = info.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if info.temporary || info.bitfield_unit.is_some() || !plain {
+                return Err(format!("the variable `{}`, which has no plain C name", info.name));
+            }
+            info.name.clone()
+        }
+        Expr::WitnessResult { ty } => {
+            int(ty)?;
+            "__wc_result".into()
+        }
+        Expr::Unary { op, arg, ty } => {
+            let t = int(ty)?;
+            let op = match op {
+                UnOp::Neg => "-",
+                UnOp::BitNot => "~",
+                UnOp::LogNot => "!",
+            };
+            format!("(({})({op}{}))", c_int_type(t), c_expr(cfa, arg)?)
+        }
+        Expr::Binary { op, lhs, rhs, ty } => {
+            let t = int(ty)?;
+            // Below `int`, C would compute in `int`: the front end never writes such an
+            // operation; none is rendered.
+            if !op.is_boolean() && t.bits < 32 {
+                return Err("an arithmetic operation below `int`".into());
+            }
+            let text = match op {
+                BinOp::Add => "+",
+                BinOp::Sub => "-",
+                BinOp::Mul => "*",
+                BinOp::Div => "/",
+                BinOp::Rem => "%",
+                BinOp::Shl => "<<",
+                BinOp::Shr => ">>",
+                BinOp::BitAnd => "&",
+                BinOp::BitOr => "|",
+                BinOp::BitXor => "^",
+                BinOp::Eq => "==",
+                BinOp::Ne => "!=",
+                BinOp::Lt => "<",
+                BinOp::Le => "<=",
+                BinOp::Gt => ">",
+                BinOp::Ge => ">=",
+                BinOp::LogAnd => "&&",
+                BinOp::LogOr => "||",
+            };
+            format!("(({})({} {text} {}))", c_int_type(t), c_expr(cfa, lhs)?, c_expr(cfa, rhs)?)
+        }
+        Expr::Cast { arg, to } => {
+            let t = int(to)?;
+            int(&arg.ty())?;
+            format!("(({})({}))", c_int_type(t), c_expr(cfa, arg)?)
+        }
+        Expr::Ite { cond, then, els, ty } => {
+            let t = int(ty)?;
+            format!(
+                "(({})(({}) ? ({}) : ({})))",
+                c_int_type(t),
+                c_expr(cfa, cond)?,
+                c_expr(cfa, then)?,
+                c_expr(cfa, els)?
+            )
+        }
+        _ => return Err("an expression that is not checked natively (memory, pointers or floats)".into()),
+    })
+}
+
+/// The harness of a native run: every nondet call returns the value of the environment
+/// variable `WITNESS_CHECK_NONDET` (converted to its type) and is counted; the checks' report;
+/// the error functions of a replay harness.
+fn harness(cfa: &Cfa) -> String {
+    let mut out = String::new();
+    out.push_str("/* Native run of witness-check (decision 222). */\n");
+    out.push_str("#include <stdarg.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\n\n");
+    out.push_str("#define HARNESS_ERROR_FUNCTION\n");
+    out.push_str("static long long wc_value;\nstatic unsigned long long wc_calls;\nstatic int wc_ready;\n");
+    out.push_str(
+        "static long long wc_next(void) {\n  if (!wc_ready) {\n    const char *v = getenv(\"WITNESS_CHECK_NONDET\");\n    \
+         wc_value = v ? strtoll(v, 0, 10) : 0;\n    wc_ready = 1;\n  }\n  wc_calls++;\n  return wc_value;\n}\n\n",
+    );
+    let _ = writeln!(
+        out,
+        "static void wc_calls_report(void) {{\n  fprintf(stderr, \"{CALLS_TEXT} %llu\\n\", wc_calls);\n}}\n"
+    );
+    for (name, ret) in nondet_functions(cfa) {
+        match ret {
+            Ret::Int(t) => {
+                let ty = c_int_type(t);
+                let _ = writeln!(out, "{ty} {name}(void) {{ return ({ty}) wc_next(); }}");
+            }
+            Ret::Float(bits) => {
+                let ty = if bits == 32 { "float" } else { "double" };
+                let _ = writeln!(out, "{ty} {name}(void) {{ return ({ty}) wc_next(); }}");
+            }
+        }
+    }
+    if !cfa.defines("__VERIFIER_assume") {
+        out.push_str("void __VERIFIER_assume(int c) {\n  if (!c) {\n    wc_calls_report();\n    exit(0);\n  }\n}\n");
+    }
+    let _ = writeln!(
+        out,
+        "void __wc_broken(int check, ...) {{\n  va_list ap;\n  va_start(ap, check);\n  \
+         fprintf(stderr, \"{BROKEN_TEXT} %d %s\\n\", check, getenv(\"WITNESS_CHECK_TOKEN\") ? getenv(\"WITNESS_CHECK_TOKEN\") : \"-\");\n  \
+         for (const char *name = va_arg(ap, const char *); name; name = va_arg(ap, const char *)) {{\n    \
+         int kind = va_arg(ap, int);\n    unsigned long long v = va_arg(ap, unsigned long long);\n    \
+         if (kind == 's') fprintf(stderr, \"%s=%lld\\n\", name, (long long)v);\n    \
+         else fprintf(stderr, \"%s=%llu\\n\", name, v);\n  }}\n  va_end(ap);\n  wc_calls_report();\n  \
+         fflush(NULL);\n  _exit({BROKEN_STATUS});\n}}\n"
+    );
+    out.push_str(&error_functions(cfa, "  wc_calls_report();\n"));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::cfa::DataModel;
+
+    fn job_of(src: &str, witness: &str) -> Result<NativeJob, String> {
+        let program = crate::cfront::build_program(Path::new("p.c"), src, DataModel::Ilp32).expect("builds");
+        let w = crate::witness::yaml::read_yaml(Path::new("w.yml"), witness.as_bytes()).expect("witness");
+        let obligations = crate::invariants::resolve(&program.cfa, &w).expect("resolves");
+        job(&program.cfa, &program.source, &obligations, true)
+    }
+
+    const HEADER: &str = "- entry_type: invariant_set\n  metadata:\n    format_version: \"2.1\"\n    uuid: \"0\"\n    \
+        creation_time: \"2026-01-01T00:00:00Z\"\n    producer: {name: t, version: \"1\"}\n    task:\n      \
+        input_files: [p.c]\n      input_file_hashes: {}\n      specification: \"G ! call(reach_error())\"\n      \
+        data_model: ILP32\n      language: C\n  content:\n";
+
+    #[test]
+    fn a_loop_invariant_is_checked_before_each_evaluation_of_the_condition() {
+        let src = "unsigned f(unsigned z) {\n  return z + 2;\n}\nint main(void) {\n  unsigned x = 0;\n  while (x < 10) {\n    x = f(x);\n  }\n  for (;;) { break; }\n  return 0;\n}\n";
+        let inv = format!(
+            "{HEADER}  - invariant:\n      type: loop_invariant\n      location: {{file_name: p.c, line: 6, column: 3, function: main}}\n      value: \"x % 2 == 0\"\n      format: c_expression\n  - contract:\n      type: function_contract\n      location: {{file_name: p.c, line: 1, column: 1, function: f}}\n      requires: \"z < 10\"\n      ensures: \"\\\\result <= 11\"\n      format: acsl_expression\n"
+        );
+        let job = job_of(src, &inv).expect("a job");
+        assert_eq!(job.checks.len(), 3, "{:?}", job.skipped);
+        assert!(job.program.contains("while ((((("), "{}", job.program);
+        assert!(job.program.contains("), (x < 10))"), "{}", job.program);
+        assert!(job.program.contains("unsigned int __wc_result = (unsigned int)( z + 2);"), "{}", job.program);
+        assert!(!job.nondet);
+    }
+}
