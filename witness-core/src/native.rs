@@ -197,16 +197,23 @@ fn place_check(cfa: &Cfa, source: &str, o: &Obligation, number: usize) -> Result
     }
 }
 
-/// The check inserted at the condition of the `while` or `for` statement at `start`: evaluated
-/// each time the loop head is reached, before the condition.
+/// The check inserted at the condition of the `while` or `for` statement at `start` (evaluated
+/// each time the loop head is reached, before the condition), or at the start of a `do` loop's
+/// body.
 fn loop_condition(source: &str, start: usize, check: &str) -> Result<Vec<(usize, usize, String)>, String> {
     let rest = source.get(start..).ok_or("a loop outside the file")?;
     let keyword = if rest.starts_with("while") && !ident_char(rest.as_bytes().get(5)) {
         "while"
     } else if rest.starts_with("for") && !ident_char(rest.as_bytes().get(3)) {
         "for"
+    } else if rest.starts_with("do") && !ident_char(rest.as_bytes().get(2)) {
+        // A `do` loop's head is the start of its body (every pass begins there; `continue`
+        // goes to the condition, which starts the next pass there): the check opens the body.
+        let open = skip_blank(source, start + 2).filter(|&p| source.as_bytes()[p] == b'{');
+        let open = open.ok_or("a `do` loop whose body is not a block")?;
+        return Ok(vec![(open + 1, open + 1, format!(" {check};"))]);
     } else {
-        return Err("its loop is no `while` or `for` statement (a `do` loop, or a macro)".into());
+        return Err("its loop is no `while`, `for` or `do` statement (a macro?)".into());
     };
     let open = skip_blank(source, start + keyword.len()).filter(|&p| source.as_bytes()[p] == b'(');
     let open = open.ok_or("a loop whose `(` was not found")?;
@@ -483,5 +490,18 @@ mod tests {
         assert!(job.program.contains("), (x < 10))"), "{}", job.program);
         assert!(job.program.contains("unsigned int __wc_result = (unsigned int)( z + 2);"), "{}", job.program);
         assert!(!job.nondet);
+    }
+
+    #[test]
+    fn a_do_loop_is_checked_where_its_body_starts() {
+        let src = "int main(void) {\n  unsigned x = 0;\n  do {\n    x += 2;\n    if (x == 4) continue;\n  } while (x < 10);\n  return 0;\n}\n";
+        let inv = format!(
+            "{HEADER}  - invariant:\n      type: loop_invariant\n      location: {{file_name: p.c, line: 3, column: 3, function: main}}\n      value: \"x % 2 == 0\"\n      format: c_expression\n"
+        );
+        let job = job_of(src, &inv).expect("a job");
+        assert_eq!(job.checks.len(), 1, "{:?}", job.skipped);
+        let body = job.program.find("do {").expect("the loop") + 4;
+        assert!(job.program[body..].trim_start().starts_with("((("), "{}", job.program);
+        assert!(job.program.contains("} while (x < 10);"), "{}", job.program);
     }
 }
