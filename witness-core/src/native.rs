@@ -152,6 +152,43 @@ fn place_check(cfa: &Cfa, source: &str, o: &Obligation, number: usize) -> Result
     }
     report.push_str(", (const char *)0)");
     let check = format!("(({cond}) ? (void)0 : {report})");
+    let edits = place(cfa, source, o, &check, &vars)?;
+    // C resolves each name where the check is inserted: it must be the variable the invariant
+    // was lowered to (a `for` header's declaration, a block's local may shadow it there).
+    for (at, _, _) in &edits {
+        if let Some(v) = vars.iter().find(|v| !names_at(cfa, **v, o.scope, *at)) {
+            return Err(format!("`{}` names another variable where the check would go", cfa.var(*v).name));
+        }
+    }
+    Ok(edits)
+}
+
+/// Whether `var`'s name, written at byte `at` in function `f`, names `var`: of the variables
+/// of that name whose scope holds `at` (bounds included), it is the innermost.
+fn names_at(cfa: &Cfa, var: VarId, f: crate::cfa::FuncId, at: usize) -> bool {
+    let name = &cfa.var(var).name;
+    let innermost = cfa
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| &v.name == name && !v.temporary && v.visible.0 <= at && at <= v.visible.1)
+        .filter(|(_, v)| match v.scope {
+            crate::cfa::VarScope::Global => true,
+            crate::cfa::VarScope::Local(g) => g == f,
+        })
+        .max_by_key(|(_, v)| v.visible.0);
+    innermost.map(|(i, _)| i) == Some(var.0 as usize)
+}
+
+/// The edits that insert `check` (of obligation `o`, reading `vars`) where `o` must hold.
+fn place(
+    cfa: &Cfa,
+    source: &str,
+    o: &Obligation,
+    check: &str,
+    vars: &[VarId],
+) -> Result<Vec<(usize, usize, String)>, String> {
+    let func = cfa.function(o.scope);
     match o.kind {
         InvariantKind::Loop => {
             let mut edits = Vec::new();
@@ -159,7 +196,7 @@ fn place_check(cfa: &Cfa, source: &str, o: &Obligation, number: usize) -> Result
                 let Some(&(start, _)) = cfa.loop_statements.iter().find(|(_, h)| h == node) else {
                     return Err("its location is no `while` or `for` loop".into());
                 };
-                edits.append(&mut loop_condition(source, start, &check)?);
+                edits.append(&mut loop_condition(source, start, check)?);
             }
             Ok(edits)
         }
@@ -174,7 +211,7 @@ fn place_check(cfa: &Cfa, source: &str, o: &Obligation, number: usize) -> Result
             };
             // The formals in a postcondition are their values at entry (ACSL): only where the
             // function never assigns them are they read at the return.
-            if writes_a_param(cfa, o.scope, &vars) {
+            if writes_a_param(cfa, o.scope, vars) {
                 return Err("its function assigns a parameter it mentions".into());
             }
             let mut edits = Vec::new();
@@ -497,6 +534,18 @@ mod tests {
         assert!(job.program.contains("), (x < 10))"), "{}", job.program);
         assert!(job.program.contains("unsigned int __wc_result = (unsigned int)( z + 2);"), "{}", job.program);
         assert!(!job.nondet);
+    }
+
+    #[test]
+    fn a_check_is_not_inserted_where_its_name_means_another_variable() {
+        // At the `return`, C reads the block's `z`; the contract speaks of the parameter.
+        let src = "unsigned f(unsigned z) {\n  {\n    unsigned z = 7;\n    return z;\n  }\n}\nint main(void) {\n  return (int)f(3);\n}\n";
+        let inv = format!(
+            "{HEADER}  - contract:\n      type: function_contract\n      location: {{file_name: p.c, line: 1, column: 1, function: f}}\n      requires: \"z < 10\"\n      ensures: \"\\\\result >= z\"\n      format: acsl_expression\n"
+        );
+        let job = job_of(src, &inv).expect("a job");
+        assert_eq!(job.checks.len(), 1, "{:?}", job.skipped);
+        assert!(job.skipped.iter().any(|s| s.contains("`z` names another variable")), "{:?}", job.skipped);
     }
 
     #[test]
