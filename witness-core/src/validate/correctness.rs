@@ -19,6 +19,10 @@ pub(super) struct Stage<'a> {
     pub never_confirm: Option<String>,
 }
 
+/// The longest search over every run before the proof (decision 223): long enough for a small
+/// program's runs, short against the proof's typical fraction of a second.
+const QUICK_SEARCH: Duration = Duration::from_millis(250);
+
 /// The properties a correctness witness is checked for.
 const PROPERTIES: &[&str] = &["unreach-call", "no-overflow"];
 
@@ -53,73 +57,44 @@ impl Stage<'_> {
             _ => None,
         });
         let never_confirm = self.never_confirm.clone().or(unsupported);
-        // Short refutations first (cheap, bounded), then the proof with at most half of the time
-        // left, then the search for a run.
-        let short = product::refute_short(cfa, self.witness, self.anchors, self.explore, obligations.clone());
-        let refuted_early = matches!(short.verdict, Verdict::Confirmed { .. });
-        let half = self.explore.deadline.remaining() / 2;
-        let prove_opts = ExploreOptions {
-            deadline: self.explore.deadline.sooner(half),
+        // A small program's runs are often explored completely in less time than a proof takes
+        // (decision 188): a search over every run for a moment first. Then the proof, with at
+        // most half of the time left: its base cases are the shortest refutations, and it decides
+        // most correct witnesses in a fraction of a second (decision 223). Then bounded
+        // refutations, a long native run and the search for a run with what is left.
+        let opts = |deadline| ExploreOptions {
+            deadline,
             target: self.explore.target.clone(),
             reading: product::SearchReading::AsWritten,
             ..*self.explore
         };
-        // A small program's runs are often explored completely in less time than a proof
-        // attempt takes: a search over every run with a tenth of the budget (at most a second)
-        // comes first; it concludes only through the same gate as the later search (decision
-        // 188).
-        let quick = if refuted_early || !self.opts.search_first {
-            None
-        } else {
-            let slice = (self.explore.deadline.remaining() / 10).min(Duration::from_secs(1));
-            let quick_opts = ExploreOptions {
-                deadline: self.explore.deadline.sooner(slice),
-                target: self.explore.target.clone(),
-                reading: product::SearchReading::AsWritten,
-                ..*self.explore
-            };
-            let q = product::refute_invariants(cfa, self.witness, self.anchors, &quick_opts, obligations.clone());
-            Some(q)
-        };
+        let quick = self.opts.search_first.then(|| {
+            let slice = (self.explore.deadline.remaining() / 10).min(QUICK_SEARCH);
+            product::refute_invariants(
+                cfa,
+                self.witness,
+                self.anchors,
+                &opts(self.explore.deadline.sooner(slice)),
+                obligations.clone(),
+            )
+        });
+        let (mut states, mut calls) = quick.as_ref().map(|q| (q.states, q.solver_calls)).unwrap_or((0, 0));
         let decided_quickly = quick.as_ref().is_some_and(|q| !matches!(q.verdict, Verdict::Unknown { .. }));
-        let proof = if refuted_early {
-            InvariantOutcome::unknown("not tried: a short run refutes the witness".into(), None, 0, 0)
-        } else if decided_quickly {
+        let proof = if decided_quickly {
             InvariantOutcome::unknown("not tried: every run was explored".into(), None, 0, 0)
         } else {
-            product::prove_invariants(cfa, self.anchors, &prove_opts, obligations.clone())
+            let half = self.explore.deadline.remaining() / 2;
+            product::prove_invariants(cfa, self.anchors, &opts(self.explore.deadline.sooner(half)), obligations.clone())
         };
-        let (q_states, q_calls) = quick.as_ref().map(|q| (q.states, q.solver_calls)).unwrap_or((0, 0));
-        let (mut states, mut calls) =
-            (proof.states + short.states + q_states, proof.solver_calls + short.solver_calls + q_calls);
-        // Decision 222: a long run at native speed, before the search takes the rest.
-        let native = match proof.verdict {
-            Verdict::Unknown { .. } if !refuted_early && !decided_quickly => {
-                self.native_refutation(program, dm, &obligations)
-            }
-            _ => None,
-        };
-        let by_native = native.is_some();
-        let run = match proof.verdict {
-            _ if refuted_early => Some(short),
-            _ if decided_quickly => quick,
-            _ if by_native => native,
-            Verdict::Unknown { .. } => {
-                // A margin for freeing the search's states before the budget ends.
-                let left = self.explore.deadline.remaining();
-                let margin = (left / 15).clamp(Duration::from_millis(500), Duration::from_secs(6));
-                let run_opts = ExploreOptions {
-                    deadline: self.explore.deadline.earlier_by(margin),
-                    target: self.explore.target.clone(),
-                    reading: product::SearchReading::AsWritten,
-                    ..*self.explore
-                };
-                let run = product::refute_invariants(cfa, self.witness, self.anchors, &run_opts, obligations.clone());
-                states += run.states;
-                calls += run.solver_calls;
-                Some(run)
-            }
-            _ => None,
+        states += proof.states;
+        calls += proof.solver_calls;
+        let mut by_native = false;
+        let run = if decided_quickly {
+            quick
+        } else if matches!(proof.verdict, Verdict::Unknown { .. }) {
+            Some(self.search(program, dm, &obligations, &mut by_native, (&mut states, &mut calls)))
+        } else {
+            None
         };
         // What decides: the search when it ran, else the proof.
         let outcome = run.as_ref().unwrap_or(&proof);
@@ -205,6 +180,50 @@ impl Stage<'_> {
 }
 
 impl Stage<'_> {
+    /// After a proof that did not decide: short refutations (bounded, cheap), a long native run
+    /// (decision 222), then the search for a run with the rest of the budget.
+    fn search(
+        &self,
+        program: &cfront::Program,
+        dm: DataModel,
+        obligations: &Rc<Vec<Obligation>>,
+        by_native: &mut bool,
+        (states, calls): (&mut u64, &mut u64),
+    ) -> InvariantOutcome {
+        let cfa = &program.cfa;
+        let opts = |deadline| ExploreOptions {
+            deadline,
+            target: self.explore.target.clone(),
+            reading: product::SearchReading::AsWritten,
+            ..*self.explore
+        };
+        let mut spent = |o: &InvariantOutcome| {
+            *states += o.states;
+            *calls += o.solver_calls;
+        };
+        let short = product::refute_short(cfa, self.witness, self.anchors, self.explore, obligations.clone());
+        spent(&short);
+        if matches!(short.verdict, Verdict::Confirmed { .. }) {
+            return short;
+        }
+        if let Some(native) = self.native_refutation(program, dm, obligations) {
+            *by_native = true;
+            return native;
+        }
+        // A margin for freeing the search's states before the budget ends.
+        let left = self.explore.deadline.remaining();
+        let margin = (left / 15).clamp(Duration::from_millis(500), Duration::from_secs(6));
+        let run = product::refute_invariants(
+            cfa,
+            self.witness,
+            self.anchors,
+            &opts(self.explore.deadline.earlier_by(margin)),
+            obligations.clone(),
+        );
+        spent(&run);
+        run
+    }
+
     /// Decision 222: the invariants checked in native runs of the program, every nondet call
     /// returning 0, then 1 (one run when the program calls none), within a third of the time
     /// left (at most 30 s). A refutation when a check finds its invariant false or the program
