@@ -3,7 +3,9 @@
 
 use crate::budget::{Clock, Deadline};
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::mem::ManuallyDrop;
 
 use z3::ast::{Ast, Bool, Dynamic, BV};
 use z3::{Params, SatResult, Solver, Tactic};
@@ -28,6 +30,30 @@ const QUICK_MAX_GIVE_UPS: u32 = 4;
 
 /// Time-outs of the bit-blasting solver after which a run's queries skip it.
 const BLAST_MAX_GIVE_UPS: u32 = 3;
+
+/// Most conjuncts the queries [`ANSWERS`] keeps may hold together (a few tens of MiB at most);
+/// past it, it starts again empty.
+const MAX_ANSWER_TERMS: usize = 1 << 20;
+
+thread_local! {
+    /// The answers Z3 gave in this thread, by query (its conjuncts in order). The searches of one
+    /// validation ask many queries again: the bounded refutations from 2, 4, 8 and 16 cut points
+    /// repeat each other's paths, the base cases of k = 1..4 repeat the first k's, and fresh
+    /// symbols are named by their path, so a path explored again builds the same terms (Z3's terms
+    /// are shared within a thread: equal terms are one term). A query is a formula, its answer
+    /// holds whatever the program and the search that asks it; only Sat and Unsat are kept, never
+    /// a give-up. `ManuallyDrop`: the terms are never released at the thread's end, when Z3's
+    /// context of the thread may already be gone.
+    static ANSWERS: RefCell<ManuallyDrop<Answers>> = RefCell::new(ManuallyDrop::new(Answers::default()));
+}
+
+/// See [`ANSWERS`].
+#[derive(Default)]
+struct Answers {
+    known: HashMap<Vec<Bool>, Feasibility>,
+    /// The conjuncts of the queries in `known`.
+    terms: usize,
+}
 
 /// Z3 solvers plus bookkeeping.
 pub struct Smt {
@@ -194,7 +220,7 @@ impl Smt {
         }
     }
 
-    /// Is `path ∧ extra` satisfiable?
+    /// Is `path ∧ extra` satisfiable? An answer given before in this thread is not asked again.
     pub fn check(&mut self, path: &[Bool], extra: &[&Bool]) -> Feasibility {
         if extra.iter().any(|c| c.as_bool() == Some(false)) {
             return Feasibility::Infeasible;
@@ -202,6 +228,27 @@ impl Smt {
         if path.is_empty() && extra.iter().all(|c| c.as_bool() == Some(true)) {
             return Feasibility::Feasible;
         }
+        let query: Vec<Bool> = path.iter().cloned().chain(extra.iter().map(|c| (*c).clone())).collect();
+        if let Some(known) = ANSWERS.with(|a| a.borrow().known.get(&query).copied()) {
+            return known;
+        }
+        let answer = self.decide(path, extra);
+        if answer != Feasibility::Unknown {
+            ANSWERS.with(|a| {
+                let mut a = a.borrow_mut();
+                if a.terms + query.len() > MAX_ANSWER_TERMS {
+                    a.known.clear();
+                    a.terms = 0;
+                }
+                a.terms += query.len();
+                a.known.insert(query, answer);
+            });
+        }
+        answer
+    }
+
+    /// Z3's answer to `path ∧ extra`: the quick solver, the bit-blasting one, the general one.
+    fn decide(&mut self, path: &[Bool], extra: &[&Bool]) -> Feasibility {
         match self.quick(path, extra, false).or_else(|| self.blast(path, extra, false)) {
             Some((SatResult::Sat, _)) => return Feasibility::Feasible,
             Some((SatResult::Unsat, _)) => return Feasibility::Infeasible,
@@ -340,5 +387,23 @@ mod tests {
         assert!(va > vb && va <= 100, "a = {va}, b = {vb}");
         assert_eq!(smt.check(&[], &[&a.bvsgt(&hundred), &a.bvslt(&hundred)]), Feasibility::Infeasible);
         assert!(smt.calls >= 4);
+    }
+
+    /// A query asked again in the same thread is answered without Z3, by a solver of another
+    /// search too; a query that differs in one conjunct is asked.
+    #[test]
+    fn a_query_asked_again_is_not_asked_of_z3() {
+        let deadline = || crate::budget::Deadline::after(crate::budget::Clock::Wall, Duration::from_secs(30));
+        let a = BV::new_const("answers_a", 32);
+        let path = vec![a.bvugt(&BV::from_u64(7, 32))];
+        let below = |n| a.bvult(&BV::from_u64(n, 32));
+        let mut first = Smt::new(deadline());
+        assert_eq!(first.check(&path, &[&below(9)]), Feasibility::Feasible);
+        assert!(first.calls >= 1);
+        let mut second = Smt::new(deadline());
+        assert_eq!(second.check(&path, &[&below(9)]), Feasibility::Feasible);
+        assert_eq!(second.calls, 0);
+        assert_eq!(second.check(&path, &[&below(8)]), Feasibility::Infeasible);
+        assert!(second.calls >= 1);
     }
 }
