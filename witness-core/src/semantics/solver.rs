@@ -395,8 +395,8 @@ mod tests {
     fn a_query_asked_again_is_not_asked_of_z3() {
         let deadline = || crate::budget::Deadline::after(crate::budget::Clock::Wall, Duration::from_secs(30));
         let a = BV::new_const("answers_a", 32);
-        let path = vec![a.bvugt(&BV::from_u64(7, 32))];
-        let below = |n| a.bvult(&BV::from_u64(n, 32));
+        let path = vec![a.bvugt(BV::from_u64(7, 32))];
+        let below = |n| a.bvult(BV::from_u64(n, 32));
         let mut first = Smt::new(deadline());
         assert_eq!(first.check(&path, &[&below(9)]), Feasibility::Feasible);
         assert!(first.calls >= 1);
