@@ -820,6 +820,17 @@ fn print_report(
                 println!("{s}");
             }
         }
+        // Decision 225: where the time went.
+        if !c.stages.is_empty() {
+            let each: Vec<String> = c
+                .stages
+                .iter()
+                .map(|s| {
+                    format!("{} {} ms ({} states, {} solver calls)", s.stage, s.ms, s.product_states, s.solver_calls)
+                })
+                .collect();
+            println!("stages: {}", each.join("; "));
+        }
     }
     println!("{}", r.reason);
     println!("RESULT: {}", r.result_string());

@@ -503,6 +503,7 @@ fn unknown_report(
             method: None,
             k: None,
             invariants: Vec::new(),
+            stages: Vec::new(),
         }),
     }
 }

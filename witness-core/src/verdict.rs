@@ -201,6 +201,20 @@ pub struct CorrectnessSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub k: Option<u8>,
     pub invariants: Vec<InvariantStatus>,
+    /// The engines that ran, in order, with what each spent (decision 225).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<StageTime>,
+}
+
+/// One engine the validation of a correctness witness ran and what it spent.
+#[derive(Debug, Clone, Serialize)]
+pub struct StageTime {
+    /// `search over every run`, `k-induction`, `bounded refutation`, `native run`, `search`.
+    pub stage: String,
+    /// Wall-clock milliseconds.
+    pub ms: u64,
+    pub product_states: u64,
+    pub solver_calls: u64,
 }
 
 /// One invariant of a correctness witness and what became of it.

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use super::*;
 use crate::invariants::{self, Obligation, Unchecked};
 use crate::product::InvariantOutcome;
-use crate::verdict::InvariantStatus;
+use crate::verdict::{InvariantStatus, StageTime};
 
 pub(super) struct Stage<'a> {
     pub opts: &'a ValidateOptions,
@@ -68,34 +68,43 @@ impl Stage<'_> {
             reading: product::SearchReading::AsWritten,
             ..*self.explore
         };
+        let mut stages = Vec::new();
         let quick = self.opts.search_first.then(|| {
             let slice = (self.explore.deadline.remaining() / 10).min(QUICK_SEARCH);
-            product::refute_invariants(
-                cfa,
-                self.witness,
-                self.anchors,
-                &opts(self.explore.deadline.sooner(slice)),
-                obligations.clone(),
-            )
+            timed(&mut stages, "search over every run", || {
+                product::refute_invariants(
+                    cfa,
+                    self.witness,
+                    self.anchors,
+                    &opts(self.explore.deadline.sooner(slice)),
+                    obligations.clone(),
+                )
+            })
         });
-        let (mut states, mut calls) = quick.as_ref().map(|q| (q.states, q.solver_calls)).unwrap_or((0, 0));
         let decided_quickly = quick.as_ref().is_some_and(|q| !matches!(q.verdict, Verdict::Unknown { .. }));
         let proof = if decided_quickly {
             InvariantOutcome::unknown("not tried: every run was explored".into(), None, 0, 0)
         } else {
             let half = self.explore.deadline.remaining() / 2;
-            product::prove_invariants(cfa, self.anchors, &opts(self.explore.deadline.sooner(half)), obligations.clone())
+            timed(&mut stages, "k-induction", || {
+                product::prove_invariants(
+                    cfa,
+                    self.anchors,
+                    &opts(self.explore.deadline.sooner(half)),
+                    obligations.clone(),
+                )
+            })
         };
-        states += proof.states;
-        calls += proof.solver_calls;
         let mut by_native = false;
         let run = if decided_quickly {
             quick
         } else if matches!(proof.verdict, Verdict::Unknown { .. }) {
-            Some(self.search(program, dm, &obligations, &mut by_native, (&mut states, &mut calls)))
+            Some(self.search(program, dm, &obligations, &mut by_native, &mut stages))
         } else {
             None
         };
+        let states = stages.iter().map(|s| s.product_states).sum();
+        let calls = stages.iter().map(|s| s.solver_calls).sum();
         // What decides: the search when it ran, else the proof.
         let outcome = run.as_ref().unwrap_or(&proof);
         let method = match (&run, &outcome.verdict) {
@@ -174,6 +183,7 @@ impl Stage<'_> {
                 method: (witness_verdict != "unknown").then(|| method.to_string()),
                 k: if method == "k-induction" { outcome.k } else { None },
                 invariants: statuses,
+                stages,
             }),
         }
     }
@@ -188,7 +198,7 @@ impl Stage<'_> {
         dm: DataModel,
         obligations: &Rc<Vec<Obligation>>,
         by_native: &mut bool,
-        (states, calls): (&mut u64, &mut u64),
+        stages: &mut Vec<StageTime>,
     ) -> InvariantOutcome {
         let cfa = &program.cfa;
         let opts = |deadline| ExploreOptions {
@@ -197,31 +207,38 @@ impl Stage<'_> {
             reading: product::SearchReading::AsWritten,
             ..*self.explore
         };
-        let mut spent = |o: &InvariantOutcome| {
-            *states += o.states;
-            *calls += o.solver_calls;
-        };
-        let short = product::refute_short(cfa, self.witness, self.anchors, self.explore, obligations.clone());
-        spent(&short);
+        let short = timed(stages, "bounded refutation", || {
+            product::refute_short(cfa, self.witness, self.anchors, self.explore, obligations.clone())
+        });
         if matches!(short.verdict, Verdict::Confirmed { .. }) {
             return short;
         }
-        if let Some(native) = self.native_refutation(program, dm, obligations) {
-            *by_native = true;
-            return native;
+        if self.opts.native.is_some() {
+            let started = Instant::now();
+            let native = self.native_refutation(program, dm, obligations);
+            stages.push(StageTime {
+                stage: "native run".into(),
+                ms: started.elapsed().as_millis() as u64,
+                product_states: 0,
+                solver_calls: 0,
+            });
+            if let Some(native) = native {
+                *by_native = true;
+                return native;
+            }
         }
         // A margin for freeing the search's states before the budget ends.
         let left = self.explore.deadline.remaining();
         let margin = (left / 15).clamp(Duration::from_millis(500), Duration::from_secs(6));
-        let run = product::refute_invariants(
-            cfa,
-            self.witness,
-            self.anchors,
-            &opts(self.explore.deadline.earlier_by(margin)),
-            obligations.clone(),
-        );
-        spent(&run);
-        run
+        timed(stages, "search", || {
+            product::refute_invariants(
+                cfa,
+                self.witness,
+                self.anchors,
+                &opts(self.explore.deadline.earlier_by(margin)),
+                obligations.clone(),
+            )
+        })
     }
 
     /// Decision 222: the invariants checked in native runs of the program, every nondet call
@@ -293,6 +310,19 @@ impl Stage<'_> {
         }
         None
     }
+}
+
+/// Runs one engine and records what it spent (decision 225).
+fn timed(stages: &mut Vec<StageTime>, stage: &str, engine: impl FnOnce() -> InvariantOutcome) -> InvariantOutcome {
+    let started = Instant::now();
+    let outcome = engine();
+    stages.push(StageTime {
+        stage: stage.into(),
+        ms: started.elapsed().as_millis() as u64,
+        product_states: outcome.states,
+        solver_calls: outcome.solver_calls,
+    });
+    outcome
 }
 
 /// Each invariant's status after the proof and, if it ran, the search.
