@@ -62,12 +62,6 @@ impl Stage<'_> {
         // most half of the time left: its base cases are the shortest refutations, and it decides
         // most correct witnesses in a fraction of a second (decision 223). Then bounded
         // refutations, a long native run and the search for a run with what is left.
-        let opts = |deadline| ExploreOptions {
-            deadline,
-            target: self.explore.target.clone(),
-            reading: product::SearchReading::AsWritten,
-            ..*self.explore
-        };
         let mut stages = Vec::new();
         let quick = self.opts.search_first.then(|| {
             let slice = (self.explore.deadline.remaining() / 10).min(QUICK_SEARCH);
@@ -76,7 +70,7 @@ impl Stage<'_> {
                     cfa,
                     self.witness,
                     self.anchors,
-                    &opts(self.explore.deadline.sooner(slice)),
+                    &self.opts_until(self.explore.deadline.sooner(slice)),
                     obligations.clone(),
                 )
             })
@@ -90,7 +84,7 @@ impl Stage<'_> {
                 product::prove_invariants(
                     cfa,
                     self.anchors,
-                    &opts(self.explore.deadline.sooner(half)),
+                    &self.opts_until(self.explore.deadline.sooner(half)),
                     obligations.clone(),
                 )
             })
@@ -190,6 +184,16 @@ impl Stage<'_> {
 }
 
 impl Stage<'_> {
+    /// The options of one engine: the task's, until `deadline`, the invariants as written.
+    fn opts_until(&self, deadline: crate::budget::Deadline) -> ExploreOptions {
+        ExploreOptions {
+            deadline,
+            target: self.explore.target.clone(),
+            reading: product::SearchReading::AsWritten,
+            ..*self.explore
+        }
+    }
+
     /// After a proof that did not decide: short refutations (bounded, cheap), a long native run
     /// (decision 222), then the search for a run with the rest of the budget.
     fn search(
@@ -201,12 +205,6 @@ impl Stage<'_> {
         stages: &mut Vec<StageTime>,
     ) -> InvariantOutcome {
         let cfa = &program.cfa;
-        let opts = |deadline| ExploreOptions {
-            deadline,
-            target: self.explore.target.clone(),
-            reading: product::SearchReading::AsWritten,
-            ..*self.explore
-        };
         let short = timed(stages, "bounded refutation", || {
             product::refute_short(cfa, self.witness, self.anchors, self.explore, obligations.clone())
         });
@@ -235,7 +233,7 @@ impl Stage<'_> {
                 cfa,
                 self.witness,
                 self.anchors,
-                &opts(self.explore.deadline.earlier_by(margin)),
+                &self.opts_until(self.explore.deadline.earlier_by(margin)),
                 obligations.clone(),
             )
         })
