@@ -705,7 +705,7 @@ impl<'a> Explorer<'a> {
             self.warn("no violation node is reachable from the witness's entry node".into());
             return Verdict::Rejected;
         }
-        if let Some(why) = self.violation_out_of_reach() {
+        if let Some(why) = self.violation_out_of_reach().or_else(|| self.thread_out_of_reach()) {
             self.out_of_reach = Some(why);
             return Verdict::Rejected;
         }

@@ -132,3 +132,208 @@ impl<'a> Explorer<'a> {
         })
     }
 }
+
+/// The source lines a thread can take steps on, or `None` when that is not known (a call
+/// through a pointer, an unsupported statement in its code).
+type CodeLines = Option<Vec<(u64, u64)>>;
+
+impl<'a> Explorer<'a> {
+    /// Decision 226: why no run can bring the witness to a violation node because each of its
+    /// paths there has a transition that gives its thread a line that thread's code does not
+    /// contain (a step of `thr2` attributed to the thread created as `thr1`); `None` otherwise.
+    ///
+    /// A transition with `threadId` w fires only on a step of the thread bound to w (a step of
+    /// another thread does not match it; an id not bound yet matches no step, which the search
+    /// treats as a narrowing: decision 97). So where w is bound on every path to the
+    /// transition's source, it can fire only on a step of a thread the id was bound to: main,
+    /// or a thread created by a step that a `createThread` w transition may match. Such a
+    /// thread runs the functions reachable by calls from its start routine (`atexit` handlers
+    /// too) and takes its first step and its last return on its `pthread_create` line; a
+    /// transition none of whose lines is among those lines never fires. Over-approximates the
+    /// steps (any line of any function the thread could call, offsets ignored), so it concludes
+    /// only when the violation nodes are out of reach whatever the program computes.
+    pub(super) fn thread_out_of_reach(&self) -> Option<InfeasibleStep> {
+        let (cfa, w) = (self.cfa, self.witness);
+        if !cfa.threads
+            || !matches!(self.opts.target.shape(), Shape::ErrorCall)
+            || matches!(self.opts.undefined, UndefinedBehaviour::Unknown)
+            || self.observer.is_some()
+            || !self.opts.reading.follows_automaton()
+            || w.graph[w.entry].violation
+        {
+            return None;
+        }
+        let bound = self.must_bound();
+        let mut code: HashMap<&str, CodeLines> = HashMap::new();
+        let mut dead: Vec<EdgeIndex> = Vec::new();
+        for t in w.graph.edge_indices() {
+            let tr = &w.graph[t];
+            let (Some(id), Some(lines), None) = (tr.guard.thread_id.as_deref(), tr.guard.lines, &tr.guard.anchor)
+            else {
+                continue;
+            };
+            let (from, _) = w.graph.edge_endpoints(t)?;
+            if !bound.get(&from).is_some_and(|b| b.contains(id)) {
+                continue;
+            }
+            let Some(runs) = code.entry(id).or_insert_with(|| self.thread_lines(id)) else { continue };
+            if !runs.iter().any(|(a, b)| lines.overlaps(*a, *b)) {
+                dead.push(t);
+            }
+        }
+        if dead.is_empty() {
+            return None;
+        }
+        // The witness states the entry reaches without the dead transitions.
+        let mut seen: HashSet<NodeIndex> = HashSet::from([w.entry]);
+        let mut todo = vec![w.entry];
+        while let Some(n) = todo.pop() {
+            if w.graph[n].violation {
+                return None;
+            }
+            for t in w.graph.edges_directed(n, Direction::Outgoing) {
+                if !dead.contains(&t.id()) && seen.insert(t.target()) {
+                    todo.push(t.target());
+                }
+            }
+        }
+        // The dead transitions that stand in the way: reachable, and leading on to a violation.
+        let blockers: Vec<EdgeIndex> = dead
+            .into_iter()
+            .filter(|t| {
+                w.graph
+                    .edge_endpoints(*t)
+                    .is_some_and(|(from, to)| seen.contains(&from) && self.distance.contains_key(&to))
+            })
+            .collect();
+        let first = *blockers.first()?;
+        let named: Vec<String> = blockers
+            .iter()
+            .take(MAX_NAMED)
+            .map(|t| {
+                let tr = &w.graph[*t];
+                let id = tr.guard.thread_id.as_deref().unwrap_or_default();
+                let lines = tr.guard.lines.map_or(String::new(), |r| {
+                    if r.start == r.end {
+                        format!("line {}", r.start)
+                    } else {
+                        format!("lines {}-{}", r.start, r.end)
+                    }
+                });
+                let roots: Vec<String> =
+                    self.thread_roots(id).iter().map(|f| format!("`{}`", cfa.function(*f).name)).collect();
+                format!(
+                    "the transition at {} gives thread {id} a step on {lines}, but that thread runs {} and the \
+                     functions they call, none of which has a statement there",
+                    tr.origin,
+                    roots.join(" or ")
+                )
+            })
+            .collect();
+        let tr = &w.graph[first];
+        Some(InfeasibleStep {
+            line: tr.guard.lines.map_or(0, |r| r.start as u32),
+            origin: tr.origin.clone(),
+            what: format!("no run of the program brings the witness to its violation node: {}", named.join("; ")),
+            kind: "thread",
+        })
+    }
+
+    /// For each witness state, the thread ids bound on every path from the entry to it.
+    fn must_bound(&self) -> HashMap<NodeIndex, BTreeSet<String>> {
+        let w = self.witness;
+        let mut bound: HashMap<NodeIndex, BTreeSet<String>> = HashMap::new();
+        // YAML 2.2 numbers threads: 0 is main from the start (decision 153).
+        let start: BTreeSet<String> =
+            if w.exact_locations { BTreeSet::from(["0".to_string()]) } else { BTreeSet::new() };
+        bound.insert(w.entry, start);
+        let mut todo = vec![w.entry];
+        while let Some(n) = todo.pop() {
+            let here = bound[&n].clone();
+            for t in w.graph.edges_directed(n, Direction::Outgoing) {
+                let g = &t.weight().guard;
+                let mut out = here.clone();
+                out.extend(g.thread_id.iter().cloned());
+                out.extend(g.create_thread.as_ref().or(self.creates.get(&t.id())).cloned());
+                let changed = match bound.get_mut(&t.target()) {
+                    None => {
+                        bound.insert(t.target(), out);
+                        true
+                    }
+                    Some(old) => {
+                        let meet: BTreeSet<String> = old.intersection(&out).cloned().collect();
+                        let changed = meet.len() != old.len();
+                        *old = meet;
+                        changed
+                    }
+                };
+                if changed {
+                    todo.push(t.target());
+                }
+            }
+        }
+        bound
+    }
+
+    /// The functions a thread bound to witness id `id` may start in: main (an id may be bound
+    /// to it), and the start routine of every `pthread_create` a `createThread` `id`
+    /// transition may match (every creation when the transition has no line).
+    fn thread_roots(&self, id: &str) -> Vec<FuncId> {
+        let (cfa, w) = (self.cfa, self.witness);
+        let mut roots = vec![cfa.main];
+        for t in w.graph.edge_indices() {
+            let g = &w.graph[t].guard;
+            if g.create_thread.as_deref().or(self.creates.get(&t).map(|s| s.as_str())) != Some(id) {
+                continue;
+            }
+            let lines = match (g.lines, &g.anchor) {
+                (Some(r), None) => Some(r),
+                _ => None,
+            };
+            for e in cfa.graph.edge_weights() {
+                let EdgeOp::ThreadCreate { routine, .. } = &e.op else { continue };
+                let on_line = match (lines, e.span) {
+                    (Some(r), Some(s)) => r.overlaps(s.start_line as u64, s.end_line as u64),
+                    (Some(_), None) => false,
+                    (None, _) => true,
+                };
+                if on_line && !roots.contains(routine) {
+                    roots.push(*routine);
+                }
+            }
+        }
+        roots
+    }
+
+    /// The lines a thread bound to witness id `id` can take steps on (see
+    /// [`Self::thread_out_of_reach`]).
+    fn thread_lines(&self, id: &str) -> CodeLines {
+        let cfa = self.cfa;
+        let mut funcs: Vec<FuncId> = self.thread_roots(id);
+        let mut i = 0;
+        while i < funcs.len() {
+            let f = funcs[i];
+            i += 1;
+            for e in cfa.graph.edge_weights().filter(|e| e.function == f) {
+                match &e.op {
+                    EdgeOp::Call { callee: g, .. } | EdgeOp::AtExit { handler: g, .. } if !funcs.contains(g) => {
+                        funcs.push(*g);
+                    }
+                    EdgeOp::CallPtr { .. } | EdgeOp::Unsupported { .. } => return None,
+                    _ => {}
+                }
+            }
+        }
+        let lines = cfa
+            .graph
+            .edge_weights()
+            .filter(|e| {
+                funcs.contains(&e.function)
+                    || matches!(e.op, EdgeOp::ThreadCreate { .. } | EdgeOp::ProgramStart | EdgeOp::GlobalDeclaration)
+            })
+            .filter_map(|e| e.span)
+            .map(|s| (s.start_line as u64, s.end_line as u64))
+            .collect();
+        Some(lines)
+    }
+}

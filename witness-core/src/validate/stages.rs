@@ -369,6 +369,10 @@ pub(super) fn second_check(
     if let (Some(line), Some(confirmed)) = (tv.check.line, tv.confirmed) {
         let Verdict::Confirmed { trace, .. } = &confirmed else { unreachable!("a test-vector run confirms") };
         let sentence = match &found.infeasible {
+            // The reason already says where the path dies.
+            Some(i) if found.reason.contains(&i.what) => {
+                format!("its input values alone reach the error at line {line}")
+            }
             Some(i) => format!(
                 "the witness's path is infeasible at line {}: {} (at {} in the witness); its input values alone reach \
                  the error at line {line}",
