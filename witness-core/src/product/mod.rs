@@ -66,6 +66,7 @@ mod lasso;
 mod matching;
 mod por;
 mod portfolio;
+mod projection;
 mod race;
 mod search_reading;
 mod shown;
@@ -484,6 +485,8 @@ struct Explorer<'a> {
     observer: Option<Box<invariants::Observer>>,
     /// Decision 213: why no run can reach the witness's violation, found before the search.
     out_of_reach: Option<InfeasibleStep>,
+    /// Decision 227: this exploration follows one thread against any behaviour of the others.
+    projection: Option<projection::Projection>,
 }
 
 /// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets; `pins`
@@ -639,6 +642,7 @@ impl<'a> Explorer<'a> {
             cuts: None,
             observer: None,
             out_of_reach: None,
+            projection: None,
         }
     }
 }
@@ -667,12 +671,32 @@ impl<'a> Explorer<'a> {
     }
 
     fn run(&mut self) -> Verdict {
+        let init = match self.initial_state() {
+            Ok(s) => s,
+            Err(v) => return v,
+        };
+        // `distance` holds every violation state (at 0) and every state that reaches one.
+        if self.opts.reading.follows_automaton() && !self.distance.contains_key(&self.witness.entry) {
+            self.warn("no violation node is reachable from the witness's entry node".into());
+            return Verdict::Rejected;
+        }
+        if let Some(why) =
+            self.violation_out_of_reach().or_else(|| self.thread_out_of_reach()).or_else(|| self.projection_rejects())
+        {
+            self.out_of_reach = Some(why);
+            return Verdict::Rejected;
+        }
+        self.run_from(init)
+    }
+
+    /// The product's initial state: the program's start, the witness's entry.
+    fn initial_state(&mut self) -> Result<ProductState, Verdict> {
         let cfa = self.cfa;
         let data = match DataState::initial(cfa) {
             Ok(d) => d,
             Err(e) => {
                 let w = e.message();
-                return Verdict::Unknown { reason: format!("global initialisation: {w}") };
+                return Err(Verdict::Unknown { reason: format!("global initialisation: {w}") });
             }
         };
         let mut init = ProductState {
@@ -700,16 +724,7 @@ impl<'a> Explorer<'a> {
             }
         }
         init.data.guessing = self.opts.reading.guesses();
-        // `distance` holds every violation state (at 0) and every state that reaches one.
-        if self.opts.reading.follows_automaton() && !self.distance.contains_key(&self.witness.entry) {
-            self.warn("no violation node is reachable from the witness's entry node".into());
-            return Verdict::Rejected;
-        }
-        if let Some(why) = self.violation_out_of_reach().or_else(|| self.thread_out_of_reach()) {
-            self.out_of_reach = Some(why);
-            return Verdict::Rejected;
-        }
-        self.run_from(init)
+        Ok(init)
     }
 
     fn run_from(&mut self, init: ProductState) -> Verdict {
@@ -738,7 +753,10 @@ impl<'a> Explorer<'a> {
             }
             // A state from which no error call is reachable can never confirm, and nothing on
             // its paths matters for a rejection.
+            // A projection (decision 227) looks for the witness's violation node, which other
+            // threads' steps may bring it to.
             let may_reach = match state.threads {
+                _ if self.projection.is_some() => true,
                 Some(_) => self.may_reach_any(&state),
                 None => self.reach.may_reach(state.loc, state.stack.iter().map(|c| c.return_loc)),
             };
@@ -837,7 +855,10 @@ impl<'a> Explorer<'a> {
     }
 
     /// Expands one product state into its successors; returns a verdict on confirmation.
-    fn expand(&mut self, state: ProductState, out: &mut Vec<ProductState>) -> Option<Verdict> {
+    fn expand(&mut self, mut state: ProductState, out: &mut Vec<ProductState>) -> Option<Verdict> {
+        if let Some(v) = self.project_step(&mut state, out) {
+            return Some(v);
+        }
         match state.threads {
             Some(_) => self.expand_threads(state, out),
             None => self.expand_running(state, out),
@@ -1088,6 +1109,10 @@ impl<'a> Explorer<'a> {
     }
 
     fn confirm_reached(&mut self, s: &ProductState, what: String, call: Option<ErrorCall>) -> Verdict {
+        if self.projection.is_some() {
+            // Its runs include ones the program does not have (decision 227).
+            return Verdict::Unknown { reason: format!("a projected run reaches {what}") };
+        }
         let trace = self.trace_of(s);
         Verdict::Confirmed { trace, error_function: what, call }
     }

@@ -309,21 +309,9 @@ impl<'a> Explorer<'a> {
     /// [`Self::thread_out_of_reach`]).
     fn thread_lines(&self, id: &str) -> CodeLines {
         let cfa = self.cfa;
-        let mut funcs: Vec<FuncId> = self.thread_roots(id);
-        let mut i = 0;
-        while i < funcs.len() {
-            let f = funcs[i];
-            i += 1;
-            for e in cfa.graph.edge_weights().filter(|e| e.function == f) {
-                match &e.op {
-                    EdgeOp::Call { callee: g, .. } | EdgeOp::AtExit { handler: g, .. } if !funcs.contains(g) => {
-                        funcs.push(*g);
-                    }
-                    EdgeOp::CallPtr { .. } | EdgeOp::Unsupported { .. } => return None,
-                    _ => {}
-                }
-            }
-        }
+        let funcs = called_from(cfa, self.thread_roots(id), |op| {
+            matches!(op, EdgeOp::CallPtr { .. } | EdgeOp::Unsupported { .. })
+        })?;
         let lines = cfa
             .graph
             .edge_weights()
@@ -336,4 +324,27 @@ impl<'a> Explorer<'a> {
             .collect();
         Some(lines)
     }
+}
+
+/// The functions that `roots` may run: the roots and every function reachable from them by
+/// calls and `atexit` registrations; `None` when one of them has a step `stops` holds of (a
+/// call through a pointer: its callee is not known).
+pub(super) fn called_from(cfa: &Cfa, roots: Vec<FuncId>, stops: impl Fn(&EdgeOp) -> bool) -> Option<Vec<FuncId>> {
+    let mut funcs = roots;
+    let mut i = 0;
+    while i < funcs.len() {
+        let f = funcs[i];
+        i += 1;
+        for e in cfa.graph.edge_weights().filter(|e| e.function == f) {
+            if stops(&e.op) {
+                return None;
+            }
+            if let EdgeOp::Call { callee: g, .. } | EdgeOp::AtExit { handler: g, .. } = &e.op {
+                if !funcs.contains(g) {
+                    funcs.push(*g);
+                }
+            }
+        }
+    }
+    Some(funcs)
 }
