@@ -89,3 +89,26 @@ pub(super) fn generalise(s: &ProductState, max_cells: usize, place: &str) -> Res
     g.data = data;
     Ok((g, links))
 }
+
+/// Gives each of `vars` (globals of `data`) a fresh, unconstrained value: what code the search
+/// does not see may have written (decisions 227, 228). Integers and integer arrays only; the
+/// first variable of another kind is the error (a pointer could have been made to point
+/// anywhere). Opaque and external variables stay as they are (any access to them is unsupported
+/// anyway).
+pub(super) fn havoc_globals(data: &mut DataState, vars: &[VarId]) -> Result<(), VarId> {
+    let mut globals = (*data.globals).clone();
+    for v in vars {
+        let Some(slot) = globals.get_mut(v) else { continue };
+        match slot {
+            Slot::Scalar(old) => *old = data.symbol("env", old.ty),
+            Slot::Array { elem, .. } | Slot::SymArray { elem, .. } => {
+                let elem = *elem;
+                *slot = data.symbolic_array("env", elem);
+            }
+            Slot::Opaque | Slot::External => {}
+            _ => return Err(*v),
+        }
+    }
+    data.globals = Rc::new(globals);
+    Ok(())
+}

@@ -287,19 +287,8 @@ impl<'a> Explorer<'a> {
             s.witness = to;
             out.push(s);
         }
-        let mut globals = (*state.data.globals).clone();
-        for v in &p.shared {
-            let Some(slot) = globals.get_mut(v) else { continue };
-            match slot {
-                Slot::Scalar(old) => *old = state.data.symbol("env", old.ty),
-                Slot::Array { elem, .. } | Slot::SymArray { elem, .. } => {
-                    let elem = *elem;
-                    *slot = state.data.symbolic_array("env", elem);
-                }
-                _ => {}
-            }
-        }
-        state.data.globals = Rc::new(globals);
+        // The plan admitted only variables this can make arbitrary.
+        let _ = super::havoc::havoc_globals(&mut state.data, &p.shared);
         None
     }
 }

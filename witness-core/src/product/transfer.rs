@@ -668,6 +668,34 @@ impl<'a> Explorer<'a> {
                     }
                     _ => {
                         let body = cfa.function_by_name(function).filter(|f| cfa.function(*f).params.is_empty());
+                        let declared_only = code.is_none() && cfa.function_by_name(function).is_none();
+                        if declared_only && self.opts.target.name() == "no-overflow" {
+                            // Decision 228: under no-overflow a declared-only error function
+                            // either ends the run (no overflow there) or returns having changed
+                            // any global: that covers every run, so it may show no overflow, but
+                            // a run through it shows nothing (the function may never return).
+                            if !next.data.layout.is_empty() {
+                                // An address kept as an integer could reach any object.
+                                unsupported!(format!(
+                                    "call to `{function}`, which the program only declares, after an address was \
+                                     converted to an integer"
+                                ))
+                            }
+                            let globals: Vec<_> = next.data.globals.keys().copied().collect();
+                            if let Err(v) = super::havoc::havoc_globals(&mut next.data, &globals) {
+                                unsupported!(format!(
+                                    "call to `{function}`, which the program only declares: the global `{}` it may \
+                                     change is not an integer",
+                                    cfa.var(v).name
+                                ))
+                            }
+                            self.doubts.loosen(format!(
+                                "the program only declares `{function}`; a run through its call at {} assumes it \
+                                 returns, with any global changed",
+                                self.line_of(span)
+                            ));
+                            return Step::Next(next, result);
+                        }
                         let Some(callee) = body.filter(|_| code.is_none()) else {
                             unsupported!(format!(
                                 "call to `{function}`, which is not the error function of the property and has no \
