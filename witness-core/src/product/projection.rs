@@ -17,6 +17,7 @@
 //! heap memory, creates, joins or names no thread, and calls through no pointer; its argument is
 //! a constant. Otherwise the projection does not apply.
 
+use super::unreached::witness_reach;
 use super::*;
 use crate::cfa::{Expr, VarId};
 use crate::property::Shape;
@@ -97,7 +98,7 @@ impl<'a> Explorer<'a> {
         }
         let (_, created) = w.graph.edge_endpoints(c)?;
         // Every run to a violation node passes the creation (the projection starts there).
-        let before = witness_reach(w, w.entry, Some(c));
+        let before = witness_reach(w, w.entry, |t| t == c);
         if before.iter().any(|n| w.graph[*n].violation) {
             return None;
         }
@@ -107,9 +108,10 @@ impl<'a> Explorer<'a> {
         }
         // Created once on every run: the creating transition is on no cycle.
         let (c_from, _) = w.graph.edge_endpoints(c)?;
-        if witness_reach(w, created, None).contains(&c_from) {
+        if witness_reach(w, created, |_| false).contains(&c_from) {
             return None;
         }
+        let mut data = DataState::initial(cfa).ok()?;
         let on_lines =
             |s: Option<SourceSpan>| s.is_some_and(|s| lines.overlaps(s.start_line as u64, s.end_line as u64));
         let mut start: Option<Start> = None;
@@ -124,10 +126,7 @@ impl<'a> Explorer<'a> {
                     };
                     let value = match arg {
                         None => None,
-                        Some(x) => {
-                            let mut data = DataState::initial(cfa).ok()?;
-                            Some(data.eval_any(cfa, x, None, &mut Vec::new()).ok()?)
-                        }
+                        Some(x) => Some(data.eval_any(cfa, x, None, &mut Vec::new()).ok()?),
                     };
                     match &start {
                         None => start = Some(Start { routine: *routine, arg: value, create_edge: e.id() }),
@@ -156,7 +155,6 @@ impl<'a> Explorer<'a> {
         })?;
         // The shared variables hold no pointers (nor anything the projection cannot make
         // arbitrary).
-        let data = DataState::initial(cfa).ok()?;
         let mut shared = Vec::new();
         for (v, slot) in data.globals.iter() {
             if cfa.thread_locals.contains(v) {
@@ -291,20 +289,6 @@ impl<'a> Explorer<'a> {
         let _ = super::havoc::havoc_globals(&mut state.data, &p.shared);
         None
     }
-}
-
-/// The witness states reachable from `from`, not through transition `without`.
-fn witness_reach(w: &WitnessAutomaton, from: NodeIndex, without: Option<EdgeIndex>) -> HashSet<NodeIndex> {
-    let mut seen = HashSet::from([from]);
-    let mut todo = vec![from];
-    while let Some(n) = todo.pop() {
-        for t in w.graph.edges_directed(n, Direction::Outgoing) {
-            if Some(t.id()) != without && seen.insert(t.target()) {
-                todo.push(t.target());
-            }
-        }
-    }
-    seen
 }
 
 #[cfg(test)]

@@ -185,17 +185,9 @@ impl<'a> Explorer<'a> {
             return None;
         }
         // The witness states the entry reaches without the dead transitions.
-        let mut seen: HashSet<NodeIndex> = HashSet::from([w.entry]);
-        let mut todo = vec![w.entry];
-        while let Some(n) = todo.pop() {
-            if w.graph[n].violation {
-                return None;
-            }
-            for t in w.graph.edges_directed(n, Direction::Outgoing) {
-                if !dead.contains(&t.id()) && seen.insert(t.target()) {
-                    todo.push(t.target());
-                }
-            }
+        let seen = witness_reach(w, w.entry, |t| dead.contains(&t));
+        if seen.iter().any(|n| w.graph[*n].violation) {
+            return None;
         }
         // The dead transitions that stand in the way: reachable, and leading on to a violation.
         let blockers: Vec<EdgeIndex> = dead
@@ -347,4 +339,22 @@ pub(super) fn called_from(cfa: &Cfa, roots: Vec<FuncId>, stops: impl Fn(&EdgeOp)
         }
     }
     Some(funcs)
+}
+
+/// The witness states reachable from `from`, not through a transition `skip` holds of.
+pub(super) fn witness_reach(
+    w: &WitnessAutomaton,
+    from: NodeIndex,
+    skip: impl Fn(EdgeIndex) -> bool,
+) -> HashSet<NodeIndex> {
+    let mut seen = HashSet::from([from]);
+    let mut todo = vec![from];
+    while let Some(n) = todo.pop() {
+        for t in w.graph.edges_directed(n, Direction::Outgoing) {
+            if !skip(t.id()) && seen.insert(t.target()) {
+                todo.push(t.target());
+            }
+        }
+    }
+    seen
 }
