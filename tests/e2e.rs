@@ -35,7 +35,8 @@ struct Case {
     /// For `error` cases (`error.txt`): the file the message must name, and whether it must
     /// carry a `:line:col` position right after the file name.
     error_file: Option<(String, bool)>,
-    /// Texts the JSON output must contain (`output.txt`, one per line).
+    /// Texts the JSON output must contain (`output.txt`, one per line); a line `!text`: a text it
+    /// must not contain.
     output: Vec<String>,
 }
 
@@ -231,8 +232,15 @@ fn check_case(case: &Case) -> Vec<String> {
         return problems;
     }
     for text in &case.output {
-        if !stdout.contains(text.as_str()) {
-            problems.push(format!("the JSON output does not contain `{text}`: {stdout}"));
+        // A line `!text`: the output must not contain `text`.
+        match text.strip_prefix('!') {
+            Some(absent) if stdout.contains(absent) => {
+                problems.push(format!("the JSON output contains `{absent}`: {stdout}"));
+            }
+            None if !stdout.contains(text.as_str()) => {
+                problems.push(format!("the JSON output does not contain `{text}`: {stdout}"));
+            }
+            _ => {}
         }
     }
     // A lasso (decision 94) ends where the repeated state is seen, a data race (decision 156) at

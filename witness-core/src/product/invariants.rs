@@ -133,6 +133,23 @@ pub(crate) fn cut_points(cfa: &Cfa) -> HashSet<NodeIndex> {
     cuts
 }
 
+/// Decision 230: may a function call itself, directly or through others (a call through a
+/// pointer may)? Such a cycle of the program passes no cut point: the proof's base cases are not
+/// bounded by them.
+pub(crate) fn may_recurse(cfa: &Cfa) -> bool {
+    let mut calls: petgraph::graphmap::DiGraphMap<u32, ()> = petgraph::graphmap::DiGraphMap::new();
+    for e in cfa.graph.edge_weights() {
+        match &e.op {
+            EdgeOp::CallPtr { .. } => return true,
+            EdgeOp::Call { callee, .. } | EdgeOp::AtExit { handler: callee, .. } => {
+                calls.add_edge(e.function.0, callee.0, ());
+            }
+            _ => {}
+        }
+    }
+    petgraph::algo::is_cyclic_directed(&calls)
+}
+
 /// Does step `op` register an `atexit` handler, directly or through a call of one of the
 /// `registrars` (a call through a pointer may call any)?
 fn registers(op: &EdgeOp, registrars: &HashSet<crate::cfa::FuncId>) -> bool {

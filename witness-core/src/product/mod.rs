@@ -76,6 +76,7 @@ mod transfer;
 mod unreached;
 use threads::*;
 
+pub(crate) use invariants::may_recurse;
 pub use invariants::{prove_invariants, refute_invariants, refute_short, InvariantOutcome};
 use lasso::*;
 pub use portfolio::explore;

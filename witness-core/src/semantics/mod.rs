@@ -8,6 +8,7 @@
 //! hit UB ends in unknown).
 
 pub mod bounds;
+pub mod csd;
 pub mod float;
 pub mod memory;
 pub mod solver;

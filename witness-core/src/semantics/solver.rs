@@ -140,7 +140,7 @@ impl Smt {
         let solver = self.active();
         solver.set_params(&p);
         solver.reset();
-        assert_all(solver, path, extra);
+        assert_rewritten(solver, path, extra);
         true
     }
 
@@ -205,7 +205,7 @@ impl Smt {
         let mut p = Params::new();
         p.set_u32("timeout", slice.as_millis().clamp(1, u32::MAX as u128) as u32);
         solver.set_params(&p);
-        assert_all(&solver, path, extra);
+        assert_rewritten(&solver, path, extra);
         self.calls += 1;
         match solver.check() {
             SatResult::Unknown => {
@@ -348,6 +348,16 @@ pub fn symbols(terms: &[Bool]) -> Vec<(String, Dynamic)> {
         todo.extend(t.children());
     }
     out
+}
+
+/// The query with its products by constants as shifted sums (decision 229) for the solvers
+/// that bit-blast it whole; the quick solver gets it as built.
+fn assert_rewritten(solver: &Solver, path: &[Bool], extra: &[&Bool]) {
+    let query: Vec<Bool> = path.iter().cloned().chain(extra.iter().map(|c| (*c).clone())).collect();
+    match super::csd::rewrite(&query) {
+        Some(rewritten) => rewritten.iter().for_each(|c| solver.assert(c)),
+        None => assert_all(solver, path, extra),
+    }
 }
 
 fn assert_all(solver: &Solver, path: &[Bool], extra: &[&Bool]) {

@@ -58,26 +58,41 @@ impl Stage<'_> {
         });
         let never_confirm = self.never_confirm.clone().or(unsupported);
         // A small program's runs are often explored completely in less time than a proof takes
-        // (decision 188): a search over every run for a moment first. Then the proof, with at
-        // most half of the time left: its base cases are the shortest refutations, and it decides
-        // most correct witnesses in a fraction of a second (decision 223). Then bounded
-        // refutations, a long native run and the search for a run with what is left.
+        // (decision 188): a search over every run for a moment first. In a program with
+        // recursion, short bounded refutations for a moment (decision 230): the search is depth
+        // first and the proof's base cases end only at cut points, which a recursion passes
+        // none of, so a violation a few calls deep lies behind an unbounded first branch for
+        // both. Then the proof, with at most half of the
+        // time left: its base cases are the shortest refutations of loops, and it decides most
+        // correct witnesses in a fraction of a second (decision 223). Then bounded refutations,
+        // a long native run and the search for a run with what is left.
         let mut stages = Vec::new();
-        let quick = self.opts.search_first.then(|| {
-            let slice = (self.explore.deadline.remaining() / 10).min(QUICK_SEARCH);
+        let slice = || (self.explore.deadline.remaining() / 10).min(QUICK_SEARCH);
+        let mut quick = self.opts.search_first.then(|| {
+            let until = self.explore.deadline.sooner(slice());
             timed(&mut stages, "search over every run", || {
                 product::refute_invariants(
                     cfa,
                     self.witness,
                     self.anchors,
-                    &self.opts_until(self.explore.deadline.sooner(slice)),
+                    &self.opts_until(until),
                     obligations.clone(),
                 )
             })
         });
+        let undecided = quick.as_ref().is_some_and(|q| matches!(q.verdict, Verdict::Unknown { .. }));
+        if undecided && product::may_recurse(cfa) {
+            let until = self.explore.deadline.sooner(slice());
+            let short = timed(&mut stages, "bounded refutation", || {
+                product::refute_short(cfa, self.witness, self.anchors, &self.opts_until(until), obligations.clone())
+            });
+            if matches!(short.verdict, Verdict::Confirmed { .. }) {
+                quick = Some(short);
+            }
+        }
         let decided_quickly = quick.as_ref().is_some_and(|q| !matches!(q.verdict, Verdict::Unknown { .. }));
         let proof = if decided_quickly {
-            InvariantOutcome::unknown("not tried: every run was explored".into(), None, 0, 0)
+            InvariantOutcome::unknown("not tried: a search decided first".into(), None, 0, 0)
         } else {
             let half = self.explore.deadline.remaining() / 2;
             timed(&mut stages, "k-induction", || {
