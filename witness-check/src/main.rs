@@ -688,6 +688,8 @@ fn snippet(e: &witness_core::verdict::Explanation, files: (&std::path::Path, &st
         "sink" => "the witness sends this step to a sink",
         "no-progress" => "no allowed path passes the witness here",
         "branch" => "the branch goes the other way here",
+        "thread" => "the witness's thread never runs this line",
+        "projection" => "the witness's thread cannot take this step",
         _ => "here",
     };
     let title = format!("witness not confirmed ({})", e.kind);

@@ -246,8 +246,11 @@ pub struct Explanation {
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "position_object")]
     pub witness_position: Option<String>,
     /// `assumption` (an assumption is false there), `sink` (the witness sends the step to a sink),
-    /// `no-progress` (no allowed path passes the transition), `witness` (the witness cannot be
-    /// followed at all), `program` (no run of the program violates the property).
+    /// `no-progress` (no allowed path passes the transition), `branch` (the branch goes the other
+    /// way), `thread` (the transition's thread never runs code on its line, decision 226),
+    /// `projection` (the thread cannot take the step whatever the others do, decision 227),
+    /// `witness` (the witness cannot be followed at all), `program` (no run of the program
+    /// violates the property).
     pub kind: String,
     pub message: String,
 }

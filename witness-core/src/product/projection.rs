@@ -252,7 +252,7 @@ impl<'a> Explorer<'a> {
                  whatever the other threads write to shared variables (each of its steps was explored with every \
                  shared variable arbitrary)"
             ),
-            kind: "thread",
+            kind: "projection",
         })
     }
 
