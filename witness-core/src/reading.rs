@@ -82,12 +82,24 @@ pub struct Doubts {
     pub loosened: Option<String>,
     /// A constraint was added or guessed (e.g. an assumption scope that names no function).
     pub tightened: Option<String>,
+    /// `loosened` is an assumption about the program, not a constraint of the witness
+    /// (decision 228: a function it only declares returns).
+    pub loosened_by_program: bool,
 }
 
 impl Doubts {
     pub fn loosen(&mut self, why: impl Into<String>) {
         if self.loosened.is_none() {
             self.loosened = Some(why.into());
+        }
+    }
+
+    /// Like [`Doubts::loosen`], for what the exploration assumes of the program itself (what a
+    /// function the program only declares does): the same direction, its own words.
+    pub fn assume_of_program(&mut self, why: impl Into<String>) {
+        if self.loosened.is_none() {
+            self.loosened = Some(why.into());
+            self.loosened_by_program = true;
         }
     }
 
@@ -185,8 +197,10 @@ pub fn conclude(reading: &Reading, doubts: &Doubts, verdict: Verdict) -> (Verdic
         match (&doubts.loosened, &doubts.tightened) {
             (Some(l), Some(t)) if l == t => parts.push(format!("the witness's reading is ambiguous: {l}")),
             (l, t) => {
-                if let Some(l) = l {
-                    parts.push(format!("a constraint of the witness was dropped ({l})"));
+                match l {
+                    Some(l) if doubts.loosened_by_program => parts.push(format!("it rests on an assumption ({l})")),
+                    Some(l) => parts.push(format!("a constraint of the witness was dropped ({l})")),
+                    None => {}
                 }
                 if let Some(t) = t {
                     parts.push(format!("a constraint was added to the witness ({t})"));

@@ -216,7 +216,11 @@ impl<'a> Explorer<'a> {
         }
         // The projection's own doubts bind the rejection as the search's would.
         if let Some(l) = sub.doubts.loosened.take() {
-            self.doubts.loosen(l);
+            if sub.doubts.loosened_by_program {
+                self.doubts.assume_of_program(l);
+            } else {
+                self.doubts.loosen(l);
+            }
         }
         if let Some(t) = sub.doubts.tightened.take() {
             self.doubts.tighten(t);

@@ -689,7 +689,7 @@ impl<'a> Explorer<'a> {
                                     cfa.var(v).name
                                 ))
                             }
-                            self.doubts.loosen(format!(
+                            self.doubts.assume_of_program(format!(
                                 "the program only declares `{function}`; a run through its call at {} assumes it \
                                  returns, with any global changed",
                                 self.line_of(span)
