@@ -75,24 +75,30 @@ pub fn rewrite(terms: &[Bool]) -> Option<Vec<Bool>> {
     // Post-order over the DAG with an explicit stack: terms can be deeper than the thread's stack.
     let mut done: HashMap<Dynamic, Dynamic> = HashMap::new();
     let mut changed = false;
-    let mut stack: Vec<(Dynamic, bool)> = terms.iter().rev().map(|t| (Dynamic::from_ast(t), false)).collect();
+    // An entry carries its children once they are on the stack above it.
+    let mut stack: Vec<(Dynamic, Option<Vec<Dynamic>>)> =
+        terms.iter().rev().map(|t| (Dynamic::from_ast(t), None)).collect();
     while let Some((t, expanded)) = stack.pop() {
         if done.contains_key(&t) {
             continue;
         }
-        if !t.is_app() || t.num_children() == 0 {
-            done.insert(t.clone(), t);
-            continue;
-        }
-        let children = t.children();
-        if !expanded {
-            if done.len() + stack.len() > MAX_NODES {
-                return None;
+        let children = match expanded {
+            Some(children) => children,
+            None if !t.is_app() || t.num_children() == 0 => {
+                done.insert(t.clone(), t);
+                continue;
             }
-            stack.push((t, true));
-            stack.extend(children.into_iter().filter(|c| !done.contains_key(c)).map(|c| (c, false)));
-            continue;
-        }
+            None => {
+                if done.len() + stack.len() > MAX_NODES {
+                    return None;
+                }
+                let children = t.children();
+                let todo: Vec<Dynamic> = children.iter().filter(|c| !done.contains_key(*c)).cloned().collect();
+                stack.push((t, Some(children)));
+                stack.extend(todo.into_iter().map(|c| (c, None)));
+                continue;
+            }
+        };
         let new: Vec<Dynamic> = children.iter().map(|c| done.get(c).cloned().unwrap_or_else(|| c.clone())).collect();
         let rebuilt = match constant_product(&t, &new).and_then(|(x, c, w)| shifted_sum(&x, c, w)) {
             Some(sum) => {

@@ -104,13 +104,13 @@ impl Smt {
 
     /// Runs the check; a QF_BV solver that gives up before the deadline (a query with
     /// floating-point terms, e.g. from a witness literal) is retried once with the FP solver.
-    fn run(&mut self, path: &[Bool], extra: &[&Bool]) -> SatResult {
+    fn run(&mut self, query: &[Bool]) -> SatResult {
         let r = self.check_within();
         if r != SatResult::Unknown || self.floats || self.deadline.passed() {
             return r;
         }
         self.floats = true;
-        if !self.prepare(path, extra) {
+        if !self.prepare(query) {
             return SatResult::Unknown;
         }
         self.calls += 1;
@@ -135,12 +135,12 @@ impl Smt {
         }
     }
 
-    fn prepare(&mut self, path: &[Bool], extra: &[&Bool]) -> bool {
+    fn prepare(&mut self, query: &[Bool]) -> bool {
         let Some(p) = self.params() else { return false };
         let solver = self.active();
         solver.set_params(&p);
         solver.reset();
-        assert_rewritten(solver, path, extra);
+        query.iter().for_each(|c| solver.assert(c));
         true
     }
 
@@ -189,7 +189,7 @@ impl Smt {
     /// induction step of SV-COMP's `linear-inequality-inv-d`) in 40 s, which this one decides in
     /// about a second. `None`: it gave up (time, or a term it cannot blast: arrays), or floats are
     /// involved.
-    fn blast(&mut self, path: &[Bool], extra: &[&Bool], model: bool) -> Option<(SatResult, Option<z3::Model>)> {
+    fn blast(&mut self, query: &[Bool], model: bool) -> Option<(SatResult, Option<z3::Model>)> {
         if self.floats || self.blast_give_ups >= BLAST_MAX_GIVE_UPS {
             return None;
         }
@@ -205,7 +205,7 @@ impl Smt {
         let mut p = Params::new();
         p.set_u32("timeout", slice.as_millis().clamp(1, u32::MAX as u128) as u32);
         solver.set_params(&p);
-        assert_rewritten(&solver, path, extra);
+        query.iter().for_each(|c| solver.assert(c));
         self.calls += 1;
         match solver.check() {
             SatResult::Unknown => {
@@ -249,16 +249,21 @@ impl Smt {
 
     /// Z3's answer to `path ∧ extra`: the quick solver, the bit-blasting one, the general one.
     fn decide(&mut self, path: &[Bool], extra: &[&Bool]) -> Feasibility {
-        match self.quick(path, extra, false).or_else(|| self.blast(path, extra, false)) {
+        let query = match self.quick(path, extra, false) {
+            Some((SatResult::Sat, _)) => return Feasibility::Feasible,
+            Some((SatResult::Unsat, _)) => return Feasibility::Infeasible,
+            _ => blasting_form(path, extra),
+        };
+        match self.blast(&query, false) {
             Some((SatResult::Sat, _)) => return Feasibility::Feasible,
             Some((SatResult::Unsat, _)) => return Feasibility::Infeasible,
             _ => {}
         }
-        if !self.prepare(path, extra) {
+        if !self.prepare(&query) {
             return Feasibility::Unknown;
         }
         self.calls += 1;
-        match self.run(path, extra) {
+        match self.run(&query) {
             SatResult::Sat => Feasibility::Feasible,
             SatResult::Unsat => Feasibility::Infeasible,
             SatResult::Unknown => Feasibility::Unknown,
@@ -267,16 +272,21 @@ impl Smt {
 
     /// A model of `path` (None where it is unsatisfiable or the solver failed).
     fn model(&mut self, path: &[Bool]) -> Option<z3::Model> {
-        match self.quick(path, &[], true).or_else(|| self.blast(path, &[], true)) {
+        let query = match self.quick(path, &[], true) {
+            Some((SatResult::Sat, m)) => return m,
+            Some((SatResult::Unsat, _)) => return None,
+            _ => blasting_form(path, &[]),
+        };
+        match self.blast(&query, true) {
             Some((SatResult::Sat, m)) => return m,
             Some((SatResult::Unsat, _)) => return None,
             _ => {}
         }
-        if !self.prepare(path, &[]) {
+        if !self.prepare(&query) {
             return None;
         }
         self.calls += 1;
-        if self.run(path, &[]) != SatResult::Sat {
+        if self.run(&query) != SatResult::Sat {
             return None;
         }
         self.active().get_model()
@@ -350,14 +360,11 @@ pub fn symbols(terms: &[Bool]) -> Vec<(String, Dynamic)> {
     out
 }
 
-/// The query with its products by constants as shifted sums (decision 229) for the solvers
-/// that bit-blast it whole; the quick solver gets it as built.
-fn assert_rewritten(solver: &Solver, path: &[Bool], extra: &[&Bool]) {
+/// The query as the solvers that bit-blast it whole get it (once per query): its products by
+/// constants as shifted sums (decision 229). The quick solver gets it as built.
+fn blasting_form(path: &[Bool], extra: &[&Bool]) -> Vec<Bool> {
     let query: Vec<Bool> = path.iter().cloned().chain(extra.iter().map(|c| (*c).clone())).collect();
-    match super::csd::rewrite(&query) {
-        Some(rewritten) => rewritten.iter().for_each(|c| solver.assert(c)),
-        None => assert_all(solver, path, extra),
-    }
+    super::csd::rewrite(&query).unwrap_or(query)
 }
 
 fn assert_all(solver: &Solver, path: &[Bool], extra: &[&Bool]) {

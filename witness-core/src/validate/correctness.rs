@@ -62,10 +62,10 @@ impl Stage<'_> {
         // recursion, short bounded refutations for a moment (decision 230): the search is depth
         // first and the proof's base cases end only at cut points, which a recursion passes
         // none of, so a violation a few calls deep lies behind an unbounded first branch for
-        // both. Then the proof, with at most half of the
-        // time left: its base cases are the shortest refutations of loops, and it decides most
-        // correct witnesses in a fraction of a second (decision 223). Then bounded refutations,
-        // a long native run and the search for a run with what is left.
+        // both. Then the proof, with at most half of the time left: its base cases are the
+        // shortest refutations of loops, and it decides most correct witnesses in a fraction of
+        // a second (decision 223). Then bounded refutations, a long native run and the search
+        // for a run with what is left.
         let mut stages = Vec::new();
         let slice = || (self.explore.deadline.remaining() / 10).min(QUICK_SEARCH);
         let mut quick = self.opts.search_first.then(|| {
