@@ -94,7 +94,7 @@ fn reduced_and_unreduced_searches_agree() {
                 .with_property(property)
                 .with_data_model(*dm)
                 .with_timeout(Duration::from_secs(10));
-            o.reduce = reduce;
+            o.shortcuts.set(witness_core::shortcuts::Shortcut::PartialOrder, reduce);
             validate(&o).map(|r| r.verdict)
         };
         let (Ok(reduced), Ok(full)) = (run(true), run(false)) else { continue };

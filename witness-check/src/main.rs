@@ -764,6 +764,10 @@ fn print_report(
             v["witness_type"] = json!("correctness");
             v["correctness"] = json!(c);
         }
+        if let Some(s) = r.decided_by {
+            // Decision 237: the shortcut that reached the verdict without the full search.
+            v["decided_by"] = json!(s);
+        }
         println!("{v}");
         return;
     }
@@ -792,6 +796,10 @@ fn print_report(
         "stats: {} ms, {} product states, {} solver calls; {} witness, reading: {}; data model {}",
         r.stats.wall_ms, r.stats.product_states, r.stats.solver_calls, r.witness_format, r.reading, r.data_model
     );
+    if let Some(d) = r.decided_by.and_then(witness_core::shortcuts::Shortcut::by_key).map(|s| s.declaration()) {
+        // Decision 237: the verdict came from a shortcut, not from the full search.
+        println!("decided by: {} (`{}`, decision {}), not by the full search", d.name, d.key, d.decisions);
+    }
     if let Some(tv) = &r.test_vector {
         println!("test vector [{}]: {}", tv.values.join(", "), tv.detail);
     }

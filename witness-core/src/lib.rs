@@ -39,6 +39,7 @@ pub(crate) mod reading;
 pub mod refine;
 pub mod resources;
 pub(crate) mod semantics;
+pub mod shortcuts;
 pub mod stack;
 pub mod taskdef;
 pub(crate) mod testvec;

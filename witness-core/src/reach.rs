@@ -100,6 +100,12 @@ impl ErrorReach {
 
     /// Can a state at `loc`, whose calls return to `returns` (innermost last), still reach an
     /// error call?
+    /// No pruning at all (the shortcut off, decision 237): every location may reach a violation.
+    pub fn everywhere(cfa: &Cfa) -> ErrorReach {
+        let n = cfa.graph.node_count();
+        ErrorReach { inside: vec![true; n], exits: vec![true; n] }
+    }
+
     pub fn may_reach(&self, loc: NodeIndex, returns: impl DoubleEndedIterator<Item = NodeIndex>) -> bool {
         if self.inside[loc.index()] {
             return true;

@@ -11,6 +11,7 @@ use crate::cfa::DataModel;
 use crate::cfront;
 use crate::error::InputError;
 use crate::product::{self, ExploreOptions, SegmentReading, StutterMode, UndefinedBehaviour};
+use crate::shortcuts::{Shortcut, Shortcuts};
 use crate::verdict::{CorrectnessSummary, Report, Stats, TestVectorCheck, Verdict};
 use crate::witness::{graphml, yaml, WitnessAutomaton, WitnessType};
 
@@ -51,13 +52,13 @@ pub struct ValidateOptions {
     /// process's end instead of freeing them (issue 24, decision 168): for a process that ends
     /// right after the answer, as the command line does; freeing a large search takes seconds.
     pub leave_states: bool,
-    /// Reduce the interleavings of threads by partial-order reduction (the default); `false`
-    /// explores every interleaving, to check the reduction against (issue 32 item 2).
-    pub reduce: bool,
-    /// Correctness witnesses: explore every run for a moment before trying a proof (the
-    /// default; small programs are decided at once). `false` tries the proof first, as before
-    /// decision 188: the oracle validates half of its cases so, to keep the proof exercised.
-    pub search_first: bool,
+    /// The shortcuts that may run (all by default; decision 237): whatever decides a verdict,
+    /// or removes states or runs, without the full search. [`Shortcuts::NONE`] gives the full
+    /// search's answer, which the soak compares with the default's; without
+    /// [`Shortcut::PartialOrder`] every interleaving is explored, without
+    /// [`Shortcut::QuickSearch`] a correctness witness's proof comes first (as before decision
+    /// 188).
+    pub shortcuts: Shortcuts,
     /// Time kept back from `timeout` for what follows the answer (printing it, and the
     /// process's exit): the validation's own deadline is `timeout` minus this (decision 173).
     /// The exploration also keeps back the time its resident memory takes to unmap at exit.
@@ -101,12 +102,17 @@ impl ValidateOptions {
             refine: None,
             error_code: None,
             leave_states: false,
-            reduce: true,
-            search_first: true,
+            shortcuts: Shortcuts::ALL,
             finish_reserve: Duration::ZERO,
             clock: Clock::Wall,
             native: None,
         }
+    }
+
+    /// Only these shortcuts may run (decision 237).
+    pub fn with_shortcuts(mut self, shortcuts: Shortcuts) -> Self {
+        self.shortcuts = shortcuts;
+        self
     }
 
     /// The property file (`.prp`).
@@ -309,7 +315,9 @@ fn pipeline(
     }
     let mut found = stages::explore(run, &built.program, &witness, &anchors, &explore);
     stages::second_check(run, &built.program, &witness, &anchors, &explore, &mut found);
-    stages::blame_avoid(&built.program, &witness, &anchors, &explore, &mut found);
+    if run.opts.shortcuts.allows(Shortcut::AvoidBlame) {
+        stages::blame_avoid(&built.program, &witness, &anchors, &explore, &mut found);
+    }
     stages::default_data_model(run, &built.program, &witness, &explore, data_model, &mut found);
     let refined = stages::refine(run, &built, &witness, &property, data_model, &found);
     Ok(stages::report(run, &built, &witness, &property, data_model, found, refined))
@@ -505,6 +513,8 @@ fn unknown_report(
             invariants: Vec::new(),
             stages: Vec::new(),
         }),
+        decided_by: None,
+        shortcuts_used: Shortcuts::NONE,
     }
 }
 

@@ -187,6 +187,14 @@ pub struct Report {
     /// no violation = `true`), this says what became of the witness and each invariant.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub correctness: Option<CorrectnessSummary>,
+    /// The shortcut that reached the verdict, when one did (decision 237): its key, e.g.
+    /// `projection`, `native-run`; absent when the search decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<&'static str>,
+    /// The shortcuts that removed states or runs from the search that decided (the soak counts
+    /// them; decision 237).
+    #[serde(skip)]
+    pub shortcuts_used: crate::shortcuts::Shortcuts,
 }
 
 /// What became of a correctness witness (issue 23, decision 165).

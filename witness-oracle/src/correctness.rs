@@ -487,8 +487,9 @@ pub fn witness(c: &Case) -> String {
     )
 }
 
-/// Validates a case in-process and judges the answer.
-pub fn check(c: &Case, dir: &Path, timeout: Duration) -> (Judgement, String) {
+/// Validates a case in-process and judges the answer; a definite answer is compared with the
+/// full search's (decision 238).
+pub fn check(c: &Case, dir: &Path, timeout: Duration, tally: &mut crate::shortcuts::Tally) -> (Judgement, String) {
     let _ = std::fs::create_dir_all(dir);
     let ext = if c.graphml { "graphml" } else { "yml" };
     let (prog, wit, prp) = (dir.join("program.c"), dir.join(format!("witness.{ext}")), dir.join("property.prp"));
@@ -502,7 +503,7 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration) -> (Judgement, String) {
     let mut opts =
         ValidateOptions::new(&prog, &wit).with_property(&prp).with_data_model(DataModel::Ilp32).with_timeout(timeout);
     // A third of the cases try the proof first, so that both ways to `true` stay exercised.
-    opts.search_first = c.search_first;
+    opts.shortcuts.set(witness_core::shortcuts::Shortcut::QuickSearch, c.search_first);
     let report = match std::panic::catch_unwind(|| validate(&opts)) {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => return (Judgement::Unknown, e.to_string()),
@@ -514,7 +515,18 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration) -> (Judgement, String) {
         (Verdict::Unknown { .. }, _) => Judgement::Unknown,
         _ => Judgement::Agree,
     };
-    (j, report.reason)
+    if j != Judgement::Agree {
+        return (j, report.reason);
+    }
+    let files = [
+        ("program.c", prog.as_path()),
+        (wit.file_name().and_then(|f| f.to_str()).unwrap_or("witness"), wit.as_path()),
+        ("property.prp", prp.as_path()),
+    ];
+    match crate::shortcuts::compare(&opts, &report, tally, &files) {
+        crate::shortcuts::Compared::Mismatch(d) => (Judgement::Mismatch(d), report.reason),
+        _ => (j, report.reason),
+    }
 }
 
 /// `programs` programs from `seed` (each with its cases), in `work`.
@@ -555,7 +567,7 @@ pub fn round(
             ] {
                 *r.mix.entry(k).or_default() += 1;
             }
-            let (j, reason) = check(&c, &dir, timeout);
+            let (j, reason) = check(&c, &dir, timeout, &mut r.shortcuts);
             r.judged(j, &reason, || {
                 format!(
                     "{}, site {}, {}, {}, invariant `{}`, {reason}):\n{}",

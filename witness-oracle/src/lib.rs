@@ -10,5 +10,6 @@ pub mod gen;
 pub mod native;
 pub mod oracle;
 pub mod round;
+pub mod shortcuts;
 pub mod threads;
 pub mod witness;

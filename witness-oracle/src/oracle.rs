@@ -116,6 +116,8 @@ pub struct Stats {
     pub validate_time: Duration,
     pub compile_time: Duration,
     pub mutation_time: BTreeMap<String, Duration>,
+    /// Each shortcut against the full search (issue 51, decision 238).
+    pub shortcuts: crate::shortcuts::Tally,
 }
 
 impl Stats {
@@ -138,6 +140,7 @@ impl Stats {
             *self.mutation_time.entry(k.clone()).or_default() += *v;
         }
         self.mismatches.extend(o.mismatches.iter().cloned());
+        self.shortcuts.absorb(&o.shortcuts);
         for (k, v) in &o.features {
             *self.features.entry(k.clone()).or_default() += v;
         }
@@ -198,6 +201,8 @@ impl Stats {
             let times = if n > 1 { format!(" [{n} programs shrank to it]") } else { String::new() };
             s.push_str(&format!("  MISMATCH {k}{times}\n"));
         }
+        s.push_str(&self.shortcuts.summary("violation"));
+        s.push('\n');
         s.push_str(&format!(
             "worker time: gcc {:.0} s, native runs {:.0} s, validation {:.0} s\n",
             self.compile_time.as_secs_f64(),
@@ -298,6 +303,8 @@ struct Case {
 
 struct Outcomes {
     report: Result<Report, Failure>,
+    /// The full search answered otherwise (decision 238): the detail.
+    shortcut: Option<String>,
 }
 
 /// Why a validation gave no report: an input error (counted), or a panic (a mismatch). A value,
@@ -511,18 +518,21 @@ fn validate_case(
     witness_text: &str,
     fmt: Format,
     timeout: Duration,
-) -> Result<Report, Failure> {
+    tally: &mut crate::shortcuts::Tally,
+) -> (Result<Report, Failure>, Option<String>) {
     let program = dir.join("program.c");
     let wpath = dir.join(fmt.file());
     let prp = dir.join("property.prp");
-    let io = |e: std::io::Error| Failure::Error(e.to_string());
-    std::fs::write(&program, program_text).map_err(io)?;
-    std::fs::write(&wpath, witness_text).map_err(io)?;
-    std::fs::write(&prp, prog.viol.property_file()).map_err(io)?;
+    let written = std::fs::write(&program, program_text)
+        .and_then(|_| std::fs::write(&wpath, witness_text))
+        .and_then(|_| std::fs::write(&prp, prog.viol.property_file()));
+    if let Err(e) = written {
+        return (Err(Failure::Error(e.to_string())), None);
+    }
     let mut opts =
         ValidateOptions::new(program, wpath).with_property(prp).with_data_model(data_model(prog)).with_timeout(timeout);
     opts.memory_limit = MemoryLimit::Off;
-    match std::panic::catch_unwind(|| validate(&opts)) {
+    let report = match std::panic::catch_unwind(|| validate(&opts)) {
         Ok(Ok(r)) => Ok(r),
         Ok(Err(e)) => Err(Failure::Error(e.to_string())),
         Err(p) => Err(Failure::Panic(
@@ -531,7 +541,17 @@ fn validate_case(
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default(),
         )),
-    }
+    };
+    // Decision 238: a definite answer is checked against the full search's (the finding is
+    // written with the case's other files below).
+    let shortcut = match &report {
+        Ok(r) => match crate::shortcuts::compare(&opts, r, tally, &[]) {
+            crate::shortcuts::Compared::Mismatch(d) => Some(d),
+            _ => None,
+        },
+        Err(_) => None,
+    };
+    (report, shortcut)
 }
 
 fn program_seed(prog: &Prog) -> u64 {
@@ -665,9 +685,10 @@ fn check_program(prog: &Prog, dir: &Path, cfg: &Config) -> ProgramResult {
             Format::Yaml => witness::yaml(prog, &lines, r, &c.witness),
         };
         let tv = Instant::now();
-        let report = validate_case(&vdir, prog, &rendered[c.style].text, &text, c.format, cfg.timeout);
+        let (report, shortcut) =
+            validate_case(&vdir, prog, &rendered[c.style].text, &text, c.format, cfg.timeout, &mut stats.shortcuts);
         *stats.mutation_time.entry(format!("{} {}", c.mutation, c.format.name())).or_default() += tv.elapsed();
-        results.push(Outcomes { report });
+        results.push(Outcomes { report, shortcut });
     }
     // Replay confirmations natively.
     let mut replay_vectors = Vec::new();
@@ -723,6 +744,9 @@ fn check_program(prog: &Prog, dir: &Path, cfg: &Config) -> ProgramResult {
         let mut mismatch: Option<(&'static str, String, Option<&Run>)> = None;
         if let Err(e @ Failure::Panic(_)) = &o.report {
             mismatch = Some(("panic", e.to_string(), None));
+        }
+        if let Some(d) = &o.shortcut {
+            mismatch = Some(("shortcut-mismatch", d.clone(), None));
         }
         if vi == 0 {
             let rep = o.report.as_ref().unwrap();

@@ -32,6 +32,8 @@ pub struct Round {
     /// Seconds spent natively (builds and runs) and validating.
     pub native_secs: f64,
     pub validate_secs: f64,
+    /// Each shortcut against the full search (issue 51, decision 238).
+    pub shortcuts: crate::shortcuts::Tally,
 }
 
 impl Round {
@@ -52,6 +54,7 @@ impl Round {
         }
         self.native_secs += r.native_secs;
         self.validate_secs += r.validate_secs;
+        self.shortcuts.absorb(&r.shortcuts);
     }
 
     /// Counts one judged case; a mismatch is written as `what (` followed by `case()`.
@@ -90,6 +93,8 @@ impl Round {
         if !self.mix.is_empty() {
             s.push_str(&format!("\n  {what} mix: {:?}", self.mix));
         }
+        s.push('\n');
+        s.push_str(&self.shortcuts.summary(what));
         s
     }
 }

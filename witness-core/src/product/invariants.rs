@@ -604,7 +604,7 @@ fn refute_once(
     let trivial = trivial_automaton();
     let automaton = if graphml { witness } else { &trivial };
     let seeds: Vec<NodeIndex> = obligations.iter().flat_map(|o| o.nodes.iter().copied()).collect();
-    let reach = ErrorReach::pruning(cfa, &opts.target, &seeds);
+    let reach = super::search_reach(cfa, opts, &seeds);
     let mut ex = Explorer::new(cfa, automaton, anchors, opts, &reach);
     if graphml {
         ex.offsets = crate::offsets::plan(cfa, automaton, &mut ex.warnings);
@@ -812,7 +812,7 @@ fn prove_once(
 ) -> Result<InvariantOutcome, (usize, u64, u64)> {
     let trivial = trivial_automaton();
     let seeds: Vec<NodeIndex> = obligations.iter().flat_map(|o| o.nodes.iter().copied()).collect();
-    let reach = ErrorReach::pruning(cfa, &opts.target, &seeds);
+    let reach = super::search_reach(cfa, opts, &seeds);
     let cuts = Rc::new(cut_points(cfa));
     let registrars = atexit_registrars(cfa);
     let (mut states, mut calls) = (0u64, 0u64);

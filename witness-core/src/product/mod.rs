@@ -41,6 +41,7 @@ use crate::reach::ErrorReach;
 use crate::reading::{self, Claim, Doubts, Reading};
 use crate::semantics::value::{as_i128, Definedness, Truth};
 use crate::semantics::{pinned_symbol, AnyValue, DataState, EvalError, FVal, FValue, Feasibility, Smt, Val, Value};
+use crate::shortcuts::{Shortcut, Shortcuts};
 use crate::testvec::TestVector;
 use crate::verdict::{ErrorCall, NondetChoice, Taken, TraceStep, Verdict};
 use crate::witness::{AnchorKind, Control, DecisionValue, LocationGuard, Range, WitnessAutomaton, WitnessTransition};
@@ -105,9 +106,9 @@ pub struct ExploreOptions {
     /// Leave a search's states to the process's end when the budget or the memory limit ends
     /// it (decision 168).
     pub leave_states: bool,
-    /// The partial-order reduction of interleavings (decisions 155, 176); off only to check it
-    /// against the unreduced search (`tests/por.rs`).
-    pub reduce: bool,
+    /// The shortcuts that may run (decision 237); partial-order reduction among them
+    /// (decisions 155, 176), off to check it against the unreduced search (`tests/por.rs`).
+    pub shortcuts: crate::shortcuts::Shortcuts,
 }
 
 /// Policy for *possible* undefined behaviour (signed overflow, division by zero, out-of-bounds
@@ -170,6 +171,10 @@ pub struct Outcome {
     /// A rejection's longest prefix: the run of the program the witness allowed that got
     /// nearest to a violation state (issue 35 item 8); empty otherwise.
     pub prefix: Vec<TraceStep>,
+    /// The shortcut that reached the verdict, if one did (decision 237).
+    pub decided_by: Option<Shortcut>,
+    /// The shortcuts that removed states or runs from the exploration that decided.
+    pub used: Shortcuts,
 }
 
 /// Whom a rejection without a failed step of the witness's path blames.
@@ -183,6 +188,19 @@ pub enum Blame {
 }
 
 impl Outcome {
+    /// `outcome`, reached by `shortcut` (decision 237): its conclusion passes the shortcut's
+    /// declared direction.
+    fn by_shortcut(shortcut: Shortcut, mut outcome: Outcome) -> Outcome {
+        let verdict = std::mem::replace(&mut outcome.verdict, Verdict::Rejected);
+        let (verdict, why) = shortcut.admit(Claim::Violation, verdict);
+        outcome.verdict = verdict;
+        if let Some(why) = why {
+            outcome.reason = why;
+        }
+        outcome.decided_by = Some(shortcut);
+        outcome
+    }
+
     /// A conclusion reached without exploring (no states, no solver calls, no warnings).
     fn without_run(verdict: Verdict, reason: String, strict_rejected: bool, blame: Blame) -> Outcome {
         let raw_rejected = matches!(verdict, Verdict::Rejected);
@@ -202,6 +220,8 @@ impl Outcome {
             ambiguous: Vec::new(),
             blame: Some(blame),
             prefix: Vec::new(),
+            decided_by: None,
+            used: Shortcuts::NONE,
         }
     }
 }
@@ -488,6 +508,20 @@ struct Explorer<'a> {
     out_of_reach: Option<InfeasibleStep>,
     /// Decision 227: this exploration follows one thread against any behaviour of the others.
     projection: Option<projection::Projection>,
+    /// The shortcut that decided this exploration's verdict before its search (decision 237).
+    decided_by: Option<Shortcut>,
+    /// The shortcuts that removed states from it.
+    used: Shortcuts,
+}
+
+/// The pruning of a search towards `opts`'s violations and `seeds` (decision 180), or none when
+/// the shortcut is off (decision 237).
+pub(crate) fn search_reach(cfa: &Cfa, opts: &ExploreOptions, seeds: &[NodeIndex]) -> ErrorReach {
+    if opts.shortcuts.allows(Shortcut::Pruning) {
+        ErrorReach::pruning(cfa, &opts.target, seeds)
+    } else {
+        ErrorReach::everywhere(cfa)
+    }
 }
 
 /// One exploration; `aligned` replaces the offset plan by line-by-line aligned offsets; `pins`
@@ -586,6 +620,8 @@ fn explore_once(
         ambiguous,
         blame: None,
         prefix,
+        decided_by: ex.decided_by,
+        used: ex.used,
     }
 }
 
@@ -643,6 +679,8 @@ impl<'a> Explorer<'a> {
             cuts: None,
             observer: None,
             out_of_reach: None,
+            decided_by: None,
+            used: Shortcuts::NONE,
             projection: None,
         }
     }
@@ -681,11 +719,30 @@ impl<'a> Explorer<'a> {
             self.warn("no violation node is reachable from the witness's entry node".into());
             return Verdict::Rejected;
         }
-        if let Some(why) =
-            self.violation_out_of_reach().or_else(|| self.thread_out_of_reach()).or_else(|| self.projection_rejects())
-        {
+        // The static rejections before the search (decisions 213, 226, 227), each a shortcut
+        // that may only reject (decision 237).
+        let on = |s: Shortcut| self.opts.shortcuts.allows(s);
+        let found = None
+            .or_else(|| {
+                on(Shortcut::ValueRange)
+                    .then(|| self.violation_out_of_reach())
+                    .flatten()
+                    .map(|w| (Shortcut::ValueRange, w))
+            })
+            .or_else(|| {
+                on(Shortcut::ThreadLines)
+                    .then(|| self.thread_out_of_reach())
+                    .flatten()
+                    .map(|w| (Shortcut::ThreadLines, w))
+            })
+            .or_else(|| {
+                on(Shortcut::Projection).then(|| self.projection_rejects()).flatten().map(|w| (Shortcut::Projection, w))
+            });
+        if let Some((shortcut, why)) = found {
+            let (verdict, _) = shortcut.admit(Claim::Violation, Verdict::Rejected);
             self.out_of_reach = Some(why);
-            return Verdict::Rejected;
+            self.decided_by = Some(shortcut);
+            return verdict;
         }
         self.run_from(init)
     }
@@ -762,6 +819,7 @@ impl<'a> Explorer<'a> {
                 None => self.reach.may_reach(state.loc, state.stack.iter().map(|c| c.return_loc)),
             };
             if !may_reach {
+                self.used = self.used.with(Shortcut::Pruning);
                 continue;
             }
             if self.remembers(&state) && !visited.insert(Box::new(self.key_of(&state))) {

@@ -125,7 +125,7 @@ impl<'a> Explorer<'a> {
 
     /// The thread whose steps alone may be explored at `s` (see the module comment), if any.
     pub(super) fn ample_thread(&mut self, s: &ProductState, runnable: &[u32]) -> Option<u32> {
-        if !self.opts.reduce
+        if !self.opts.shortcuts.allows(crate::shortcuts::Shortcut::PartialOrder)
             || runnable.len() < 2
             || self.opts.target.race()
             || self.opts.reading.loosens_matching()
@@ -161,6 +161,7 @@ impl<'a> Explorer<'a> {
                 }
             }
             if any {
+                self.used = self.used.with(crate::shortcuts::Shortcut::PartialOrder);
                 return Some(id);
             }
         }

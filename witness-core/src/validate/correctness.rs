@@ -7,6 +7,7 @@ use std::rc::Rc;
 use super::*;
 use crate::invariants::{self, Obligation, Unchecked};
 use crate::product::InvariantOutcome;
+use crate::reading::Claim;
 use crate::verdict::{InvariantStatus, StageTime};
 
 pub(super) struct Stage<'a> {
@@ -68,7 +69,10 @@ impl Stage<'_> {
         // for a run with what is left.
         let mut stages = Vec::new();
         let slice = || (self.explore.deadline.remaining() / 10).min(QUICK_SEARCH);
-        let mut quick = self.opts.search_first.then(|| {
+        // Which shortcut decided, if one did (decision 237).
+        let on = |s: Shortcut| self.opts.shortcuts.allows(s);
+        let mut decider = None;
+        let mut quick = on(Shortcut::QuickSearch).then(|| {
             let until = self.explore.deadline.sooner(slice());
             timed(&mut stages, "search over every run", || {
                 product::refute_invariants(
@@ -80,19 +84,25 @@ impl Stage<'_> {
                 )
             })
         });
+        if quick.as_ref().is_some_and(|q| !matches!(q.verdict, Verdict::Unknown { .. })) {
+            decider = Some(Shortcut::QuickSearch);
+        }
         let undecided = quick.as_ref().is_some_and(|q| matches!(q.verdict, Verdict::Unknown { .. }));
-        if undecided && product::may_recurse(cfa) {
+        if undecided && on(Shortcut::BoundedRefutation) && product::may_recurse(cfa) {
             let until = self.explore.deadline.sooner(slice());
             let short = timed(&mut stages, "bounded refutation", || {
                 product::refute_short(cfa, self.witness, self.anchors, &self.opts_until(until), obligations.clone())
             });
             if matches!(short.verdict, Verdict::Confirmed { .. }) {
                 quick = Some(short);
+                decider = Some(Shortcut::BoundedRefutation);
             }
         }
         let decided_quickly = quick.as_ref().is_some_and(|q| !matches!(q.verdict, Verdict::Unknown { .. }));
         let proof = if decided_quickly {
             InvariantOutcome::unknown("not tried: a search decided first".into(), None, 0, 0)
+        } else if !on(Shortcut::Proof) {
+            InvariantOutcome::unknown("not tried: the proof is off".into(), None, 0, 0)
         } else {
             let half = self.explore.deadline.remaining() / 2;
             timed(&mut stages, "k-induction", || {
@@ -104,18 +114,21 @@ impl Stage<'_> {
                 )
             })
         };
-        let mut by_native = false;
         let run = if decided_quickly {
             quick
         } else if matches!(proof.verdict, Verdict::Unknown { .. }) {
-            Some(self.search(program, dm, &obligations, &mut by_native, &mut stages))
+            Some(self.search(program, dm, &obligations, &mut decider, &mut stages))
         } else {
+            decider = Some(Shortcut::Proof);
             None
         };
+        let by_native = decider == Some(Shortcut::NativeRun);
         let states = stages.iter().map(|s| s.product_states).sum();
         let calls = stages.iter().map(|s| s.solver_calls).sum();
         // What decides: the search when it ran, else the proof.
         let outcome = run.as_ref().unwrap_or(&proof);
+        // A shortcut's conclusion passes its declared direction (decision 237).
+        let refused = decider.and_then(|d| d.admit(Claim::Correctness, outcome.verdict.clone()).1);
         let method = match (&run, &outcome.verdict) {
             _ if by_native => "native run",
             (None, Verdict::Rejected) => "k-induction",
@@ -124,6 +137,7 @@ impl Stage<'_> {
         };
         let statuses = statuses(&obligations, cfa, outcome, &proof);
         let (witness_verdict, reason) = match &outcome.verdict {
+            _ if refused.is_some() => ("unknown", refused.clone().unwrap_or_default()),
             Verdict::Rejected => match &never_confirm {
                 Some(why) => ("unknown", format!("not confirmed: {why} ({})", outcome.reason)),
                 None => ("confirmed", format!("witness confirmed: {}", outcome.reason)),
@@ -194,6 +208,8 @@ impl Stage<'_> {
                 invariants: statuses,
                 stages,
             }),
+            decided_by: decider.filter(|_| witness_verdict != "unknown").map(Shortcut::key),
+            shortcuts_used: Shortcuts::NONE,
         }
     }
 }
@@ -216,17 +232,20 @@ impl Stage<'_> {
         program: &cfront::Program,
         dm: DataModel,
         obligations: &Rc<Vec<Obligation>>,
-        by_native: &mut bool,
+        decider: &mut Option<Shortcut>,
         stages: &mut Vec<StageTime>,
     ) -> InvariantOutcome {
         let cfa = &program.cfa;
-        let short = timed(stages, "bounded refutation", || {
-            product::refute_short(cfa, self.witness, self.anchors, self.explore, obligations.clone())
-        });
-        if matches!(short.verdict, Verdict::Confirmed { .. }) {
-            return short;
+        if self.opts.shortcuts.allows(Shortcut::BoundedRefutation) {
+            let short = timed(stages, "bounded refutation", || {
+                product::refute_short(cfa, self.witness, self.anchors, self.explore, obligations.clone())
+            });
+            if matches!(short.verdict, Verdict::Confirmed { .. }) {
+                *decider = Some(Shortcut::BoundedRefutation);
+                return short;
+            }
         }
-        if self.opts.native.is_some() {
+        if self.opts.native.is_some() && self.opts.shortcuts.allows(Shortcut::NativeRun) {
             let started = Instant::now();
             let native = self.native_refutation(program, dm, obligations);
             stages.push(StageTime {
@@ -236,7 +255,7 @@ impl Stage<'_> {
                 solver_calls: 0,
             });
             if let Some(native) = native {
-                *by_native = true;
+                *decider = Some(Shortcut::NativeRun);
                 return native;
             }
         }

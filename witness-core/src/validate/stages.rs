@@ -263,7 +263,7 @@ pub(super) fn explore_options(run: &Run, target: ErrorTarget) -> ExploreOptions 
         memory_limit: opts.memory_limit,
         memory_baseline: run.memory_baseline,
         leave_states: opts.leave_states,
-        reduce: opts.reduce,
+        shortcuts: opts.shortcuts,
     }
 }
 
@@ -317,6 +317,9 @@ pub(super) struct Explored {
     pub vector_harness: Option<String>,
     /// A rejection's longest prefix (issue 35 item 8).
     pub prefix: Vec<crate::verdict::TraceStep>,
+    /// The shortcut that decided, and those that removed states (decision 237).
+    pub decided_by: Option<crate::shortcuts::Shortcut>,
+    pub used: crate::shortcuts::Shortcuts,
 }
 
 /// Stage 7: the product of program and witness explored.
@@ -342,6 +345,8 @@ pub(super) fn explore(
         test_vector: None,
         vector_harness: None,
         prefix: outcome.prefix,
+        decided_by: outcome.decided_by,
+        used: outcome.used,
     }
 }
 
@@ -630,6 +635,7 @@ pub(super) fn report(
             confirmed_trace.iter().flatten().chain(&prefix).map(|s| s.witness_node.clone()).collect();
         crate::witness::dot::to_dot(witness, &run, explanation.as_ref().and_then(|e| e.witness_position.as_deref()))
     });
+    let decided_by = found.decided_by.filter(|_| !matches!(found.verdict, Verdict::Unknown { .. })).map(|s| s.key());
     Report {
         verdict: found.verdict,
         reason: found.reason,
@@ -662,5 +668,7 @@ pub(super) fn report(
         refined,
         error_code,
         correctness: None,
+        decided_by,
+        shortcuts_used: found.used,
     }
 }

@@ -62,6 +62,7 @@ fn main() {
         }
     }
     let work = out.join("work");
+    witness_oracle::shortcuts::write_findings_to(out.join("findings"));
     for m32 in [false, true] {
         if let Err(e) = witness_oracle::native::gcc_available(&work, m32) {
             eprintln!("soak: gcc cannot build sanitized programs here ({e}); install gcc and gcc-multilib");
@@ -123,6 +124,11 @@ fn main() {
         t.cases,
         t.mismatches.len()
     );
+    // Issue 51: each shortcut over every claim, against the full search.
+    let mut all = stats.shortcuts.clone();
+    all.absorb(&c.shortcuts);
+    all.absorb(&t.shortcuts);
+    println!("{}", all.summary("all"));
     for m in &c.mismatches {
         println!("CORRECTNESS MISMATCH: {m}");
     }

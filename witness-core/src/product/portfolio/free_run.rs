@@ -75,5 +75,5 @@ pub fn run_test_vector(
         undefined: UndefinedBehaviour::Unknown,
         ..*opts
     };
-    explore_once(cfa, witness, anchors, &opts, &ErrorReach::pruning(cfa, &opts.target, &[]), None, None)
+    explore_once(cfa, witness, anchors, &opts, &search_reach(cfa, &opts, &[]), None, None)
 }

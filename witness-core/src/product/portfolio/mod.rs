@@ -48,8 +48,8 @@ pub fn explore(
     }
     // Decision 95: a lasso's runs matter only while they can still enter the cycle head.
     let reach = match opts.target.lasso().then(|| head_seeds(cfa, witness, anchors)).flatten() {
-        Some(seeds) => ErrorReach::pruning(cfa, &opts.target, &seeds),
-        None => ErrorReach::pruning(cfa, &opts.target, &[]),
+        Some(seeds) => search_reach(cfa, opts, &seeds),
+        None => search_reach(cfa, opts, &[]),
     };
     explore_with(cfa, source, witness, anchors, opts, &reach)
 }
@@ -66,43 +66,55 @@ pub(super) fn explore_with(
     // No run of the program calls an error function (or does anything that might hide one):
     // true, whatever the witness says.
     if !reach.may_reach(cfa.start, std::iter::empty()) {
-        return Outcome::without_run(
-            Verdict::Rejected,
-            if opts.target.lasso() {
-                "no step of the program can enter the witness's cycle head (its lines are never reached)".into()
-            } else {
-                "the program has no reachable call of an error function: no run violates the property, whatever the \
+        return Outcome::by_shortcut(
+            Shortcut::Pruning,
+            Outcome::without_run(
+                Verdict::Rejected,
+                if opts.target.lasso() {
+                    "no step of the program can enter the witness's cycle head (its lines are never reached)".into()
+                } else {
+                    "the program has no reachable call of an error function: no run violates the property, whatever the \
                  witness"
                     .into()
-            },
-            false,
-            Blame::Program,
+                },
+                false,
+                Blame::Program,
+            ),
         );
     }
     // No violation node is reachable in the witness graph: no run can be in a violation state
     // when the error is called (decision 8), whatever the program does.
-    if !witness.graph[witness.entry].violation && !violation_distance(witness).contains_key(&witness.entry) {
-        return Outcome::without_run(
-            Verdict::Rejected,
-            if is_lasso(witness) {
-                "the witness's cycle head is not reachable from its entry node: no run allowed by the witness can \
+    let graph_facts = opts.shortcuts.allows(Shortcut::WitnessGraph);
+    if graph_facts
+        && !witness.graph[witness.entry].violation
+        && !violation_distance(witness).contains_key(&witness.entry)
+    {
+        return Outcome::by_shortcut(
+            Shortcut::WitnessGraph,
+            Outcome::without_run(
+                Verdict::Rejected,
+                if is_lasso(witness) {
+                    "the witness's cycle head is not reachable from its entry node: no run allowed by the witness can \
                  visit it"
-                    .into()
-            } else {
-                "no violation node of the witness is reachable from its entry node: no run allowed by the witness \
+                        .into()
+                } else {
+                    "no violation node of the witness is reachable from its entry node: no run allowed by the witness \
                  can be in a violation state when the error happens"
-                    .into()
-            },
-            false,
-            Blame::Witness { origin: None },
+                        .into()
+                },
+                false,
+                Blame::Witness { origin: None },
+            ),
         );
     }
     // Decision 38: transitions past the end of the program that cut every path to the
     // violation: no run can pass them (the exact reading rejects), unless the lines are off by
     // a constant. The shift is a guess: it may confirm, never reject (decision 97).
-    if let Some((cut, origin)) = past_end_cut(cfa, witness) {
-        let rejected =
-            Outcome::without_run(Verdict::Rejected, cut.clone(), true, Blame::Witness { origin: Some(origin) });
+    if let Some((cut, origin)) = past_end_cut(cfa, witness).filter(|_| graph_facts) {
+        let rejected = Outcome::by_shortcut(
+            Shortcut::WitnessGraph,
+            Outcome::without_run(Verdict::Rejected, cut.clone(), true, Blame::Witness { origin: Some(origin) }),
+        );
         let Some(k) = unique_line_shift(cfa, witness) else { return rejected };
         let shifted = gate(&Reading::SHIFTED, explore_shifted(cfa, source, witness, anchors, opts, reach, k, &cut));
         if !shifted.raw_rejected {
@@ -159,8 +171,10 @@ pub(super) fn explore_with(
             ));
         }
     }
-    if let Some(confirmed) = guessing_run(cfa, witness, anchors, opts, reach) {
-        return confirmed;
+    if let Some(confirmed) =
+        opts.shortcuts.allows(Shortcut::GuessingRun).then(|| guessing_run(cfa, witness, anchors, opts, reach)).flatten()
+    {
+        return Outcome::by_shortcut(Shortcut::GuessingRun, confirmed);
     }
     let mut outcome = explore_once(cfa, witness, anchors, opts, reach, None, None);
     // A rejection after reading unspecified union bytes ends `unknown` below whatever the split
