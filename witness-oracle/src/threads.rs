@@ -245,6 +245,12 @@ fn items(b: &mut Builder, rng: &mut TestRng, func: &'static str, escaped: bool, 
                 let (x, op) = condition(rng, &vars);
                 b.check(func, 2, x, op);
             }
+            // A check on the thread's own local (issue 51): only the thread's own steps decide
+            // it, which the projection (decision 227) explores alone.
+            5 if func != "main" && rng.random_bool(0.5) => {
+                let (_, op) = condition(rng, &["i"]);
+                b.check(func, 2, "i", op);
+            }
             _ => {
                 let a = assignment(rng, escaped, func);
                 b.point(func, 2, &a, None, false);
@@ -694,6 +700,18 @@ pub fn cases(p: &Program, traces: &[Trace], rng: &mut TestRng) -> Vec<Case> {
     for &target in &targets {
         for graphml in [false, true] {
             push(Witness { wps: create_wps.clone(), target, graphml }, "creations-and-target", &mut out);
+        }
+    }
+    // Issue 51: an error line given to another thread (one whose routine may not contain it:
+    // the thread-line check, decision 226, decides those).
+    for &(ef, line, _) in &p.errors {
+        let others: Vec<usize> = (0..p.routines.len()).filter(|&t| p.routines[t] != ef).collect();
+        if others.is_empty() {
+            continue;
+        }
+        let tid = others[rng.random_range(0..others.len())];
+        for graphml in [false, true] {
+            push(Witness { wps: create_wps.clone(), target: (tid, line), graphml }, "target-elsewhere", &mut out);
         }
     }
     // Violating schedules (up to three), each with a random subset of its steps as
