@@ -46,6 +46,8 @@ bench: setup
 # (ASan/UBSan) and mutated; correctness witnesses of programs whose small input domains are
 # enumerated natively (witness-oracle/src/correctness.rs); multi-threaded programs whose every
 # schedule is enumerated natively under a baton scheduler (witness-oracle/src/threads.rs).
+# Every decided case is validated again with every shortcut off (decision 238): a different
+# definite answer is a mismatch; the summary counts per shortcut the cases it decided.
 # Prints cases, verdicts, mismatches (violation inputs written under target/soak/findings),
 # the mix of features and properties covered, and the mix by claim last. SOAK_SEED fixes the
 # seed; SOAK_ARGS passes more options (e.g. --all-features for features known to mismatch; none today).
