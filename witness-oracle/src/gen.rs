@@ -299,6 +299,10 @@ pub enum Item {
     Heap { a: usize, n: u8 },
     /// A call of a helper function with a branch.
     Call { a: usize, b: usize },
+    /// `if (xa > MAX) { acc = acc + 7; }` (or `xa < MIN`), MAX and MIN the limits of `xa`'s type:
+    /// a branch no run takes, by the value range of its operand (issue 51: the value-range
+    /// rejection, decision 213, decides the witnesses that claim it).
+    Range { a: usize, above: bool },
 }
 
 impl Item {
@@ -314,6 +318,7 @@ impl Item {
             Item::Enum { raw: true, .. } => "enum-raw",
             Item::Heap { .. } => "heap",
             Item::Call { .. } => "call",
+            Item::Range { .. } => "range",
         }
     }
 }
@@ -362,7 +367,9 @@ impl Features {
                 Viol::Leak,
                 Viol::StackOob,
             ],
-            items: vec!["arith", "branch", "loop", "array", "struct", "pointer", "enum", "enum-raw", "heap", "call"],
+            items: vec![
+                "arith", "branch", "loop", "array", "struct", "pointer", "enum", "enum-raw", "heap", "call", "range",
+            ],
         }
     }
     /// Every feature (the same as [`Features::sound`] today; kept for features added before the
@@ -409,6 +416,7 @@ fn item_strategy(allowed: &[&'static str]) -> BoxedStrategy<Item> {
             "enum-raw" => (idx(), 0u8..4).prop_map(|(a, c)| Item::Enum { a, c, raw: true }).boxed(),
             "heap" => (idx(), proptest::sample::select(vec![1u8, 2, 4])).prop_map(|(a, n)| Item::Heap { a, n }).boxed(),
             "call" => (idx(), idx()).prop_map(|(a, b)| Item::Call { a, b }).boxed(),
+            "range" => (idx(), any::<bool>()).prop_map(|(a, above)| Item::Range { a, above }).boxed(),
             _ => continue,
         };
         arms.push(s);
@@ -642,6 +650,30 @@ impl Prog {
                     push(&mut out, 1, format!("h{n}[{idx}] = 5;"), LKind::Stmt, m);
                     push(&mut out, 1, format!("acc = acc + h{n}[{idx}];"), LKind::Stmt, m);
                     push(&mut out, 1, format!("free(h{n});"), LKind::Stmt, m);
+                }
+                Item::Range { a, above } => {
+                    let t = self.inputs[self.inp(*a)];
+                    let suffix = |v: i128| {
+                        let u = if t.signed() { "" } else { "U" };
+                        if v > u32::MAX as i128 || v < i32::MIN as i128 {
+                            format!("{u}LL")
+                        } else {
+                            u.to_string()
+                        }
+                    };
+                    let cond = if *above {
+                        let max = t.max(self.lp64);
+                        format!("{} > {max}{}", self.x(*a), suffix(max))
+                    } else if t.signed() {
+                        // `-MAX - 1`: the minimum has no literal of its own type.
+                        let max = t.max(self.lp64);
+                        format!("{} < -{max}{} - 1", self.x(*a), suffix(max))
+                    } else {
+                        format!("{} < 0", self.x(*a))
+                    };
+                    push(&mut out, 1, String::new(), LKind::If(cond), m);
+                    push(&mut out, 2, "acc = acc + 7;".into(), LKind::Stmt, m);
+                    push(&mut out, 1, "}".into(), LKind::Plain, m);
                 }
                 Item::Call { a, b } => {
                     push(&mut out, 1, format!("acc = acc + helper({}, {});", self.x(*a), self.x(*b)), LKind::Stmt, m);

@@ -472,6 +472,22 @@ fn mutations(prog: &Prog, lines: &[LLine], w0: &Witness, rng: &mut SplitMix) -> 
             }
         }
     }
+    // Issue 51: the branches no run takes by range (`Item::Range`, whose body is the only
+    // `acc = acc + 7;`) claimed taken; the value-range rejection (decision 213) decides these.
+    let never = |l: usize| {
+        matches!(lines[l].kind, LKind::If(_)) && lines.get(l + 1).is_some_and(|n| n.text == "acc = acc + 7;")
+    };
+    if w0.wps.iter().any(|p| matches!(p, Wp::Branch { line, .. } if never(*line))) {
+        let mut m = w0.clone();
+        for p in &mut m.wps {
+            if let Wp::Branch { line, taken } = p {
+                if never(*line) {
+                    *taken = true;
+                }
+            }
+        }
+        out.push(("range-claimed".into(), m));
+    }
     let stmts: Vec<usize> = (0..lines.len())
         .filter(|&l| lines[l].kind == LKind::Stmt && lines[l].func == "main" && l != w0.target)
         .collect();
