@@ -952,4 +952,43 @@ int main(void) {
         }
         assert!(fast_rejections_agree(P, &family) > 0);
     }
+
+    /// Decision 236: the projection knows no other holder of a mutex, so its
+    /// `pthread_mutex_trylock` would always succeed; here `main` holds the mutex while thread
+    /// 1 tries it, and the failing branch leads to the error.
+    #[test]
+    fn a_trylock_may_fail_on_a_mutex_another_thread_holds() {
+        const P: &str = "#include <pthread.h>
+extern void reach_error(void);
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+void *worker(void *arg) {
+  if (pthread_mutex_trylock(&m) != 0) {
+    reach_error();
+  }
+  return 0;
+}
+int main(void) {
+  pthread_t h1;
+  pthread_mutex_lock(&m);
+  pthread_create(&h1, 0, worker, 0);
+  pthread_mutex_unlock(&m);
+  return 0;
+}
+";
+        let mut family = Vec::new();
+        for c in [true, false] {
+            for mid in interleavings(&[(1, 5, Mark::Branch(c))], &[(0, 14, Mark::Plain)]) {
+                let mut steps = vec![
+                    (0, 10, Mark::Enter("main")),
+                    (0, 12, Mark::Plain),
+                    (0, 13, Mark::Create(1)),
+                    (1, 13, Mark::Enter("worker")),
+                ];
+                steps.extend(mid);
+                steps.push((1, 6, Mark::Plain));
+                family.push(steps);
+            }
+        }
+        assert!(fast_rejections_agree(P, &family) > 0);
+    }
 }
