@@ -941,8 +941,14 @@ impl<'a> Explorer<'a> {
             };
             let mut next = state.clone();
             if site.return_loc == ended() {
-                // A thread's start routine returns: the thread ends (its value is not kept).
+                // A thread's start routine returns: the thread ends (its value is not kept). The
+                // last thread's end is the process's `exit(0)` (decision 235).
                 self.end_thread(&mut next);
+                if self.last_to_end(&next) {
+                    if let Some(h) = self.run_atexit_handler(&next) {
+                        next = h;
+                    }
+                }
                 let info = StepInfo {
                     kind: StepKind::FunctionReturn { callee: site.callee, call_edge: site.call_edge },
                     span: None,

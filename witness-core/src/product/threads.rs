@@ -413,6 +413,15 @@ impl<'a> Explorer<'a> {
         }
     }
 
+    /// Decision 235: the running thread has just ended; was it the last thread, `main` having
+    /// ended by `pthread_exit` (or being the one)? Then the process exits as by `exit(0)`
+    /// (POSIX `pthread_exit`), and the `atexit` handlers run on that thread.
+    pub(super) fn last_to_end(&self, s: &ProductState) -> bool {
+        s.threads
+            .as_ref()
+            .is_some_and(|th| th.parked.is_empty() && (th.running == MAIN_THREAD || th.ended.contains(&MAIN_THREAD)))
+    }
+
     /// Does transition `t`'s thread (GraphML `threadId`, YAML `thread_id`) allow a step of the
     /// running thread of `s` (the state after the step)? An id not bound yet names the main
     /// thread when the main thread has no id yet (producers give it `0`, or their own id);

@@ -947,7 +947,15 @@ impl<'a> Explorer<'a> {
                     settle!(next.data.assign(cfa, lv, &Value::conc(0, place_int_ty(lv)), None));
                 }
             }
-            EdgeOp::ThreadExit => self.end_thread(&mut next),
+            EdgeOp::ThreadExit => {
+                self.end_thread(&mut next);
+                // The last thread's end is the process's `exit(0)` (decision 235).
+                if self.last_to_end(&next) {
+                    if let Some(h) = self.run_atexit_handler(&next) {
+                        return Step::Next(h, None);
+                    }
+                }
+            }
             EdgeOp::ThreadSelf { lhs } => {
                 let id = next.threads.as_ref().map_or(0, |t| t.running);
                 if let Some(lv) = lhs {

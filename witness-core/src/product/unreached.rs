@@ -147,9 +147,10 @@ impl<'a> Explorer<'a> {
     /// treats as a narrowing: decision 97). So where w is bound on every path to the
     /// transition's source, it can fire only on a step of a thread the id was bound to: main,
     /// or a thread created by a step that a `createThread` w transition may match. Such a
-    /// thread runs the functions reachable by calls from its start routine (`atexit` handlers
-    /// too) and takes its first step and its last return on its `pthread_create` line; a
-    /// transition none of whose lines is among those lines never fires. Over-approximates the
+    /// thread runs the functions reachable by calls from its start routine and from every
+    /// `atexit` handler of the program, whoever registers it (decision 235), and takes its
+    /// first step and its last return on its `pthread_create` line; a transition none of whose
+    /// lines is among those lines never fires. Over-approximates the
     /// steps (any line of any function the thread could call, offsets ignored), so it concludes
     /// only when the violation nodes are out of reach whatever the program computes.
     pub(super) fn thread_out_of_reach(&self) -> Option<InfeasibleStep> {
@@ -212,8 +213,12 @@ impl<'a> Explorer<'a> {
                         format!("lines {}-{}", r.start, r.end)
                     }
                 });
-                let roots: Vec<String> =
-                    self.thread_roots(id).iter().map(|f| format!("`{}`", cfa.function(*f).name)).collect();
+                let roots: Vec<String> = self
+                    .code_roots(id)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|f| format!("`{}`", cfa.function(*f).name))
+                    .collect();
                 format!(
                     "the transition at {} gives thread {id} a step on {lines}, but that thread runs {} and the \
                      functions they call, none of which has a statement there",
@@ -297,11 +302,25 @@ impl<'a> Explorer<'a> {
         roots
     }
 
+    /// The functions whose code a thread bound to witness id `id` may run, with those they
+    /// call: its possible start routines, and every `atexit` handler of the program (decision
+    /// 235: a handler runs on whichever thread calls `exit`, or ends last after `main`'s
+    /// `pthread_exit`, whoever registered it); `None` when the handlers are not known.
+    fn code_roots(&self, id: &str) -> Option<Vec<FuncId>> {
+        let mut roots = self.thread_roots(id);
+        for h in atexit_handlers(self.cfa)? {
+            if !roots.contains(&h) {
+                roots.push(h);
+            }
+        }
+        Some(roots)
+    }
+
     /// The lines a thread bound to witness id `id` can take steps on (see
     /// [`Self::thread_out_of_reach`]).
     fn thread_lines(&self, id: &str) -> CodeLines {
         let cfa = self.cfa;
-        let funcs = called_from(cfa, self.thread_roots(id), |op| {
+        let funcs = called_from(cfa, self.code_roots(id)?, |op| {
             matches!(op, EdgeOp::CallPtr { .. } | EdgeOp::Unsupported { .. })
         })?;
         let lines = cfa
@@ -316,6 +335,23 @@ impl<'a> Explorer<'a> {
             .collect();
         Some(lines)
     }
+}
+
+/// Decision 235: the functions the program registers with `atexit` anywhere (in any thread's
+/// code), or `None` when a statement anywhere is not understood: it may register a handler
+/// (`atexit` with a handler that is not a function named directly, `on_exit`, `signal`,
+/// `pthread_key_create`), and a handler may run on any thread. A call through a pointer needs
+/// no such care: its callee is a function of the program, whose registrations are listed.
+pub(super) fn atexit_handlers(cfa: &Cfa) -> Option<Vec<FuncId>> {
+    let mut handlers = Vec::new();
+    for e in cfa.graph.edge_weights() {
+        match &e.op {
+            EdgeOp::Unsupported { .. } => return None,
+            EdgeOp::AtExit { handler, .. } if !handlers.contains(handler) => handlers.push(*handler),
+            _ => {}
+        }
+    }
+    Some(handlers)
 }
 
 /// The functions that `roots` may run: the roots and every function reachable from them by
