@@ -1601,6 +1601,10 @@ fn acsl_expressions_compute_over_the_integers() {
         ("-(1u) == -1", 1, 1),
         ("(0 ? -1 : 1u) > 0", 1, 1),
         ("(1 ? -1 : 1u) > 0", 1, 0),
+        ("-7 % 2 == -1", 1, 1),
+        ("-7 / 2u == 0", 0, 0),
+        ("-7 / 2u == -3", 0, 1),
+        ("4294967295U / 2 == 2147483647", 1, 1),
     ] {
         assert_eq!(folded(text, &c), in_c, "{text} as C");
         assert_eq!(folded(text, &acsl), in_acsl, "{text} as ACSL");
@@ -1608,6 +1612,10 @@ fn acsl_expressions_compute_over_the_integers() {
     // Variables are read at their exact values: both operands of `u + 1` are `long long`.
     let e = lower_assumption(&cfa, "u + 1 > u", &acsl).remove(0).expect("lowers");
     assert!(matches!(&e, Expr::Binary { lhs, .. } if lhs.int_ty() == Some(IntTy::LLONG)), "{}", pe(&cfa, &e));
+    // `/` and `%` keep C's operation where C's common type holds both operands (`u % 2` in
+    // `unsigned int`: no 64-bit division to bit-blast).
+    let e = lower_assumption(&cfa, "u % 2 == 0", &acsl).remove(0).expect("lowers");
+    assert!(pe(&cfa, &e).contains("(u Rem 2:uint32):uint32"), "{}", pe(&cfa, &e));
     // A 64-bit unsigned value is exact below 2^63 and an overflow (not modelled) above.
     let e = lower_assumption(&cfa, "ul + 1 > ul", &acsl).remove(0).expect("lowers");
     assert!(pe(&cfa, &e).contains("Mul"), "{}", pe(&cfa, &e));

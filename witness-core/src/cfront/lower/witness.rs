@@ -239,6 +239,15 @@ impl Builder<'_> {
                 "a floating-point operation in an ACSL expression (ACSL computes over the reals; not modelled)".into(),
             ));
         }
+        // `/` and `%` never leave the range of their operands (but for MIN / -1, undefined in C,
+        // so not modelled here): where C's common type keeps both operands' values, C's own
+        // operation is the integers' one, and a 64-bit division is costly to bit-blast.
+        if matches!(op, BinOp::Div | BinOp::Rem) {
+            let common = types::common_ty(types::promote_ty(l.ity()), types::promote_ty(r.ity()));
+            if keeps_value(&l, common) && keeps_value(&r, common) {
+                return Ok(types::binary(op, l, r));
+            }
+        }
         let (l, r) = (acsl_integer(l), acsl_integer(r));
         Ok(match op {
             // C's shifts take the left operand's type; at `long long` a negative left operand
@@ -305,6 +314,19 @@ pub(crate) fn acsl_integer(e: Expr) -> Expr {
         ty: ll,
     };
     Expr::Binary { op: BinOp::Add, lhs: Box::new(doubled), rhs: Box::new(types::conv(low, IntTy::LLONG)), ty: ll }
+}
+
+/// Does the integer `e` keep its value when converted to `to`: a constant in `to`'s range, or
+/// any value of its type?
+fn keeps_value(e: &Expr, to: IntTy) -> bool {
+    let range = |lo: i128, hi: i128| to.min_value() <= lo && hi <= to.max_value();
+    match types::fold(e) {
+        Some((bits, ty)) => {
+            let v = types::value_of(bits, ty);
+            range(v, v)
+        }
+        None => e.int_ty().is_some_and(|t| range(t.min_value(), t.max_value())),
+    }
 }
 
 /// `x == NAN` (old CBMC witnesses print `x = +NAN;`, meaning "x is a NaN") is false for every
