@@ -25,15 +25,17 @@ use petgraph::Direction;
 use crate::anchors::loop_heads_of;
 use crate::cfa::{BranchOutcome, Cfa, EdgeOp, FuncId};
 use crate::cfront::{lower_assumption, AssumptionScope};
-use crate::witness::{Control, InvariantKind, WitnessAutomaton, WitnessInvariant, WitnessTransition};
+use crate::witness::{Control, ExprFormat, InvariantKind, WitnessAutomaton, WitnessInvariant, WitnessTransition};
 
 /// One invariant to establish.
 #[derive(Debug, Clone)]
 pub struct Obligation {
     /// How the witness places it (GraphML node invariants count as location invariants).
     pub kind: InvariantKind,
-    /// The C expression.
+    /// The expression.
     pub text: String,
+    /// Its language: C's rules or ACSL's unbounded integers (decision 232).
+    pub format: ExprFormat,
     /// The function whose variables it speaks of.
     pub scope: FuncId,
     /// A byte offset at the location, to choose among shadowing declarations.
@@ -67,6 +69,18 @@ pub enum Unchecked {
 }
 
 impl Obligation {
+    /// Where and how its expression is lowered: its function's scope at its offset, `\result`
+    /// typed for a postcondition, by its format's rules.
+    pub fn lowering_scope(&self, cfa: &Cfa) -> AssumptionScope {
+        AssumptionScope {
+            function: Some(self.scope),
+            offset: self.offset,
+            result_ty: if self.kind == InvariantKind::Ensures { cfa.function(self.scope).return_ty } else { None },
+            acsl: self.format == ExprFormat::Acsl,
+            visible_only: matches!(self.kind, InvariantKind::Requires | InvariantKind::Ensures),
+        }
+    }
+
     /// `loop invariant `x <= 10` at line 12 (witness 23:7)`.
     pub fn describe(&self) -> String {
         format!("{} `{}` at line {} (witness {})", self.kind.name(), self.text, self.line, self.origin)
@@ -140,6 +154,7 @@ fn place_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
             return Ok(Obligation {
                 kind: inv.kind,
                 text: inv.value.clone(),
+                format: inv.format,
                 scope: cfa.main,
                 offset: None,
                 nodes: Vec::new(),
@@ -167,6 +182,7 @@ fn place_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
     let mk = |nodes: Vec<NodeIndex>, scope: FuncId, offset: Option<usize>| Obligation {
         kind: inv.kind,
         text: inv.value.clone(),
+        format: inv.format,
         scope,
         offset,
         nodes,
@@ -180,6 +196,20 @@ fn place_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
             let Some(f) = named else { return Err(unplaced("function")) };
             let info = cfa.function(f);
             let node = if inv.kind == InvariantKind::Requires { info.entry } else { info.exit };
+            // Decision 231: a postcondition reads the formals at entry, memory at the return. A
+            // formal whose address the function takes is both: not checked.
+            let addressed = info.params.iter().find(|p| cfa.var(**p).address_taken);
+            if let (InvariantKind::Ensures, Some(p)) = (inv.kind, addressed) {
+                let mut o = mk(Vec::new(), f, Some(info.span.start_offset));
+                o.unchecked = Some(Unchecked::Unsupported(format!(
+                    "the {} is not checked: `{}` takes the address of its parameter `{}`, which a \
+                     postcondition reads at its value at entry while memory is read at the return",
+                    o.describe(),
+                    info.name,
+                    cfa.var(*p).name
+                )));
+                return Ok(o);
+            }
             Ok(mk(vec![node], f, Some(info.span.start_offset)))
         }
         InvariantKind::Loop
@@ -248,7 +278,7 @@ fn place_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
 /// checked otherwise: the other invariants may refute the witness, nothing confirms it.
 fn transition(cfa: &Cfa, mut o: Obligation) -> Result<Obligation, String> {
     let now = current_state_reading(&o.text).map_err(|why| format!("the {} is not understood: {why}", o.describe()))?;
-    let scope = AssumptionScope { function: Some(o.scope), offset: o.offset, result_ty: None };
+    let scope = AssumptionScope { result_ty: None, ..o.lowering_scope(cfa) };
     let lowered = lower_assumption(cfa, &now, &scope);
     if lowered.is_empty() {
         return Err(format!("the {} is empty", o.describe()));
@@ -452,6 +482,7 @@ fn resolve_graphml(cfa: &Cfa, w: &WitnessAutomaton, n: NodeIndex, text: &str) ->
     Ok(Obligation {
         kind,
         text: text.to_string(),
+        format: ExprFormat::C,
         scope,
         offset,
         nodes,
@@ -482,6 +513,7 @@ mod tests {
             let inv = WitnessInvariant {
                 kind,
                 value: "0 <= i".into(),
+                format: ExprFormat::C,
                 line: 2,
                 column: Some(column),
                 function: Some("main".into()),

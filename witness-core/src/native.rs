@@ -15,8 +15,8 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::cfa::{BinOp, Cfa, EdgeOp, Expr, Place, ScalarTy, UnOp, VarId};
-use crate::cfront::{lower_assumption, AssumptionScope};
+use crate::cfa::{BinOp, Cfa, EdgeOp, Expr, ScalarTy, UnOp, VarId};
+use crate::cfront::lower_assumption;
 use crate::harness::{c_int_type, error_functions, nondet_functions, Ret};
 use crate::invariants::Obligation;
 use crate::witness::InvariantKind;
@@ -121,12 +121,7 @@ fn place_check(cfa: &Cfa, source: &str, o: &Obligation, number: usize) -> Result
     if o.witness_node.is_some() {
         return Err("an invariant of a witness automaton's state holds only while the automaton is in it".into());
     }
-    let func = cfa.function(o.scope);
-    let scope = AssumptionScope {
-        function: Some(o.scope),
-        offset: o.offset,
-        result_ty: if o.kind == InvariantKind::Ensures { func.return_ty } else { None },
-    };
+    let scope = o.lowering_scope(cfa);
     let mut conjuncts = Vec::new();
     for c in lower_assumption(cfa, &o.text, &scope) {
         conjuncts.push(c.map_err(|_| "it cannot be evaluated in its scope".to_string())?);
@@ -134,17 +129,29 @@ fn place_check(cfa: &Cfa, source: &str, o: &Obligation, number: usize) -> Result
     if conjuncts.is_empty() {
         return Err("it is empty".into());
     }
-    let cond = conjuncts.iter().map(|c| c_expr(cfa, c)).collect::<Result<Vec<_>, _>>()?.join(" && ");
     let mut vars = Vec::new();
     for c in &conjuncts {
         vars_of(c, &mut vars);
     }
+    // Decision 231: a postcondition's formals are their values at entry, copies the function
+    // makes when it starts.
+    let at_entry = AtEntry {
+        number,
+        vars: match o.kind {
+            InvariantKind::Ensures => {
+                vars.iter().copied().filter(|v| cfa.function(o.scope).params.contains(v)).collect()
+            }
+            _ => Vec::new(),
+        },
+    };
+    let cond = conjuncts.iter().map(|c| c_expr(cfa, c, &at_entry)).collect::<Result<Vec<_>, _>>()?.join(" && ");
     let mut report = format!("__wc_broken({number}");
     for v in &vars {
         let info = cfa.var(*v);
         let crate::cfa::CType::Int(t) = info.ty else { continue };
         let kind = if t.signed { 's' } else { 'u' };
-        let _ = write!(report, ", \"{}\", '{kind}', (unsigned long long)({})", info.name, info.name);
+        let read = if at_entry.vars.contains(v) { at_entry.copy(&info.name) } else { info.name.clone() };
+        let _ = write!(report, ", \"{}\", '{kind}', (unsigned long long)({read})", info.name);
     }
     if let (true, Some(ScalarTy::Int(t))) = (conjuncts.iter().any(mentions_result), scope.result_ty) {
         let kind = if t.signed { 's' } else { 'u' };
@@ -152,13 +159,25 @@ fn place_check(cfa: &Cfa, source: &str, o: &Obligation, number: usize) -> Result
     }
     report.push_str(", (const char *)0)");
     let check = format!("(({cond}) ? (void)0 : {report})");
-    let edits = place(cfa, source, o, &check, &vars)?;
+    let mut edits = place(cfa, source, o, &check)?;
     // C resolves each name where the check is inserted: it must be the variable the invariant
     // was lowered to (a `for` header's declaration, a block's local may shadow it there).
     for (at, _, _) in &edits {
-        if let Some(v) = vars.iter().find(|v| !names_at(cfa, **v, o.scope, *at)) {
+        if let Some(v) = vars.iter().filter(|v| !at_entry.vars.contains(v)).find(|v| !names_at(cfa, **v, o.scope, *at))
+        {
             return Err(format!("`{}` names another variable where the check would go", cfa.var(*v).name));
         }
+    }
+    if !at_entry.vars.is_empty() {
+        // At the body's start, where only the formals are in scope.
+        let open = body_start(source, cfa.function(o.scope).span.end_offset + 1)?;
+        let mut copies = String::new();
+        for v in &at_entry.vars {
+            let info = cfa.var(*v);
+            let crate::cfa::CType::Int(t) = info.ty else { return Err("a formal that is no integer".into()) };
+            let _ = write!(copies, " {} {} = {};", c_int_type(t), at_entry.copy(&info.name), info.name);
+        }
+        edits.push((open + 1, open + 1, copies));
     }
     Ok(edits)
 }
@@ -181,13 +200,7 @@ fn names_at(cfa: &Cfa, var: VarId, f: crate::cfa::FuncId, at: usize) -> bool {
 }
 
 /// The edits that insert `check` (of obligation `o`, reading `vars`) where `o` must hold.
-fn place(
-    cfa: &Cfa,
-    source: &str,
-    o: &Obligation,
-    check: &str,
-    vars: &[VarId],
-) -> Result<Vec<(usize, usize, String)>, String> {
+fn place(cfa: &Cfa, source: &str, o: &Obligation, check: &str) -> Result<Vec<(usize, usize, String)>, String> {
     let func = cfa.function(o.scope);
     match o.kind {
         InvariantKind::Loop => {
@@ -209,11 +222,6 @@ fn place(
             let Some(ScalarTy::Int(t)) = func.return_ty else {
                 return Err("a function that does not return an integer".into());
             };
-            // The formals in a postcondition are their values at entry (ACSL): only where the
-            // function never assigns them are they read at the return.
-            if writes_a_param(cfa, o.scope, vars) {
-                return Err("its function assigns a parameter it mentions".into());
-            }
             let mut edits = Vec::new();
             for e in cfa.graph.edge_weights().filter(|e| e.function == o.scope) {
                 let EdgeOp::Return { value: Some(_), .. } = &e.op else { continue };
@@ -332,20 +340,17 @@ fn body_start(source: &str, end: usize) -> Result<usize, String> {
         .ok_or_else(|| "a function definition whose body does not follow its declarator".to_string())
 }
 
-/// Does function `f` assign one of `vars` that is its parameter?
-fn writes_a_param(cfa: &Cfa, f: crate::cfa::FuncId, vars: &[VarId]) -> bool {
-    let params = &cfa.function(f).params;
-    let mentioned = |v: &VarId| params.contains(v) && vars.contains(v);
-    cfa.graph.edge_weights().filter(|e| e.function == f).any(|e| match &e.op {
-        EdgeOp::Assign { lhs: Place::Var { var, .. }, .. } => mentioned(var),
-        EdgeOp::NondetCall { lhs: Some(Place::Var { var, .. }), .. } => mentioned(var),
-        EdgeOp::Call { lhs: Some(crate::cfa::Target::Scalar(Place::Var { var, .. })), .. } => mentioned(var),
-        // Anything else that may write a parameter: through its address, or as a whole.
-        EdgeOp::Assign { .. } | EdgeOp::AssignAll { .. } | EdgeOp::Havoc { .. } => {
-            params.iter().any(|p| vars.contains(p) && cfa.var(*p).address_taken)
-        }
-        _ => false,
-    })
+/// The formals a postcondition reads (decision 231): copies the function makes when it
+/// starts, named for the check (two contracts of one function make their own).
+struct AtEntry {
+    number: usize,
+    vars: Vec<VarId>,
+}
+
+impl AtEntry {
+    fn copy(&self, name: &str) -> String {
+        format!("__wc_entry{}_{name}", self.number)
+    }
 }
 
 fn vars_of(e: &Expr, out: &mut Vec<VarId>) {
@@ -377,7 +382,7 @@ fn mentions_result(e: &Expr) -> bool {
 
 /// `e` as C text with the same value: every operation in its own type (a cast around it), on
 /// integers only.
-fn c_expr(cfa: &Cfa, e: &Expr) -> Result<String, String> {
+fn c_expr(cfa: &Cfa, e: &Expr, at_entry: &AtEntry) -> Result<String, String> {
     let int = |ty: &ScalarTy| match ty {
         ScalarTy::Int(t) if t.bits >= 8 && t.bits.is_power_of_two() => Ok(*t),
         _ => Err("an operation on other values than integers".to_string()),
@@ -394,7 +399,11 @@ fn c_expr(cfa: &Cfa, e: &Expr) -> Result<String, String> {
             if info.temporary || info.bitfield_unit.is_some() || !plain {
                 return Err(format!("the variable `{}`, which has no plain C name", info.name));
             }
-            info.name.clone()
+            if at_entry.vars.contains(var) {
+                at_entry.copy(&info.name)
+            } else {
+                info.name.clone()
+            }
         }
         Expr::WitnessResult { ty } => {
             int(ty)?;
@@ -407,7 +416,7 @@ fn c_expr(cfa: &Cfa, e: &Expr) -> Result<String, String> {
                 UnOp::BitNot => "~",
                 UnOp::LogNot => "!",
             };
-            format!("(({})({op}{}))", c_int_type(t), c_expr(cfa, arg)?)
+            format!("(({})({op}{}))", c_int_type(t), c_expr(cfa, arg, at_entry)?)
         }
         Expr::Binary { op, lhs, rhs, ty } => {
             let t = int(ty)?;
@@ -436,21 +445,21 @@ fn c_expr(cfa: &Cfa, e: &Expr) -> Result<String, String> {
                 BinOp::LogAnd => "&&",
                 BinOp::LogOr => "||",
             };
-            format!("(({})({} {text} {}))", c_int_type(t), c_expr(cfa, lhs)?, c_expr(cfa, rhs)?)
+            format!("(({})({} {text} {}))", c_int_type(t), c_expr(cfa, lhs, at_entry)?, c_expr(cfa, rhs, at_entry)?)
         }
         Expr::Cast { arg, to } => {
             let t = int(to)?;
             int(&arg.ty())?;
-            format!("(({})({}))", c_int_type(t), c_expr(cfa, arg)?)
+            format!("(({})({}))", c_int_type(t), c_expr(cfa, arg, at_entry)?)
         }
         Expr::Ite { cond, then, els, ty } => {
             let t = int(ty)?;
             format!(
                 "(({})(({}) ? ({}) : ({})))",
                 c_int_type(t),
-                c_expr(cfa, cond)?,
-                c_expr(cfa, then)?,
-                c_expr(cfa, els)?
+                c_expr(cfa, cond, at_entry)?,
+                c_expr(cfa, then, at_entry)?,
+                c_expr(cfa, els, at_entry)?
             )
         }
         _ => return Err("an expression that is not checked natively (memory, pointers or floats)".into()),
@@ -538,14 +547,19 @@ mod tests {
 
     #[test]
     fn a_check_is_not_inserted_where_its_name_means_another_variable() {
-        // At the `return`, C reads the block's `z`; the contract speaks of the parameter.
-        let src = "unsigned f(unsigned z) {\n  {\n    unsigned z = 7;\n    return z;\n  }\n}\nint main(void) {\n  return (int)f(3);\n}\n";
+        // At the `return`, C reads the block's `g`; the contract speaks of the global.
+        let src = "unsigned g;\nunsigned f(unsigned z) {\n  {\n    unsigned g = 7;\n    return g + z;\n  }\n}\nint main(void) {\n  return (int)f(3);\n}\n";
         let inv = format!(
-            "{HEADER}  - contract:\n      type: function_contract\n      location: {{file_name: p.c, line: 1, column: 1, function: f}}\n      requires: \"z < 10\"\n      ensures: \"\\\\result >= z\"\n      format: acsl_expression\n"
+            "{HEADER}  - contract:\n      type: function_contract\n      location: {{file_name: p.c, line: 2, column: 1, function: f}}\n      requires: \"z < 10\"\n      ensures: \"\\\\result >= g\"\n      format: acsl_expression\n"
         );
         let job = job_of(src, &inv).expect("a job");
         assert_eq!(job.checks.len(), 1, "{:?}", job.skipped);
-        assert!(job.skipped.iter().any(|s| s.contains("`z` names another variable")), "{:?}", job.skipped);
+        assert!(job.skipped.iter().any(|s| s.contains("`g` names another variable")), "{:?}", job.skipped);
+        // A formal is read from its copy at entry (decision 231), which no block shadows.
+        let src = "unsigned f(unsigned z) {\n  {\n    unsigned z = 7;\n    return z;\n  }\n}\nint main(void) {\n  return (int)f(3);\n}\n";
+        let inv = inv.replace("line: 2", "line: 1").replace("result >= g", "result >= z");
+        let job = job_of(src, &inv).expect("a job");
+        assert_eq!(job.checks.len(), 2, "{:?}", job.skipped);
     }
 
     #[test]
@@ -559,5 +573,23 @@ mod tests {
         let body = job.program.find("do {").expect("the loop") + 4;
         assert!(job.program[body..].trim_start().starts_with("((("), "{}", job.program);
         assert!(job.program.contains("} while (x < 10);"), "{}", job.program);
+    }
+
+    /// Decision 231: a postcondition's formals are their values at entry: a function that
+    /// assigns its parameter (`x++`, `x += 2`, through a call's result) copies it when it
+    /// starts, and the check at each return reads the copy.
+    #[test]
+    fn a_postcondition_reads_the_formals_at_entry() {
+        let src = "int inc(int x) {\n  x++;\n  x += 2;\n  return x - 2;\n}\nint main(void) {\n  return inc(1);\n}\n";
+        let inv = format!(
+            "{HEADER}  - contract:\n      type: function_contract\n      location: {{file_name: p.c, line: 1, column: 1, function: inc}}\n      requires: \"x < 10\"\n      ensures: \"\\\\result == x + 1\"\n      format: acsl_expression\n"
+        );
+        let job = job_of(src, &inv).expect("a job");
+        assert_eq!(job.checks.len(), 2, "{:?}", job.skipped);
+        let copy = job.program.find(" int __wc_entry1_x = x;").expect("the copy");
+        assert!(job.program.find("int inc(int x) {") < Some(copy) && Some(copy) < job.program.find("x++"));
+        let ret = job.program.find("__wc_result = ").expect("the return's check");
+        assert!(job.program[ret..].contains("__wc_entry1_x"), "{}", job.program);
+        assert!(!job.program[ret..].contains("(x)"), "{}", job.program);
     }
 }

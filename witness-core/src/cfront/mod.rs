@@ -192,6 +192,12 @@ pub struct AssumptionScope {
     pub offset: Option<usize>,
     /// Type of `\result`.
     pub result_ty: Option<ScalarTy>,
+    /// The expression is ACSL (`format: acsl_expression`, decision 232): integer arithmetic and
+    /// comparisons are over the mathematical integers, not C's types.
+    pub acsl: bool,
+    /// A name means only a variable visible at `offset` (or a global): a contract's names are
+    /// its function's formals and the globals, never a local of the body (decision 231).
+    pub visible_only: bool,
 }
 
 /// Lowers one witness assumption string (may hold several `;`-separated expressions) to one

@@ -538,7 +538,13 @@ fn malformed_and_garbage() {
 }
 
 fn scope_at(cfa: &Cfa, src: &str, needle: &str) -> AssumptionScope {
-    AssumptionScope { function: Some(cfa.main), offset: Some(src.find(needle).unwrap()), result_ty: None }
+    AssumptionScope {
+        function: Some(cfa.main),
+        offset: Some(src.find(needle).unwrap()),
+        result_ty: None,
+        acsl: false,
+        visible_only: false,
+    }
 }
 
 #[test]
@@ -609,7 +615,7 @@ fn assumptions() {
     let r = lower_assumption(
         &e,
         "__tmp_1 == 0",
-        &AssumptionScope { function: Some(e.main), offset: None, result_ty: None },
+        &AssumptionScope { function: Some(e.main), offset: None, result_ty: None, acsl: false, visible_only: false },
     );
     assert!(r[0].is_err());
 }
@@ -660,7 +666,13 @@ fn statics_and_global_failures() {
     assert!(find(&cfa, |e| matches!(&e.op, EdgeOp::Declare { var, .. } if *var == n)).is_empty());
     // The static is found by assumptions inside f.
     let f = cfa.function_by_name("f").unwrap();
-    let sc = AssumptionScope { function: Some(f), offset: Some(src.find("n++").unwrap()), result_ty: None };
+    let sc = AssumptionScope {
+        function: Some(f),
+        offset: Some(src.find("n++").unwrap()),
+        result_ty: None,
+        acsl: false,
+        visible_only: false,
+    };
     assert!(lower_assumption(&cfa, "n == 6", &sc)[0].is_ok());
     // A global initializer that cannot be lowered makes main start with an Unsupported edge.
     let cfa = build("int a = 1;\nint b = a + (long double)1;\nint main() { return b; }\n");
@@ -675,7 +687,8 @@ fn declared_nondet_with_unknown_suffix() {
     let e = find(&cfa, |e| matches!(&e.op, EdgeOp::NondetCall { ty, .. } if *ty == IntTy::USHORT));
     assert_eq!(e.len(), 1);
     assert_eq!(cfa.typedefs, vec![("myu16".to_string(), CType::Int(IntTy::USHORT))]);
-    let sc = AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None };
+    let sc =
+        AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None, acsl: false, visible_only: false };
     assert!(lower_assumption(&cfa, "v == (myu16)3", &sc)[0].is_ok());
 }
 
@@ -801,7 +814,8 @@ fn float_constant_parsing() {
 #[test]
 fn float_witness_assumptions() {
     let cfa = build("int main() { float f = 1.0f; double d = 2.0; int i = 1; return 0; }");
-    let scope = AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None };
+    let scope =
+        AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None, acsl: false, visible_only: false };
     let l = |s: &str| super::lower_assumption(&cfa, s, &scope);
     let p = |s: &str| {
         let r = l(s);
@@ -952,7 +966,13 @@ fn member_assumptions() {
                struct s g;\n\
                int main() { struct s l; l.a = 1; struct s *p; return 0; }";
     let cfa = build(src);
-    let sc = AssumptionScope { function: Some(cfa.main), offset: Some(src.find("return").unwrap()), result_ty: None };
+    let sc = AssumptionScope {
+        function: Some(cfa.main),
+        offset: Some(src.find("return").unwrap()),
+        result_ty: None,
+        acsl: false,
+        visible_only: false,
+    };
     let p = |s: &str| -> Result<String, crate::cfront::ConjunctError> {
         let r = lower_assumption(&cfa, s, &sc);
         r.into_iter().next().unwrap().map(|e| pe(&cfa, &e))
@@ -1557,4 +1577,49 @@ fn assumptions_are_lowered_as_the_program_is() {
         "{:?}",
         one("q == \"ab\"")
     );
+}
+
+/// Decision 232: an ACSL expression's integers are mathematical: its operations are computed at
+/// `long long` on the operands' exact values (no usual arithmetic conversion to unsigned, no
+/// wrap at a type's limit); explicit casts keep C's conversions; floating-point operations
+/// (reals in ACSL) are not modelled. The same text as C keeps C's rules.
+#[test]
+fn acsl_expressions_compute_over_the_integers() {
+    let cfa = build("int main() { unsigned u = 1; unsigned long ul = 2; double d = 1.0; int i = 3; return 0; }");
+    let c =
+        AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None, acsl: false, visible_only: false };
+    let acsl = AssumptionScope { acsl: true, ..c.clone() };
+    let folded = |s: &str, sc: &AssumptionScope| {
+        let e = lower_assumption(&cfa, s, sc).remove(0).unwrap_or_else(|m| panic!("{s}: {m}"));
+        crate::cfront::types::fold_i128(&e).unwrap_or_else(|| panic!("{s}: not constant"))
+    };
+    for (text, in_c, in_acsl) in [
+        ("-1 < 0u", 0, 1),
+        ("4294967295U + 1U > 4294967295U", 0, 1),
+        ("(unsigned)(4294967295U + 1U) == 0", 1, 1),
+        ("~0u < 0", 0, 1),
+        ("-(1u) == -1", 1, 1),
+        ("(0 ? -1 : 1u) > 0", 1, 1),
+        ("(1 ? -1 : 1u) > 0", 1, 0),
+        ("-7 % 2 == -1", 1, 1),
+        ("-7 / 2u == 0", 0, 0),
+        ("-7 / 2u == -3", 0, 1),
+        ("4294967295U / 2 == 2147483647", 1, 1),
+    ] {
+        assert_eq!(folded(text, &c), in_c, "{text} as C");
+        assert_eq!(folded(text, &acsl), in_acsl, "{text} as ACSL");
+    }
+    // Variables are read at their exact values: both operands of `u + 1` are `long long`.
+    let e = lower_assumption(&cfa, "u + 1 > u", &acsl).remove(0).expect("lowers");
+    assert!(matches!(&e, Expr::Binary { lhs, .. } if lhs.int_ty() == Some(IntTy::LLONG)), "{}", pe(&cfa, &e));
+    // `/` and `%` keep C's operation where C's common type holds both operands (`u % 2` in
+    // `unsigned int`: no 64-bit division to bit-blast).
+    let e = lower_assumption(&cfa, "u % 2 == 0", &acsl).remove(0).expect("lowers");
+    assert!(pe(&cfa, &e).contains("(u Rem 2:uint32):uint32"), "{}", pe(&cfa, &e));
+    // A 64-bit unsigned value is exact below 2^63 and an overflow (not modelled) above.
+    let e = lower_assumption(&cfa, "ul + 1 > ul", &acsl).remove(0).expect("lowers");
+    assert!(pe(&cfa, &e).contains("Mul"), "{}", pe(&cfa, &e));
+    assert!(lower_assumption(&cfa, "d + 1.0 > d", &acsl)[0].is_err());
+    assert!(lower_assumption(&cfa, "d + 1.0 > d", &c)[0].is_ok());
+    assert!(lower_assumption(&cfa, "i == 3", &acsl)[0].is_ok());
 }

@@ -10,7 +10,7 @@
 
 use super::{Severity, Sink};
 use crate::cfa::Cfa;
-use crate::cfront::{lower_assumption, AssumptionScope};
+use crate::cfront::lower_assumption;
 use crate::invariants::{current_state_reading, resolve_each, Unchecked};
 use crate::witness::{InvariantKind, WitnessAutomaton};
 
@@ -48,11 +48,7 @@ pub(super) fn check(
             let msg = format!("{why} (`validate` never confirms the witness)");
             emit(sink, Severity::Note, codes.unsupported, at, msg);
         }
-        let scope = AssumptionScope {
-            function: Some(o.scope),
-            offset: o.offset,
-            result_ty: if o.kind == InvariantKind::Ensures { cfa.function(o.scope).return_ty } else { None },
-        };
+        let scope = o.lowering_scope(cfa);
         // A transition invariant was lowered when it was placed (`\at(e, AnyPrev)` read as `e`).
         let text = match o.kind {
             InvariantKind::LoopTransition | InvariantKind::LocationTransition => {

@@ -80,6 +80,12 @@ pub(super) fn generalise(s: &ProductState, max_cells: usize, place: &str) -> Res
         let mut locals = (*f.locals).clone();
         general(&mut locals, &mut data);
         f.locals = Rc::new(locals);
+        // The formals at entry a postcondition reads (decision 231): as general as the rest.
+        if let Some(entry) = &f.entry {
+            let mut entry = (**entry).clone();
+            general(&mut entry, &mut data);
+            f.entry = Some(Rc::new(entry));
+        }
     }
     if !ok {
         return Err(format!("floats, pointers or memory objects {place}"));

@@ -17,7 +17,7 @@
 use super::*;
 use crate::cfa::Expr;
 use crate::invariants::{line_of, Obligation};
-use crate::witness::{InvariantKind, WitnessState};
+use crate::witness::{ExprFormat, InvariantKind, WitnessState};
 
 /// Largest k tried by the proof.
 pub const MAX_K: u8 = 4;
@@ -30,6 +30,9 @@ pub(super) struct Observer {
     obligations: Rc<Vec<Obligation>>,
     /// Program location → the obligations checked there (the location reading).
     at: HashMap<NodeIndex, Vec<usize>>,
+    /// Functions with a postcondition: their activations keep their formals' values at entry
+    /// (decision 231).
+    keep_entry: HashSet<crate::cfa::FuncId>,
     /// GraphML refutation: an obligation is checked when the step enters its automaton state
     /// (the witness's own claim), not by location.
     by_witness: bool,
@@ -70,9 +73,15 @@ impl Observer {
                 at.entry(*n).or_default().push(i);
             }
         }
+        let keep_entry = obligations
+            .iter()
+            .filter(|o| o.kind == InvariantKind::Ensures && !o.nodes.is_empty())
+            .map(|o| o.scope)
+            .collect();
         Observer {
             obligations,
             at,
+            keep_entry,
             by_witness: false,
             cuts,
             check_from,
@@ -289,6 +298,13 @@ impl<'a> Explorer<'a> {
         if obs.bound.is_some_and(|b| state.passes > b || state.stack.len() > usize::from(b)) {
             return Observed::Stop;
         }
+        // Decision 231: a postcondition reads its function's formals at entry; an activation
+        // keeps them when it starts (before anything below clones the state).
+        if let Some(f) = state.data.frames.last().filter(|f| f.entry.is_none()).map(|f| f.func) {
+            if obs.keep_entry.contains(&f) && state.loc == self.cfa.function(f).entry {
+                state.data.keep_entry();
+            }
+        }
         let checking =
             !start && (!window || if at_cut { state.passes > obs.check_from } else { state.passes >= obs.check_from });
         let here: Vec<usize> = if obs.by_witness {
@@ -323,11 +339,7 @@ impl<'a> Explorer<'a> {
             return l.clone();
         }
         let o = &obs.obligations[i];
-        let scope = AssumptionScope {
-            function: Some(o.scope),
-            offset: o.offset,
-            result_ty: if o.kind == InvariantKind::Ensures { self.cfa.function(o.scope).return_ty } else { None },
-        };
+        let scope = o.lowering_scope(self.cfa);
         let mut exprs = Vec::new();
         let mut err = None;
         for c in lower_assumption(self.cfa, &o.text, &scope) {
@@ -361,14 +373,36 @@ impl<'a> Explorer<'a> {
         };
         let what = obs.obligations[i].describe();
         let result = state.returned.clone();
+        // Decision 231: a postcondition reads the formals at their values at entry.
+        let mut entry_view = None;
+        if obs.obligations[i].kind == InvariantKind::Ensures {
+            match state.data.at_entry_formals() {
+                Some(v) => entry_view = Some(v),
+                None => {
+                    self.give_up(format!("the {what} reads the formals at entry, which are not known here"));
+                    return Observed::Stop;
+                }
+            }
+        }
         let mut truth = Truth::Known(true);
         let mut defined: Vec<Bool> = Vec::new();
         // A search of real runs from the start (not an induction window): an invariant C leaves
         // undefined on a reachable state is no true claim there, so it refutes the witness.
         let mut real = obs.stop_at.is_none() && checking;
+        // Decision 232: an ACSL expression is lowered at `long long` with its integers exact; a
+        // condition of its evaluation (an overflow there, a division by zero, an invalid access)
+        // is where that reading is not modelled, never C's undefinedness: it never refutes.
+        let acsl = obs.obligations[i].format == ExprFormat::Acsl;
+        if acsl {
+            real = false;
+        }
         let mut undefined_what: Option<String> = None;
         for e in exprs.iter() {
-            let ev = match state.data.eval(self.cfa, e, result.as_ref()) {
+            let data = match entry_view.as_mut() {
+                Some(v) => v,
+                None => &mut state.data,
+            };
+            let ev = match data.eval(self.cfa, e, result.as_ref()) {
                 Ok(ev) => ev,
                 Err(e) => {
                     let m = e.message();
@@ -384,6 +418,10 @@ impl<'a> Explorer<'a> {
                 match &d.holds {
                     Truth::Known(true) => {}
                     Truth::Known(false) if real => return self.undefined(obs, state, i, None, &d.what),
+                    Truth::Known(false) if acsl => {
+                        self.give_up(format!("the {what} has no value the validator models here ({})", d.what));
+                        return Observed::Stop;
+                    }
                     Truth::Known(false) => {
                         self.give_up(format!("the {what} is undefined here ({})", d.what));
                         return Observed::Stop;
@@ -396,6 +434,14 @@ impl<'a> Explorer<'a> {
             }
             truth = truth.and(&ev.value.truth());
         }
+        if let Some(mut v) = entry_view {
+            // What the evaluation changed (fresh symbols, the path) is kept; the innermost
+            // frame's locals are again the current ones.
+            if let (Some(now), Some(f)) = (state.data.frames.last(), v.frames_mut().last_mut()) {
+                f.locals = now.locals.clone();
+            }
+            state.data = v;
+        }
         let path = state.data.path.conjuncts();
         if checking && !defined.is_empty() {
             let all = Bool::and(&defined);
@@ -404,6 +450,14 @@ impl<'a> Explorer<'a> {
                 Feasibility::Feasible if real => {
                     let why = undefined_what.unwrap_or_default();
                     return self.undefined(obs, state, i, Some(all.not()), &why);
+                }
+                _ if acsl => {
+                    let why = undefined_what.unwrap_or_default();
+                    self.give_up(format!(
+                        "the {what} may have no value the validator models here ({why}; an ACSL integer is \
+                         computed exactly only within 64 bits)"
+                    ));
+                    return Observed::Stop;
                 }
                 _ => {
                     self.give_up(format!("the {what} may be undefined here (C leaves it undefined)"));
@@ -491,8 +545,18 @@ impl<'a> Explorer<'a> {
 
     /// `x = 5, y = 3`: values of the invariant's names in a model of `s`'s path.
     fn values_of(&mut self, s: &ProductState, o: &Obligation) -> String {
-        let scope = AssumptionScope { function: Some(o.scope), offset: o.offset, result_ty: None };
-        let mut data = s.data.clone();
+        let scope = AssumptionScope {
+            function: Some(o.scope),
+            offset: o.offset,
+            result_ty: None,
+            acsl: false,
+            visible_only: false,
+        };
+        // A postcondition's formals are shown at their values at entry (decision 231).
+        let mut data = match o.kind {
+            InvariantKind::Ensures => s.data.at_entry_formals().unwrap_or_else(|| s.data.clone()),
+            _ => s.data.clone(),
+        };
         let mut shown = Vec::new();
         for name in names_in(&o.text) {
             let Some(Ok(expr)) = lower_assumption(self.cfa, name, &scope).into_iter().next() else { continue };
@@ -776,8 +840,17 @@ fn inferred_equalities(cfa: &Cfa, templates: &[ProductState]) -> Vec<Obligation>
                 [format!("{name} == {v}U"), format!("{name} % 2U == {}U", v % 2)]
             };
             for text in texts {
-                let lowered =
-                    lower_assumption(cfa, &text, &AssumptionScope { function: Some(scope), offset, result_ty: None });
+                let lowered = lower_assumption(
+                    cfa,
+                    &text,
+                    &AssumptionScope {
+                        function: Some(scope),
+                        offset,
+                        result_ty: None,
+                        acsl: false,
+                        visible_only: false,
+                    },
+                );
                 if lowered.is_empty() || lowered.iter().any(|c| c.is_err()) {
                     continue;
                 }
@@ -785,6 +858,7 @@ fn inferred_equalities(cfa: &Cfa, templates: &[ProductState]) -> Vec<Obligation>
                 out.push(Obligation {
                     kind: InvariantKind::Loop,
                     text,
+                    format: ExprFormat::C,
                     scope,
                     offset,
                     nodes: vec![t.loc],

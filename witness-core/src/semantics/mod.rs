@@ -76,6 +76,10 @@ pub struct Frame {
     pub id: u64,
     /// The function this is an activation of.
     pub func: FuncId,
+    /// The locals at the function's entry (its formals' values then), kept when a
+    /// postcondition of a correctness witness reads them (decision 231): a formal in `ensures`
+    /// means its value at entry. `None` otherwise. Part of the state's identity.
+    pub entry: Option<Rc<BTreeMap<VarId, Slot>>>,
 }
 
 /// The conjuncts of a path condition: a persistent list, newest first, whose tail every state
@@ -159,6 +163,31 @@ impl Frame {
     /// The locals for writing (copied first if another state shares them).
     pub fn locals_mut(&mut self) -> &mut BTreeMap<VarId, Slot> {
         Rc::make_mut(&mut self.locals)
+    }
+}
+
+impl DataState {
+    /// Decision 231: keeps the innermost frame's locals as they are now (at its function's
+    /// entry: its formals) for a postcondition to read, unless they are kept already.
+    pub fn keep_entry(&mut self) {
+        if let Some(f) = self.frames.last().filter(|f| f.entry.is_none()) {
+            let kept = f.locals.clone();
+            if let Some(f) = self.frames_mut().last_mut() {
+                f.entry = Some(kept);
+            }
+        }
+    }
+
+    /// Decision 231: this state as a postcondition reads it: the innermost frame's locals are
+    /// those kept at its entry (every formal at its value then; a local declared in the body is
+    /// not in scope), everything else as it is now. `None` when nothing was kept.
+    pub fn at_entry_formals(&self) -> Option<DataState> {
+        let kept = self.frames.last()?.entry.clone()?;
+        let mut view = self.clone();
+        if let Some(f) = view.frames_mut().last_mut() {
+            f.locals = kept;
+        }
+        Some(view)
     }
 }
 
@@ -708,7 +737,7 @@ impl DataState {
     pub fn push_frame(&mut self, cfa: &Cfa, func: FuncId, args: &[AnyValue]) -> Result<(), EvalError> {
         let id = self.next_frame;
         self.next_frame += 1;
-        self.frames_mut().push(Frame { locals: Rc::new(BTreeMap::new()), id, func });
+        self.frames_mut().push(Frame { locals: Rc::new(BTreeMap::new()), id, func, entry: None });
         let params = cfa.function(func).params.clone();
         if params.len() != args.len() {
             return Err(EvalError::Unsupported(format!(

@@ -228,12 +228,28 @@ impl InvariantKind {
     }
 }
 
+/// The language of a correctness witness's expression (its YAML `format`; decision 232): which
+/// rules its integer operations follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExprFormat {
+    /// `c_expression` (and `ext_c_expression`, GraphML): C's rules, the usual arithmetic
+    /// conversions, wrapping unsigned arithmetic, undefined signed overflow.
+    #[default]
+    C,
+    /// `acsl_expression`: integer arithmetic and comparisons over the mathematical integers
+    /// (explicit casts keep C's conversions).
+    Acsl,
+}
+
 /// One invariant of a YAML correctness witness (`invariant_set`), as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WitnessInvariant {
     pub kind: InvariantKind,
-    /// The C expression (ACSL for contracts: `\result`).
+    /// The expression (ACSL for contracts: `\result`).
     pub value: String,
+    /// Its language (the entry's `format`).
+    pub format: ExprFormat,
     pub line: u32,
     pub column: Option<u32>,
     pub function: Option<String>,

@@ -570,9 +570,16 @@ impl<'a> Builder<'a> {
                     })),
                     UnaryOperator::Indirection => self.place_value(e),
                     UnaryOperator::Plus => Ok(match self.rv_any(operand)? {
+                        x if x.int_ty().is_some() && self.acsl() => super::witness::acsl_integer(x),
                         x if x.int_ty().is_some() => types::promote(x),
                         f => f,
                     }),
+                    // ACSL's integers are mathematical (decision 232).
+                    UnaryOperator::Minus | UnaryOperator::Complement if self.acsl() => {
+                        let op = if u.node.operator.node == UnaryOperator::Minus { UnOp::Neg } else { UnOp::BitNot };
+                        let a = self.rv_any(operand)?;
+                        self.acsl_unary(op, a)
+                    }
                     UnaryOperator::Minus => Ok(types::unary_any(UnOp::Neg, self.rv_any(operand)?)?),
                     UnaryOperator::Complement => Ok(types::unary_any(UnOp::BitNot, self.rv_any(operand)?)?),
                     UnaryOperator::Negate => Ok(types::unary_any(UnOp::LogNot, self.rv_any(operand)?)?),
@@ -660,6 +667,9 @@ impl<'a> Builder<'a> {
                         if let Some(read) = self.witness_comparison(op, &l, &r) {
                             return read;
                         }
+                        if self.acsl() {
+                            return self.acsl_binary(op, l, r);
+                        }
                         Ok(types::binary_any(op, l, r)?)
                     }
                 }
@@ -673,7 +683,7 @@ impl<'a> Builder<'a> {
                 let target = if self.pure_mode || (!self.emitted_since(&snap) && cond_const) {
                     let t = self.rv_any(&c.node.then_expression)?;
                     let f = self.rv_any(&c.node.else_expression)?;
-                    let v = types::ite_any(cond, t, f);
+                    let v = if self.acsl() { self.acsl_ite(cond, t, f)? } else { types::ite_any(cond, t, f) };
                     let target = placeholder(&v);
                     self.arm_types.insert((e.span.start, e.span.end), target.clone());
                     if self.pure_mode || !self.emitted_since(&snap) {

@@ -24,6 +24,8 @@ pub(crate) const BUILTINS: [(&str, &str); 2] =
 pub(crate) struct Witness {
     /// The function whose scope the expression is read in (`global` at file scope), for messages.
     scope: String,
+    /// ACSL (decision 232): integer operations over the mathematical integers.
+    acsl: bool,
 }
 
 /// Lowers the witness expression `e`, parsed from `text`, read at `scope` of the program `cfa`,
@@ -39,6 +41,7 @@ pub(crate) fn lower(
     };
     let src = Prepared::verbatim(text);
     let names = bindings(cfa, front, scope, e);
+    let acsl = scope.acsl;
     let scope = match scope.function {
         Some(f) => cfa.function(f).name.clone(),
         None => "global".into(),
@@ -46,7 +49,7 @@ pub(crate) fn lower(
     let mut b = Builder::over(Shared::borrowed(cfa), Shared::borrowed(front), &src);
     b.pure_mode = true;
     b.scopes = vec![names];
-    b.witness = Some(Witness { scope });
+    b.witness = Some(Witness { scope, acsl });
     let v = b.rv_any(e);
     // A pure expression makes an object only for a string literal: one the program does not have.
     if b.cfa.copied() || b.front.copied() {
@@ -151,7 +154,9 @@ fn variable(cfa: &Cfa, scope: &AssumptionScope, name: &str) -> Option<VarId> {
             }
         }
         if let [(i, _)] = locals.as_slice() {
-            return Some(id(*i));
+            if !scope.visible_only {
+                return Some(id(*i));
+            }
         }
         if let Some(off) = scope.offset {
             let statics = named().filter(|(_, v)| v.scope == VarScope::Global && v.visible != whole && holds(v, off));
@@ -213,6 +218,69 @@ impl Builder<'_> {
         Ok(Some(Expr::Valid { ptr: Box::new(p), bytes, write }))
     }
 
+    /// Is this an ACSL expression (decision 232)?
+    pub(super) fn acsl(&self) -> bool {
+        self.witness.as_ref().is_some_and(|w| w.acsl)
+    }
+
+    /// ACSL's reading of the integer or floating-point binary operation `l op r` (decision 232):
+    /// integers are mathematical, so both operands are taken at their exact values as `long long`
+    /// ([`acsl_integer`]) and the operation is computed there. Where `long long` cannot hold a
+    /// value (an operand of `unsigned long long` at or above 2^63, a result beyond 64 bits), the
+    /// operation is a signed overflow, which an ACSL obligation reads as a value the validator
+    /// does not model (unknown), never as C's undefined behaviour. Floating-point operands are
+    /// reals in ACSL: not modelled.
+    pub(super) fn acsl_binary(&self, op: BinOp, l: Expr, r: Expr) -> R<Expr> {
+        if matches!(op, BinOp::LogAnd | BinOp::LogOr) {
+            return Ok(types::binary_any(op, l, r)?);
+        }
+        if l.int_ty().is_none() || r.int_ty().is_none() {
+            return Err(LowerError::Unsupported(
+                "a floating-point operation in an ACSL expression (ACSL computes over the reals; not modelled)".into(),
+            ));
+        }
+        // `/` and `%` never leave the range of their operands (but for MIN / -1, undefined in C,
+        // so not modelled here): where C's common type keeps both operands' values, C's own
+        // operation is the integers' one, and a 64-bit division is costly to bit-blast.
+        if matches!(op, BinOp::Div | BinOp::Rem) {
+            let common = types::common_ty(types::promote_ty(l.ity()), types::promote_ty(r.ity()));
+            if keeps_value(&l, common) && keeps_value(&r, common) {
+                return Ok(types::binary(op, l, r));
+            }
+        }
+        let (l, r) = (acsl_integer(l), acsl_integer(r));
+        Ok(match op {
+            // C's shifts take the left operand's type; at `long long` a negative left operand
+            // or a count outside 0..64 is undefined, read as not modelled.
+            BinOp::Shl | BinOp::Shr => {
+                Expr::Binary { op, lhs: Box::new(l), rhs: Box::new(r), ty: ScalarTy::Int(IntTy::LLONG) }
+            }
+            _ => types::binary(op, l, r),
+        })
+    }
+
+    /// ACSL's unary `-` and `~` on an integer (decision 232): at its exact value as `long long`.
+    pub(super) fn acsl_unary(&self, op: UnOp, a: Expr) -> R<Expr> {
+        match (op, a.int_ty()) {
+            (UnOp::Neg | UnOp::BitNot, Some(_)) => {
+                Ok(Expr::Unary { op, arg: Box::new(acsl_integer(a)), ty: ScalarTy::Int(IntTy::LLONG) })
+            }
+            _ => Ok(types::unary_any(op, a)?),
+        }
+    }
+
+    /// ACSL's `c ? t : e` (decision 232): integer arms at their exact values, floating-point
+    /// ones only of one type (no conversion between the reals' representations).
+    pub(super) fn acsl_ite(&self, c: Expr, t: Expr, e: Expr) -> R<Expr> {
+        match (t.int_ty(), e.int_ty()) {
+            (Some(_), Some(_)) => Ok(types::ite_any(c, acsl_integer(t), acsl_integer(e))),
+            _ if t.ty() == e.ty() => Ok(types::ite_any(c, t, e)),
+            _ => Err(LowerError::Unsupported(
+                "a conditional expression mixing floating-point types in an ACSL expression (not modelled)".into(),
+            )),
+        }
+    }
+
     /// The readings of a comparison that only witness expressions have (NaN equality, a
     /// bit-field's pattern), or `None` to read it as C does.
     pub(super) fn witness_comparison(&self, op: BinOp, l: &Expr, r: &Expr) -> Option<R<Expr>> {
@@ -221,6 +289,43 @@ impl Builder<'_> {
             return Some(Ok(c));
         }
         bit_pattern_comparison(&self.cfa, op, l, r)
+    }
+}
+
+/// The integer `e` at its exact (mathematical) value as `long long` (decision 232): every
+/// integer type up to 64 bits converts exactly, except `unsigned long long` (and a 64-bit
+/// unsigned `long`), which is written `(long long)(e >> 1) * 2 + (long long)(e & 1)`: exact
+/// below 2^63, a signed overflow (not modelled in an ACSL obligation) at or above it. No
+/// operation wraps and no value is guessed.
+pub(crate) fn acsl_integer(e: Expr) -> Expr {
+    let Some(t) = e.int_ty() else { return e };
+    if t.bits < 64 || t.signed {
+        return types::conv(e, IntTy::LLONG);
+    }
+    let one = Expr::Const { bits: 1, ty: ScalarTy::Int(t) };
+    let half =
+        Expr::Binary { op: BinOp::Shr, lhs: Box::new(e.clone()), rhs: Box::new(one.clone()), ty: ScalarTy::Int(t) };
+    let low = Expr::Binary { op: BinOp::BitAnd, lhs: Box::new(e), rhs: Box::new(one), ty: ScalarTy::Int(t) };
+    let ll = ScalarTy::Int(IntTy::LLONG);
+    let doubled = Expr::Binary {
+        op: BinOp::Mul,
+        lhs: Box::new(types::conv(half, IntTy::LLONG)),
+        rhs: Box::new(Expr::Const { bits: 2, ty: ll }),
+        ty: ll,
+    };
+    Expr::Binary { op: BinOp::Add, lhs: Box::new(doubled), rhs: Box::new(types::conv(low, IntTy::LLONG)), ty: ll }
+}
+
+/// Does the integer `e` keep its value when converted to `to`: a constant in `to`'s range, or
+/// any value of its type?
+fn keeps_value(e: &Expr, to: IntTy) -> bool {
+    let range = |lo: i128, hi: i128| to.min_value() <= lo && hi <= to.max_value();
+    match types::fold(e) {
+        Some((bits, ty)) => {
+            let v = types::value_of(bits, ty);
+            range(v, v)
+        }
+        None => e.int_ty().is_some_and(|t| range(t.min_value(), t.max_value())),
     }
 }
 

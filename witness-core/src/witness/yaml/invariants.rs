@@ -5,7 +5,7 @@
 //! `metadata.unsupported`: the validation answers unknown, never on the strength of the rest.
 
 use super::*;
-use crate::witness::{InvariantKind, WitnessInvariant};
+use crate::witness::{ExprFormat, InvariantKind, WitnessInvariant};
 
 /// A correctness entry: its map, its `entry_type` and its position.
 pub(super) type Entry<'a> = (&'a [(NodeId, NodeId)], &'a str, Pos);
@@ -89,10 +89,20 @@ impl<'a> Reader<'a> {
         let Location { line, column, file_name, function } =
             self.read_location(l, &format!("`{kname}`"), input_files)?;
         let origin = pos.to_string();
+        // Decision 232: each expression is read by its own format's rules. Without `format`, an
+        // invariant is C (format 2.0's default) and a contract ACSL (the one format the 2.1
+        // contracts are specified in).
+        let expr_format = match format.as_deref() {
+            Some("acsl_expression") => ExprFormat::Acsl,
+            Some(_) => ExprFormat::C,
+            None if tname == "function_contract" => ExprFormat::Acsl,
+            None => ExprFormat::C,
+        };
         let mut push = |kind: InvariantKind, value: String| {
             out.push(WitnessInvariant {
                 kind,
                 value,
+                format: expr_format,
                 line,
                 column,
                 function: function.clone(),
