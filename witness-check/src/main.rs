@@ -828,7 +828,11 @@ fn print_report(
                 .stages
                 .iter()
                 .map(|s| {
-                    format!("{} {} ms ({} states, {} solver calls)", s.stage, s.ms, s.product_states, s.solver_calls)
+                    let detail = s.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default();
+                    format!(
+                        "{} {} ms ({} states, {} solver calls){detail}",
+                        s.stage, s.ms, s.product_states, s.solver_calls
+                    )
                 })
                 .collect();
             println!("stages: {}", each.join("; "));

@@ -41,6 +41,8 @@ pub struct NativeJob {
     pub nondet: bool,
     /// The invariants not checked natively, and why.
     pub skipped: Vec<String>,
+    /// The lines `program` has before the program's first (declarations of the checks).
+    pub header_lines: u32,
 }
 
 /// What a native run showed.
@@ -72,6 +74,21 @@ pub fn job(cfa: &Cfa, source: &str, obligations: &[Obligation], ilp32: bool) -> 
     }
     if cfa.threads {
         return Err("a multi-threaded program".into());
+    }
+    // Issue 51 cause 3: a run refutes only if it has no undefined behaviour; what the sanitizers
+    // cannot see is left out here (the runner's flags and warnings cover the rest).
+    if let Some(line) = cfa.scaled_ptr_diffs.iter().next() {
+        return Err(format!(
+            "the pointer difference at line {line} is undefined unless its pointers are a whole number of elements \
+             apart, which no sanitizer checks"
+        ));
+    }
+    if let Some(e) = cfa.graph.edge_weights().find(|e| matches!(e.op, EdgeOp::CallPtr { .. })) {
+        let line = e.span.map_or(0, |s| s.start_line);
+        return Err(format!(
+            "the call through a pointer at line {line} is undefined if the function's type is not the pointer's, \
+             which no sanitizer checks"
+        ));
     }
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut checks = Vec::new();
@@ -105,6 +122,7 @@ pub fn job(cfa: &Cfa, source: &str, obligations: &[Obligation], ilp32: bool) -> 
             let _ = writeln!(program, "void {f}() __attribute__((noipa));");
         }
     }
+    let header_lines = program.lines().count() as u32;
     let mut at = 0;
     for (start, end, text) in &edits {
         program.push_str(&source[at..*start]);
@@ -113,7 +131,7 @@ pub fn job(cfa: &Cfa, source: &str, obligations: &[Obligation], ilp32: bool) -> 
     }
     program.push_str(&source[at..]);
     let nondet = !nondet_functions(cfa).is_empty();
-    Ok(NativeJob { program, harness: harness(cfa), ilp32, checks, nondet, skipped: why_not })
+    Ok(NativeJob { program, harness: harness(cfa), ilp32, checks, nondet, skipped: why_not, header_lines })
 }
 
 /// The edits that check `o` (check number `number`) where it must hold.
@@ -559,5 +577,25 @@ mod tests {
         let body = job.program.find("do {").expect("the loop") + 4;
         assert!(job.program[body..].trim_start().starts_with("((("), "{}", job.program);
         assert!(job.program.contains("} while (x < 10);"), "{}", job.program);
+    }
+
+    #[test]
+    fn a_program_with_undefined_behaviour_no_sanitizer_checks_is_not_run() {
+        let inv = |line: u32| {
+            format!(
+                "{HEADER}  - invariant:\n      type: loop_invariant\n      location: {{file_name: p.c, line: {line}, column: 3, function: main}}\n      value: \"x < 10\"\n      format: c_expression\n"
+            )
+        };
+        // A difference of `int` pointers: undefined unless a whole number of elements apart.
+        let diff = "int a[4];\nint main(void) {\n  unsigned x = 0;\n  long d = &a[3] - &a[0];\n  while (x < 3) {\n    x++;\n  }\n  return (int)d;\n}\n";
+        let why = job_of(diff, &inv(5)).expect_err("left out");
+        assert!(why.contains("pointer difference at line 4"), "{why}");
+        // Of `char` pointers every difference is a whole number of elements.
+        let chars = diff.replace("int a[4]", "char a[4]");
+        assert!(job_of(&chars, &inv(5)).is_ok());
+        // A call through a pointer: undefined if the function's type is not the pointer's.
+        let call = "int g(int v) { return v; }\nint main(void) {\n  int (*f)(int) = g;\n  unsigned x = (unsigned)f(0);\n  while (x < 3) {\n    x++;\n  }\n  return 0;\n}\n";
+        let why = job_of(call, &inv(5)).expect_err("left out");
+        assert!(why.contains("call through a pointer at line 4"), "{why}");
     }
 }

@@ -215,6 +215,10 @@ pub struct StageTime {
     pub ms: u64,
     pub product_states: u64,
     pub solver_calls: u64,
+    /// What the engine concluded when it concluded nothing, in words (the native run: why it
+    /// was not run, or what each run showed; issue 51 cause 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// One invariant of a correctness witness and what became of it.
