@@ -331,7 +331,12 @@ impl Stage<'_> {
                 }
             };
             return Ok(InvariantOutcome {
-                verdict: Verdict::Confirmed { trace: Vec::new(), error_function: what.clone(), call: None },
+                verdict: Verdict::Confirmed {
+                    trace: Vec::new(),
+                    error_function: what.clone(),
+                    call: None,
+                    lost_blocks: None,
+                },
                 reason: what,
                 failed,
                 k: None,
