@@ -83,6 +83,13 @@ pub fn job(cfa: &Cfa, source: &str, obligations: &[Obligation], ilp32: bool) -> 
              apart, which no sanitizer checks"
         ));
     }
+    if let Some((line, var)) = uninitialised_pointer(cfa) {
+        return Err(format!(
+            "the pointer `{}` declared at line {line} without a value: using it is undefined, which no sanitizer \
+             checks (natively it reads as a null pointer)",
+            cfa.var(var).name
+        ));
+    }
     if let Some(e) = cfa.graph.edge_weights().find(|e| matches!(e.op, EdgeOp::CallPtr { .. })) {
         let line = e.span.map_or(0, |s| s.start_line);
         return Err(format!(
@@ -132,6 +139,29 @@ pub fn job(cfa: &Cfa, source: &str, obligations: &[Obligation], ilp32: bool) -> 
     program.push_str(&source[at..]);
     let nondet = !nondet_functions(cfa).is_empty();
     Ok(NativeJob { program, harness: harness(cfa), ilp32, checks, nondet, skipped: why_not, header_lines })
+}
+
+/// A local pointer variable declared without an initializer (its line and variable): the
+/// interpreter makes any use of its value undefined; natively (`-ftrivial-auto-var-init=zero`) it
+/// is a null pointer that comparisons and arithmetic use silently.
+fn uninitialised_pointer(cfa: &Cfa) -> Option<(u32, VarId)> {
+    let uninit = |var: &VarId, init: &Option<crate::cfa::Init>| {
+        let info = cfa.var(*var);
+        init.is_none()
+            && matches!(info.ty, crate::cfa::CType::Ptr)
+            && matches!(info.scope, crate::cfa::VarScope::Local(_))
+    };
+    cfa.graph.edge_weights().find_map(|e| {
+        let var = match &e.op {
+            EdgeOp::Declare { var, init } if uninit(var, init) => Some(*var),
+            EdgeOp::AssignAll { writes } => writes.iter().find_map(|w| match w {
+                crate::cfa::Write::Declare { var, init } if uninit(var, init) => Some(*var),
+                _ => None,
+            }),
+            _ => None,
+        }?;
+        Some((e.span.map_or(0, |s| s.start_line), var))
+    })
 }
 
 /// The edits that check `o` (check number `number`) where it must hold.
@@ -597,5 +627,11 @@ mod tests {
         let call = "int g(int v) { return v; }\nint main(void) {\n  int (*f)(int) = g;\n  unsigned x = (unsigned)f(0);\n  while (x < 3) {\n    x++;\n  }\n  return 0;\n}\n";
         let why = job_of(call, &inv(5)).expect_err("left out");
         assert!(why.contains("call through a pointer at line 4"), "{why}");
+        // A pointer declared without a value: using it is undefined (natively: a null pointer).
+        let uninit = "int main(void) {\n  int *p;\n  unsigned x = 0;\n  if (p == 0) x = 1;\n  while (x < 3) {\n    x++;\n  }\n  return 0;\n}\n";
+        let why = job_of(uninit, &inv(5)).expect_err("left out");
+        assert!(why.contains("pointer `p` declared at line 2 without a value"), "{why}");
+        let init = uninit.replace("int *p;", "int *p = 0;");
+        assert!(job_of(&init, &inv(5)).is_ok());
     }
 }
