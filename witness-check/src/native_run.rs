@@ -8,7 +8,8 @@
 //! `-O0` (no optimisation that presumes the absence of undefined behaviour before a check sees
 //! it), automatic variables are initialised to zero (an uninitialised local has some value, as
 //! the interpreter reads it), and a program gcc warns about for unsequenced modifications or a
-//! function falling off its end without a value is not run.
+//! function falling off its end without a value is not run (the job itself leaves out what gcc
+//! cannot see at all: `witness_core::native::job`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -18,7 +19,8 @@ use std::time::{Duration, Instant};
 use witness_core::harness::{ERROR_FUNCTIONS, REACHED_STATUS, REACHED_TEXT};
 use witness_core::native::{NativeJob, NativeOutcome, NativeRunner, BROKEN_STATUS, BROKEN_TEXT, CALLS_TEXT};
 
-/// The compile and link options of a native run. `-O0`: no optimisation reads more into the
+/// The compile and link options of a native run (the harness, this validator's own C, is
+/// compiled with `-O2` instead: see `build`). `-O0`: no optimisation reads more into the
 /// program than the checks see (at `-O2` gcc may use an undefined operation to drop or reorder
 /// code before its check runs, and it uses `restrict` and type-based aliasing, which nothing
 /// checks); `-fno-builtin`: `memcpy` and friends are the library's, whose AddressSanitizer
