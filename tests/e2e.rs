@@ -739,7 +739,11 @@ fn replay_reproduces_overflow_and_memory_safety_with_the_sanitizer_that_shows_th
         ("overflow-confirm", "ILP32", "UBSan reports the overflow at line 8: signed integer overflow"),
         ("memsafety-deref-confirm", "ILP32", "AddressSanitizer reports heap-buffer-overflow at line 11"),
         ("memsafety-free-confirm", "LP64", "AddressSanitizer reports attempting free on address which was not"),
-        ("memsafety-memtrack-confirm", "ILP32", "LeakSanitizer reports a leak at exit: 4 byte(s) leaked"),
+        (
+            "memsafety-memtrack-confirm",
+            "ILP32",
+            "LeakSanitizer reports the lost block at exit: 4 bytes allocated at line 6",
+        ),
     ] {
         let dir = fixtures_dir().join("graphml").join(case);
         let out = validate_in(&dir, &dir.join("witness.graphml"), model, &["--json".as_ref(), "--replay".as_ref()]);
@@ -752,6 +756,50 @@ fn replay_reproduces_overflow_and_memory_safety_with_the_sanitizer_that_shows_th
     let out = validate_in(&dir, &dir.join("witness.yml"), "LP64", &["--replay".as_ref()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("replay: not replayed (a native run does not show a violation of termination)"), "{text}");
+}
+
+/// Issue 51 cause 7: a leak reproduces only when the native run leaks the block the confirmed run
+/// loses (allocation line and size). gcc calls `choose`'s two nondet arguments right to left: in
+/// `-other-block-` the native run frees the confirmed block and leaks the other one, which the
+/// replay called a reproduction before; in `-same-block-` either order leaks the same block.
+#[test]
+fn replay_reproduces_a_leak_only_for_the_confirmed_block() {
+    for (case, reproduced, shown) in [
+        (
+            "memtrack-argument-order-other-block-confirm",
+            false,
+            "LeakSanitizer reports another leak: 4 bytes allocated at line 6, not the block the confirmed run loses \
+             (16 bytes from `malloc` at line 7)",
+        ),
+        (
+            "memtrack-argument-order-same-block-confirm",
+            true,
+            "LeakSanitizer reports the lost block at exit: 16 bytes allocated at line 7",
+        ),
+    ] {
+        let dir = fixtures_dir().join("graphml").join(case);
+        let out = validate_in(&dir, &dir.join("witness.graphml"), "LP64", &["--json".as_ref(), "--replay".as_ref()]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(json["verdict"], "confirmed", "{case}: {json}");
+        assert_eq!(json["lost_blocks"][0]["line"], 7, "{case}: {json}");
+        assert_eq!(json["lost_blocks"][0]["bytes"], 16, "{case}: {json}");
+        assert_eq!(json["replay"]["reproduced"], reproduced, "{case}: {json}");
+        assert!(json["replay"]["detail"].as_str().unwrap_or_default().contains(shown), "{case}: {json}");
+    }
+}
+
+/// Issue 51 cause 7: UBSan words the overflow of `INT_MIN % -1` as a division; it is the
+/// confirmed overflow (it was "another error"), and the reason writes the program's `%`.
+#[test]
+fn replay_reproduces_int_min_remainder_as_an_overflow() {
+    let dir = fixtures_dir().join("graphml").join("overflow-int-min-remainder-confirm");
+    let out = validate_in(&dir, &dir.join("witness.graphml"), "ILP32", &["--json".as_ref(), "--replay".as_ref()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["verdict"], "confirmed", "{json}");
+    assert!(json["reason"].as_str().unwrap_or_default().contains("signed overflow in -2147483648 % -1"), "{json}");
+    assert_eq!(json["replay"]["reproduced"], true, "{json}");
+    let detail = json["replay"]["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("UBSan reports the overflow at line 7: division of -2147483648 by -1"), "{json}");
 }
 
 /// Issue 35 item 11: clap writes the manual pages and the shell completions.

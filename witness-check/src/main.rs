@@ -561,12 +561,19 @@ fn right_to_left(r: &Report, harness: &str, first: replay::Replay, opts: &Valida
     let threaded = witness_core::harness::is_threaded(harness);
     let second = replay::replay(&opts.program, &path, r.data_model == "ILP32", threaded, &expected(r));
     let _ = std::fs::remove_file(&path);
-    let detail = if second.reproduced {
+    let detail = if second.reproduced && r.property == "unreach-call" {
         format!(
             "{}; gcc calls the nondet functions of a call's arguments right to left, this validator left to right \
              (C leaves the order unspecified): with the values of those calls in gcc's order the native run reaches \
              the error",
             first.detail
+        )
+    } else if second.reproduced {
+        format!(
+            "{}; gcc calls the nondet functions of a call's arguments right to left, this validator left to right \
+             (C leaves the order unspecified): with the values of those calls in gcc's order the native run shows \
+             the confirmed violation ({})",
+            first.detail, second.detail
         )
     } else {
         format!(
@@ -583,7 +590,7 @@ fn right_to_left(r: &Report, harness: &str, first: replay::Replay, opts: &Valida
 /// input values alone reach an error, any error function at the line that run reaches it.
 fn expected(r: &Report) -> replay::Expected {
     match &r.verdict {
-        Verdict::Confirmed { call, trace, error_function } => replay::Expected {
+        Verdict::Confirmed { call, trace, error_function, lost_blocks } => replay::Expected {
             error: match call {
                 Some(c) => ExpectedError::Call(c.clone()),
                 None => ExpectedError::Other(error_function.clone()),
@@ -593,11 +600,13 @@ fn expected(r: &Report) -> replay::Expected {
                 span.map(|sp| (sp.start_line, sp.end_line)).or((s.line > 0).then_some((s.line, s.line)))
             }),
             shows: replay::Shows::of(&r.property).unwrap_or(replay::Shows::ErrorCall),
+            blocks: lost_blocks.as_ref().map(|b| b.0.clone()).unwrap_or_default(),
         },
         _ => replay::Expected {
             error: ExpectedError::AnyErrorFunction,
             lines: r.test_vector.as_ref().and_then(|tv| tv.line).map(|l| (l, l)),
             shows: replay::Shows::ErrorCall,
+            blocks: Vec::new(),
         },
     }
 }
@@ -637,9 +646,14 @@ fn harness_and_replay(
                 _ => first,
             }
         } else if replay::Shows::of(&r.property).is_some() {
-            // Issue 35 item 7: the sanitizer that shows the property's violation.
+            // Issue 35 item 7: the sanitizer that shows the property's violation; in gcc's order
+            // of a call's nondet arguments too (issue 51 cause 7).
             let threaded = witness_core::harness::is_threaded(text);
-            replay::replay(&opts.program, path, r.data_model == "ILP32", threaded, &expected(r))
+            let first = replay::replay(&opts.program, path, r.data_model == "ILP32", threaded, &expected(r));
+            match (&r.harness_right_to_left, first.reproduced, first.ran) {
+                (Some(other), false, true) => right_to_left(r, other, first, opts),
+                _ => first,
+            }
         } else {
             replay::Replay::not_run(format!("a native run does not show a violation of {}", r.property))
         }
@@ -738,9 +752,13 @@ fn print_report(
             v["stats"]["cpu_ms"] = json!(cpu_ms);
             v["stats"]["max_rss_mib"] = json!(max_rss_mib);
         }
-        if let Verdict::Confirmed { trace, error_function, .. } = &r.verdict {
+        if let Verdict::Confirmed { trace, error_function, lost_blocks, .. } = &r.verdict {
             v["trace"] = json!(trace);
             v["error_function"] = json!(error_function);
+            // Issue 51 cause 7: the blocks a leak loses (allocation lines, size).
+            if let Some(blocks) = lost_blocks {
+                v["lost_blocks"] = json!(blocks);
+            }
             if let Some(code) = r.error_code {
                 v["error_code"] = json!(code);
             }
@@ -836,7 +854,11 @@ fn print_report(
                 .stages
                 .iter()
                 .map(|s| {
-                    format!("{} {} ms ({} states, {} solver calls)", s.stage, s.ms, s.product_states, s.solver_calls)
+                    let detail = s.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default();
+                    format!(
+                        "{} {} ms ({} states, {} solver calls){detail}",
+                        s.stage, s.ms, s.product_states, s.solver_calls
+                    )
                 })
                 .collect();
             println!("stages: {}", each.join("; "));

@@ -1,8 +1,15 @@
 //! The gcc runner of native jobs (decision 222): compiles the instrumented program with
-//! UBSan and AddressSanitizer (`-O2`, automatic variables initialised to zero: an uninitialised
-//! local has some value, as the interpreter reads it) and the job's harness, the program's
-//! error functions weakened so that the harness's report reaching them, and runs it with a
-//! time limit. A run concludes only when no sanitizer reported anything.
+//! UBSan and AddressSanitizer and the job's harness, the program's error functions weakened so
+//! that the harness's report reaching them, and runs it with a time limit. A run concludes only
+//! when no sanitizer reported anything (issue 51 cause 3, decision 233): every check gcc has
+//! for the undefined behaviour the interpreter knows is on (`float-cast-overflow`,
+//! `bounds-strict`, pointer comparison and subtraction across objects, stack use after return
+//! or scope, `memcpy` overlap through the library's interceptors), the program is compiled
+//! `-O0` (no optimisation that presumes the absence of undefined behaviour before a check sees
+//! it), automatic variables are initialised to zero (an uninitialised local has some value, as
+//! the interpreter reads it), and a program gcc warns about for unsequenced modifications or a
+//! function falling off its end without a value is not run (the job itself leaves out what gcc
+//! cannot see at all: `witness_core::native::job`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -11,6 +18,53 @@ use std::time::{Duration, Instant};
 
 use witness_core::harness::{ERROR_FUNCTIONS, REACHED_STATUS, REACHED_TEXT};
 use witness_core::native::{NativeJob, NativeOutcome, NativeRunner, BROKEN_STATUS, BROKEN_TEXT, CALLS_TEXT};
+
+/// The compile and link options of a native run (the harness, this validator's own C, is
+/// compiled with `-O2` instead: see `build`). `-O0`: no optimisation reads more into the
+/// program than the checks see (at `-O2` gcc may use an undefined operation to drop or reorder
+/// code before its check runs, and it uses `restrict` and type-based aliasing, which nothing
+/// checks); `-fno-builtin`: `memcpy` and friends are the library's, whose AddressSanitizer
+/// interceptors check overlaps and bounds. Every check of `-fsanitize=undefined`, and those of
+/// its kind outside the group: a float converted to an integer it does not fit
+/// (`float-cast-overflow`, undefined: C11 6.3.1.4), an index past an array member at the end of
+/// a struct (`bounds-strict`), relational comparisons and differences of pointers into different
+/// objects (`pointer-compare`, `pointer-subtract`, with `detect_invalid_pointer_pairs`). Not
+/// `float-divide-by-zero`: IEEE division, defined in the interpreter (`semantics/float.rs`).
+const FLAGS: &[&str] = &[
+    "-O0",
+    "-fno-builtin",
+    "-fno-strict-aliasing",
+    "-fno-finite-loops",
+    "-ffp-contract=off",
+    "-fsanitize=address,undefined,float-cast-overflow,bounds-strict,pointer-compare,pointer-subtract",
+    "-fno-sanitize-recover=all",
+    "-ftrivial-auto-var-init=zero",
+];
+
+/// The program's compile asks gcc for the warnings that name undefined behaviour no sanitizer
+/// sees (the others are ignored): unsequenced modifications of an object (C11 6.5p2), and a
+/// function that may fall off its end without a value (using that value is undefined, C11
+/// 6.9.1p12).
+const WARNINGS: &[&str] = &["-Wsequence-point", "-Wreturn-type"];
+
+/// The runtime options of AddressSanitizer for a run: no leak check (not a property of
+/// invariants), the pointer-pair checks on (also with a null pointer), a returned frame's
+/// locals poisoned.
+const ASAN_OPTIONS: &str =
+    "detect_leaks=0:abort_on_error=0:detect_invalid_pointer_pairs=2:detect_stack_use_after_return=1";
+
+/// Why a run of a program gcc warned about this way would show nothing: the warning, at the
+/// line of the program file (`header` lines of the job's text precede it).
+fn unchecked_warning(stderr: &str, header: u32) -> Option<String> {
+    let line = stderr.lines().find(|l| l.contains("[-Wsequence-point]") || l.contains("[-Wreturn-type]"))?;
+    // `program.c:7:5: warning: operation on 'i' may be undefined [-Wsequence-point]`
+    let (place, what) = line.split_once(": warning: ").unwrap_or(("", line));
+    let at = match place.split(':').nth(1).and_then(|l| l.parse::<u32>().ok()) {
+        Some(l) if l > header => format!(" at line {}", l - header),
+        _ => String::new(),
+    };
+    Some(format!("gcc warns{at}: {} (undefined behaviour that no sanitizer checks)", what.trim()))
+}
 
 /// Runs native jobs in a temporary directory of its own (removed when dropped).
 #[derive(Debug)]
@@ -44,23 +98,14 @@ impl GccRunner {
         std::fs::write(&source, &job.program).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
         std::fs::write(&harness, &job.harness).map_err(|e| format!("cannot write {}: {e}", harness.display()))?;
         // `-m32` with SSE arithmetic: IEEE `double`s without the x87's excess precision, as the
-        // interpreter computes; no optimisation that reads more into the program than C says
-        // (type-based aliasing; loops assumed to end are C++'s rule, off for C anyway).
+        // interpreter computes.
         let model: &[&str] = if job.ilp32 { &["-m32", "-msse2", "-mfpmath=sse"] } else { &["-m64"] };
-        let flags = [
-            "-w",
-            "-O2",
-            "-fno-strict-aliasing",
-            "-fno-finite-loops",
-            "-ffp-contract=off",
-            "-fsanitize=address,undefined",
-            "-fno-sanitize-recover=all",
-            "-ftrivial-auto-var-init=zero",
-        ];
         let mut compile = Command::new("gcc");
         compile
+            .env("LC_ALL", "C")
             .args(model)
-            .args(flags)
+            .args(FLAGS)
+            .args(WARNINGS)
             .arg("-iquote")
             .arg(&self.quote_dir)
             .arg("-c")
@@ -72,14 +117,21 @@ impl GccRunner {
             weaken.arg(format!("--weaken-symbol={f}"));
         }
         weaken.arg(&object);
+        // The harness is this validator's own C (no undefined behaviour): `-O2`, so that its nondet
+        // functions, called once a loop pass, do not slow the run (`cd-mod4-r1`: 12.5 s at `-O0`,
+        // 6 s at `-O2`, about the time of decision 222's run).
+        let harness_flags = FLAGS.iter().map(|f| if *f == "-O0" { "-O2" } else { f });
         let mut link = Command::new("gcc");
-        link.args(model).args(flags).arg("-o").arg(&exe).arg(&object).arg(&harness).arg("-lm");
+        link.args(model).args(harness_flags).arg("-w").arg("-o").arg(&exe).arg(&object).arg(&harness).arg("-lm");
         for (what, mut cmd) in [("compile", compile), ("objcopy", weaken), ("link", link)] {
             let out = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).output().map_err(|e| format!("{what}: {e}"))?;
+            let msg = String::from_utf8_lossy(&out.stderr);
             if !out.status.success() {
-                let msg = String::from_utf8_lossy(&out.stderr);
                 let first = msg.lines().find(|l| l.contains("error")).unwrap_or("").trim().to_string();
                 return Err(format!("{what} failed: {first}"));
+            }
+            if let Some(why) = unchecked_warning(&msg, job.header_lines) {
+                return Err(why);
             }
         }
         Ok(exe)
@@ -142,7 +194,7 @@ impl NativeRunner for GccRunner {
         let child = cmd
             .env("WITNESS_CHECK_NONDET", value.to_string())
             .env("WITNESS_CHECK_TOKEN", &token)
-            .env("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0")
+            .env("ASAN_OPTIONS", ASAN_OPTIONS)
             .env("UBSAN_OPTIONS", "print_stacktrace=0:halt_on_error=1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -157,14 +209,18 @@ impl NativeRunner for GccRunner {
         };
         let err = String::from_utf8_lossy(&std::fs::read(&log).unwrap_or_default()).into_owned();
         let _ = std::fs::remove_file(&log);
-        outcome(&err, status.code(), &token)
+        outcome(&err, status.code(), &token, job.header_lines)
     }
 }
 
-/// What the run's standard error and status show.
-fn outcome(err: &str, code: Option<i32>, token: &str) -> NativeOutcome {
+/// What the run's standard error and status show (`header`: lines of the job's program text
+/// before the program's first).
+fn outcome(err: &str, code: Option<i32>, token: &str, header: u32) -> NativeOutcome {
     if err.contains("runtime error:") || err.contains("Sanitizer") {
-        return NativeOutcome::Nothing("a sanitizer reported undefined behaviour".into());
+        return NativeOutcome::Nothing(format!(
+            "a sanitizer reports undefined behaviour: {}",
+            sanitizer_report(err, header)
+        ));
     }
     let calls =
         err.lines().rev().find_map(|l| l.strip_prefix(CALLS_TEXT)).and_then(|n| n.trim().parse().ok()).unwrap_or(0);
@@ -196,6 +252,20 @@ fn outcome(err: &str, code: Option<i32>, token: &str) -> NativeOutcome {
     NativeOutcome::Nothing(format!("the run ended (status {code:?}) with every checked invariant true"))
 }
 
+/// The sanitizer's report in a few words: UBSan's message at its line of the program file
+/// (`program.c:9:7: runtime error: …`), or AddressSanitizer's error line.
+fn sanitizer_report(err: &str, header: u32) -> String {
+    if let Some((place, message)) = err.lines().find_map(|l| l.split_once(": runtime error: ")) {
+        let line = place.rsplit(':').nth(1).and_then(|l| l.parse::<u32>().ok()).filter(|l| *l > header);
+        return match line {
+            Some(l) => format!("{} at line {}", message.trim(), l - header),
+            None => message.trim().to_string(),
+        };
+    }
+    let report = err.lines().find_map(|l| l.split_once("ERROR: ").map(|(_, r)| r));
+    report.map(|r| r.split(" on address").next().unwrap_or(r).trim().to_string()).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,16 +274,41 @@ mod tests {
     fn a_report_counts_only_with_the_runs_token_and_no_sanitizer_finding() {
         let report = format!("{BROKEN_TEXT} 2 abc\nx=4294967292\n{CALLS_TEXT} 7\n");
         assert_eq!(
-            outcome(&report, Some(BROKEN_STATUS), "abc"),
+            outcome(&report, Some(BROKEN_STATUS), "abc", 0),
             NativeOutcome::Broken { check: 2, values: "x = 4294967292".into(), calls: 7 }
         );
-        assert!(matches!(outcome(&report, Some(BROKEN_STATUS), "other"), NativeOutcome::Nothing(_)));
+        assert!(matches!(outcome(&report, Some(BROKEN_STATUS), "other", 0), NativeOutcome::Nothing(_)));
         let with_ub = format!("p.c:3:5: runtime error: signed integer overflow\n{report}");
-        assert!(matches!(outcome(&with_ub, Some(BROKEN_STATUS), "abc"), NativeOutcome::Nothing(_)));
+        assert!(matches!(outcome(&with_ub, Some(BROKEN_STATUS), "abc", 0), NativeOutcome::Nothing(_)));
         let reached = format!("{REACHED_TEXT} (reach_error)\n{CALLS_TEXT} 3\n");
         assert_eq!(
-            outcome(&reached, Some(REACHED_STATUS), "abc"),
+            outcome(&reached, Some(REACHED_STATUS), "abc", 0),
             NativeOutcome::Reached { what: "reach_error".into(), calls: 3 }
         );
+    }
+
+    #[test]
+    fn undefined_behaviour_no_sanitizer_sees_leaves_the_run_out_with_its_line() {
+        let warn = "program.c: In function 'main':\nprogram.c:9:7: warning: operation on 'i' may be undefined \
+                    [-Wsequence-point]\n";
+        assert_eq!(
+            unchecked_warning(warn, 3).as_deref(),
+            Some(
+                "gcc warns at line 6: operation on 'i' may be undefined [-Wsequence-point] (undefined behaviour \
+                 that no sanitizer checks)"
+            )
+        );
+        let other = "program.c:9:7: warning: unused variable 'k' [-Wunused-variable]\n";
+        assert_eq!(unchecked_warning(other, 3), None);
+        let ubsan = "program.c:17:17: runtime error: 2.14748e+09 is outside the range of representable values of \
+                     type 'int'\n";
+        match outcome(ubsan, Some(1), "abc", 2) {
+            NativeOutcome::Nothing(why) => assert_eq!(
+                why,
+                "a sanitizer reports undefined behaviour: 2.14748e+09 is outside the range of representable \
+                 values of type 'int' at line 15"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -83,6 +83,9 @@ pub struct Expected {
     pub lines: Option<(u32, u32)>,
     /// What the native run must show.
     pub shows: Shows,
+    /// For a leak: the blocks the confirmed run loses (allocation lines and size); a native
+    /// leak of another block is no reproduction (issue 51 cause 7).
+    pub blocks: Vec<witness_core::verdict::LostBlock>,
 }
 
 impl Expected {
@@ -229,7 +232,9 @@ pub fn wait_within(child: &mut std::process::Child, limit: Duration) -> Option<s
 fn run(exe: &Path, source: &Path, expected: &Expected) -> Replay {
     let mut cmd = Command::new(exe);
     // Leaks are looked for at exit; a report ends the run with the sanitizers' usual status.
+    // LeakSanitizer lists each leaked object with its size (`report_objects`).
     cmd.env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0:symbolize=1")
+        .env("LSAN_OPTIONS", "report_objects=1")
         .env("UBSAN_OPTIONS", "print_stacktrace=0:halt_on_error=1");
     let mut child = match cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn() {
         Ok(c) => c,
@@ -350,7 +355,10 @@ fn sanitized(err: &str, code: Option<i32>, source: &Path, expected: &Expected) -
             };
             let line = place_line(place, &file);
             let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
-            if !(message.starts_with("signed integer overflow") || message.starts_with("negation of")) {
+            // `INT_MIN / -1` and `INT_MIN % -1` are UBSan's `division of -2147483648 by -1 cannot be
+            // represented in type 'int'`: the same overflow (issue 51 cause 7).
+            let division = message.starts_with("division of ") && message.contains(" by -1 cannot be represented");
+            if !(message.starts_with("signed integer overflow") || message.starts_with("negation of") || division) {
                 return ran(false, format!("UBSan reports another error{at}: {message}"));
             }
             if at_wanted(line) {
@@ -389,20 +397,159 @@ fn sanitized(err: &str, code: Option<i32>, source: &Path, expected: &Expected) -
                 ran(false, format!("AddressSanitizer reports {kind}{at}, not at the confirmed run's ({wanted})"))
             }
         }
-        Shows::Leak => match err.lines().find(|l| l.starts_with("SUMMARY: AddressSanitizer: ") && l.contains("leaked"))
-        {
-            Some(summary) if err.contains("ERROR: LeakSanitizer: detected memory leaks") => ran(
-                true,
-                format!("LeakSanitizer reports a leak at exit: {}", &summary["SUMMARY: AddressSanitizer: ".len()..]),
-            ),
-            _ => ran(
-                false,
-                format!(
-                    "the native run ends with {how} and no leak report (LeakSanitizer reports blocks unreachable at \
-                     exit; one still reachable from a global is not reported)"
-                ),
-            ),
-        },
+        Shows::Leak => {
+            if !err.contains("ERROR: LeakSanitizer: detected memory leaks") {
+                return ran(
+                    false,
+                    format!(
+                        "the native run ends with {how} and no leak report (LeakSanitizer reports blocks unreachable \
+                         at exit; one still reachable from a global is not reported)"
+                    ),
+                );
+            }
+            leak(&leaks(err, &file), &expected.blocks, ran)
+        }
         Shows::ErrorCall => ran(false, "not a sanitizer replay".into()),
+    }
+}
+
+/// One leaked object in LeakSanitizer's report: the line of its allocation's first frame in the
+/// program's file (`None`: no such frame), its size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Leaked {
+    line: Option<u32>,
+    bytes: u64,
+}
+
+/// The objects LeakSanitizer reports (run with `report_objects=1`): each record
+/// `Direct leak of 16 byte(s) in 1 object(s) allocated from:`, its frames
+/// (`#1 0x… in main /tmp/…/program.c:7`), and `Objects leaked above:` with one
+/// `0x… (16 bytes)` a line. A record without the object list is one object of its size when it
+/// counts one, otherwise objects of unknown sizes (none is listed).
+fn leaks(err: &str, file: &str) -> Vec<Leaked> {
+    let mut out = Vec::new();
+    let mut lines = err.lines().peekable();
+    while let Some(l) = lines.next() {
+        let Some(rest) = l.strip_prefix("Direct leak of ").or_else(|| l.strip_prefix("Indirect leak of ")) else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let total = words.next().and_then(|n| n.parse::<u64>().ok());
+        let count = words.nth(2).and_then(|n| n.parse::<u64>().ok());
+        let mut line = None;
+        while let Some(f) = lines.next_if(|f| f.trim_start().starts_with('#')) {
+            if line.is_none() {
+                line = f.split_whitespace().find_map(|w| place_line(w, file));
+            }
+        }
+        while lines.next_if(|f| f.trim().is_empty()).is_some() {}
+        let mut sizes = Vec::new();
+        if lines.next_if(|f| f.starts_with("Objects leaked above:")).is_some() {
+            while let Some(o) = lines.next_if(|o| o.starts_with("0x")) {
+                if let Some(n) = o.split_once('(').and_then(|(_, r)| r.split_whitespace().next()?.parse().ok()) {
+                    sizes.push(n);
+                }
+            }
+        } else if let (Some(t), Some(1)) = (total, count) {
+            sizes.push(t);
+        }
+        out.extend(sizes.into_iter().map(|bytes| Leaked { line, bytes }));
+    }
+    out
+}
+
+/// A leak replay (issue 51 cause 7): reproduced only when a leaked object is one of the blocks
+/// the confirmed run loses, allocated on its step's lines with its size.
+fn leak(found: &[Leaked], blocks: &[witness_core::verdict::LostBlock], ran: impl Fn(bool, String) -> Replay) -> Replay {
+    let shown: Vec<String> = found
+        .iter()
+        .map(|l| match l.line {
+            Some(n) => format!("{} bytes allocated at line {n}", l.bytes),
+            None => format!("{} bytes allocated outside the program's file", l.bytes),
+        })
+        .collect();
+    let wanted: Vec<String> = blocks
+        .iter()
+        .map(|b| {
+            let lines = if b.line == b.end_line {
+                format!("line {}", b.line)
+            } else {
+                format!("lines {}-{}", b.line, b.end_line)
+            };
+            match b.bytes {
+                Some(n) => format!("{n} bytes from `{}` at {lines}", b.function),
+                None => format!("a block of a symbolic size from `{}` at {lines}", b.function),
+            }
+        })
+        .collect();
+    let same = |l: &Leaked, b: &witness_core::verdict::LostBlock| {
+        b.line > 0 && b.bytes == Some(l.bytes) && l.line.is_some_and(|n| (b.line..=b.end_line).contains(&n))
+    };
+    match found.iter().find(|l| blocks.iter().any(|b| same(l, b))) {
+        Some(l) => ran(true, format!("LeakSanitizer reports the lost block at exit: {}", shown_one(l))),
+        None if shown.is_empty() => {
+            ran(false, "LeakSanitizer reports a leak, but no leaked object with its size and place".into())
+        }
+        None if wanted.is_empty() => ran(
+            false,
+            format!("LeakSanitizer reports {}; the confirmation names no lost block to compare", shown.join(", ")),
+        ),
+        None => ran(
+            false,
+            format!(
+                "LeakSanitizer reports another leak: {}, not the block the confirmed run loses ({})",
+                shown.join(", "),
+                wanted.join(", ")
+            ),
+        ),
+    }
+}
+
+fn shown_one(l: &Leaked) -> String {
+    match l.line {
+        Some(n) => format!("{} bytes allocated at line {n}", l.bytes),
+        None => format!("{} bytes", l.bytes),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use witness_core::verdict::LostBlock;
+
+    const REPORT: &str = "==1==ERROR: LeakSanitizer: detected memory leaks\n\n\
+        Direct leak of 4 byte(s) in 1 object(s) allocated from:\n    \
+        #0 0x7f in __interceptor_malloc ../asan_malloc_linux.cpp:69\n    \
+        #1 0x40 in main /tmp/x/program.c:6\n    #2 0x7f in __libc_start_call_main libc.h:58\n\n\
+        Objects leaked above:\n0x602000000010 (4 bytes)\n\n\
+        Indirect leak of 24 byte(s) in 2 object(s) allocated from:\n    \
+        #0 0x7f in __interceptor_malloc ../asan_malloc_linux.cpp:69\n    #1 0x41 in mk /tmp/x/program.c:3\n\n\
+        Objects leaked above:\n0x602000000030 (16 bytes)\n0x602000000050 (8 bytes)\n\n\
+        SUMMARY: AddressSanitizer: 28 byte(s) leaked in 3 allocation(s).\n";
+
+    fn block(line: u32, bytes: Option<u64>) -> LostBlock {
+        LostBlock { function: "malloc".into(), line, end_line: line, bytes }
+    }
+
+    #[test]
+    fn each_leaked_object_has_its_allocation_line_and_size() {
+        let found = leaks(REPORT, "program.c");
+        let want = [(6, 4), (3, 16), (3, 8)].map(|(l, b)| Leaked { line: Some(l), bytes: b });
+        assert_eq!(found, want);
+        assert!(leaks(REPORT, "other.c").iter().all(|l| l.line.is_none()));
+    }
+
+    #[test]
+    fn a_leak_reproduces_only_the_block_of_the_confirmed_line_and_size() {
+        let found = leaks(REPORT, "program.c");
+        let ran = |reproduced: bool, detail: String| Replay { reproduced, ran: true, detail };
+        assert!(leak(&found, &[block(3, Some(8))], ran).reproduced);
+        assert!(leak(&found, &[block(9, Some(1)), block(6, Some(4))], ran).reproduced);
+        // Another line, another size, a symbolic size, no block named.
+        assert!(!leak(&found, &[block(7, Some(4))], ran).reproduced);
+        assert!(!leak(&found, &[block(6, Some(16))], ran).reproduced);
+        assert!(!leak(&found, &[block(6, None)], ran).reproduced);
+        let none = leak(&found, &[], ran);
+        assert!(!none.reproduced && none.detail.contains("names no lost block"), "{}", none.detail);
     }
 }

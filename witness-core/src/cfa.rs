@@ -882,6 +882,11 @@ pub struct Cfa {
     /// C leaves their order unspecified; the CFA calls them left to right, gcc on x86 right to
     /// left (issue 19, cause 12).
     pub unordered_nondet: std::collections::BTreeSet<u32>,
+    /// Lines of pointer differences whose elements are larger than a byte: C leaves a
+    /// difference of pointers that are not a whole number of elements apart undefined, which
+    /// no sanitizer of gcc checks (a native run of such a program concludes nothing; issue 51
+    /// cause 3).
+    pub scaled_ptr_diffs: std::collections::BTreeSet<u32>,
     pub functions: Vec<FunctionInfo>,
     pub externs: Vec<ExternInfo>,
     pub vars: Vec<VarInfo>,

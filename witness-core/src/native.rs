@@ -41,6 +41,8 @@ pub struct NativeJob {
     pub nondet: bool,
     /// The invariants not checked natively, and why.
     pub skipped: Vec<String>,
+    /// The lines `program` has before the program's first (declarations of the checks).
+    pub header_lines: u32,
 }
 
 /// What a native run showed.
@@ -72,6 +74,28 @@ pub fn job(cfa: &Cfa, source: &str, obligations: &[Obligation], ilp32: bool) -> 
     }
     if cfa.threads {
         return Err("a multi-threaded program".into());
+    }
+    // Issue 51 cause 3: a run refutes only if it has no undefined behaviour; what the sanitizers
+    // cannot see is left out here (the runner's flags and warnings cover the rest).
+    if let Some(line) = cfa.scaled_ptr_diffs.iter().next() {
+        return Err(format!(
+            "the pointer difference at line {line} is undefined unless its pointers are a whole number of elements \
+             apart, which no sanitizer checks"
+        ));
+    }
+    if let Some((line, var)) = uninitialised_pointer(cfa) {
+        return Err(format!(
+            "the pointer `{}` declared at line {line} without a value: using it is undefined, which no sanitizer \
+             checks (natively it reads as a null pointer)",
+            cfa.var(var).name
+        ));
+    }
+    if let Some(e) = cfa.graph.edge_weights().find(|e| matches!(e.op, EdgeOp::CallPtr { .. })) {
+        let line = e.span.map_or(0, |s| s.start_line);
+        return Err(format!(
+            "the call through a pointer at line {line} is undefined if the function's type is not the pointer's, \
+             which no sanitizer checks"
+        ));
     }
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut checks = Vec::new();
@@ -105,6 +129,7 @@ pub fn job(cfa: &Cfa, source: &str, obligations: &[Obligation], ilp32: bool) -> 
             let _ = writeln!(program, "void {f}() __attribute__((noipa));");
         }
     }
+    let header_lines = program.lines().count() as u32;
     let mut at = 0;
     for (start, end, text) in &edits {
         program.push_str(&source[at..*start]);
@@ -113,7 +138,30 @@ pub fn job(cfa: &Cfa, source: &str, obligations: &[Obligation], ilp32: bool) -> 
     }
     program.push_str(&source[at..]);
     let nondet = !nondet_functions(cfa).is_empty();
-    Ok(NativeJob { program, harness: harness(cfa), ilp32, checks, nondet, skipped: why_not })
+    Ok(NativeJob { program, harness: harness(cfa), ilp32, checks, nondet, skipped: why_not, header_lines })
+}
+
+/// A local pointer variable declared without an initializer (its line and variable): the
+/// interpreter makes any use of its value undefined; natively (`-ftrivial-auto-var-init=zero`) it
+/// is a null pointer that comparisons and arithmetic use silently.
+fn uninitialised_pointer(cfa: &Cfa) -> Option<(u32, VarId)> {
+    let uninit = |var: &VarId, init: &Option<crate::cfa::Init>| {
+        let info = cfa.var(*var);
+        init.is_none()
+            && matches!(info.ty, crate::cfa::CType::Ptr)
+            && matches!(info.scope, crate::cfa::VarScope::Local(_))
+    };
+    cfa.graph.edge_weights().find_map(|e| {
+        let var = match &e.op {
+            EdgeOp::Declare { var, init } if uninit(var, init) => Some(*var),
+            EdgeOp::AssignAll { writes } => writes.iter().find_map(|w| match w {
+                crate::cfa::Write::Declare { var, init } if uninit(var, init) => Some(*var),
+                _ => None,
+            }),
+            _ => None,
+        }?;
+        Some((e.span.map_or(0, |s| s.start_line), var))
+    })
 }
 
 /// The edits that check `o` (check number `number`) where it must hold.
@@ -591,5 +639,31 @@ mod tests {
         let ret = job.program.find("__wc_result = ").expect("the return's check");
         assert!(job.program[ret..].contains("__wc_entry1_x"), "{}", job.program);
         assert!(!job.program[ret..].contains("(x)"), "{}", job.program);
+    }
+
+    #[test]
+    fn a_program_with_undefined_behaviour_no_sanitizer_checks_is_not_run() {
+        let inv = |line: u32| {
+            format!(
+                "{HEADER}  - invariant:\n      type: loop_invariant\n      location: {{file_name: p.c, line: {line}, column: 3, function: main}}\n      value: \"x < 10\"\n      format: c_expression\n"
+            )
+        };
+        // A difference of `int` pointers: undefined unless a whole number of elements apart.
+        let diff = "int a[4];\nint main(void) {\n  unsigned x = 0;\n  long d = &a[3] - &a[0];\n  while (x < 3) {\n    x++;\n  }\n  return (int)d;\n}\n";
+        let why = job_of(diff, &inv(5)).expect_err("left out");
+        assert!(why.contains("pointer difference at line 4"), "{why}");
+        // Of `char` pointers every difference is a whole number of elements.
+        let chars = diff.replace("int a[4]", "char a[4]");
+        assert!(job_of(&chars, &inv(5)).is_ok());
+        // A call through a pointer: undefined if the function's type is not the pointer's.
+        let call = "int g(int v) { return v; }\nint main(void) {\n  int (*f)(int) = g;\n  unsigned x = (unsigned)f(0);\n  while (x < 3) {\n    x++;\n  }\n  return 0;\n}\n";
+        let why = job_of(call, &inv(5)).expect_err("left out");
+        assert!(why.contains("call through a pointer at line 4"), "{why}");
+        // A pointer declared without a value: using it is undefined (natively: a null pointer).
+        let uninit = "int main(void) {\n  int *p;\n  unsigned x = 0;\n  if (p == 0) x = 1;\n  while (x < 3) {\n    x++;\n  }\n  return 0;\n}\n";
+        let why = job_of(uninit, &inv(5)).expect_err("left out");
+        assert!(why.contains("pointer `p` declared at line 2 without a value"), "{why}");
+        let init = uninit.replace("int *p;", "int *p = 0;");
+        assert!(job_of(&init, &inv(5)).is_ok());
     }
 }

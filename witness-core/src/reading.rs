@@ -227,7 +227,7 @@ mod tests {
     use super::*;
 
     fn confirmed() -> Verdict {
-        Verdict::Confirmed { trace: Vec::new(), error_function: "reach_error".into(), call: None }
+        Verdict::Confirmed { trace: Vec::new(), error_function: "reach_error".into(), call: None, lost_blocks: None }
     }
 
     #[test]

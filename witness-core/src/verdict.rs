@@ -91,6 +91,25 @@ pub struct ErrorCall {
     pub code: Option<i128>,
 }
 
+/// A heap block a confirmed leak loses (valid-memtrack, valid-memcleanup): where it was
+/// allocated and its size, what a native run's LeakSanitizer report must show to reproduce the
+/// confirmation (issue 51 cause 7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LostBlock {
+    /// The allocating function (`malloc`, `calloc`, `realloc`, …).
+    pub function: String,
+    /// The first and last line of the step that allocated it.
+    pub line: u32,
+    pub end_line: u32,
+    /// Its size in bytes; `None` when the run leaves it symbolic.
+    pub bytes: Option<u64>,
+}
+
+/// The blocks a confirmed leak loses, boxed in the verdict (which stays small).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(transparent)]
+pub struct LostBlocks(pub Vec<LostBlock>);
+
 /// The three answers a validator can give.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "verdict", rename_all = "lowercase")]
@@ -105,6 +124,9 @@ pub enum Verdict {
         /// passed when known (RERS `__VERIFIER_error(7)`): values, never read back from the text.
         #[serde(skip)]
         call: Option<ErrorCall>,
+        /// The blocks a confirmed leak loses (issue 51 cause 7); empty for other violations.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        lost_blocks: Option<Box<LostBlocks>>,
     },
     /// No path the witness allows reaches a violation.
     Rejected,
@@ -223,6 +245,10 @@ pub struct StageTime {
     pub ms: u64,
     pub product_states: u64,
     pub solver_calls: u64,
+    /// What the engine concluded when it concluded nothing, in words (the native run: why it
+    /// was not run, or what each run showed; issue 51 cause 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// One invariant of a correctness witness and what became of it.

@@ -933,9 +933,9 @@ fn prove_once(
                 let why = format!("the invariants are not proved: at some visit of its location the {error_function}");
                 return Ok(InvariantOutcome::unknown(why, obs.failed, states, calls));
             }
-            Verdict::Confirmed { error_function, trace, call } => {
+            Verdict::Confirmed { error_function, trace, call, lost_blocks } => {
                 return Ok(done(
-                    Verdict::Confirmed { error_function: error_function.clone(), trace, call },
+                    Verdict::Confirmed { error_function: error_function.clone(), trace, call, lost_blocks },
                     error_function,
                     obs.failed,
                     None,

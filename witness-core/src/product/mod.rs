@@ -456,7 +456,8 @@ struct Explorer<'a> {
     collecting_violations: bool,
     /// The states in which the step being executed overflows, with what overflows (decision 72):
     /// one per operation of the step that may overflow.
-    pending_violations: Vec<(ProductState, String, &'static str)>,
+    /// A leak's lost blocks ride along (issue 51 cause 7).
+    pending_violations: Vec<(ProductState, String, &'static str, Vec<crate::verdict::LostBlock>)>,
     /// The values the step being executed shows in a trace (decision 221).
     recorded: Vec<(Subject, AnyValue)>,
     /// The property (SV-COMP name) the confirmation violates, for operations (decision 73).
@@ -1052,7 +1053,7 @@ impl<'a> Explorer<'a> {
             self.collecting_violations = self.opts.target.operations();
             let step = self.execute(&state, e, edge, target);
             self.collecting_violations = false;
-            for (v, what, property) in std::mem::take(&mut self.pending_violations) {
+            for (v, what, property, blocks) in std::mem::take(&mut self.pending_violations) {
                 // The step violates the property (decisions 72, 73): like an error call, a
                 // step the witness may match into its violation node.
                 let info = StepInfo {
@@ -1073,7 +1074,7 @@ impl<'a> Explorer<'a> {
                         && self.approx_settled(&s, "the error is reached")
                     {
                         self.violated = Some(property);
-                        return Some(self.confirm(&s, what));
+                        return Some(self.confirm_leak(&s, what, blocks));
                     }
                 }
             }
@@ -1163,6 +1164,15 @@ impl<'a> Explorer<'a> {
         self.confirm_reached(s, what, None)
     }
 
+    /// [`Self::confirm`] of a leak, naming the blocks it loses (issue 51 cause 7).
+    fn confirm_leak(&mut self, s: &ProductState, what: String, blocks: Vec<crate::verdict::LostBlock>) -> Verdict {
+        let mut v = self.confirm(s, what);
+        if let (Verdict::Confirmed { lost_blocks, .. }, false) = (&mut v, blocks.is_empty()) {
+            *lost_blocks = Some(Box::new(crate::verdict::LostBlocks(blocks)));
+        }
+        v
+    }
+
     /// [`Self::confirm`] for a call of an error function, with the error code it passed: the
     /// call is a value of the verdict, and the message names it (`__VERIFIER_error(7)`).
     fn confirm_call(&mut self, s: &ProductState, function: String, code: Option<i128>) -> Verdict {
@@ -1179,7 +1189,7 @@ impl<'a> Explorer<'a> {
             return Verdict::Unknown { reason: format!("a projected run reaches {what}") };
         }
         let trace = self.trace_of(s);
-        Verdict::Confirmed { trace, error_function: what, call }
+        Verdict::Confirmed { trace, error_function: what, call, lost_blocks: None }
     }
 
     /// The run that led to `s`, step by step, each nondet call with a value of one model of

@@ -50,14 +50,14 @@ impl<'a> Explorer<'a> {
             match &holds {
                 Truth::Known(true) => {}
                 Truth::Known(false) => {
-                    self.pending_violations.push((state.clone(), what.join(", "), property));
+                    self.pending_violations.push((state.clone(), what.join(", "), property, Vec::new()));
                     return None;
                 }
                 Truth::Sym(c) => match self.smt.check(&state.data.path.conjuncts(), &[&c.not()]) {
                     Feasibility::Feasible => {
                         let mut v = state.clone();
                         self.add_constraint(&mut v, c.not());
-                        self.pending_violations.push((v, what.join(", "), property));
+                        self.pending_violations.push((v, what.join(", "), property, Vec::new()));
                     }
                     Feasibility::Infeasible => {}
                     Feasibility::Unknown => self.give_up(format!(
@@ -102,12 +102,13 @@ impl<'a> Explorer<'a> {
             let Some(lost) = s.data.lost_blocks(s.returned.as_ref()) else { continue };
             if let Some(n) = lost.iter().find(|n| !lost_before.contains(n)) {
                 let by = s.data.heap.get(n).map(|b| b.function.clone()).unwrap_or_default();
+                let blocks = named_blocks(s, &[*n]);
                 let s = s.clone();
                 if !self.approx_settled(&s, "the error is reached") {
                     continue;
                 }
                 self.violated = Some(property);
-                return Some(self.confirm(&s, format!("the last pointer to a block from `{by}` is lost")));
+                return Some(self.confirm_leak(&s, format!("the last pointer to a block from `{by}` is lost"), blocks));
             }
         }
         None
@@ -118,7 +119,11 @@ impl<'a> Explorer<'a> {
     /// `frames_live`: the program ends inside its functions (`exit`, `abort`), whose locals
     /// still reach blocks, as LeakSanitizer scans the stack at exit; after `main` returned only
     /// the globals do.
-    pub(super) fn leak(&mut self, s: &ProductState, frames_live: bool) -> Option<(&'static str, String)> {
+    pub(super) fn leak(
+        &mut self,
+        s: &ProductState,
+        frames_live: bool,
+    ) -> Option<(&'static str, String, Vec<crate::verdict::LostBlock>)> {
         let crate::property::LeakRule { property, from_globals } = self.opts.target.on_end()?;
         let blocks = if from_globals && frames_live {
             s.data.lost_blocks(None).map(|b| b.into_iter().collect::<Vec<u32>>())
@@ -136,7 +141,8 @@ impl<'a> Explorer<'a> {
         let n = *blocks.first()?;
         let by = s.data.heap.get(&n).map(|b| b.function.clone()).unwrap_or_default();
         let how = if from_globals { "unreachable" } else { "still allocated" };
-        Some((property, format!("a block from `{by}` {how} at the end of the program ({} such blocks)", blocks.len())))
+        let what = format!("a block from `{by}` {how} at the end of the program ({} such blocks)", blocks.len());
+        Some((property, what, named_blocks(s, &blocks)))
     }
 
     /// Decision 76: at the end of the program, the state that runs the last registered `atexit`
@@ -167,12 +173,12 @@ impl<'a> Explorer<'a> {
         if !self.witness.graph[s.witness].violation {
             return None;
         }
-        let (property, what) = self.leak(s, s.exiting)?;
+        let (property, what, blocks) = self.leak(s, s.exiting)?;
         if !self.approx_settled(s, "the error is reached") {
             return None;
         }
         self.violated = Some(property);
-        Some(self.confirm(s, what))
+        Some(self.confirm_leak(s, what, blocks))
     }
 
     /// Applies the UB side conditions of a step: definite UB ends the path (unknown); possible
@@ -661,8 +667,8 @@ impl<'a> Explorer<'a> {
                 match kind {
                     ErrorKind::ErrorLabel => {}
                     ErrorKind::AssertFail => {
-                        if let Some((property, what)) = self.leak(&next, true) {
-                            self.pending_violations.push((next, what, property));
+                        if let Some((property, what, blocks)) = self.leak(&next, true) {
+                            self.pending_violations.push((next, what, property, blocks));
                         }
                         return Step::End;
                     }
@@ -739,7 +745,10 @@ impl<'a> Explorer<'a> {
                     let n = self.pin(&next, n);
                     let bound = self.size_bound(&next, &n);
                     match next.data.allocate(function, &n, bound, *zeroed, *stack) {
-                        Ok(p) => p,
+                        Ok(p) => {
+                            next.data.set_site(&p, span.map_or((0, 0), |s| (s.start_line, s.end_line)));
+                            p
+                        }
                         Err(e) => unsupported!(e.message()),
                     }
                 };
@@ -754,7 +763,10 @@ impl<'a> Explorer<'a> {
                 let bound = self.size_bound(&next, &n);
                 let mut defined = Vec::new();
                 let p = match next.data.reallocate(cfa, &old, &n, bound, &mut defined) {
-                    Ok(p) => p,
+                    Ok(p) => {
+                        next.data.set_site(&p, span.map_or((0, 0), |s| (s.start_line, s.end_line)));
+                        p
+                    }
                     Err(e) => unsupported!(e.message()),
                 };
                 if !self.settle_definedness(&mut next, defined, span) {
@@ -901,8 +913,8 @@ impl<'a> Explorer<'a> {
                 }
                 // exit()/abort(): the program ends here (decision 74); the leak, if any, is the
                 // violation of this step.
-                if let Some((property, what)) = self.leak(&next, true) {
-                    self.pending_violations.push((next, what, property));
+                if let Some((property, what, blocks)) = self.leak(&next, true) {
+                    self.pending_violations.push((next, what, property, blocks));
                 }
                 return Step::End;
             }
@@ -1302,4 +1314,18 @@ fn enter(cfa: &Cfa, next: &mut ProductState, site: CallSite, args: &[AnyValue]) 
     }
     next.loc = cfa.function(callee).entry;
     Ok(())
+}
+
+/// The heap blocks `ids` of `s` as a confirmation names them: allocating function, the lines of
+/// the allocating step, the size when it is known (issue 51 cause 7).
+fn named_blocks(s: &ProductState, ids: &[u32]) -> Vec<crate::verdict::LostBlock> {
+    ids.iter()
+        .filter_map(|n| s.data.heap.get(n))
+        .map(|b| crate::verdict::LostBlock {
+            function: b.function.clone(),
+            line: b.site.0,
+            end_line: b.site.1,
+            bytes: b.known_size(),
+        })
+        .collect()
 }

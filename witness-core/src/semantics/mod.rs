@@ -255,6 +255,21 @@ pub struct HeapBlock {
     /// block (`alloca`, a variable-length array), which dies when that frame returns, is never
     /// a leak and cannot be freed; `None` for a heap block (`malloc` and friends).
     pub frame: Option<u64>,
+    /// The first and last line of the step that allocated it (0 until the step sets them), for
+    /// a leak's report (issue 51 cause 7).
+    pub site: (u32, u32),
+}
+
+impl HeapBlock {
+    /// Its size in bytes, when known.
+    pub fn known_size(&self) -> Option<u64> {
+        match (&self.size, &self.log) {
+            (Some(v), _) => v.known().and_then(|n| u64::try_from(n).ok()),
+            // A log's extent is a bound, not the size.
+            (None, Some(_)) => None,
+            (None, None) => Some(self.cells.len() as u64),
+        }
+    }
 }
 
 /// Why an evaluation could not produce a value.

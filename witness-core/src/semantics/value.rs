@@ -299,7 +299,10 @@ fn binary_conc(op: BinOp, xb: u64, xt: IntTy, yb: u64, yt: IntTy, ty: IntTy, def
             }
             let q = x / y; // Rust truncates toward zero, as C does
             if ty.signed && !in_range(q) {
-                defined.push(definite(ViolationKind::Overflow, format!("signed overflow in {x} / {y}")));
+                // `INT_MIN % -1` overflows too (C11 6.5.5p6: its quotient is not representable);
+                // the message names the program's operator (issue 51 cause 7).
+                let sym = if op == BinOp::Div { "/" } else { "%" };
+                defined.push(definite(ViolationKind::Overflow, format!("signed overflow in {x} {sym} {y}")));
                 return Value::conc(0, ty);
             }
             if op == BinOp::Div {
@@ -461,7 +464,7 @@ fn binary_sym(op: BinOp, a: &Value, b: &Value, ty: IntTy, defined: &mut Vec<Defi
                     unmodelled: false,
                     kind: Some(ViolationKind::Overflow),
                     holds: Truth::Sym(Bool::and(&[&x.eq(&min), &y.eq(&minus_one)]).not()),
-                    what: "signed overflow in division".into(),
+                    what: if op == BinOp::Div { "signed overflow in /" } else { "signed overflow in %" }.into(),
                 });
             }
             match (op, ty.signed) {

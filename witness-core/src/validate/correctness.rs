@@ -247,12 +247,16 @@ impl Stage<'_> {
         }
         if self.opts.native.is_some() && self.opts.shortcuts.allows(Shortcut::NativeRun) {
             let started = Instant::now();
-            let native = self.native_refutation(program, dm, obligations);
+            let (native, detail) = match self.native_refutation(program, dm, obligations) {
+                Ok(refuted) => (Some(refuted), None),
+                Err(why) => (None, Some(why)),
+            };
             stages.push(StageTime {
                 stage: "native run".into(),
                 ms: started.elapsed().as_millis() as u64,
                 product_states: 0,
                 solver_calls: 0,
+                detail,
             });
             if let Some(native) = native {
                 *decider = Some(Shortcut::NativeRun);
@@ -276,15 +280,17 @@ impl Stage<'_> {
     /// Decision 222: the invariants checked in native runs of the program, every nondet call
     /// returning 0, then 1 (one run when the program calls none), within a third of the time
     /// left (at most 30 s). A refutation when a check finds its invariant false or the program
-    /// reaches the property's error function with no sanitizer finding; else `None`.
+    /// reaches the property's error function with no sanitizer finding; else why not (the job
+    /// left out, and why: issue 51 cause 3; what each run showed).
     fn native_refutation(
         &self,
         program: &cfront::Program,
         dm: DataModel,
         obligations: &[Obligation],
-    ) -> Option<InvariantOutcome> {
-        let runner = self.opts.native.as_ref()?;
-        let job = crate::native::job(&program.cfa, &program.source, obligations, dm == DataModel::Ilp32).ok()?;
+    ) -> Result<InvariantOutcome, String> {
+        let runner = self.opts.native.as_ref().ok_or("native runs are off")?;
+        let job = crate::native::job(&program.cfa, &program.source, obligations, dm == DataModel::Ilp32)
+            .map_err(|why| format!("not run: {why}"))?;
         let outcome = self.native_runs(runner.as_ref(), &job, obligations);
         runner.finish();
         outcome
@@ -295,13 +301,15 @@ impl Stage<'_> {
         runner: &dyn crate::native::NativeRunner,
         job: &crate::native::NativeJob,
         obligations: &[Obligation],
-    ) -> Option<InvariantOutcome> {
+    ) -> Result<InvariantOutcome, String> {
         use crate::native::NativeOutcome;
         let until = self.explore.deadline.sooner((self.explore.deadline.remaining() / 3).min(Duration::from_secs(30)));
         let values: &[i64] = if job.nondet { &[0, 1] } else { &[0] };
+        let mut shown = Vec::new();
         for (k, &value) in values.iter().enumerate() {
             let limit = until.remaining() / (values.len() - k) as u32;
             if limit < Duration::from_millis(200) {
+                shown.push(format!("no time left for a run with every nondet call returning {value}"));
                 break;
             }
             let policy = |calls: u64| {
@@ -313,7 +321,10 @@ impl Stage<'_> {
             };
             let (what, failed) = match runner.run(job, value, limit) {
                 NativeOutcome::Broken { check, values, calls } => {
-                    let i = *job.checks.get(check)?;
+                    let Some(&i) = job.checks.get(check) else {
+                        shown.push(format!("a report of check {check}, which the job does not have"));
+                        continue;
+                    };
                     let what = format!(
                         "{} is false ({values}) in a native run ({})",
                         obligations[i].describe(),
@@ -329,10 +340,22 @@ impl Stage<'_> {
                 {
                     (format!("{what} is reached in a native run ({})", policy(calls)), None)
                 }
-                NativeOutcome::Reached { .. } | NativeOutcome::Nothing(_) => continue,
+                NativeOutcome::Reached { what, .. } => {
+                    shown.push(format!("{}: {what} is reached, not an error of the property", policy_of(job, value)));
+                    continue;
+                }
+                NativeOutcome::Nothing(why) => {
+                    shown.push(format!("{}: {why}", policy_of(job, value)));
+                    continue;
+                }
             };
-            return Some(InvariantOutcome {
-                verdict: Verdict::Confirmed { trace: Vec::new(), error_function: what.clone(), call: None },
+            return Ok(InvariantOutcome {
+                verdict: Verdict::Confirmed {
+                    trace: Vec::new(),
+                    error_function: what.clone(),
+                    call: None,
+                    lost_blocks: None,
+                },
                 reason: what,
                 failed,
                 k: None,
@@ -340,7 +363,16 @@ impl Stage<'_> {
                 solver_calls: 0,
             });
         }
-        None
+        Err(shown.join("; "))
+    }
+}
+
+/// Which run of `job` a message is about.
+fn policy_of(job: &crate::native::NativeJob, value: i64) -> String {
+    if job.nondet {
+        format!("every nondet call returning {value}")
+    } else {
+        "the run".to_string()
     }
 }
 
@@ -353,6 +385,7 @@ fn timed(stages: &mut Vec<StageTime>, stage: &str, engine: impl FnOnce() -> Inva
         ms: started.elapsed().as_millis() as u64,
         product_states: outcome.states,
         solver_calls: outcome.solver_calls,
+        detail: None,
     });
     outcome
 }

@@ -537,7 +537,7 @@ pub(super) fn refine(
     data_model: DataModel,
     found: &Explored,
 ) -> Option<String> {
-    let (Verdict::Confirmed { trace, error_function, call }, Some(format), Some(source)) =
+    let (Verdict::Confirmed { trace, error_function, call, .. }, Some(format), Some(source)) =
         (&found.verdict, run.opts.refine, &built.original)
     else {
         return None;

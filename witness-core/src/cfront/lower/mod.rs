@@ -298,6 +298,7 @@ impl<'a> Builder<'a> {
         let cfa = Cfa {
             graph,
             unordered_nondet: Default::default(),
+            scaled_ptr_diffs: Default::default(),
             functions: Vec::new(),
             externs: Vec::new(),
             vars: Vec::new(),

@@ -727,6 +727,12 @@ impl<'a> Builder<'a> {
             return Err("pointer difference between pointers to different types".into());
         }
         let ty = IntTy::new(self.dm.long_bits(), true);
+        // Issue 51 cause 3: undefined unless a whole number of elements apart, which no
+        // sanitizer checks; the program's (a witness expression is checked by its own rules).
+        if size > 1 && self.witness.is_none() {
+            let line = self.span_of(super::sp(l.span)).map_or(0, |s| s.start_line);
+            self.cfa.scaled_ptr_diffs.insert(line);
+        }
         Ok(Expr::PtrDiff { lhs: Box::new(a), rhs: Box::new(b), size, ty })
     }
 

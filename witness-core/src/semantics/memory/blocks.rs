@@ -48,9 +48,27 @@ impl DataState {
         };
         // The size as a `long long` (it is at most `bound`, so the unsigned bits read the same).
         let size = sym.map(|v| Value { val: v.val, ty: IntTy::LLONG });
-        let block = HeapBlock { cells: Rc::new(cells), log, live: true, function: function.to_string(), size, frame };
+        let block = HeapBlock {
+            cells: Rc::new(cells),
+            log,
+            live: true,
+            function: function.to_string(),
+            size,
+            frame,
+            site: (0, 0),
+        };
         Rc::make_mut(&mut self.heap).insert(id, block);
         Ok(PtrVal { obj: Obj::Heap(id), offset: llong(0) })
+    }
+
+    /// Records where the block `p` points to was allocated: the lines of the step (issue 51
+    /// cause 7).
+    pub fn set_site(&mut self, p: &PtrVal, site: (u32, u32)) {
+        if let Obj::Heap(id) = p.obj {
+            if let Some(b) = Rc::make_mut(&mut self.heap).get_mut(&id) {
+                b.site = site;
+            }
+        }
     }
 
     /// `realloc(p, size)`: a fresh block holding the first bytes of `p`'s block, which is freed
