@@ -107,7 +107,7 @@ pub struct ExploreOptions {
     /// it (decision 168).
     pub leave_states: bool,
     /// The shortcuts that may run (decision 237); partial-order reduction among them
-    /// (decisions 155, 176), off to check it against the unreduced search (`tests/por.rs`).
+    /// (decisions 155, 176), off to check it against the full search (`tests/shortcuts.rs`).
     pub shortcuts: crate::shortcuts::Shortcuts,
 }
 
@@ -282,6 +282,22 @@ struct TraceNode {
     /// Steps from the start to this one (1 for the first): a rejection's longest prefix is
     /// the deepest run among those nearest to a violation state (issue 35 item 8).
     depth: u32,
+}
+
+/// A path of a million steps is a list a million nodes long: dropped recursively, it overflows
+/// the stack (found by `tests/shortcuts.rs`, whose search without pruning follows a 10^8-pass
+/// loop to the budget on a test thread's stack). The nodes no other path shares are dropped one
+/// by one here instead.
+impl Drop for TraceNode {
+    fn drop(&mut self) {
+        let mut next = self.parent.take();
+        while let Some(rc) = next {
+            next = match Rc::try_unwrap(rc) {
+                Ok(mut node) => node.parent.take(),
+                Err(_) => None,
+            };
+        }
+    }
 }
 
 /// What a trace step did, rendered only for a confirmation's trace (a string per product
