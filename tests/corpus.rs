@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 /// validated since issue 22, `corpus-correctness` (correctness witnesses, where the JSON
 /// `verdict` is the witness's: `true` confirms it) since issue 23; `corpus-adversarial-2` and
 /// `corpus-external` (witnesses other tools published) since issue 32.
-const SETS: [&str; 9] = [
+const SETS: [&str; 10] = [
     "corpus",
     "corpus-scale",
     "corpus-properties",
@@ -46,6 +46,7 @@ const SETS: [&str; 9] = [
     "corpus-correctness",
     "corpus-adversarial-2",
     "corpus-external",
+    "corpus-adversarial-3",
 ];
 
 /// The manifests whose known wrong verdicts `tests/known-wrong.txt` may list.

@@ -332,7 +332,12 @@ mod tests {
             name: Shortcut::Projection.declaration().name,
             direction: Shortcut::Projection.direction(Claim::Violation),
         };
-        let confirmed = Verdict::Confirmed { trace: Vec::new(), error_function: "reach_error".into(), call: None };
+        let confirmed = Verdict::Confirmed {
+            trace: Vec::new(),
+            error_function: "reach_error".into(),
+            call: None,
+            lost_blocks: None,
+        };
         let (v, why) = crate::reading::conclude(&reading, &Default::default(), confirmed.clone());
         assert!(matches!(v, Verdict::Unknown { .. }) && why.unwrap().contains("thread projection"));
         // For a correctness witness, the native run may refute (a run violates a claim), never confirm.

@@ -714,7 +714,7 @@ int main(void) {
                 memory_limit: crate::resources::MemoryLimit::Off,
                 memory_baseline: 0,
                 leave_states: false,
-                reduce: false,
+                shortcuts: crate::shortcuts::Shortcuts::ALL.without(crate::shortcuts::Shortcut::PartialOrder),
             };
             let anchors = Anchors::new();
             let reach = ErrorReach::pruning(&cfa, &opts.target, &[]);
