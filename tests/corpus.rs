@@ -83,6 +83,10 @@ const MINIMUMS: &[(&str, &str, u32, u32)] = &[
     // Issue 34, decisions 207-208: a transition invariant passed once, a bit-blasting solver (28
     // of the 29 YAML confirmations in release are reached in this debug run).
     ("corpus-external", "yaml", 28, 11),
+    // Issue 51: the third round written to break the validator (debug build, as reached when it
+    // joined the test; its unknowns are issue 52's).
+    ("corpus-adversarial-3", "graphml", 1, 0),
+    ("corpus-adversarial-3", "yaml", 23, 11),
     // Issue 34 (debug build, 15 s of CPU time): real witnesses labelled by their sources. The
     // graphml unknowns: Ultimate witnesses whose transitions name steps this CFA does not have,
     // or an invariant entered outside its function; CPAchecker 1.6.1 correctness witnesses whose
