@@ -1189,6 +1189,12 @@ fn harnesses_of_a_sample_of_confirmations_reproduce() {
         extra.extend(case.args.iter().map(std::ffi::OsStr::new));
         let out = validate_in(&case.dir, &case.witness, &case.model, &extra);
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        // A thread schedule that switches threads inside a statement has no native replay
+        // (decision 161): nothing ran, which the replay says (`reproduced: null`).
+        let detail = json["replay"]["detail"].as_str().unwrap_or_default();
+        if json["replay"]["reproduced"].is_null() && detail.starts_with("schedule not replayable") {
+            continue;
+        }
         checked += 1;
         // A confirmation resting on an order of nondet calls gcc does not take (issue 19, cause
         // 12) is reproduced in gcc's order instead.

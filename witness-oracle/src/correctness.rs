@@ -518,12 +518,7 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration, tally: &mut crate::shortcu
     if j != Judgement::Agree {
         return (j, report.reason);
     }
-    let files = [
-        ("program.c", prog.as_path()),
-        (wit.file_name().and_then(|f| f.to_str()).unwrap_or("witness"), wit.as_path()),
-        ("property.prp", prp.as_path()),
-    ];
-    match crate::shortcuts::compare(&opts, &report, tally, &files) {
+    match crate::shortcuts::compare(&opts, &report, tally, true) {
         crate::shortcuts::Compared::Mismatch(d) => (Judgement::Mismatch(d), report.reason),
         _ => (j, report.reason),
     }

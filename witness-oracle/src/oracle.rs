@@ -561,7 +561,7 @@ fn validate_case(
     // Decision 238: a definite answer is checked against the full search's (the finding is
     // written with the case's other files below).
     let shortcut = match &report {
-        Ok(r) => match crate::shortcuts::compare(&opts, r, tally, &[]) {
+        Ok(r) => match crate::shortcuts::compare(&opts, r, tally, false) {
             crate::shortcuts::Compared::Mismatch(d) => Some(d),
             _ => None,
         },

@@ -91,9 +91,10 @@ fn word(v: &Verdict) -> &'static str {
 }
 
 /// Validates `opts` again with every shortcut off when `first` (its answer with `opts`'s
-/// shortcuts) is definite, counts the case in `tally` and compares the two answers. A mismatch
-/// is written under the findings directory with the program, witness and property `files`.
-pub fn compare(opts: &ValidateOptions, first: &Report, tally: &mut Tally, files: &[(&str, &Path)]) -> Compared {
+/// shortcuts) is definite, counts the case in `tally` and compares the two answers. With
+/// `write`, a mismatch is written under the findings directory with the program, witness and
+/// property files (the violation phase writes its findings itself).
+pub fn compare(opts: &ValidateOptions, first: &Report, tally: &mut Tally, write: bool) -> Compared {
     if matches!(first.verdict, Verdict::Unknown { .. }) {
         tally.count(first, false);
         return Compared::Skipped;
@@ -125,8 +126,9 @@ pub fn compare(opts: &ValidateOptions, first: &Report, tally: &mut Tally, files:
         word(&second.verdict),
         second.reason
     );
-    let written =
-        FINDINGS.get().filter(|_| !files.is_empty()).and_then(|dir| write_finding(dir, files, &detail, first, &second));
+    let files: Vec<&Path> =
+        [&opts.program, &opts.witness].into_iter().chain(&opts.property).map(|p| p.as_path()).collect();
+    let written = FINDINGS.get().filter(|_| write).and_then(|dir| write_finding(dir, &files, &detail, first, &second));
     Compared::Mismatch(match written {
         Some(d) => format!("{detail}\n    written to {}", d.display()),
         None => detail,
@@ -134,20 +136,14 @@ pub fn compare(opts: &ValidateOptions, first: &Report, tally: &mut Tally, files:
 }
 
 /// Writes a mismatch's inputs and both answers to a new directory under `dir`.
-fn write_finding(
-    dir: &Path,
-    files: &[(&str, &Path)],
-    detail: &str,
-    first: &Report,
-    second: &Report,
-) -> Option<PathBuf> {
+fn write_finding(dir: &Path, files: &[&Path], detail: &str, first: &Report, second: &Report) -> Option<PathBuf> {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     let mut copies = Vec::new();
-    for (name, path) in files {
+    for path in files {
         let text = std::fs::read(path).ok()?;
         h.update(&text);
-        copies.push((*name, text));
+        copies.push((path.file_name()?.to_owned(), text));
     }
     let hex: String = h.finalize().iter().take(6).map(|b| format!("{b:02x}")).collect();
     let out = dir.join(format!("shortcut-{hex}"));

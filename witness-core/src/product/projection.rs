@@ -692,6 +692,17 @@ int main(void) {
         }
     }
 
+    /// Every run of a family: `prefix`, then `one`'s and `two`'s steps in each interleaving, then
+    /// `last`.
+    fn runs(
+        prefix: &[(u32, u32, Mark)],
+        one: &[(u32, u32, Mark)],
+        two: &[(u32, u32, Mark)],
+        last: (u32, u32, Mark),
+    ) -> Vec<Vec<(u32, u32, Mark)>> {
+        interleavings(one, two).into_iter().map(|mid| [prefix, &mid[..], &[last]].concat()).collect()
+    }
+
     /// Soundness of both fast rejections (decisions 226 and 227) on `witnesses` of `program`:
     /// neither rejects a witness the search over every interleaving confirms. Returns how
     /// many the search confirms (a family none of which is confirmed tests nothing).
@@ -760,19 +771,19 @@ int main(void) {
         for c in [true, false] {
             let one = [(1, 11, Mark::Plain), (1, 12, Mark::Plain), (1, 6, Mark::Branch(c))];
             let two = [(2, 11, Mark::Plain)];
-            for mid in interleavings(&one, &two) {
-                let mut steps = vec![
+            family.extend(runs(
+                &[
                     (0, 15, Mark::Enter("main")),
                     (0, 17, Mark::Plain),
                     (0, 18, Mark::Create(1)),
                     (1, 18, Mark::Enter("worker")),
                     (0, 19, Mark::Create(2)),
                     (2, 19, Mark::Enter("worker")),
-                ];
-                steps.extend(mid);
-                steps.push((1, 7, Mark::Plain));
-                family.push(steps);
-            }
+                ],
+                &one,
+                &two,
+                (1, 7, Mark::Plain),
+            ));
         }
         assert!(fast_rejections_agree(P, &family) > 0);
     }
@@ -811,18 +822,18 @@ int main(void) {
         for c in [true, false] {
             let one = [(1, 11, Mark::Plain), (1, 12, Mark::Plain), (1, 6, Mark::Branch(c))];
             let two = [(2, 16, Mark::Plain)];
-            for mid in interleavings(&one, &two) {
-                let mut steps = vec![
+            family.extend(runs(
+                &[
                     (0, 19, Mark::Enter("main")),
                     (0, 21, Mark::Create(1)),
                     (1, 21, Mark::Enter("worker")),
                     (0, 22, Mark::Create(2)),
                     (2, 22, Mark::Enter("registrar")),
-                ];
-                steps.extend(mid);
-                steps.push((1, 7, Mark::Plain));
-                family.push(steps);
-            }
+                ],
+                &one,
+                &two,
+                (1, 7, Mark::Plain),
+            ));
         }
         assert!(fast_rejections_agree(P, &family) > 0);
     }
@@ -879,18 +890,18 @@ int main(void) {{
                 } else {
                     vec![(2, 15, Mark::Branch(false))]
                 };
-                for mid in interleavings(&one, &two) {
-                    let mut steps = vec![
+                family.extend(runs(
+                    &[
                         (0, 20, Mark::Enter("main")),
                         (0, 22, Mark::Create(1)),
                         (1, 22, Mark::Enter("worker")),
                         (0, 23, Mark::Create(2)),
                         (2, 23, Mark::Enter("writer")),
-                    ];
-                    steps.extend(mid);
-                    steps.push((1, 10, Mark::Plain));
-                    family.push(steps);
-                }
+                    ],
+                    &one,
+                    &two,
+                    (1, 10, Mark::Plain),
+                ));
             }
             confirmed += fast_rejections_agree(&program, &family);
         }
@@ -937,18 +948,18 @@ int main(void) {
             let (c, d) = (bits & 1 != 0, bits & 2 != 0);
             let one = [(1, 7, Mark::Branch(c)), (1, 8, Mark::Branch(d))];
             let two = [(2, 15, Mark::Plain), (2, 16, Mark::Plain), (2, 17, Mark::Plain)];
-            for mid in interleavings(&one, &two) {
-                let mut steps = vec![
+            family.extend(runs(
+                &[
                     (0, 20, Mark::Enter("main")),
                     (0, 22, Mark::Create(1)),
                     (1, 22, Mark::Enter("reader")),
                     (0, 23, Mark::Create(2)),
                     (2, 23, Mark::Enter("writer")),
-                ];
-                steps.extend(mid);
-                steps.push((1, 9, Mark::Plain));
-                family.push(steps);
-            }
+                ],
+                &one,
+                &two,
+                (1, 9, Mark::Plain),
+            ));
         }
         assert!(fast_rejections_agree(P, &family) > 0);
     }
@@ -977,17 +988,17 @@ int main(void) {
 ";
         let mut family = Vec::new();
         for c in [true, false] {
-            for mid in interleavings(&[(1, 5, Mark::Branch(c))], &[(0, 14, Mark::Plain)]) {
-                let mut steps = vec![
+            family.extend(runs(
+                &[
                     (0, 10, Mark::Enter("main")),
                     (0, 12, Mark::Plain),
                     (0, 13, Mark::Create(1)),
                     (1, 13, Mark::Enter("worker")),
-                ];
-                steps.extend(mid);
-                steps.push((1, 6, Mark::Plain));
-                family.push(steps);
-            }
+                ],
+                &[(1, 5, Mark::Branch(c))],
+                &[(0, 14, Mark::Plain)],
+                (1, 6, Mark::Plain),
+            ));
         }
         assert!(fast_rejections_agree(P, &family) > 0);
     }
