@@ -107,8 +107,8 @@ fn no_shortcut_answers_otherwise_than_the_full_search() {
         if let Some(s) = first.decided_by {
             *decided.entry(s).or_default() += 1;
         }
-        for s in first.shortcuts_used.iter() {
-            *took_part.entry(s.key()).or_default() += 1;
+        for s in &first.shortcuts_used {
+            *took_part.entry(s).or_default() += 1;
         }
         // Where no shortcut decided or removed states, the full search is the search that ran.
         if first.decided_by.is_none() && first.shortcuts_used.is_empty() {

@@ -514,7 +514,7 @@ fn unknown_report(
             stages: Vec::new(),
         }),
         decided_by: None,
-        shortcuts_used: Shortcuts::NONE,
+        shortcuts_used: Vec::new(),
     }
 }
 

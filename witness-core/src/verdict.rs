@@ -216,7 +216,7 @@ pub struct Report {
     /// The shortcuts that removed states or runs from the search that decided (the soak counts
     /// them; decision 237).
     #[serde(skip)]
-    pub shortcuts_used: crate::shortcuts::Shortcuts,
+    pub shortcuts_used: Vec<&'static str>,
 }
 
 /// What became of a correctness witness (issue 23, decision 165).

@@ -64,7 +64,7 @@ impl Tally {
         let definite = !matches!(report.verdict, Verdict::Unknown { .. });
         for sc in Shortcut::ALL {
             let decided = definite && report.decided_by == Some(sc.key());
-            let took_part = definite && (decided || report.shortcuts_used.allows(sc));
+            let took_part = definite && (decided || report.shortcuts_used.contains(&sc.key()));
             let e = self.per.entry(sc.key()).or_default();
             e[0] += decided as u64;
             e[1] += took_part as u64;
@@ -159,7 +159,7 @@ fn write_finding(dir: &Path, files: &[&Path], detail: &str, first: &Report, seco
          `ValidateOptions::shortcuts = Shortcuts::NONE` (no command-line flag).\n",
         word(&first.verdict),
         first.decided_by.unwrap_or("the search"),
-        first.shortcuts_used.keys(),
+        first.shortcuts_used,
         first.reason,
         word(&second.verdict),
         second.reason

@@ -209,7 +209,7 @@ impl Stage<'_> {
                 stages,
             }),
             decided_by: decider.filter(|_| witness_verdict != "unknown").map(Shortcut::key),
-            shortcuts_used: Shortcuts::NONE,
+            shortcuts_used: Vec::new(),
         }
     }
 }

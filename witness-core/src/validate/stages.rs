@@ -669,6 +669,6 @@ pub(super) fn report(
         error_code,
         correctness: None,
         decided_by,
-        shortcuts_used: found.used,
+        shortcuts_used: found.used.keys(),
     }
 }
