@@ -17,7 +17,13 @@ fuzz_target!(|data: &[u8]| {
     // Split the input: program text, then (after a NUL) an assumption to lower against it.
     let (program, assumption) = text.split_once('\0').unwrap_or((text, "x == 1"));
     if let Ok(p) = build_program(Path::new("fuzz.c"), program, DataModel::Ilp32) {
-        let scope = AssumptionScope { function: Some(p.cfa.main), offset: None, result_ty: None };
+        let scope = AssumptionScope {
+            function: Some(p.cfa.main),
+            offset: None,
+            result_ty: None,
+            acsl: false,
+            visible_only: false,
+        };
         let _ = lower_assumption(&p.cfa, assumption, &scope);
     }
 });
