@@ -21,8 +21,7 @@ fuzz_target!(|data: &[u8]| {
             function: Some(p.cfa.main),
             offset: None,
             result_ty: None,
-            acsl: false,
-            visible_only: false,
+            ..Default::default()
         };
         let _ = lower_assumption(&p.cfa, assumption, &scope);
     }

@@ -777,6 +777,143 @@ pub enum EdgeOp {
     Unsupported { what: String },
 }
 
+impl EdgeOp {
+    /// Calls `f` on every expression of the operation, subexpressions included (those of its places,
+    /// initializers, writes and call targets too). Exhaustive by construction: a new operation or
+    /// expression must say what it holds (decision 236's walk; any analysis may use it).
+    pub fn for_each_expr(&self, f: &mut dyn FnMut(&Expr)) {
+        fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+            f(e);
+            match e {
+                Expr::Const { .. } | Expr::Var { .. } | Expr::Null | Expr::Func(_) | Expr::WitnessResult { .. } => {}
+                Expr::Elem { index: a, .. }
+                | Expr::Deref { ptr: a, .. }
+                | Expr::AddrOf { offset: a, .. }
+                | Expr::Unary { arg: a, .. }
+                | Expr::Cast { arg: a, .. }
+                | Expr::FloatClass { arg: a, .. }
+                | Expr::Valid { ptr: a, .. } => expr(a, f),
+                Expr::Offset { base: a, bytes: b }
+                | Expr::Binary { lhs: a, rhs: b, .. }
+                | Expr::PtrDiff { lhs: a, rhs: b, .. } => {
+                    expr(a, f);
+                    expr(b, f);
+                }
+                Expr::Ite { cond, then, els, .. } => {
+                    expr(cond, f);
+                    expr(then, f);
+                    expr(els, f);
+                }
+                Expr::Math { args, .. } | Expr::Libm { args, .. } => args.iter().for_each(|a| expr(a, f)),
+            }
+        }
+        fn place(p: &Place, f: &mut dyn FnMut(&Expr)) {
+            match p {
+                Place::Var { .. } => {}
+                Place::Elem { index, .. } => expr(index, f),
+                Place::Deref { ptr, .. } => expr(ptr, f),
+            }
+        }
+        fn init(i: &Init, f: &mut dyn FnMut(&Expr)) {
+            match i {
+                Init::Scalar(x) => expr(x, f),
+                Init::Array(xs) | Init::FloatArray(xs) | Init::Bytes(xs) => xs.iter().for_each(|(_, x)| expr(x, f)),
+                Init::Zero => {}
+            }
+        }
+        fn writes(ws: &[Write], f: &mut dyn FnMut(&Expr)) {
+            for w in ws {
+                match w {
+                    Write::Declare { init: i, .. } => i.iter().for_each(|i| init(i, f)),
+                    Write::Scalar { lhs, rhs } => {
+                        place(lhs, f);
+                        expr(rhs, f);
+                    }
+                    Write::Array { .. } => {}
+                }
+            }
+        }
+        fn target(t: &Target, f: &mut dyn FnMut(&Expr)) {
+            match t {
+                Target::Scalar(p) => place(p, f),
+                Target::Struct(ws) => writes(ws, f),
+            }
+        }
+        match self {
+            EdgeOp::Blank
+            | EdgeOp::ProgramStart
+            | EdgeOp::GlobalDeclaration
+            | EdgeOp::Terminate { .. }
+            | EdgeOp::ThreadExit
+            | EdgeOp::Atomic { .. }
+            | EdgeOp::Unsupported { .. } => {}
+            EdgeOp::Declare { init: i, .. } => i.iter().for_each(|i| init(i, f)),
+            EdgeOp::Assign { lhs, rhs } => {
+                place(lhs, f);
+                expr(rhs, f);
+            }
+            EdgeOp::AssignAll { writes: ws } => writes(ws, f),
+            EdgeOp::Assume { cond, .. } | EdgeOp::BuiltinAssume { cond } => expr(cond, f),
+            EdgeOp::Call { args, lhs, .. } => {
+                args.iter().for_each(|a| expr(a, f));
+                lhs.iter().for_each(|t| target(t, f));
+            }
+            EdgeOp::NondetCall { lhs, .. }
+            | EdgeOp::FloatNondetCall { lhs, .. }
+            | EdgeOp::AtExit { lhs, .. }
+            | EdgeOp::ThreadSelf { lhs } => lhs.iter().for_each(|p| place(p, f)),
+            EdgeOp::Havoc { lhs, .. } => lhs.iter().for_each(|p| place(p, f)),
+            EdgeOp::Return { value, writes: ws } => {
+                value.iter().for_each(|v| expr(v, f));
+                writes(ws, f);
+            }
+            EdgeOp::Error { code, .. } => code.iter().for_each(|c| expr(c, f)),
+            EdgeOp::Alloc { lhs, size, overflow, .. } => {
+                lhs.iter().for_each(|p| place(p, f));
+                expr(size, f);
+                overflow.iter().for_each(|o| expr(o, f));
+            }
+            EdgeOp::Free { ptr } => expr(ptr, f),
+            EdgeOp::Realloc { lhs, ptr, size } => {
+                lhs.iter().for_each(|p| place(p, f));
+                expr(ptr, f);
+                expr(size, f);
+            }
+            EdgeOp::StrFn { args, n, lhs, .. } => {
+                args.iter().for_each(|a| expr(a, f));
+                n.iter().for_each(|n| expr(n, f));
+                lhs.iter().for_each(|t| target(t, f));
+            }
+            EdgeOp::MemBytes { lhs, dst, src, n, .. } => {
+                lhs.iter().for_each(|p| place(p, f));
+                expr(dst, f);
+                match src.as_ref() {
+                    MemSource::Byte(x) | MemSource::Copy { src: x, .. } => expr(x, f),
+                }
+                expr(n, f);
+            }
+            EdgeOp::CallPtr { fptr, args, lhs } => {
+                expr(fptr, f);
+                args.iter().for_each(|a| expr(a, f));
+                lhs.iter().for_each(|t| target(t, f));
+            }
+            EdgeOp::ThreadCreate { handle, arg, lhs, .. } => {
+                handle.iter().for_each(|p| place(p, f));
+                arg.iter().for_each(|a| expr(a, f));
+                lhs.iter().for_each(|p| place(p, f));
+            }
+            EdgeOp::ThreadJoin { thread, lhs } => {
+                expr(thread, f);
+                lhs.iter().for_each(|p| place(p, f));
+            }
+            EdgeOp::Mutex { mutex, lhs, .. } => {
+                expr(mutex, f);
+                lhs.iter().for_each(|p| place(p, f));
+            }
+        }
+    }
+}
+
 /// What an [`EdgeOp::Mutex`] does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum MutexOp {

@@ -542,8 +542,7 @@ fn scope_at(cfa: &Cfa, src: &str, needle: &str) -> AssumptionScope {
         function: Some(cfa.main),
         offset: Some(src.find(needle).unwrap()),
         result_ty: None,
-        acsl: false,
-        visible_only: false,
+        ..Default::default()
     }
 }
 
@@ -615,7 +614,7 @@ fn assumptions() {
     let r = lower_assumption(
         &e,
         "__tmp_1 == 0",
-        &AssumptionScope { function: Some(e.main), offset: None, result_ty: None, acsl: false, visible_only: false },
+        &AssumptionScope { function: Some(e.main), offset: None, result_ty: None, ..Default::default() },
     );
     assert!(r[0].is_err());
 }
@@ -670,8 +669,7 @@ fn statics_and_global_failures() {
         function: Some(f),
         offset: Some(src.find("n++").unwrap()),
         result_ty: None,
-        acsl: false,
-        visible_only: false,
+        ..Default::default()
     };
     assert!(lower_assumption(&cfa, "n == 6", &sc)[0].is_ok());
     // A global initializer that cannot be lowered makes main start with an Unsupported edge.
@@ -687,8 +685,7 @@ fn declared_nondet_with_unknown_suffix() {
     let e = find(&cfa, |e| matches!(&e.op, EdgeOp::NondetCall { ty, .. } if *ty == IntTy::USHORT));
     assert_eq!(e.len(), 1);
     assert_eq!(cfa.typedefs, vec![("myu16".to_string(), CType::Int(IntTy::USHORT))]);
-    let sc =
-        AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None, acsl: false, visible_only: false };
+    let sc = AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None, ..Default::default() };
     assert!(lower_assumption(&cfa, "v == (myu16)3", &sc)[0].is_ok());
 }
 
@@ -814,8 +811,7 @@ fn float_constant_parsing() {
 #[test]
 fn float_witness_assumptions() {
     let cfa = build("int main() { float f = 1.0f; double d = 2.0; int i = 1; return 0; }");
-    let scope =
-        AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None, acsl: false, visible_only: false };
+    let scope = AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None, ..Default::default() };
     let l = |s: &str| super::lower_assumption(&cfa, s, &scope);
     let p = |s: &str| {
         let r = l(s);
@@ -970,8 +966,7 @@ fn member_assumptions() {
         function: Some(cfa.main),
         offset: Some(src.find("return").unwrap()),
         result_ty: None,
-        acsl: false,
-        visible_only: false,
+        ..Default::default()
     };
     let p = |s: &str| -> Result<String, crate::cfront::ConjunctError> {
         let r = lower_assumption(&cfa, s, &sc);
@@ -1586,8 +1581,7 @@ fn assumptions_are_lowered_as_the_program_is() {
 #[test]
 fn acsl_expressions_compute_over_the_integers() {
     let cfa = build("int main() { unsigned u = 1; unsigned long ul = 2; double d = 1.0; int i = 3; return 0; }");
-    let c =
-        AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None, acsl: false, visible_only: false };
+    let c = AssumptionScope { function: Some(cfa.main), offset: None, result_ty: None, ..Default::default() };
     let acsl = AssumptionScope { acsl: true, ..c.clone() };
     let folded = |s: &str, sc: &AssumptionScope| {
         let e = lower_assumption(&cfa, s, sc).remove(0).unwrap_or_else(|m| panic!("{s}: {m}"));

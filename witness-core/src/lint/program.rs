@@ -117,7 +117,7 @@ impl ProgramFacts {
         for piece in pieces {
             let mut last = None;
             let ok = scopes.iter().any(|&function| {
-                let scope = AssumptionScope { function, offset: None, result_ty, acsl: false, visible_only: false };
+                let scope = AssumptionScope { function, offset: None, result_ty, ..Default::default() };
                 match cfront::lower_assumption(cfa, &piece, &scope).into_iter().next() {
                     Some(Err(e)) => {
                         last = Some(e);

@@ -366,8 +366,7 @@ impl<'a> Explorer<'a> {
         if lhs.is_empty() {
             return None;
         }
-        let scope =
-            AssumptionScope { function, offset, result_ty: result.map(|v| v.ty()), acsl: false, visible_only: false };
+        let scope = AssumptionScope { function, offset, result_ty: result.map(|v| v.ty()), ..Default::default() };
         let rendered = match crate::cfront::lower_assumption_value(cfa, lhs, &scope).ok()? {
             e if e.int_ty().is_some() => {
                 let v = s.data.eval(cfa, &e, result).ok()?.value;

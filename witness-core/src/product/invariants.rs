@@ -545,13 +545,8 @@ impl<'a> Explorer<'a> {
 
     /// `x = 5, y = 3`: values of the invariant's names in a model of `s`'s path.
     fn values_of(&mut self, s: &ProductState, o: &Obligation) -> String {
-        let scope = AssumptionScope {
-            function: Some(o.scope),
-            offset: o.offset,
-            result_ty: None,
-            acsl: false,
-            visible_only: false,
-        };
+        let scope =
+            AssumptionScope { function: Some(o.scope), offset: o.offset, result_ty: None, ..Default::default() };
         // A postcondition's formals are shown at their values at entry (decision 231).
         let mut data = match o.kind {
             InvariantKind::Ensures => s.data.at_entry_formals().unwrap_or_else(|| s.data.clone()),
@@ -843,13 +838,7 @@ fn inferred_equalities(cfa: &Cfa, templates: &[ProductState]) -> Vec<Obligation>
                 let lowered = lower_assumption(
                     cfa,
                     &text,
-                    &AssumptionScope {
-                        function: Some(scope),
-                        offset,
-                        result_ty: None,
-                        acsl: false,
-                        visible_only: false,
-                    },
+                    &AssumptionScope { function: Some(scope), offset, result_ty: None, ..Default::default() },
                 );
                 if lowered.is_empty() || lowered.iter().any(|c| c.is_err()) {
                     continue;

@@ -350,8 +350,7 @@ impl<'a> Explorer<'a> {
             function: Some(s.stack.last().map(|c| c.callee).unwrap_or(self.cfa.main)),
             offset: s.trace.as_ref().and_then(|t| t.span).map(|sp| sp.start_offset),
             result_ty: None,
-            acsl: false,
-            visible_only: false,
+            ..Default::default()
         }
     }
 

@@ -563,8 +563,7 @@ impl<'a> Explorer<'a> {
         let lowered = match self.assumption_cache.get(&key) {
             Some(l) => l.clone(),
             None => {
-                let scope =
-                    AssumptionScope { function: scope_function, offset, result_ty, acsl: false, visible_only: false };
+                let scope = AssumptionScope { function: scope_function, offset, result_ty, ..Default::default() };
                 let mut all = Vec::new();
                 for text in &a.expressions {
                     all.extend(lower_assumption(cfa, text, &scope));
@@ -577,13 +576,8 @@ impl<'a> Explorer<'a> {
                     let texts: Vec<String> =
                         a.expressions.iter().flat_map(|e| crate::cfront::split_assumption(e)).collect();
                     if texts.len() == all.len() && Some(*callee) != scope_function {
-                        let in_callee = AssumptionScope {
-                            function: Some(*callee),
-                            offset: None,
-                            result_ty,
-                            acsl: false,
-                            visible_only: false,
-                        };
+                        let in_callee =
+                            AssumptionScope { function: Some(*callee), offset: None, result_ty, ..Default::default() };
                         for (conj, text) in all.iter_mut().zip(&texts) {
                             let unknown = matches!(conj, Err(ConjunctError::NoSuchObject(_)));
                             if !unknown {
