@@ -25,11 +25,12 @@ mod batch;
 mod benchexec_xml;
 mod guard;
 mod lint_cmd;
-mod native_run;
+
 mod plot;
 mod replay;
 mod snippet;
 mod task;
+use witness_check::native_run;
 use witness_core::InputError;
 
 #[derive(Parser)]

@@ -81,8 +81,11 @@ impl GccRunner {
     pub fn new(program: &Path) -> GccRunner {
         let ext = program.extension().and_then(|e| e.to_str()).filter(|e| *e == "i").unwrap_or("c").to_string();
         let quote_dir = program.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+        // A directory per runner: the soak validates on several threads of one process.
+        static RUNNERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = RUNNERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         GccRunner {
-            dir: std::env::temp_dir().join(format!("witness-check-native-{}", std::process::id())),
+            dir: std::env::temp_dir().join(format!("witness-check-native-{}-{n}", std::process::id())),
             quote_dir,
             ext,
             built: Mutex::new(None),
@@ -204,7 +207,7 @@ impl NativeRunner for GccRunner {
             Ok(c) => c,
             Err(e) => return NativeOutcome::Nothing(format!("cannot run the program: {e}")),
         };
-        let Some(status) = crate::replay::wait_within(&mut child, limit) else {
+        let Some(status) = wait_within(&mut child, limit) else {
             return NativeOutcome::Nothing(format!("the run did not end within {:.1} s", limit.as_secs_f64()));
         };
         let err = String::from_utf8_lossy(&std::fs::read(&log).unwrap_or_default()).into_owned();
@@ -264,6 +267,22 @@ fn sanitizer_report(err: &str, header: u32) -> String {
     }
     let report = err.lines().find_map(|l| l.split_once("ERROR: ").map(|(_, r)| r));
     report.map(|r| r.split(" on address").next().unwrap_or(r).trim().to_string()).unwrap_or_default()
+}
+
+/// The child's exit status, or `None` (the child killed) when it does not end within `limit`.
+pub fn wait_within(child: &mut std::process::Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(s)) => return Some(s),
+            Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(2)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use witness_check::native_run::wait_within;
 use witness_core::harness::{
     same_error, without_line_markers, BLOCKED_TEXT, CALLED_FROM_TEXT, ERROR_FUNCTIONS, NOT_FOLLOWED_TEXT,
     REACHED_STATUS, REACHED_TEXT,
@@ -211,22 +212,6 @@ fn line_of(exe: &Path, source: &Path, address: u64) -> Result<u32, String> {
         return Err(format!("the call is at {file}:{line}, not in the program's file"));
     }
     Ok(line)
-}
-
-/// The child's exit status, or `None` (the child killed) when it does not end within `limit`.
-pub fn wait_within(child: &mut std::process::Child, limit: Duration) -> Option<std::process::ExitStatus> {
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(s)) => return Some(s),
-            Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(2)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    }
 }
 
 fn run(exe: &Path, source: &Path, expected: &Expected) -> Replay {

@@ -204,6 +204,14 @@ impl Shortcut {
         self.declaration().key
     }
 
+    /// Whether it only explains (it may conclude nothing for either claim): it "decides" the
+    /// cases whose report carries its words.
+    pub const fn explains_only(self) -> bool {
+        let d = self.declaration();
+        matches!(d.violation, None | Some(Direction::Neither))
+            && matches!(d.correctness, None | Some(Direction::Neither))
+    }
+
     /// The shortcut named `key`.
     pub fn by_key(key: &str) -> Option<Shortcut> {
         Shortcut::ALL.into_iter().find(|s| s.key() == key)

@@ -48,6 +48,9 @@ pub struct Program {
     x0: i64,
     /// The property is no-overflow (`x` starts near `INT_MAX`), not unreach-call.
     overflow: bool,
+    /// The loop runs `n * scale` passes: 1, or for a long run 200 to 800 (decision 239: past the
+    /// bounded refutations' 16 cut points, so that the native refutation decides).
+    scale: i64,
     /// 1-based (line, column) of the `case` label in the loop body (observation site 1).
     case_site: Option<(usize, usize)>,
     /// The line before the loop and the body's last statement (the GraphML form's edges).
@@ -90,6 +93,8 @@ pub fn generate(rng: &mut TestRng) -> Program {
     let overflow = rng.random_bool(0.3);
     let x0 = if overflow { 2147483647 - rng.random_range(0..14i64) } else { i64::from(x0) };
     let after = rng.random_range(0..3i64);
+    let scale = if !overflow && rng.random_bool(0.25) { rng.random_range(200..800i64) } else { 1 };
+    let bound = if scale == 1 { "n".to_string() } else { format!("n * {scale}") };
     // The error: none, after the loop (reachable for some inputs, or guarded by `y < 0`,
     // which no run satisfies), or in an `atexit` handler.
     let (error, guard) = match if overflow { 0 } else { rng.random_range(0..4u32) } {
@@ -134,14 +139,14 @@ pub fn generate(rng: &mut TestRng) -> Program {
     let case_site = switch.then_some((head_line + 3, 5));
     let head_text = match form {
         Form::While => {
-            let t = "  while (i < n) {\n".to_string();
+            let t = format!("  while (i < {bound}) {{\n");
             s.push_str(&t);
             s.push_str(&body);
             s.push_str("  }\n");
             t
         }
         Form::For => {
-            let t = "  for (; i < n; ) {\n".to_string();
+            let t = format!("  for (; i < {bound}; ) {{\n");
             s.push_str(&t);
             s.push_str(&body);
             s.push_str("  }\n");
@@ -151,11 +156,11 @@ pub fn generate(rng: &mut TestRng) -> Program {
             let t = "  do {\n".to_string();
             s.push_str(&t);
             s.push_str(&body);
-            s.push_str("  } while (i < n);\n");
+            s.push_str(&format!("  }} while (i < {bound});\n"));
             t
         }
         Form::Goto => {
-            let t = "  L: if (i < n) {\n".to_string();
+            let t = format!("  L: if (i < {bound}) {{\n");
             s.push_str(&t);
             s.push_str(&body);
             s.push_str("    goto L;\n  }\n");
@@ -164,7 +169,7 @@ pub fn generate(rng: &mut TestRng) -> Program {
     };
     let col = head_text.len() - head_text.trim_start().len() + 1;
     // The error: reachable for some inputs, or not at all, depending on the constant.
-    let target = x0 + i64::from(a) * rng.random_range(0..(d as i64 + 1));
+    let target = x0 + i64::from(a) * scale * rng.random_range(0..(d as i64 + 1));
     if overflow && after > 0 {
         let _ = writeln!(s, "  x = x + {after};");
     }
@@ -187,6 +192,7 @@ pub fn generate(rng: &mut TestRng) -> Program {
         step: i64::from(a),
         x0,
         overflow,
+        scale,
         case_site,
         before_line,
         last_body_line,
@@ -208,11 +214,12 @@ impl Program {
 fn instrumented(p: &Program) -> String {
     let call = format!("__wc_h(0, {})", p.vars.join(", "));
     let mut t = p.text.clone();
+    let b = if p.scale == 1 { "n".to_string() } else { format!("n * {}", p.scale) };
     match p.form {
-        Form::While => t = t.replacen("while (i < n) {", &format!("while (({call}, i < n)) {{"), 1),
-        Form::For => t = t.replacen("for (; i < n; ) {", &format!("for (; ({call}, i < n); ) {{"), 1),
+        Form::While => t = t.replacen(&format!("while (i < {b}) {{"), &format!("while (({call}, i < {b})) {{"), 1),
+        Form::For => t = t.replacen(&format!("for (; i < {b}; ) {{"), &format!("for (; ({call}, i < {b}); ) {{"), 1),
         Form::DoWhile => t = t.replacen("  do {\n", &format!("  do {{ {call};\n"), 1),
-        Form::Goto => t = t.replacen("L: if (i < n) {", &format!("L: {call}; if (i < n) {{"), 1),
+        Form::Goto => t = t.replacen(&format!("L: if (i < {b}) {{"), &format!("L: {call}; if (i < {b}) {{"), 1),
     }
     if p.case_site.is_some() {
         t = t.replacen("    case 1:\n", &format!("    case 1: __wc_h(1, {});\n", p.vars.join(", ")), 1);
@@ -404,6 +411,18 @@ fn mutants(p: &Program, site: usize, graphml: bool, heads: &[[i64; 5]], error: b
         })
         .collect();
     out.push(case(&swapped, "var-swapped"));
+    // A bound of a long run one pass short: false only past the bounded refutations' depth, on
+    // the run whose nondet calls all return 1 (n = m = 1), which the native refutation takes.
+    if p.scale > 1 && site == 0 {
+        let ones: Vec<&[i64; 5]> = heads.iter().filter(|s| s[3] == 1 && s[4] == 1).collect();
+        for k in 0..3 {
+            if let Some(max) = ones.iter().map(|s| s[k]).max() {
+                let mut short = conj.clone();
+                short.push(Atom::Le(k, max - 1));
+                out.push(case(&short, "long-run-bound"));
+            }
+        }
+    }
     out
 }
 
@@ -500,8 +519,14 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration, tally: &mut crate::shortcu
     if let Err(e) = written {
         return (Judgement::Unknown, e.to_string());
     }
-    let mut opts =
-        ValidateOptions::new(&prog, &wit).with_property(&prp).with_data_model(DataModel::Ilp32).with_timeout(timeout);
+    // Native runs as the command line makes them (decision 239): the native refutation decides
+    // long runs' cases.
+    let runner = std::sync::Arc::new(witness_check::native_run::GccRunner::new(&prog));
+    let mut opts = ValidateOptions::new(&prog, &wit)
+        .with_property(&prp)
+        .with_data_model(DataModel::Ilp32)
+        .with_timeout(timeout)
+        .with_native(runner);
     // A third of the cases try the proof first, so that both ways to `true` stay exercised.
     opts.shortcuts.set(witness_core::shortcuts::Shortcut::QuickSearch, c.search_first);
     let report = match std::panic::catch_unwind(|| validate(&opts)) {
@@ -547,6 +572,10 @@ pub fn round(
         let t0 = std::time::Instant::now();
         r.programs += 1;
         for c in cases(&p, &heads, error, &mut rng) {
+            // A long run's case takes seconds: the deadline is kept between cases too.
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                break;
+            }
             r.cases += 1;
             r.valid += c.valid as usize;
             for k in [
@@ -559,6 +588,7 @@ pub fn round(
                     _ => "while-or-for-loop",
                 },
                 if c.search_first { "search-first" } else { "proof-first" },
+                if c.program.scale > 1 { "long-run" } else { "short-run" },
             ] {
                 *r.mix.entry(k).or_default() += 1;
             }

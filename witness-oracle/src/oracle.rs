@@ -488,6 +488,31 @@ fn mutations(prog: &Prog, lines: &[LLine], w0: &Witness, rng: &mut SplitMix) -> 
         }
         out.push(("range-claimed".into(), m));
     }
+    // The violation claimed inside such a branch: no run reaches the target line, which the
+    // value-range rejection shows from the program's branches alone (decision 213).
+    let bodies: Vec<usize> = (1..lines.len()).filter(|&l| never(l - 1)).collect();
+    if !bodies.is_empty() {
+        let mut m = w0.clone();
+        m.target = bodies[rng.below(bodies.len() as u64) as usize];
+        out.push(("range-target".into(), m));
+    }
+    // A branch claimed past the program's end: the witness graph alone rejects (decision 38).
+    let mut m = w0.clone();
+    m.wps.insert(rng.below(w0.wps.len() as u64 + 1) as usize, Wp::PastEnd { taken: rng.below(2) == 0 });
+    out.push(("past-end".into(), m));
+    let mut m = w0.clone();
+    m.wps.insert(rng.below(w0.wps.len() as u64 + 1) as usize, Wp::Cut);
+    out.push(("violation-cut".into(), m));
+    // A branch the run takes made an avoid waypoint (YAML): rejected when no other run reaches
+    // the target, and then the avoid-waypoint blame names it (decision 212).
+    if !br.is_empty() {
+        let i = br[rng.below(br.len() as u64) as usize];
+        let mut m = w0.clone();
+        if let Wp::Branch { line, taken } = m.wps[i] {
+            m.wps[i] = Wp::Avoid { line, taken };
+            out.push(("branch-avoided".into(), m));
+        }
+    }
     let stmts: Vec<usize> = (0..lines.len())
         .filter(|&l| lines[l].kind == LKind::Stmt && lines[l].func == "main" && l != w0.target)
         .collect();
@@ -645,7 +670,14 @@ fn check_program(prog: &Prog, dir: &Path, cfg: &Config) -> ProgramResult {
     let rendered: Vec<Rendered> = styles.iter().map(|s| gen::render(&lines, s)).collect();
     let mut cases = Vec::new();
     for (name, w) in mutations(prog, &lines, &w0, &mut rng) {
+        // The witness-graph mutations are GraphML's (a YAML waypoint past the end is an input
+        // error; YAML has no graph to cut).
+        let graph_only = w.wps.iter().any(|p| matches!(p, Wp::Cut | Wp::PastEnd { .. }));
+        let yaml_only = w.wps.iter().any(|p| matches!(p, Wp::Avoid { .. }));
         for fmt in [Format::GraphMl, Format::Yaml] {
+            if (graph_only && fmt == Format::Yaml) || (yaml_only && fmt == Format::GraphMl) {
+                continue;
+            }
             cases.push(Case {
                 mutation: name.clone(),
                 format: fmt,

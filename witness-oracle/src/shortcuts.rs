@@ -63,7 +63,9 @@ impl Tally {
     fn count(&mut self, report: &Report, second_definite: bool) {
         let definite = !matches!(report.verdict, Verdict::Unknown { .. });
         for sc in Shortcut::ALL {
-            let decided = definite && report.decided_by == Some(sc.key());
+            // An explanation-only shortcut (avoid-waypoint blame) decided the cases it explained.
+            let explained = sc.explains_only() && report.shortcuts_used.contains(&sc.key());
+            let decided = definite && (report.decided_by == Some(sc.key()) || explained);
             let took_part = definite && (decided || report.shortcuts_used.contains(&sc.key()));
             let e = self.per.entry(sc.key()).or_default();
             e[0] += decided as u64;

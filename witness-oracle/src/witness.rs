@@ -12,6 +12,15 @@ pub enum Wp {
     Value { k: usize, value: i128 },
     /// The branch on this logical line goes this way.
     Branch { line: usize, taken: bool },
+    /// A branch claimed at a line past the program's last (no run passes it; the witness graph
+    /// alone shows it: decision 38).
+    PastEnd { taken: bool },
+    /// YAML only: an `avoid` waypoint of the next claim's segment (issue 51: the avoid-waypoint
+    /// blame of decision 212 explains rejections it causes).
+    Avoid { line: usize, taken: bool },
+    /// GraphML only: no transition here, so the violation node is not reachable from the entry
+    /// node (the witness graph alone shows that no run is allowed: decision 8).
+    Cut,
 }
 
 /// A violation witness: the chain of claims, then the target line.
@@ -50,10 +59,26 @@ pub fn record(run: &Run, lines: &[LLine]) -> Option<Witness> {
 pub fn allows(w: &Witness, run: &Run) -> bool {
     let mut j = 0;
     let mut k = 0;
-    for e in &run.events {
-        if j == w.wps.len() {
-            break;
+    // The avoid waypoints of the segment being matched: passing one drops the run.
+    let mut avoids: Vec<(usize, bool)> = Vec::new();
+    let take_avoids = |j: &mut usize, avoids: &mut Vec<(usize, bool)>| {
+        avoids.clear();
+        while let Some(Wp::Avoid { line, taken }) = w.wps.get(*j) {
+            avoids.push((*line, *taken));
+            *j += 1;
         }
+    };
+    take_avoids(&mut j, &mut avoids);
+    for e in &run.events {
+        if let Event::Br(line, t) = e {
+            if avoids.contains(&(*line, *t)) {
+                return false;
+            }
+        }
+        if j == w.wps.len() {
+            continue; // the target's segment: only its avoid waypoints are left
+        }
+        let before = j;
         match (e, &w.wps[j]) {
             (Event::Nondet(_, v), Wp::Value { k: wk, value }) if k == *wk => {
                 if v != value {
@@ -68,6 +93,9 @@ pub fn allows(w: &Witness, run: &Run) -> bool {
                 j += 1;
             }
             _ => {}
+        }
+        if j > before {
+            take_avoids(&mut j, &mut avoids);
         }
         if let Event::Nondet(..) = e {
             k += 1;
@@ -163,6 +191,9 @@ pub fn graphml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> Strin
         }
     }
     for (i, p) in w.wps.iter().enumerate() {
+        if matches!(p, Wp::Cut | Wp::Avoid { .. }) {
+            continue; // Avoid: a YAML mutation (the oracle writes none in GraphML)
+        }
         s.push_str(&format!("  <edge source=\"N{i}\" target=\"N{}\">\n", i + 1));
         match p {
             Wp::Value { k, value } => {
@@ -181,6 +212,14 @@ pub fn graphml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> Strin
                     if *taken { "true" } else { "false" }
                 ));
             }
+            Wp::Cut | Wp::Avoid { .. } => {}
+            Wp::PastEnd { taken } => {
+                s.push_str(&format!("   <data key=\"startline\">{}</data>\n", past_end(r)));
+                s.push_str(&format!(
+                    "   <data key=\"control\">condition-{}</data>\n",
+                    if *taken { "true" } else { "false" }
+                ));
+            }
         }
         s.push_str("  </edge>\n");
     }
@@ -191,6 +230,11 @@ pub fn graphml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> Strin
     ));
     s.push_str(" </graph>\n</graphml>\n");
     s
+}
+
+/// A line a few past the program's last.
+fn past_end(r: &Rendered) -> usize {
+    r.text.lines().count() + 7
 }
 
 fn yaml_location(lines: &[LLine], r: &Rendered, l: usize) -> String {
@@ -212,8 +256,17 @@ pub fn yaml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> String {
         prog.viol.yaml_spec(),
         if prog.lp64 { "LP64" } else { "ILP32" }
     );
+    // An avoid waypoint opens its segment; the follow waypoint after it joins that segment.
+    let mut open = false;
     for p in &w.wps {
-        s.push_str("  - segment:\n    - waypoint:\n");
+        if *p == Wp::Cut {
+            continue; // a GraphML mutation (the oracle writes none in YAML)
+        }
+        if !open {
+            s.push_str("  - segment:\n");
+        }
+        open = matches!(p, Wp::Avoid { .. });
+        s.push_str("    - waypoint:\n");
         match p {
             Wp::Value { k, value } => {
                 // Before the statement after the declaration: the input still holds its value.
@@ -230,9 +283,27 @@ pub fn yaml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> String {
                 s.push_str(&format!("        constraint:\n          value: \"{taken}\"\n"));
                 s.push_str(&yaml_location(lines, r, *line));
             }
+            Wp::PastEnd { taken } => {
+                s.push_str("        type: \"branching\"\n        action: \"follow\"\n");
+                s.push_str(&format!("        constraint:\n          value: \"{taken}\"\n"));
+                s.push_str(&format!(
+                    "        location:\n          file_name: \"program.c\"\n          line: {}\n          column: 3\n          \
+                     function: \"main\"\n",
+                    past_end(r)
+                ));
+            }
+            Wp::Avoid { line, taken } => {
+                s.push_str("        type: \"branching\"\n        action: \"avoid\"\n");
+                s.push_str(&format!("        constraint:\n          value: \"{taken}\"\n"));
+                s.push_str(&yaml_location(lines, r, *line));
+            }
+            Wp::Cut => {}
         }
     }
-    s.push_str("  - segment:\n    - waypoint:\n        type: \"target\"\n        action: \"follow\"\n");
+    if !open {
+        s.push_str("  - segment:\n");
+    }
+    s.push_str("    - waypoint:\n        type: \"target\"\n        action: \"follow\"\n");
     s.push_str(&yaml_location(lines, r, w.target));
     s
 }

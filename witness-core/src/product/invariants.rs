@@ -585,6 +585,8 @@ pub struct InvariantOutcome {
     pub k: Option<u8>,
     pub states: u64,
     pub solver_calls: u64,
+    /// The shortcuts that removed states from the search that decided (decision 237).
+    pub used: crate::shortcuts::Shortcuts,
 }
 
 impl InvariantOutcome {
@@ -602,6 +604,7 @@ impl InvariantOutcome {
             k: None,
             states,
             solver_calls,
+            used: crate::shortcuts::Shortcuts::NONE,
         }
     }
 }
@@ -688,6 +691,7 @@ fn refute_once(
         ex.coverage.lose_runs(format!("paths were cut after {b} cut points or calls"));
     }
     let verdict = ex.run();
+    let mut used = ex.used;
     let failed = ex.observer.as_mut().and_then(|o| o.failed.take());
     let (mut states, mut calls) = (ex.states, ex.smt.calls);
     let raw = |verdict: &Verdict, states: u64| match verdict {
@@ -713,6 +717,7 @@ fn refute_once(
         obs.sparse = true;
         all.observer = Some(Box::new(obs));
         let v = all.run();
+        used = used.union(all.used);
         states += all.states;
         calls += all.smt.calls;
         let v = match v {
@@ -726,7 +731,7 @@ fn refute_once(
         (verdict, why) = reading::conclude_claim(Claim::Correctness, &Reading::EXACT, &all.doubts, &all.coverage, v);
     }
     let reason = why.unwrap_or_else(|| raw(&verdict, states));
-    InvariantOutcome { verdict, reason, failed, k: None, states, solver_calls: calls }
+    InvariantOutcome { verdict, reason, failed, k: None, states, solver_calls: calls, used }
 }
 
 /// The proof by k-induction over the cut points, k = 1 to `MAX_K` (4; module comment). When it
@@ -891,6 +896,7 @@ fn prove_once(
         k,
         states,
         solver_calls: calls,
+        used: crate::shortcuts::Shortcuts::NONE,
     };
     for k in 1..=MAX_K {
         // Base: real runs from the start through the first k cut-point visits.

@@ -209,7 +209,7 @@ impl Stage<'_> {
                 stages,
             }),
             decided_by: decider.filter(|_| witness_verdict != "unknown").map(Shortcut::key),
-            shortcuts_used: Vec::new(),
+            shortcuts_used: outcome.used.keys(),
         }
     }
 }
@@ -361,6 +361,7 @@ impl Stage<'_> {
                 k: None,
                 states: 0,
                 solver_calls: 0,
+                used: crate::shortcuts::Shortcuts::NONE,
             });
         }
         Err(shown.join("; "))

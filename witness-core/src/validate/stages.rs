@@ -479,6 +479,8 @@ pub(super) fn blame_avoid(
                  run the witness allows reaches the error{reached}",
                 found.reason, t.origin
             );
+            // Its words are in the reason (decision 237: named, as the soak counts it).
+            found.used = found.used.with(crate::shortcuts::Shortcut::AvoidBlame);
             return;
         }
     }
