@@ -494,6 +494,8 @@ fn mutations(prog: &Prog, lines: &[LLine], w0: &Witness, rng: &mut SplitMix) -> 
     if !bodies.is_empty() {
         let mut m = w0.clone();
         m.target = bodies[rng.below(bodies.len() as u64) as usize];
+        // And with the target alone (no claim on the way).
+        out.push(("range-target-only".into(), Witness { wps: Vec::new(), target: m.target }));
         out.push(("range-target".into(), m));
     }
     // A branch claimed past the program's end: the witness graph alone rejects (decision 38).

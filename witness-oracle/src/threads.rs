@@ -922,12 +922,15 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration, tally: &mut crate::shortcu
         (Verdict::Unknown { .. }, _) => Judgement::Unknown,
         _ => Judgement::Agree,
     };
+    // The full search's answer is asked for a wrong answer too: a shortcut's mismatch is written
+    // under the findings directory when found (the truth's mismatches are printed at the end).
+    let compared = crate::shortcuts::compare(&opts, &report, tally, true);
     if j != Judgement::Agree {
         return (j, report.reason);
     }
     // Issue 32 item 2, issue 51 item 2: the full search (no reduction, no shortcut) must not
     // answer otherwise.
-    match crate::shortcuts::compare(&opts, &report, tally, true) {
+    match compared {
         crate::shortcuts::Compared::Mismatch(d) => (Judgement::Mismatch(d), report.reason),
         _ => (Judgement::Agree, report.reason),
     }
