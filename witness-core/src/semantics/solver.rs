@@ -55,6 +55,19 @@ struct Answers {
     terms: usize,
 }
 
+/// Decision 240: one Z3 check with a time limit at a time in the process. Z3 4.8.12 (the
+/// version the setup installs) runs every time limit, a solver's `timeout` and a tactic's
+/// `try_for`, on a pool of timer threads shared by the process, whose hand-back of a worker
+/// races with the worker still running (fixed after 4.8.12, Z3 pull request 5371): two threads
+/// checking with time limits corrupted the heap (the soak's two workers on long runs, within
+/// minutes; one worker ran 810 s clean). A validation checks on one thread, so the command line
+/// never waits here; threads in one process (the soak's workers, parallel tests) take turns.
+fn timed_check<R>(check: impl FnOnce() -> R) -> R {
+    static TIMERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = TIMERS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    check()
+}
+
 /// Z3 solvers plus bookkeeping.
 pub struct Smt {
     /// QF_BV solver (bit-blasting tactics): faster than the general one on the integer queries.
@@ -122,7 +135,7 @@ impl Smt {
     /// goes on with the budget left.
     fn check_within(&mut self) -> SatResult {
         loop {
-            let r = self.active().check();
+            let r = timed_check(|| self.active().check());
             if r != SatResult::Unknown || self.deadline.clock() != Clock::Cpu || self.deadline.passed() {
                 return r;
             }
@@ -172,7 +185,7 @@ impl Smt {
         solver.push();
         assert_all(solver, path, extra);
         self.calls += 1;
-        match solver.check() {
+        match timed_check(|| solver.check()) {
             SatResult::Unknown => {
                 self.quick_give_ups += 1;
                 None
@@ -207,7 +220,7 @@ impl Smt {
         solver.set_params(&p);
         query.iter().for_each(|c| solver.assert(c));
         self.calls += 1;
-        match solver.check() {
+        match timed_check(|| solver.check()) {
             SatResult::Unknown => {
                 let why = solver.get_reason_unknown().unwrap_or_default();
                 if why.contains("timeout") || why.contains("canceled") {
