@@ -205,21 +205,15 @@ pub fn graphml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> Strin
                 ));
                 s.push_str("   <data key=\"assumption.scope\">main</data>\n");
             }
-            Wp::Branch { line, taken } => {
-                s.push_str(&format!("   <data key=\"startline\">{}</data>\n", r.pos[*line].0));
-                s.push_str(&format!(
-                    "   <data key=\"control\">condition-{}</data>\n",
-                    if *taken { "true" } else { "false" }
-                ));
+            Wp::Branch { .. } | Wp::PastEnd { .. } => {
+                let (line, taken) = match *p {
+                    Wp::Branch { line, taken } => (r.pos[line].0 as usize, taken),
+                    _ => (past_end(r), matches!(p, Wp::PastEnd { taken: true })),
+                };
+                s.push_str(&format!("   <data key=\"startline\">{line}</data>\n"));
+                s.push_str(&format!("   <data key=\"control\">condition-{taken}</data>\n"));
             }
             Wp::Cut | Wp::Avoid { .. } => {}
-            Wp::PastEnd { taken } => {
-                s.push_str(&format!("   <data key=\"startline\">{}</data>\n", past_end(r)));
-                s.push_str(&format!(
-                    "   <data key=\"control\">condition-{}</data>\n",
-                    if *taken { "true" } else { "false" }
-                ));
-            }
         }
         s.push_str("  </edge>\n");
     }
@@ -259,8 +253,8 @@ pub fn yaml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> String {
     // An avoid waypoint opens its segment; the follow waypoint after it joins that segment.
     let mut open = false;
     for p in &w.wps {
-        if *p == Wp::Cut {
-            continue; // a GraphML mutation (the oracle writes none in YAML)
+        if matches!(p, Wp::Cut | Wp::PastEnd { .. }) {
+            continue; // GraphML mutations (the oracle writes none in YAML)
         }
         if !open {
             s.push_str("  - segment:\n");
@@ -283,21 +277,12 @@ pub fn yaml(prog: &Prog, lines: &[LLine], r: &Rendered, w: &Witness) -> String {
                 s.push_str(&format!("        constraint:\n          value: \"{taken}\"\n"));
                 s.push_str(&yaml_location(lines, r, *line));
             }
-            Wp::PastEnd { taken } => {
-                s.push_str("        type: \"branching\"\n        action: \"follow\"\n");
-                s.push_str(&format!("        constraint:\n          value: \"{taken}\"\n"));
-                s.push_str(&format!(
-                    "        location:\n          file_name: \"program.c\"\n          line: {}\n          column: 3\n          \
-                     function: \"main\"\n",
-                    past_end(r)
-                ));
-            }
             Wp::Avoid { line, taken } => {
                 s.push_str("        type: \"branching\"\n        action: \"avoid\"\n");
                 s.push_str(&format!("        constraint:\n          value: \"{taken}\"\n"));
                 s.push_str(&yaml_location(lines, r, *line));
             }
-            Wp::Cut => {}
+            Wp::Cut | Wp::PastEnd { .. } => {}
         }
     }
     if !open {
