@@ -181,20 +181,7 @@ impl NativeRunner for GccRunner {
         let Ok(file) = std::fs::File::create(&log) else {
             return NativeOutcome::Nothing(format!("cannot write {}", log.display()));
         };
-        let mut cmd = Command::new(&exe);
-        // A processor-time limit of its own: the run ends even if this process is ended first.
-        let cpu_secs = limit.as_secs() + 2;
-        // SAFETY: between fork and exec the closure only calls `setrlimit`, which is
-        // async-signal-safe, on a value it owns.
-        unsafe {
-            use std::os::unix::process::CommandExt;
-            cmd.pre_exec(move || {
-                let l = libc::rlimit { rlim_cur: cpu_secs, rlim_max: cpu_secs };
-                libc::setrlimit(libc::RLIMIT_CPU, &l);
-                Ok(())
-            });
-        }
-        let child = cmd
+        let child = Command::new(&exe)
             .env("WITNESS_CHECK_NONDET", value.to_string())
             .env("WITNESS_CHECK_TOKEN", &token)
             .env("ASAN_OPTIONS", ASAN_OPTIONS)
@@ -207,6 +194,17 @@ impl NativeRunner for GccRunner {
             Ok(c) => c,
             Err(e) => return NativeOutcome::Nothing(format!("cannot run the program: {e}")),
         };
+        // A processor-time limit of its own: the run ends even if this process is ended first.
+        // It is set from here, after the spawn, and not in a `pre_exec` closure: a closure makes
+        // the standard library `fork` this (multi-threaded, Z3-allocating) process instead of
+        // using `posix_spawn`, and the soak's heap was corrupted on that path (decision 242).
+        // The processor time the child spent before the call counts against the limit too.
+        let cpu_secs = limit.as_secs() + 2;
+        let l = libc::rlimit { rlim_cur: cpu_secs, rlim_max: cpu_secs };
+        // SAFETY: `prlimit` reads `l`, which lives across the call, and writes nothing (null).
+        unsafe {
+            libc::prlimit(child.id() as libc::pid_t, libc::RLIMIT_CPU, &l, std::ptr::null_mut());
+        }
         let Some(status) = wait_within(&mut child, limit) else {
             return NativeOutcome::Nothing(format!("the run did not end within {:.1} s", limit.as_secs_f64()));
         };

@@ -302,7 +302,7 @@ fn holds(inv: &Atom, s: &[i64; 5]) -> bool {
         Atom::Ge(k, c) => v(k) >= c,
         Atom::Lin(a, b) => v(1) == a * v(0) + b,
         Atom::Parity(k, r) => v(k).rem_euclid(2) == r,
-        Atom::ILeN => v(0) <= v(3),
+        Atom::ILeN(scale) => v(0) <= v(3) * scale,
     }
 }
 
@@ -314,8 +314,9 @@ enum Atom {
     /// x - a * i == b (written so that it cannot overflow near INT_MAX)
     Lin(i64, i64),
     Parity(usize, i64),
-    /// i <= n
-    ILeN,
+    /// i <= n (times the long run's scale: `i <= n * S`, attained where the loop ends, on the
+    /// run the native refutation takes too)
+    ILeN(i64),
 }
 
 const NAMES: [&str; 5] = ["i", "x", "y", "n", "m"];
@@ -326,7 +327,8 @@ fn text(a: &Atom) -> String {
         Atom::Ge(k, c) => format!("{} >= {c}", NAMES[k]),
         Atom::Lin(a, b) => format!("x - {a} * i == {b}"),
         Atom::Parity(k, r) => format!("{} % 2 == {r}", NAMES[k]),
-        Atom::ILeN => "i <= n".into(),
+        Atom::ILeN(1) => "i <= n".into(),
+        Atom::ILeN(scale) => format!("i <= n * {scale}"),
     }
 }
 
@@ -342,7 +344,7 @@ fn true_atoms(p: &Program, heads: &[[i64; 5]]) -> Vec<Atom> {
             out.push(Atom::Parity(k, min.rem_euclid(2)));
         }
     }
-    out.push(Atom::ILeN);
+    out.push(Atom::ILeN(p.scale));
     out.push(Atom::Lin(p.step, p.x0));
     out.push(Atom::Lin(p.step, p.x0 + p.step));
     out.retain(|a| heads.iter().all(|s| holds(a, s)));
@@ -398,7 +400,7 @@ fn mutants(p: &Program, site: usize, graphml: bool, heads: &[[i64; 5]], error: b
             Atom::Ge(k, c) => Atom::Ge(k, c + 1),
             Atom::Lin(a, b) => Atom::Lin(a, b + 1),
             Atom::Parity(k, r) => Atom::Parity(k, 1 - r),
-            Atom::ILeN => Atom::Le(0, 0),
+            Atom::ILeN(_) => Atom::Le(0, 0),
         };
     }
     out.push(case(&moved, "bound-moved"));

@@ -2,6 +2,11 @@
 //! and one or two created threads (possibly running the same start routine), shared globals,
 //! adjacent bit-fields, a mutex, a local of `main` whose address is passed to the threads (an
 //! escaped local), `goto` loops, and checks `if (x == K) { reach_error(); }` in any thread.
+//! Issue 51 added what the shortcuts' preconditions ask for: a helper function with a check of
+//! its own, called by threads and `main` (the thread-line check), inputs in 0..2 (so that the
+//! guessing run may miss and the search with its shortcuts decides), private locals copied from
+//! shared variables and checked (partial-order reduction), and stores checked at once (a value
+//! only another thread's step between the two gives).
 //!
 //! **Every schedule is enumerated natively.** One gcc build runs the program under a baton
 //! scheduler (the driver below): before every statement that may touch shared state (every
@@ -68,6 +73,8 @@ pub struct Program {
     routines: Vec<&'static str>,
     /// Error calls: function, line, column.
     errors: Vec<(&'static str, usize, usize)>,
+    /// Which function calls the helper (caller, helper).
+    calls: Vec<(&'static str, &'static str)>,
     main_line: usize,
     sha256: String,
 }
@@ -131,6 +138,8 @@ struct Builder {
     errors: Vec<(&'static str, usize, usize)>,
     create_cols: Vec<usize>,
     checks: usize,
+    /// Calls of the helper: (caller, helper).
+    calls: Vec<(&'static str, &'static str)>,
 }
 
 impl Builder {
@@ -186,11 +195,12 @@ fn assignment(rng: &mut TestRng, escaped: bool, func: &str) -> String {
             "s.a = s.a + C;",
             "s.b = g0;",
             "g1 = s.a;",
+            "g0 = C;",
             "*p = *p + C;",
             "g0 = *p;",
         ]
     } else {
-        &["g0 = g0 + C;", "g1 = g0 + C;", "g0 = g1;", "s.a = s.a + C;", "s.b = g0;", "g1 = s.a;"]
+        &["g0 = g0 + C;", "g1 = g0 + C;", "g0 = g1;", "s.a = s.a + C;", "s.b = g0;", "g1 = s.a;", "g0 = C;", "g1 = C;"]
     };
     // An escaped local is accessed half of the time it can be.
     let pick = if escaped && rng.random_bool(0.5) {
@@ -213,11 +223,22 @@ fn condition<'a>(rng: &mut TestRng, vars: &[&'a str]) -> (&'a str, &'static str)
     (x, op)
 }
 
-/// The body of a start routine (or of `main` between its creations).
-fn items(b: &mut Builder, rng: &mut TestRng, func: &'static str, escaped: bool, n: usize, allow_loop: bool) {
+/// The body of a start routine, of the helper, or of `main` between its creations (`helper`: a
+/// function this body may call).
+#[allow(clippy::too_many_arguments)]
+fn items(
+    b: &mut Builder,
+    rng: &mut TestRng,
+    func: &'static str,
+    escaped: bool,
+    n: usize,
+    allow_loop: bool,
+    helper: Option<&'static str>,
+) {
     let mut looped = false;
+    let shared: &[&str] = if escaped { &["g0", "g1", "s.a", "s.b", "*p"] } else { &["g0", "g1", "s.a", "s.b"] };
     for _ in 0..n {
-        match rng.random_range(0..6u32) {
+        match rng.random_range(0..10u32) {
             0 | 1 => {
                 let a = assignment(rng, escaped, func);
                 b.point(func, 2, &a, None, false);
@@ -238,18 +259,70 @@ fn items(b: &mut Builder, rng: &mut TestRng, func: &'static str, escaped: bool, 
                 b.plain("  }");
             }
             4 if func != "main" => {
-                let mut vars = vec!["g0", "g1", "s.a", "s.b"];
-                if escaped {
-                    vars.push("*p");
-                }
-                let (x, op) = condition(rng, &vars);
+                let (x, op) = condition(rng, shared);
                 b.check(func, 2, x, op);
             }
             // A check on the thread's own local (issue 51): only the thread's own steps decide
             // it, which the projection (decision 227) explores alone.
             5 if func != "main" && rng.random_bool(0.5) => {
-                let (_, op) = condition(rng, &["i"]);
-                b.check(func, 2, "i", op);
+                let (x, op) = condition(rng, &["i", "t"]);
+                b.check(func, 2, x, op);
+            }
+            // An input in 0..2 (issue 51): the guessing run's guess may miss the one value that
+            // reaches a check, and the search with its shortcuts decides. Natively the scheduler
+            // tries each value as one more choice.
+            6 => {
+                let x = ["g0", "g1", "t"][rng.random_range(0..3usize)];
+                let line = b.line + 1;
+                b.point(
+                    func,
+                    2,
+                    &format!("{x} = __VERIFIER_nondet_uchar() % 3;"),
+                    Some(format!("__wc_pt({line}); {x} = __wc_choose(3);")),
+                    false,
+                );
+                if func != "main" && rng.random_bool(0.6) {
+                    let (_, op) = condition(rng, &[x]);
+                    // The input and a shared variable together: the guess must be right and
+                    // the other threads' stores must be seen (the projection, decision 227,
+                    // makes shared variables arbitrary before each step).
+                    let e = if x == "t" && rng.random_bool(0.6) {
+                        format!("{} + t", ["g0", "g1"][rng.random_range(0..2usize)])
+                    } else {
+                        x.to_string()
+                    };
+                    b.check(func, 2, &e, op);
+                }
+            }
+            // A private local copied from the shared state, then (mostly) checked: the copy's
+            // step reads what other threads write (partial-order reduction, decision 176).
+            7 => {
+                let x = shared[rng.random_range(0..shared.len())];
+                let x = if func == "main" && x == "*p" { "v" } else { x };
+                b.point(func, 2, &format!("t = {x};"), None, false);
+                if func != "main" && rng.random_bool(0.7) {
+                    let (_, op) = condition(rng, &["t"]);
+                    b.check(func, 2, "t", op);
+                }
+            }
+            // The helper (its checks are lines of every thread that calls it: the thread-line
+            // check, decision 226).
+            8 if helper.is_some() => {
+                let h = helper.unwrap_or_default();
+                b.plain(&format!("  {h}();"));
+                if !b.calls.contains(&(func, h)) {
+                    b.calls.push((func, h));
+                }
+            }
+            // A store and a check of the same variable at once: only a step of another thread
+            // between the two reaches some values.
+            9 if func != "main" => {
+                let a = assignment(rng, escaped, func);
+                b.point(func, 2, &a, None, false);
+                let x = a.split(" = ").next().unwrap_or("g0").to_string();
+                let x: &str = shared.iter().find(|v| **v == x).copied().unwrap_or("g0");
+                let (_, op) = condition(rng, &[x]);
+                b.check(func, 2, x, op);
             }
             _ => {
                 let a = assignment(rng, escaped, func);
@@ -272,8 +345,10 @@ pub fn generate(rng: &mut TestRng) -> Program {
         errors: Vec::new(),
         create_cols: Vec::new(),
         checks: 0,
+        calls: Vec::new(),
     };
     b.plain("extern void reach_error(void);");
+    b.plain("extern unsigned char __VERIFIER_nondet_uchar(void);");
     b.plain("#include <pthread.h>");
     b.plain("int g0 = 0;");
     b.plain("int g1 = 0;");
@@ -287,13 +362,35 @@ pub fn generate(rng: &mut TestRng) -> Program {
         vec!["main", "w1", "w2"]
     };
     let defined: Vec<&'static str> = if two && !same { vec!["w1", "w2"] } else { vec!["w1"] };
+    // Issue 51: a helper the threads (and `main`) may call, with a check of its own.
+    let helper = rng.random_bool(0.4).then_some("helper");
+    if let Some(h) = helper {
+        b.plain(&format!("void {h}(void) {{"));
+        b.plain("  int i = 0;");
+        b.plain("  int t = 0;");
+        let n = rng.random_range(0..3usize);
+        items(&mut b, rng, h, false, n, false, None);
+        let (x, op) = condition(rng, &["g0", "g1", "s.a", "s.b"]);
+        b.check(h, 2, x, op);
+        b.plain("  (void)i; (void)t;");
+        b.plain("}");
+    }
     for f in &defined {
         b.plain(&format!("void *{f}(void *arg) {{"));
         b.plain("  int *p = arg;");
         b.plain("  int i = 0;");
+        b.plain("  int t = 0;");
         let n = rng.random_range(1..4usize);
-        items(&mut b, rng, f, escaped, n, true);
-        b.plain("  (void)p; (void)i;");
+        items(&mut b, rng, f, escaped, n, true, helper);
+        // The last routine calls the helper if nothing did (an uncalled function has no steps).
+        let last = Some(f) == defined.last();
+        if let Some(h) = helper.filter(|_| rng.random_bool(0.5) || (last && b.calls.is_empty())) {
+            b.plain(&format!("  {h}();"));
+            if !b.calls.contains(&(*f, h)) {
+                b.calls.push((*f, h));
+            }
+        }
+        b.plain("  (void)p; (void)i; (void)t;");
         b.plain("  return 0;");
         b.plain("}");
     }
@@ -301,6 +398,7 @@ pub fn generate(rng: &mut TestRng) -> Program {
     let main_line = b.line;
     b.plain("  pthread_t h1, h2;");
     b.plain("  int v = 0;");
+    b.plain("  int t = 0;");
     let arg = if escaped { "&v" } else { "0" };
     for (k, f) in routines.iter().enumerate().skip(1) {
         let call = format!("pthread_create(&h{k}, 0, {f}, {arg});");
@@ -308,7 +406,7 @@ pub fn generate(rng: &mut TestRng) -> Program {
         b.point("main", 2, &call, Some(native), true);
         b.create_cols.push(2 + call.len() - 1);
         if rng.random_bool(0.5) {
-            items(&mut b, rng, "main", escaped, 1, false);
+            items(&mut b, rng, "main", escaped, 1, false, helper);
         }
     }
     let mut joins: Vec<usize> = (1..routines.len()).collect();
@@ -328,6 +426,7 @@ pub fn generate(rng: &mut TestRng) -> Program {
         let (x, op) = condition(rng, &["g0", "g1", "s.a", "s.b", "v"]);
         b.check("main", 2, x, op);
     }
+    b.plain("  (void)t;");
     b.plain("  return 0;");
     b.plain("}");
     let mut native = b.n.replacen("extern void reach_error(void);\n", NATIVE_DECLS, 1);
@@ -341,12 +440,18 @@ pub fn generate(rng: &mut TestRng) -> Program {
         create_cols: b.create_cols,
         routines,
         errors: b.errors,
+        calls: b.calls,
         main_line,
         sha256: String::new(),
     }
 }
 
 impl Program {
+    /// Does a thread whose routine is `routine` run the code of `f`?
+    fn runs(&self, routine: &str, f: &str) -> bool {
+        routine == f || self.calls.iter().any(|&(c, h)| c == routine && h == f)
+    }
+
     /// Fixes the checks' constants (the text and its hash).
     fn fix(&mut self, ks: Vec<i64>) {
         for (j, k) in ks.iter().enumerate() {
@@ -364,6 +469,7 @@ void __wc_create(int, void *, void *(*)(void *), void *);
 void __wc_join(int, unsigned long);
 void __wc_err(int);
 void __wc_obs(int, long);
+int __wc_choose(int);
 extern long __wc_k[];
 ";
 
@@ -433,6 +539,15 @@ static void point(int line, int k, void *o, long j) {
   pthread_mutex_unlock(&S);
 }
 void __wc_pt(int line) { point(line, K_PLAIN, 0, 0); }
+int __wc_choose(int n) {
+  int c = 0;
+  pthread_mutex_lock(&S);
+  int k = sh->n;
+  if (k >= MAXD) sh->overflow = 1;
+  else { c = k < plen ? prefix[k] : 0; if (c >= n) c = 0; sh->opts[k] = n; sh->chose[k] = c; sh->n = k + 1; }
+  pthread_mutex_unlock(&S);
+  return c;
+}
 void __wc_lock(int line, void *m) { point(line, K_LOCK, m, 0); }
 void __wc_unlock(int line, void *m) {
   point(line, K_PLAIN, 0, 0);
@@ -692,7 +807,7 @@ pub fn cases(p: &Program, traces: &[Trace], rng: &mut TestRng) -> Vec<Case> {
     let mut targets = Vec::new();
     for (tid, f) in p.routines.iter().enumerate() {
         for &(ef, line, _) in &p.errors {
-            if ef == *f {
+            if p.runs(f, ef) {
                 targets.push((tid, line));
             }
         }
@@ -705,7 +820,7 @@ pub fn cases(p: &Program, traces: &[Trace], rng: &mut TestRng) -> Vec<Case> {
     // Issue 51: an error line given to another thread (one whose routine may not contain it:
     // the thread-line check, decision 226, decides those).
     for &(ef, line, _) in &p.errors {
-        let others: Vec<usize> = (0..p.routines.len()).filter(|&t| p.routines[t] != ef).collect();
+        let others: Vec<usize> = (0..p.routines.len()).filter(|&t| !p.runs(p.routines[t], ef)).collect();
         if others.is_empty() {
             continue;
         }
@@ -975,4 +1090,43 @@ pub fn round(
         let _ = std::fs::remove_dir_all(&dir);
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 51: the generator reaches the thread shortcuts' preconditions. Among 60 programs
+    /// some have a check in the helper that a created thread runs (the thread-line check), an
+    /// input checked in a thread (the guessing run may miss it), a private local copied from a
+    /// shared variable and checked (partial-order reduction), and every helper is called.
+    #[test]
+    fn programs_reach_the_thread_shortcuts_preconditions() {
+        let mut rng = crate::round::seeded(51, 0x7d);
+        let (mut helper_in_thread, mut input_checked, mut copy_checked) = (0, 0, 0);
+        for _ in 0..60 {
+            let p = generate(&mut rng);
+            let helper_errors = p.errors.iter().filter(|e| e.0 == "helper").count();
+            if helper_errors > 0 {
+                assert!(!p.calls.is_empty(), "an uncalled helper:\n{}", p.text);
+                if p.routines.iter().skip(1).any(|r| p.runs(r, "helper")) {
+                    helper_in_thread += 1;
+                }
+            }
+            let lines: Vec<&str> = p.text.lines().collect();
+            for (k, l) in lines.iter().enumerate() {
+                let next = lines.get(k + 1).copied().unwrap_or_default();
+                if let Some((x, _)) = l.trim().split_once(" = __VERIFIER_nondet_uchar()") {
+                    input_checked += (next.trim_start().starts_with("if (") && next.contains(x)) as usize;
+                }
+                if l.trim().starts_with("t = ") {
+                    copy_checked += next.contains("if (t ") as usize;
+                }
+            }
+            assert!(p.native.contains("__wc_choose(3)") == p.text.contains("__VERIFIER_nondet_uchar() % 3"));
+        }
+        assert!(helper_in_thread >= 5, "{helper_in_thread} programs with a helper's check in a thread");
+        assert!(input_checked >= 5, "{input_checked} inputs checked");
+        assert!(copy_checked >= 5, "{copy_checked} copies checked");
+    }
 }

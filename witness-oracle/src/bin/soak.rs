@@ -107,10 +107,7 @@ fn main() {
     } else {
         Default::default()
     };
-    // One worker for correctness witnesses (a stopgap, decision 240): with native runs in the
-    // process, two workers corrupted the heap within minutes even with Z3's checks taking turns
-    // (without native runs, or with one worker, the same seeds ran clean); the cause is open.
-    let c = rounds(seed, share("correctness"), 1, &work, "correctness", |s, w, d| {
+    let c = rounds(seed, share("correctness"), jobs, &work, "correctness", |s, w, d| {
         correctness::round(s, 5, w, Duration::from_secs(5), Some(d))
     });
     println!("{}", c.summary("correctness"));
