@@ -93,7 +93,7 @@ pub fn generate(rng: &mut TestRng) -> Program {
     let overflow = rng.random_bool(0.3);
     let x0 = if overflow { 2147483647 - rng.random_range(0..14i64) } else { i64::from(x0) };
     let after = rng.random_range(0..3i64);
-    let scale = if !overflow && rng.random_bool(0.25) { rng.random_range(200..800i64) } else { 1 };
+    let scale = if !overflow && rng.random_bool(0.35) { rng.random_range(200..800i64) } else { 1 };
     let bound = if scale == 1 { "n".to_string() } else { format!("n * {scale}") };
     // The error: none, after the loop (reachable for some inputs, or guarded by `y < 0`,
     // which no run satisfies), or in an `atexit` handler.

@@ -5,6 +5,7 @@
 //! correctness witnesses: small input domains enumerated natively, invariants observed and
 //! mutated.
 
+pub mod contracts;
 pub mod correctness;
 pub mod gen;
 pub mod native;

@@ -5,8 +5,9 @@
 //! Issue 51 added what the shortcuts' preconditions ask for: a helper function with a check of
 //! its own, called by threads and `main` (the thread-line check), inputs in 0..2 (so that the
 //! guessing run may miss and the search with its shortcuts decides), private locals copied from
-//! shared variables and checked (partial-order reduction), and stores checked at once (a value
-//! only another thread's step between the two gives).
+//! shared variables and checked (partial-order reduction), stores checked at once (a value
+//! only another thread's step between the two gives), and `main`'s local reaching the threads
+//! through an integer, `memcpy` or a union instead of the start routine's argument.
 //!
 //! **Every schedule is enumerated natively.** One gcc build runs the program under a baton
 //! scheduler (the driver below): before every statement that may touch shared state (every
@@ -337,6 +338,22 @@ pub fn generate(rng: &mut TestRng) -> Program {
     let two = rng.random_bool(0.6);
     let same = two && rng.random_bool(0.4);
     let escaped = rng.random_bool(0.5);
+    // How `main`'s `v` reaches the threads (issue 51): as the start routine's argument, or with
+    // a constant argument through an integer, `memcpy` or a union (the projection, decision
+    // 236, must see that the thread's pointer leads into another thread's memory).
+    // The other routes are rare: the validator does not follow an address through an integer's
+    // bytes or a union member yet, and ends such cases `unknown`; they check that no shortcut
+    // decides them first (a rejection there would be a projection that missed the route).
+    let route = if !escaped {
+        0
+    } else {
+        match rng.random_range(0..20u32) {
+            0..=14 => 0,
+            15 | 16 => 1,
+            17 | 18 => 2,
+            _ => 3,
+        }
+    };
     let mut b = Builder {
         v: String::new(),
         n: String::new(),
@@ -350,6 +367,15 @@ pub fn generate(rng: &mut TestRng) -> Program {
     b.plain("extern void reach_error(void);");
     b.plain("extern unsigned char __VERIFIER_nondet_uchar(void);");
     b.plain("#include <pthread.h>");
+    match route {
+        1 => b.plain("long ga;"),
+        2 => {
+            b.plain("#include <string.h>");
+            b.plain("long ga;");
+        }
+        3 => b.plain("union { long l; int *p; } gu;"),
+        _ => {}
+    }
     b.plain("int g0 = 0;");
     b.plain("int g1 = 0;");
     b.plain("struct { unsigned a : 3; unsigned b : 5; } s;");
@@ -377,7 +403,16 @@ pub fn generate(rng: &mut TestRng) -> Program {
     }
     for f in &defined {
         b.plain(&format!("void *{f}(void *arg) {{"));
-        b.plain("  int *p = arg;");
+        match route {
+            1 => b.plain("  int *p = (int *)ga;"),
+            2 => {
+                b.plain("  int *p;");
+                b.plain("  memcpy(&p, &ga, sizeof p);");
+            }
+            3 => b.plain("  int *p = gu.p;"),
+            _ => b.plain("  int *p = arg;"),
+        }
+        b.plain("  (void)arg;");
         b.plain("  int i = 0;");
         b.plain("  int t = 0;");
         let n = rng.random_range(1..4usize);
@@ -399,7 +434,16 @@ pub fn generate(rng: &mut TestRng) -> Program {
     b.plain("  pthread_t h1, h2;");
     b.plain("  int v = 0;");
     b.plain("  int t = 0;");
-    let arg = if escaped { "&v" } else { "0" };
+    match route {
+        1 => b.plain("  ga = (long)&v;"),
+        2 => {
+            b.plain("  int *pv = &v;");
+            b.plain("  memcpy(&ga, &pv, sizeof ga);");
+        }
+        3 => b.plain("  gu.l = (long)&v;"),
+        _ => {}
+    }
+    let arg = if escaped && route == 0 { "&v" } else { "0" };
     for (k, f) in routines.iter().enumerate().skip(1) {
         let call = format!("pthread_create(&h{k}, 0, {f}, {arg});");
         let native = format!("__wc_create({}, &h{k}, {f}, {arg});", b.line + 1);
@@ -1104,6 +1148,7 @@ mod tests {
     fn programs_reach_the_thread_shortcuts_preconditions() {
         let mut rng = crate::round::seeded(51, 0x7d);
         let (mut helper_in_thread, mut input_checked, mut copy_checked) = (0, 0, 0);
+        let mut routes = [0; 3];
         for _ in 0..60 {
             let p = generate(&mut rng);
             let helper_errors = p.errors.iter().filter(|e| e.0 == "helper").count();
@@ -1123,10 +1168,14 @@ mod tests {
                     copy_checked += next.contains("if (t ") as usize;
                 }
             }
+            for (k, r) in ["int *p = (int *)ga;", "memcpy(&p, &ga, sizeof p);", "int *p = gu.p;"].iter().enumerate() {
+                routes[k] += p.text.contains(r) as usize;
+            }
             assert!(p.native.contains("__wc_choose(3)") == p.text.contains("__VERIFIER_nondet_uchar() % 3"));
         }
         assert!(helper_in_thread >= 5, "{helper_in_thread} programs with a helper's check in a thread");
         assert!(input_checked >= 5, "{input_checked} inputs checked");
         assert!(copy_checked >= 5, "{copy_checked} copies checked");
+        assert!(routes[0] >= 1 && routes[1] >= 1, "routes of main's local: {routes:?}");
     }
 }

@@ -108,3 +108,35 @@ fn seeded_thread_round_has_no_mismatch() {
     assert!(r.agree >= r.cases / 2, "too few definite verdicts: {} of {}", r.agree, r.cases);
     assert!(r.valid > 0 && r.valid < r.cases, "the round needs valid and invalid witnesses");
 }
+
+/// Issue 51: the seeded round of the function-contract oracle (seed 51, 8 programs): formals
+/// assigned before the return, arguments near `UINT_MAX`, long runs; no mismatch with the
+/// truth read in ACSL's unbounded integers, nor with the full search.
+#[test]
+fn seeded_contract_round_has_no_mismatch() {
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-contracts");
+    let _ = std::fs::remove_dir_all(&work);
+    if let Err(e) = witness_oracle::native::gcc_available(&work, true) {
+        if std::env::var_os("WITNESS_ORACLE_SKIP").is_some() {
+            eprintln!("SKIPPED: the contract oracle needs gcc with -m32 ({e})");
+            return;
+        }
+        panic!("the contract oracle needs gcc with -m32 ({e}); run scripts/setup");
+    }
+    let r = witness_oracle::contracts::round(51, 8, &work, Duration::from_secs(6), None);
+    eprintln!(
+        "contract round: {} programs, {} witnesses ({} valid), {} agree, {} unknown, {} mismatches; unknown: {:?}; mix: {:?}",
+        r.programs,
+        r.cases,
+        r.valid,
+        r.agree,
+        r.unknown,
+        r.mismatches.len(),
+        r.unknown_reasons,
+        r.mix
+    );
+    assert!(r.mismatches.is_empty(), "mismatches:\n{}", r.mismatches.join("\n\n"));
+    assert!(r.programs >= 6, "only {} programs ran natively", r.programs);
+    assert!(r.agree >= r.cases / 2, "too few definite verdicts: {} of {}", r.agree, r.cases);
+    assert!(r.valid > 0 && r.valid < r.cases, "the round needs valid and invalid contracts");
+}
