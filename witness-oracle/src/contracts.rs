@@ -25,8 +25,7 @@ use proptest::test_runner::TestRng;
 
 pub use crate::round::{Judgement, Round};
 use witness_core::cfa::DataModel;
-use witness_core::validate::{validate, ValidateOptions};
-use witness_core::verdict::Verdict;
+use witness_core::validate::ValidateOptions;
 
 const UINT_MAX: i128 = 4_294_967_295;
 
@@ -284,25 +283,7 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration, tally: &mut crate::shortcu
         .with_data_model(DataModel::Ilp32)
         .with_timeout(timeout)
         .with_native(runner);
-    let report = match std::panic::catch_unwind(|| validate(&opts)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => return (Judgement::Unknown, e.to_string()),
-        Err(_) => return (Judgement::Mismatch("PANIC".into()), "panic".into()),
-    };
-    let j = match (&report.verdict, c.valid) {
-        (Verdict::Rejected, false) => Judgement::Mismatch("`true` on a contract some call breaks".into()),
-        (Verdict::Confirmed { .. }, true) => Judgement::Mismatch("`false` on a contract every call keeps".into()),
-        (Verdict::Unknown { .. }, _) => Judgement::Unknown,
-        _ => Judgement::Agree,
-    };
-    let compared = crate::shortcuts::compare(&opts, &report, tally, true);
-    if j != Judgement::Agree {
-        return (j, report.reason);
-    }
-    match compared {
-        crate::shortcuts::Compared::Mismatch(d) => (Judgement::Mismatch(d), report.reason),
-        _ => (j, report.reason),
-    }
+    crate::shortcuts::judge_correctness(&opts, c.valid, tally)
 }
 
 /// `programs` programs from `seed` (each with its cases), in `work`.

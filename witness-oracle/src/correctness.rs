@@ -21,8 +21,7 @@ use proptest::test_runner::TestRng;
 
 pub use crate::round::{Judgement, Round};
 use witness_core::cfa::DataModel;
-use witness_core::validate::{validate, ValidateOptions};
-use witness_core::verdict::Verdict;
+use witness_core::validate::ValidateOptions;
 
 /// The loop's form.
 #[derive(Debug, Clone, Copy)]
@@ -532,27 +531,7 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration, tally: &mut crate::shortcu
         .with_native(runner);
     // Half of the cases try the proof first, so that both ways to `true` stay exercised.
     opts.shortcuts.set(witness_core::shortcuts::Shortcut::QuickSearch, c.search_first);
-    let report = match std::panic::catch_unwind(|| validate(&opts)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => return (Judgement::Unknown, e.to_string()),
-        Err(_) => return (Judgement::Mismatch("PANIC".into()), "panic".into()),
-    };
-    let j = match (&report.verdict, c.valid) {
-        (Verdict::Rejected, false) => Judgement::Mismatch("`true` on an invalid witness".into()),
-        (Verdict::Confirmed { .. }, true) => Judgement::Mismatch("`false` on a valid witness".into()),
-        (Verdict::Unknown { .. }, _) => Judgement::Unknown,
-        _ => Judgement::Agree,
-    };
-    // The full search's answer is asked for a wrong answer too: a shortcut's mismatch is written
-    // under the findings directory when found (the truth's mismatches are printed at the end).
-    let compared = crate::shortcuts::compare(&opts, &report, tally, true);
-    if j != Judgement::Agree {
-        return (j, report.reason);
-    }
-    match compared {
-        crate::shortcuts::Compared::Mismatch(d) => (Judgement::Mismatch(d), report.reason),
-        _ => (j, report.reason),
-    }
+    crate::shortcuts::judge_correctness(&opts, c.valid, tally)
 }
 
 /// `programs` programs from `seed` (each with its cases), in `work`.

@@ -169,3 +169,30 @@ fn write_finding(dir: &Path, files: &[&Path], detail: &str, first: &Report, seco
     std::fs::write(out.join("README.md"), readme).ok()?;
     Some(out)
 }
+
+/// Validates a correctness witness (or contract) in-process, judges the answer against the truth
+/// `valid` (`false` on a valid witness or `true` on an invalid one is a mismatch), and compares a
+/// definite answer with the full search's (decision 238; a wrong answer is compared too, so that
+/// a shortcut's mismatch is written under the findings directory when found).
+pub fn judge_correctness(opts: &ValidateOptions, valid: bool, tally: &mut Tally) -> (crate::round::Judgement, String) {
+    use crate::round::Judgement;
+    let report = match std::panic::catch_unwind(|| validate(opts)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => return (Judgement::Unknown, e.to_string()),
+        Err(_) => return (Judgement::Mismatch("PANIC".into()), "panic".into()),
+    };
+    let j = match (&report.verdict, valid) {
+        (Verdict::Rejected, false) => Judgement::Mismatch("`true` on an invalid witness".into()),
+        (Verdict::Confirmed { .. }, true) => Judgement::Mismatch("`false` on a valid witness".into()),
+        (Verdict::Unknown { .. }, _) => Judgement::Unknown,
+        _ => Judgement::Agree,
+    };
+    let compared = compare(opts, &report, tally, true);
+    if j != Judgement::Agree {
+        return (j, report.reason);
+    }
+    match compared {
+        Compared::Mismatch(d) => (Judgement::Mismatch(d), report.reason),
+        _ => (j, report.reason),
+    }
+}
