@@ -250,7 +250,10 @@ fn outcome(err: &str, code: Option<i32>, token: &str, header: u32) -> NativeOutc
             return NativeOutcome::Reached { what, calls };
         }
     }
-    NativeOutcome::Nothing(format!("the run ended (status {code:?}) with every checked invariant true"))
+    match code {
+        Some(status) => NativeOutcome::Ended { status, calls },
+        None => NativeOutcome::Nothing("the run was ended by a signal".into()),
+    }
 }
 
 /// The sanitizer's report in a few words: UBSan's message at its line of the program file

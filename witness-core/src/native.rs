@@ -15,7 +15,7 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::cfa::{BinOp, Cfa, EdgeOp, Expr, ScalarTy, UnOp, VarId};
+use crate::cfa::{BinOp, Cfa, EdgeOp, Expr, Place, ScalarTy, UnOp, VarId};
 use crate::cfront::lower_assumption;
 use crate::harness::{c_int_type, error_functions, nondet_functions, Ret};
 use crate::invariants::Obligation;
@@ -43,6 +43,10 @@ pub struct NativeJob {
     pub skipped: Vec<String>,
     /// The lines `program` has before the program's first (declarations of the checks).
     pub header_lines: u32,
+    /// Decision 245: `Ok` when a run that ends with every check true proves the witness: the
+    /// program has one run ([`one_run`]) and every invariant is checked at every visit of its
+    /// place; else why not.
+    pub single: Result<(), String>,
 }
 
 /// What a native run showed.
@@ -53,8 +57,12 @@ pub enum NativeOutcome {
     Broken { check: usize, values: String, calls: u64 },
     /// The program reached an error function of the property (`reach_error`, …).
     Reached { what: String, calls: u64 },
-    /// Nothing concluded, and why (the run ended, a sanitizer reported, the time limit, a
-    /// compile error).
+    /// The program ended by itself (a return from `main`, `exit`, a failed `__VERIFIER_assume`)
+    /// with exit status `status`, every check true, no error function reached and no sanitizer
+    /// report (decision 245: with [`NativeJob::single`], the witness holds).
+    Ended { status: i32, calls: u64 },
+    /// Nothing concluded, and why (a sanitizer reported, a signal, the time limit, a compile
+    /// error).
     Nothing(String),
 }
 
@@ -138,7 +146,191 @@ pub fn job(cfa: &Cfa, source: &str, obligations: &[Obligation], ilp32: bool) -> 
     }
     program.push_str(&source[at..]);
     let nondet = !nondet_functions(cfa).is_empty();
-    Ok(NativeJob { program, harness: harness(cfa), ilp32, checks, nondet, skipped: why_not, header_lines })
+    let single = match (obligations.iter().find_map(|o| o.unchecked.as_ref().map(|_| o)), why_not.first()) {
+        (Some(o), _) => Err(format!("{} is not checked", o.describe())),
+        (None, Some(why)) => Err(format!("not checked natively: {why}")),
+        (None, None) => one_run(cfa),
+    };
+    Ok(NativeJob { program, harness: harness(cfa), ilp32, checks, nondet, skipped: why_not, header_lines, single })
+}
+
+/// Decision 245: `Ok` when the program has exactly one run in the interpreter's semantics and a
+/// native run of it is that run: it reads no nondeterministic value (no nondet call, no inline
+/// assembly output, no extern global, no `main` parameters, no uninitialised local, heap block
+/// or union), takes no result the semantics leaves open (a string comparison's magnitude, an
+/// address converted to an integer) and executes nothing the semantics does not model. Else the
+/// first reason (with its line) it may have others. Undefined behaviour is the runner's: a
+/// sanitizer report ends a run with nothing concluded.
+pub fn one_run(cfa: &Cfa) -> Result<(), String> {
+    use crate::cfa::{CType, VarScope, Write};
+    if cfa.threads {
+        return Err("a multi-threaded program has one run per schedule".into());
+    }
+    if let Some(v) = cfa.external_globals.first() {
+        return Err(format!("the extern global `{}` has an unknown value", cfa.var(*v).name));
+    }
+    if !cfa.function(cfa.main).params.is_empty() {
+        return Err("`main` takes parameters, which a run is given from outside".into());
+    }
+    if let Some(v) = cfa.vars.iter().find(|v| matches!(&v.ty, CType::Bytes { members, .. } if members.len() > 1)) {
+        return Err(format!("the union `{}` may hold unspecified bytes", v.name));
+    }
+    if let Some(v) = cfa.vars.iter().find(|v| matches!(v.ty, CType::Unsupported(_))) {
+        return Err(format!("the type of `{}` is not modelled", v.name));
+    }
+    if let Some(f) = cfa.functions.iter().find(|f| f.return_unsupported.is_some()) {
+        return Err(format!("the return type of `{}` is not modelled", f.name));
+    }
+    let line = |e: &crate::cfa::CfaEdge| e.span.map_or(0, |s| s.start_line);
+    let aggregate = |v: VarId| !matches!(cfa.var(v).ty, CType::Int(_) | CType::Float(_) | CType::Ptr);
+    let local = |v: VarId| matches!(cfa.var(v).scope, VarScope::Local(_));
+    for e in cfa.graph.edge_weights() {
+        let why = match &e.op {
+            EdgeOp::NondetCall { function, .. } | EdgeOp::FloatNondetCall { function, .. } => {
+                Some(format!("`{function}` returns a nondeterministic value"))
+            }
+            EdgeOp::Havoc { what, .. } => Some(format!("{what} gives its outputs unknown values")),
+            EdgeOp::Alloc { function, zeroed: false, .. } => {
+                Some(format!("the block of `{function}` holds uninitialised bytes"))
+            }
+            EdgeOp::Realloc { .. } => Some("the block of `realloc` holds uninitialised bytes".into()),
+            EdgeOp::StrFn { function, .. } if function != "strlen" && function != "strcpy" => {
+                Some(format!("`{function}` gives only the sign of its result"))
+            }
+            EdgeOp::Unsupported { what } => Some(format!("{what} is not modelled")),
+            EdgeOp::Declare { var, init: None } if local(*var) && aggregate(*var) => {
+                Some(format!("`{}` is declared without a value", cfa.var(*var).name))
+            }
+            EdgeOp::AssignAll { writes } => writes.iter().find_map(|w| match w {
+                Write::Declare { var, init: None } if local(*var) && aggregate(*var) => {
+                    Some(format!("`{}` is declared without a value", cfa.var(*var).name))
+                }
+                _ => None,
+            }),
+            _ => None,
+        };
+        let why = why.or_else(|| {
+            let mut cast = None;
+            e.op.for_each_expr(&mut |x| {
+                if let Expr::Cast { arg, to: ScalarTy::Int(t) } = x {
+                    if matches!(arg.ty(), ScalarTy::Ptr) && !t.is_bool {
+                        cast = Some("an address converted to an integer has no one value".to_string());
+                    }
+                }
+            });
+            cast
+        });
+        if let Some(why) = why {
+            return Err(format!("{why} (line {})", line(e)));
+        }
+    }
+    definitely_assigned(cfa)
+}
+
+/// Every local read (or whose address is taken) is assigned on every path to the read: a
+/// forward must-analysis per function over the CFA, joined by intersection. A `Declare`
+/// without a value makes its variable unassigned again (a loop body's local each pass).
+fn definitely_assigned(cfa: &Cfa) -> Result<(), String> {
+    use crate::cfa::{Target, VarScope, Write};
+    use petgraph::visit::EdgeRef;
+    use std::collections::BTreeSet;
+    let n = cfa.graph.node_count();
+    let mut state: Vec<Option<BTreeSet<VarId>>> = vec![None; n];
+    let mut work = Vec::new();
+    for f in &cfa.functions {
+        state[f.entry.index()] = Some(f.params.iter().copied().collect());
+        work.push(f.entry);
+    }
+    let local = |v: &VarId| matches!(cfa.var(*v).scope, VarScope::Local(_));
+    let assign_place = |p: &Place, set: &mut BTreeSet<VarId>| {
+        if let Place::Var { var, .. } = p {
+            set.insert(*var);
+        }
+    };
+    let apply = |op: &EdgeOp, set: &mut BTreeSet<VarId>| match op {
+        EdgeOp::Declare { var, init } => {
+            if init.is_some() {
+                set.insert(*var);
+            } else {
+                set.remove(var);
+            }
+        }
+        EdgeOp::Assign { lhs, .. } => assign_place(lhs, set),
+        EdgeOp::AssignAll { writes } => {
+            for w in writes {
+                match w {
+                    Write::Declare { var, init: Some(_) } => {
+                        set.insert(*var);
+                    }
+                    Write::Declare { var, init: None } => {
+                        set.remove(var);
+                    }
+                    Write::Scalar { lhs, .. } => assign_place(lhs, set),
+                    Write::Array { dst, .. } => {
+                        set.insert(*dst);
+                    }
+                }
+            }
+        }
+        EdgeOp::Call { lhs: Some(Target::Scalar(p)), .. } | EdgeOp::CallPtr { lhs: Some(Target::Scalar(p)), .. } => {
+            assign_place(p, set)
+        }
+        EdgeOp::Call { lhs: Some(Target::Struct(ws)), .. } | EdgeOp::CallPtr { lhs: Some(Target::Struct(ws)), .. } => {
+            for w in ws {
+                if let Write::Scalar { lhs, .. } = w {
+                    assign_place(lhs, set);
+                }
+            }
+        }
+        EdgeOp::NondetCall { lhs: Some(p), .. }
+        | EdgeOp::FloatNondetCall { lhs: Some(p), .. }
+        | EdgeOp::Alloc { lhs: Some(p), .. }
+        | EdgeOp::Realloc { lhs: Some(p), .. }
+        | EdgeOp::MemBytes { lhs: Some(p), .. }
+        | EdgeOp::AtExit { lhs: Some(p), .. }
+        | EdgeOp::ThreadSelf { lhs: Some(p) }
+        | EdgeOp::ThreadCreate { lhs: Some(p), .. }
+        | EdgeOp::ThreadJoin { lhs: Some(p), .. }
+        | EdgeOp::Mutex { lhs: Some(p), .. } => assign_place(p, set),
+        EdgeOp::StrFn { lhs: Some(Target::Scalar(p)), .. } => assign_place(p, set),
+        EdgeOp::Havoc { lhs, .. } => lhs.iter().for_each(|p| assign_place(p, set)),
+        _ => {}
+    };
+    while let Some(node) = work.pop() {
+        let Some(here) = state[node.index()].clone() else { continue };
+        for edge in cfa.graph.edges(node) {
+            let e = edge.weight();
+            let mut unread = None;
+            e.op.for_each_expr(&mut |x| {
+                let v = match x {
+                    Expr::Var { var, .. } | Expr::Elem { var, .. } | Expr::AddrOf { var, .. } => var,
+                    _ => return,
+                };
+                if unread.is_none() && local(v) && !here.contains(v) {
+                    unread = Some(*v);
+                }
+            });
+            if let Some(v) = unread {
+                return Err(format!(
+                    "`{}` may be read before it is assigned (line {})",
+                    cfa.var(v).name,
+                    e.span.map_or(0, |s| s.start_line)
+                ));
+            }
+            let mut after = here.clone();
+            apply(&e.op, &mut after);
+            let target = edge.target().index();
+            let joined = match &state[target] {
+                None => after,
+                Some(old) => old.intersection(&after).copied().collect(),
+            };
+            if state[target].as_ref() != Some(&joined) {
+                state[target] = Some(joined);
+                work.push(edge.target());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A local pointer variable declared without an initializer (its line and variable): the
@@ -665,5 +857,61 @@ mod tests {
         assert!(why.contains("pointer `p` declared at line 2 without a value"), "{why}");
         let init = uninit.replace("int *p;", "int *p = 0;");
         assert!(job_of(&init, &inv(5)).is_ok());
+    }
+
+    fn one_run_of(src: &str) -> Result<(), String> {
+        let program = crate::cfront::build_program(Path::new("p.c"), src, DataModel::Ilp32).expect("builds");
+        one_run(&program.cfa)
+    }
+
+    /// Decision 245: a program has one run when it reads no nondeterministic value; every local
+    /// it reads is assigned on every path before (a `for`'s init clause, both branches).
+    #[test]
+    fn a_program_has_one_run_only_without_input_and_uninitialised_reads() {
+        let plain = "int main(void) {\n  unsigned x = 1;\n  int i;\n  int d;\n  if (x) d = 1; else d = 2;\n  for (i = 0; i < 5; i++) x = x * 3u + (unsigned)d;\n  return (int)x;\n}\n";
+        assert_eq!(one_run_of(plain), Ok(()));
+        // A nondet call.
+        let input = "extern int __VERIFIER_nondet_int(void);\nint main(void) {\n  int n = __VERIFIER_nondet_int();\n  return n;\n}\n";
+        assert!(one_run_of(input).unwrap_err().contains("`__VERIFIER_nondet_int` returns a nondeterministic value"));
+        // Assigned on one branch only.
+        let branch = plain.replace("if (x) d = 1; else d = 2;", "if (x) d = 1;");
+        assert!(one_run_of(&branch).unwrap_err().contains("`d` may be read before it is assigned (line 6)"));
+        // A loop body's local is unassigned again each pass.
+        let body = "int main(void) {\n  int s = 0;\n  for (int i = 0; i < 3; i++) {\n    int t;\n    if (i == 0) t = 1;\n    s += t;\n  }\n  return s;\n}\n";
+        assert!(one_run_of(body).unwrap_err().contains("`t` may be read"));
+        // A `goto` past a declaration's initializer.
+        let jump = "int main(void) {\n  goto L;\n  int v = 3;\n L:\n  return v;\n}\n";
+        assert!(one_run_of(jump).unwrap_err().contains("`v` may be read"));
+        // The address of an unassigned local; an array, a union, a heap block without values.
+        let addr = "int main(void) {\n  int v;\n  int *p = &v;\n  *p = 1;\n  return v;\n}\n";
+        assert!(one_run_of(addr).unwrap_err().contains("`v` may be read"));
+        let array = "int main(void) {\n  int a[3];\n  a[0] = 1;\n  return a[0];\n}\n";
+        assert!(one_run_of(array).unwrap_err().contains("`a` is declared without a value"));
+        let union_ =
+            "union U { int i; char c; };\nint main(void) {\n  union U u = {0};\n  u.c = 1;\n  return u.i;\n}\n";
+        assert!(one_run_of(union_).unwrap_err().contains("union"));
+        let heap = "extern void *malloc(unsigned long);\nint main(void) {\n  int *p = malloc(4);\n  if (!p) return 0;\n  *p = 1;\n  return *p;\n}\n";
+        assert!(one_run_of(heap).unwrap_err().contains("uninitialised bytes"));
+        // An address as an integer, `main`'s parameters.
+        let cast = "int g;\nint main(void) {\n  unsigned long a = (unsigned long)&g;\n  return (int)(a % 8);\n}\n";
+        assert!(one_run_of(cast).unwrap_err().contains("address converted to an integer"));
+        let args = "int main(int argc, char **argv) {\n  return argc;\n}\n";
+        assert!(one_run_of(args).unwrap_err().contains("`main` takes parameters"));
+    }
+
+    /// Decision 245: a job proves the witness by one run only if every invariant is checked.
+    #[test]
+    fn a_job_is_a_proof_only_when_every_invariant_is_checked() {
+        let src = "int main(void) {\n  unsigned x = 0;\n  while (x < 10) {\n    x += 2;\n  }\n  return 0;\n}\n";
+        let loop_inv = format!(
+            "{HEADER}  - invariant:\n      type: loop_invariant\n      location: {{file_name: p.c, line: 3, column: 3, function: main}}\n      value: \"x % 2 == 0\"\n      format: c_expression\n"
+        );
+        assert_eq!(job_of(src, &loop_inv).expect("a job").single, Ok(()));
+        let both = format!(
+            "{loop_inv}  - invariant:\n      type: location_invariant\n      location: {{file_name: p.c, line: 4, column: 5, function: main}}\n      value: \"x < 10\"\n      format: c_expression\n"
+        );
+        let job = job_of(src, &both).expect("a job");
+        assert_eq!(job.checks.len(), 1);
+        assert!(job.single.unwrap_err().contains("not checked natively"));
     }
 }

@@ -57,6 +57,9 @@ pub enum Shortcut {
     BoundedRefutation,
     /// A correctness witness refuted by a long native run (decision 222).
     NativeRun,
+    /// A correctness witness confirmed by the one run of a program that reads no input, run
+    /// natively to its end with every invariant checked (decision 245).
+    SingleRun,
     /// The avoid waypoint that excludes every violating run, named in a rejection's reason
     /// (decision 212).
     AvoidBlame,
@@ -81,7 +84,7 @@ pub struct Declaration {
 
 impl Shortcut {
     /// Every shortcut, in the order they run.
-    pub const ALL: [Shortcut; 12] = [
+    pub const ALL: [Shortcut; 13] = [
         Shortcut::WitnessGraph,
         Shortcut::Pruning,
         Shortcut::GuessingRun,
@@ -93,6 +96,7 @@ impl Shortcut {
         Shortcut::Proof,
         Shortcut::BoundedRefutation,
         Shortcut::NativeRun,
+        Shortcut::SingleRun,
         Shortcut::AvoidBlame,
     ];
 
@@ -188,6 +192,15 @@ impl Shortcut {
                 violation: None,
                 correctness: Some(Under),
                 skips: "the interpreter: one compiled run per policy of nondet values",
+            },
+            Shortcut::SingleRun => Declaration {
+                key: "single-run",
+                name: "the one run of an input-free program",
+                decisions: "245",
+                violation: None,
+                correctness: Some(Over),
+                skips: "the interpreter and the proof: the program's only run, compiled and run to its end with every \
+                        invariant checked at each visit",
             },
             Shortcut::AvoidBlame => Declaration {
                 key: "avoid-blame",

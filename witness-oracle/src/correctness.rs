@@ -1,5 +1,6 @@
 //! Issue 32 item 4: the oracle for correctness witnesses. A generated program has one or two
-//! inputs of a small domain (`__VERIFIER_nondet_uchar() % D`), one loop of a random form
+//! inputs of a small domain (`__VERIFIER_nondet_uchar() % D`, or a constant of it in a fifth of
+//! the programs, which then read no input: decision 245), one loop of a random form
 //! (`while`, `for`, `do … while`, a `goto` loop), counters updated in its body, and possibly an
 //! error call after the loop or in an `atexit` handler. Every input vector is run natively (gcc,
 //! the whole domain), printing the variables at each visit of the loop head (where the format
@@ -86,6 +87,7 @@ pub fn generate(rng: &mut TestRng) -> Program {
     let b = rng.random_range(0..3i32);
     let x0 = rng.random_range(0..3i32);
     let two_inputs = rng.random_bool(0.5);
+    let input_free = rng.random_bool(0.2);
     let parity_branch = rng.random_bool(0.5);
     let switch = rng.random_bool(0.35);
     // No-overflow: `x` starts a little below INT_MAX and may pass it in the loop or after it.
@@ -107,9 +109,18 @@ pub fn generate(rng: &mut TestRng) -> Program {
     s.push_str("extern int atexit(void (*f)(void));\nint g = 0;\n");
     s.push_str("void handler(void) {\n  if (g) reach_error();\n}\n");
     s.push_str("int main(void) {\n");
-    let _ = writeln!(s, "  int n = __VERIFIER_nondet_uchar() % {d};");
+    // Decision 245: a fifth of the programs read no input (the inputs are constants of the
+    // domain), so that the one run decides them when the proof goes first.
+    let input = |rng: &mut TestRng| {
+        if input_free {
+            rng.random_range(0..d).to_string()
+        } else {
+            format!("__VERIFIER_nondet_uchar() % {d}")
+        }
+    };
+    let _ = writeln!(s, "  int n = {};", input(rng));
     if two_inputs {
-        let _ = writeln!(s, "  int m = __VERIFIER_nondet_uchar() % {d};");
+        let _ = writeln!(s, "  int m = {};", input(rng));
     } else {
         s.push_str("  int m = 1;\n");
     }

@@ -98,6 +98,15 @@ impl Stage<'_> {
                 decider = Some(Shortcut::BoundedRefutation);
             }
         }
+        // Decision 245: a program that reads no input has one run; run natively before the
+        // proof, it decides at once (or the program runs long and the proof goes on).
+        let mut native_tried = false;
+        if !quick.as_ref().is_some_and(|q| !matches!(q.verdict, Verdict::Unknown { .. })) && on(Shortcut::SingleRun) {
+            if let Some((outcome, by)) = self.single_run(program, dm, &obligations, &mut stages, &mut native_tried) {
+                quick = Some(outcome);
+                decider = Some(by);
+            }
+        }
         let decided_quickly = quick.as_ref().is_some_and(|q| !matches!(q.verdict, Verdict::Unknown { .. }));
         let proof = if decided_quickly {
             InvariantOutcome::unknown("not tried: a search decided first".into(), None, 0, 0)
@@ -117,7 +126,7 @@ impl Stage<'_> {
         let run = if decided_quickly {
             quick
         } else if matches!(proof.verdict, Verdict::Unknown { .. }) {
-            Some(self.search(program, dm, &obligations, &mut decider, &mut stages))
+            Some(self.search(program, dm, &obligations, &mut decider, &mut stages, native_tried))
         } else {
             decider = Some(Shortcut::Proof);
             None
@@ -131,6 +140,7 @@ impl Stage<'_> {
         let refused = decider.and_then(|d| d.admit(Claim::Correctness, outcome.verdict.clone()).1);
         let method = match (&run, &outcome.verdict) {
             _ if by_native => "native run",
+            _ if decider == Some(Shortcut::SingleRun) => "the program's one run",
             (None, Verdict::Rejected) => "k-induction",
             (Some(_), Verdict::Rejected) => "exhaustive exploration",
             _ => "run",
@@ -234,6 +244,7 @@ impl Stage<'_> {
         obligations: &Rc<Vec<Obligation>>,
         decider: &mut Option<Shortcut>,
         stages: &mut Vec<StageTime>,
+        native_tried: bool,
     ) -> InvariantOutcome {
         let cfa = &program.cfa;
         if self.opts.shortcuts.allows(Shortcut::BoundedRefutation) {
@@ -245,10 +256,10 @@ impl Stage<'_> {
                 return short;
             }
         }
-        if self.opts.native.is_some() && self.opts.shortcuts.allows(Shortcut::NativeRun) {
+        if self.opts.native.is_some() && self.opts.shortcuts.allows(Shortcut::NativeRun) && !native_tried {
             let started = Instant::now();
             let (native, detail) = match self.native_refutation(program, dm, obligations) {
-                Ok(refuted) => (Some(refuted), None),
+                Ok((refuted, _)) => (Some(refuted), None),
                 Err(why) => (None, Some(why)),
             };
             stages.push(StageTime {
@@ -287,7 +298,7 @@ impl Stage<'_> {
         program: &cfront::Program,
         dm: DataModel,
         obligations: &[Obligation],
-    ) -> Result<InvariantOutcome, String> {
+    ) -> Result<(InvariantOutcome, Shortcut), String> {
         let runner = self.opts.native.as_ref().ok_or("native runs are off")?;
         let job = crate::native::job(&program.cfa, &program.source, obligations, dm == DataModel::Ilp32)
             .map_err(|why| format!("not run: {why}"))?;
@@ -296,12 +307,67 @@ impl Stage<'_> {
         outcome
     }
 
+    /// Decision 245: when the program has one run and every invariant is checked natively at
+    /// every visit of its place, that run, natively, before the proof. A run that ends with
+    /// every check true and no error of the property proves the witness; one that breaks a
+    /// check or reaches the error refutes it (as decision 222's runs). `None` (and the reason in
+    /// the stage's detail) when the program does not qualify or the run concludes nothing.
+    fn single_run(
+        &self,
+        program: &cfront::Program,
+        dm: DataModel,
+        obligations: &[Obligation],
+        stages: &mut Vec<StageTime>,
+        tried: &mut bool,
+    ) -> Option<(InvariantOutcome, Shortcut)> {
+        self.opts.native.as_ref()?;
+        let job = crate::native::job(&program.cfa, &program.source, obligations, dm == DataModel::Ilp32).ok()?;
+        job.single.as_ref().ok()?;
+        self.single_property().ok()?;
+        *tried = true;
+        let started = Instant::now();
+        let result = self.native_refutation(program, dm, obligations);
+        let (outcome, detail) = match result {
+            Ok(decided) => (Some(decided), None),
+            Err(why) => (None, Some(why)),
+        };
+        stages.push(StageTime {
+            stage: "the one run".into(),
+            ms: started.elapsed().as_millis() as u64,
+            product_states: 0,
+            solver_calls: 0,
+            detail,
+        });
+        outcome
+    }
+
+    /// Decision 245: whether a native run that ends shows the task's property: no-overflow
+    /// (every signed overflow is a sanitizer report), or unreach-call whose error functions
+    /// are those the harness reports reaching (not the `ERROR:` label, not an error code).
+    fn single_property(&self) -> Result<(), String> {
+        let target = &self.explore.target;
+        match target.name() {
+            "no-overflow" => Ok(()),
+            "unreach-call"
+                if self.opts.error_code.is_none()
+                    && !target.error_functions().is_empty()
+                    && target
+                        .error_functions()
+                        .iter()
+                        .all(|f| crate::harness::ERROR_FUNCTIONS.contains(&f.as_str())) =>
+            {
+                Ok(())
+            }
+            other => Err(format!("a native run does not show the property {other} with these error functions")),
+        }
+    }
+
     fn native_runs(
         &self,
         runner: &dyn crate::native::NativeRunner,
         job: &crate::native::NativeJob,
         obligations: &[Obligation],
-    ) -> Result<InvariantOutcome, String> {
+    ) -> Result<(InvariantOutcome, Shortcut), String> {
         use crate::native::NativeOutcome;
         let until = self.explore.deadline.sooner((self.explore.deadline.remaining() / 3).min(Duration::from_secs(30)));
         let values: &[i64] = if job.nondet { &[0, 1] } else { &[0] };
@@ -344,25 +410,63 @@ impl Stage<'_> {
                     shown.push(format!("{}: {what} is reached, not an error of the property", policy_of(job, value)));
                     continue;
                 }
+                NativeOutcome::Ended { status, .. }
+                    if !job.nondet
+                        && job.single.is_ok()
+                        && self.single_property().is_ok()
+                        && self.opts.shortcuts.allows(Shortcut::SingleRun) =>
+                {
+                    let reason = format!(
+                        "the program reads no input: its one run, compiled and run to its end (exit status {status}), \
+                         keeps every invariant true at every visit and violates no property, with no sanitizer report \
+                         (decision 245)"
+                    );
+                    let proved = InvariantOutcome {
+                        verdict: Verdict::Rejected,
+                        reason,
+                        failed: None,
+                        k: None,
+                        states: 0,
+                        solver_calls: 0,
+                        used: crate::shortcuts::Shortcuts::NONE,
+                    };
+                    return Ok((proved, Shortcut::SingleRun));
+                }
+                NativeOutcome::Ended { status, .. } => {
+                    let why = match (job.single.clone(), self.single_property()) {
+                        (Err(why), _) | (Ok(()), Err(why)) => why,
+                        _ if job.nondet => "the program reads input".into(),
+                        _ => "the one-run shortcut is off".into(),
+                    };
+                    shown.push(format!(
+                        "{}: the run ended (status {status}) with every checked invariant true, which shows nothing \
+                         more: {why}",
+                        policy_of(job, value)
+                    ));
+                    continue;
+                }
                 NativeOutcome::Nothing(why) => {
                     shown.push(format!("{}: {why}", policy_of(job, value)));
                     continue;
                 }
             };
-            return Ok(InvariantOutcome {
-                verdict: Verdict::Confirmed {
-                    trace: Vec::new(),
-                    error_function: what.clone(),
-                    call: None,
-                    lost_blocks: None,
+            return Ok((
+                InvariantOutcome {
+                    verdict: Verdict::Confirmed {
+                        trace: Vec::new(),
+                        error_function: what.clone(),
+                        call: None,
+                        lost_blocks: None,
+                    },
+                    reason: what,
+                    failed,
+                    k: None,
+                    states: 0,
+                    solver_calls: 0,
+                    used: crate::shortcuts::Shortcuts::NONE,
                 },
-                reason: what,
-                failed,
-                k: None,
-                states: 0,
-                solver_calls: 0,
-                used: crate::shortcuts::Shortcuts::NONE,
-            });
+                Shortcut::NativeRun,
+            ));
         }
         Err(shown.join("; "))
     }
