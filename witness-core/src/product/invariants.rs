@@ -270,7 +270,9 @@ impl<'a> Explorer<'a> {
     pub(super) fn remembers(&self, s: &ProductState) -> bool {
         match &self.observer {
             Some(o) if o.sparse => {
-                o.cuts.contains(&s.loc)
+                // A thread that has ended is at no location (decision 246).
+                s.loc == super::threads::ended()
+                    || o.cuts.contains(&s.loc)
                     || self.cfa.graph[s.loc].function.is_some_and(|f| self.cfa.function(f).entry == s.loc)
             }
             _ => true,
@@ -320,6 +322,36 @@ impl<'a> Explorer<'a> {
             match self.observe_one(obs, state, i, checking) {
                 Observed::Go => {}
                 other => return other,
+            }
+        }
+        // Decision 246: an invariant of a multi-threaded program holds whenever any thread is
+        // at its location, so in this global state at the parked threads' locations too (over
+        // the shared state and that thread's own frames). Checked on a copy switched to the
+        // thread; nothing is assumed (a check that passes makes the assumption redundant).
+        if !obs.by_witness && !window && checking {
+            let parked: Vec<(u32, NodeIndex)> = state
+                .threads
+                .as_ref()
+                .map(|t| {
+                    t.parked
+                        .iter()
+                        .filter(|p| p.start.is_none() && p.loc != super::threads::ended())
+                        .filter(|p| obs.at.contains_key(&p.loc))
+                        .map(|p| (p.id, p.loc))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for (id, loc) in parked {
+                let mut other = state.clone();
+                if self.switch_to(&mut other, id).is_some() || other.loc != loc {
+                    continue;
+                }
+                for i in obs.at.get(&loc).cloned().unwrap_or_default() {
+                    match self.observe_one(obs, &mut other, i, true) {
+                        Observed::Go => {}
+                        other => return other,
+                    }
+                }
             }
         }
         if at_cut {

@@ -125,7 +125,10 @@ impl<'a> Explorer<'a> {
 
     /// The thread whose steps alone may be explored at `s` (see the module comment), if any.
     pub(super) fn ample_thread(&mut self, s: &ProductState, runnable: &[u32]) -> Option<u32> {
+        // Decision 246: not in a search that checks invariants (a correctness witness): its
+        // declaration has no direction for one, and no reduction may lose a run of it.
         if !self.opts.shortcuts.allows(crate::shortcuts::Shortcut::PartialOrder)
+            || self.observer.is_some()
             || runnable.len() < 2
             || self.opts.target.race()
             || self.opts.reading.loosens_matching()

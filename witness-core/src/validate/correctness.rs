@@ -45,9 +45,6 @@ impl Stage<'_> {
                 warnings,
             );
         }
-        if cfa.threads {
-            return unknown("correctness witnesses of multi-threaded programs are not supported".into(), warnings);
-        }
         let obligations = match invariants::resolve(cfa, self.witness) {
             Ok(o) => Rc::new(o),
             Err(why) => return unknown(why, warnings),
