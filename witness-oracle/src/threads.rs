@@ -33,6 +33,13 @@
 //! `false` on an invalid one are mismatches. Each case is also validated without the
 //! partial-order reduction where the first answer was definite (item 2's property test): a
 //! different definite answer is a mismatch.
+//!
+//! Issue 52: correctness witnesses too. At a statement some thread reaches, a
+//! `location_invariant` bounding the recorded shared variables by what every moment of every
+//! schedule at which a thread is there shows (from its arrival to its step: decision 246's
+//! reading), and the same with one bound moved in by one (false where that bound is observed).
+//! A third of the programs get check constants no observed schedule takes, so that some hold.
+//! The truth: valid iff no schedule reaches an error and every such moment keeps the invariant.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -129,6 +136,128 @@ pub struct Case {
     pub witness: Witness,
     pub valid: bool,
     pub mutation: &'static str,
+    /// Issue 52: a correctness witness instead of `witness` (valid: every invariant holds and
+    /// no schedule reaches an error).
+    pub claim: Option<Claim>,
+}
+
+/// Issue 52: a correctness witness of a generated program: a `location_invariant` at a
+/// scheduling point's statement, a conjunction of bounds on the recorded shared variables.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    line: usize,
+    /// (index into `SNAP`, `<=` (true) or `>=` (false), bound).
+    atoms: Vec<(usize, bool, i64)>,
+}
+
+impl Claim {
+    fn text(&self) -> String {
+        let atom = |&(v, le, k): &(usize, bool, i64)| format!("{} {} {k}", SNAP[v], if le { "<=" } else { ">=" });
+        self.atoms.iter().map(atom).collect::<Vec<_>>().join(" && ")
+    }
+
+    fn holds(&self, snap: &[i64; 4]) -> bool {
+        self.atoms.iter().all(|&(v, le, k)| if le { snap[v] <= k } else { snap[v] >= k })
+    }
+}
+
+/// Issue 52: the recorded values of every moment at which some thread is at the statement on
+/// `line`, over every schedule: from the thread's arrival there to its step there (or the end
+/// of the schedule), as the validator reads a location invariant of a multi-threaded program
+/// (decision 246: whenever any thread is at its location).
+fn moments_at(traces: &[Trace], line: usize) -> Vec<[i64; 4]> {
+    let mut out = Vec::new();
+    for t in traces {
+        for &(tid, l, a) in &t.arrivals {
+            if l != line {
+                continue;
+            }
+            let until = (a..t.steps.len()).find(|&m| t.steps[m].tid == tid && t.steps[m].line == line);
+            for m in a..=until.unwrap_or(t.steps.len()) {
+                out.push(t.snap(m));
+            }
+        }
+    }
+    out
+}
+
+/// Issue 52: correctness witnesses of the program: at up to two statements some thread
+/// reaches, bounds observed on every schedule (true) and each moved by one inwards (false
+/// where the bound is observed); valid iff no schedule reaches an error and every moment at
+/// the statement keeps the invariant.
+pub fn correctness_cases(p: &Program, traces: &[Trace], rng: &mut TestRng) -> Vec<Case> {
+    let safe = traces.iter().all(|t| t.errors.is_empty());
+    let mut lines: Vec<usize> = traces.iter().flat_map(|t| t.arrivals.iter().map(|a| a.1)).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let mut out = Vec::new();
+    for _ in 0..2.min(lines.len()) {
+        let line = lines[rng.random_range(0..lines.len())];
+        let states = moments_at(traces, line);
+        if states.is_empty() {
+            continue;
+        }
+        let mut atoms = Vec::new();
+        for v in 0..SNAP.len() {
+            if !rng.random_bool(0.5) {
+                continue;
+            }
+            let lo = states.iter().map(|s| s[v]).min().unwrap_or(0);
+            let hi = states.iter().map(|s| s[v]).max().unwrap_or(0);
+            atoms.push((v, true, hi));
+            atoms.push((v, false, lo));
+        }
+        if atoms.is_empty() {
+            let v = rng.random_range(0..SNAP.len());
+            atoms.push((v, true, states.iter().map(|s| s[v]).max().unwrap_or(0)));
+        }
+        let claim = Claim { line, atoms };
+        let mut push = |claim: Claim, mutation: &'static str| {
+            let valid = safe && states.iter().all(|s| claim.holds(s));
+            let witness = Witness { wps: Vec::new(), target: (0, line), graphml: false };
+            out.push(Case { program: p.clone(), witness, valid, mutation, claim: Some(claim) });
+        };
+        push(claim.clone(), "observed-bounds");
+        let mut moved = claim.clone();
+        let i = rng.random_range(0..moved.atoms.len());
+        moved.atoms[i].2 += if moved.atoms[i].1 { -1 } else { 1 };
+        push(moved, "bound-moved-in");
+    }
+    out
+}
+
+/// The YAML 2.0 text of a correctness witness.
+pub fn invariant_yaml(p: &Program, c: &Claim) -> String {
+    format!(
+        r#"- entry_type: invariant_set
+  metadata:
+    format_version: "2.0"
+    uuid: "00000000-0000-4000-8000-000000000052"
+    creation_time: "2026-12-07T00:00:00Z"
+    producer:
+      name: "witness-oracle"
+      version: "1"
+    task:
+      input_files:
+      - "program.c"
+      input_file_hashes:
+        program.c: {}
+      specification: "G ! call(reach_error())"
+      data_model: "LP64"
+      language: "C"
+  content:
+  - invariant:
+      type: location_invariant
+      location: {{file_name: "program.c", line: {}, column: {}, function: "{}"}}
+      value: "{}"
+      format: c_expression
+"#,
+        p.sha256,
+        c.line,
+        col_of(p, c.line),
+        func_of(p, c.line),
+        c.text()
+    )
 }
 
 struct Builder {
@@ -680,7 +809,13 @@ int main(int argc, char **argv) {
 /// Builds `p` natively, enumerates up to 400 schedules to see the values the checks compare,
 /// fixes each check's constant (mostly one of those values), then enumerates every schedule
 /// (at most `cap`) of the fixed program.
-pub fn run_natively(p: &mut Program, dir: &Path, cap: usize, rng: &mut TestRng) -> Result<Vec<Trace>, String> {
+pub fn run_natively(
+    p: &mut Program,
+    dir: &Path,
+    cap: usize,
+    avoid: bool,
+    rng: &mut TestRng,
+) -> Result<Vec<Trace>, String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let prog = dir.join("th.c");
     let drv = dir.join("th-driver.c");
@@ -720,7 +855,15 @@ pub fn run_natively(p: &mut Program, dir: &Path, cap: usize, rng: &mut TestRng) 
     let ks: Vec<i64> = seen
         .iter()
         .map(|v| {
-            if !v.is_empty() && rng.random_bool(0.85) {
+            if avoid {
+                // A value the observed schedules never show (the truth still comes from every
+                // schedule below).
+                let mut k = rng.random_range(0..7i64);
+                while v.contains(&k) {
+                    k += 1;
+                }
+                k
+            } else if !v.is_empty() && rng.random_bool(0.85) {
                 v[rng.random_range(0..v.len())]
             } else {
                 rng.random_range(0..7i64)
@@ -845,7 +988,7 @@ pub fn cases(p: &Program, traces: &[Trace], rng: &mut TestRng) -> Vec<Case> {
             return;
         }
         let v = valid(p, &w, traces);
-        out.push(Case { program: p.clone(), witness: w, valid: v, mutation });
+        out.push(Case { program: p.clone(), witness: w, valid: v, mutation, claim: None });
     };
     // Every error call of every thread that runs its function: the creations and the target.
     let mut targets = Vec::new();
@@ -1060,7 +1203,7 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration, tally: &mut crate::shortcu
     let _ = std::fs::create_dir_all(dir);
     let ext = if c.witness.graphml { "graphml" } else { "yml" };
     let (prog, wit, prp) = (dir.join("program.c"), dir.join(format!("witness.{ext}")), dir.join("property.prp"));
-    let text = if c.witness.graphml { graphml(&c.program, &c.witness) } else { yaml(&c.program, &c.witness) };
+    let text = case_text(c);
     let written = std::fs::write(&prog, &c.program.text)
         .and_then(|_| std::fs::write(&wit, text))
         .and_then(|_| std::fs::write(&prp, "CHECK( init(main()), LTL(G ! call(reach_error())) )\n"));
@@ -1073,7 +1216,18 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration, tally: &mut crate::shortcu
         Ok(Err(e)) => return (Judgement::Unknown, e.to_string()),
         Err(_) => return (Judgement::Mismatch("PANIC".into()), "panic".into()),
     };
+    // A correctness witness: `true` (Rejected) confirms it.
     let j = match (&report.verdict, c.valid) {
+        (Verdict::Rejected, false) if c.claim.is_some() => {
+            Judgement::Mismatch("`true` on a correctness witness a native schedule refutes".into())
+        }
+        (Verdict::Confirmed { .. }, true) if c.claim.is_some() => {
+            Judgement::Mismatch("`false` on a correctness witness every native schedule keeps".into())
+        }
+        _ if c.claim.is_some() => match report.verdict {
+            Verdict::Unknown { .. } => Judgement::Unknown,
+            _ => Judgement::Agree,
+        },
         (Verdict::Rejected, true) => Judgement::Mismatch("`true` on a witness a native schedule passes".into()),
         (Verdict::Confirmed { .. }, false) => {
             Judgement::Mismatch("`false` on a witness no native schedule passes".into())
@@ -1095,6 +1249,15 @@ pub fn check(c: &Case, dir: &Path, timeout: Duration, tally: &mut crate::shortcu
     }
 }
 
+/// The witness text of a case.
+fn case_text(c: &Case) -> String {
+    match &c.claim {
+        Some(claim) => invariant_yaml(&c.program, claim),
+        None if c.witness.graphml => graphml(&c.program, &c.witness),
+        None => yaml(&c.program, &c.witness),
+    }
+}
+
 /// `programs` programs from `seed` (each with its cases), in `work`.
 pub fn round(
     seed: u64,
@@ -1112,23 +1275,30 @@ pub fn round(
         let mut p = generate(&mut rng);
         let dir = work.join(format!("th-{seed}-{k}"));
         let t0 = std::time::Instant::now();
-        let native = run_natively(&mut p, &dir, 20_000, &mut rng);
+        // Issue 52: a third of the programs get checks no schedule takes, for correctness
+        // witnesses that hold.
+        let avoid = rng.random_bool(0.35);
+        let native = run_natively(&mut p, &dir, 20_000, avoid, &mut rng);
         r.native_secs += t0.elapsed().as_secs_f64();
         let Ok(traces) = native else { continue };
         let t0 = std::time::Instant::now();
         r.programs += 1;
         r.schedules += traces.len();
-        for c in cases(&p, &traces, &mut rng) {
+        let mut all = cases(&p, &traces, &mut rng);
+        all.extend(correctness_cases(&p, &traces, &mut rng));
+        for c in all {
             r.cases += 1;
             r.valid += c.valid as usize;
-            for k in [if c.witness.graphml { "graphml" } else { "yaml-2.2" }, c.mutation] {
+            let format = match (&c.claim, c.witness.graphml) {
+                (Some(_), _) => "correctness",
+                (None, true) => "graphml",
+                (None, false) => "yaml-2.2",
+            };
+            for k in [format, c.mutation] {
                 *r.mix.entry(k).or_default() += 1;
             }
             let (j, reason) = check(&c, &dir, timeout, &mut r.shortcuts);
-            r.judged(j, &reason, || {
-                let w = if c.witness.graphml { graphml(&c.program, &c.witness) } else { yaml(&c.program, &c.witness) };
-                format!("{}, {reason}):\n{}\n{w}", c.mutation, c.program.text)
-            });
+            r.judged(j, &reason, || format!("{}, {reason}):\n{}\n{}", c.mutation, c.program.text, case_text(&c)));
         }
         r.validate_secs += t0.elapsed().as_secs_f64();
         let _ = std::fs::remove_dir_all(&dir);
