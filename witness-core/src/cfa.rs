@@ -1078,6 +1078,11 @@ pub struct Cfa {
     /// The front end's own view of the program, for lowering witness expressions.
     #[serde(skip)]
     pub front: FrontEnd,
+    /// Decision 251: the locations whose steps the instrumentation of transition invariants
+    /// moved behind its snapshot steps, each with the location its own steps leave from now
+    /// (empty in a program as the front end built it).
+    #[serde(skip)]
+    pub moved_steps: Vec<(NodeIndex, NodeIndex)>,
 }
 
 /// The front end's own view of the program (the C type of each variable, struct definitions,
@@ -1127,6 +1132,12 @@ impl Cfa {
     pub fn function(&self, id: FuncId) -> &FunctionInfo {
         &self.functions[id.0 as usize]
     }
+    /// The location the program's own steps out of `n` leave from: `n`, unless the
+    /// instrumentation of transition invariants put snapshot steps before them (decision 251).
+    pub fn own_steps(&self, n: NodeIndex) -> NodeIndex {
+        self.moved_steps.iter().find(|(m, _)| *m == n).map_or(n, |(_, to)| *to)
+    }
+
     pub fn var(&self, id: VarId) -> &VarInfo {
         &self.vars[id.0 as usize]
     }

@@ -50,6 +50,9 @@ pub struct Obligation {
     pub origin: String,
     /// It is never checked (`nodes` is empty), and why.
     pub unchecked: Option<Unchecked>,
+    /// What the engines evaluate, when it is not `text`: a transition invariant's reading on the
+    /// ghost copies of the instrumented program (decision 251).
+    pub check: Option<String>,
 }
 
 /// Why an obligation is not checked.
@@ -79,6 +82,11 @@ impl Obligation {
             acsl: self.format == ExprFormat::Acsl,
             visible_only: matches!(self.kind, InvariantKind::Requires | InvariantKind::Ensures),
         }
+    }
+
+    /// The expression the engines evaluate at its locations.
+    pub fn checked(&self) -> &str {
+        self.check.as_deref().unwrap_or(&self.text)
     }
 
     /// `loop invariant `x <= 10` at line 12 (witness 23:7)`.
@@ -165,6 +173,7 @@ fn place_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
                     function: f.to_string(),
                     detail: format!("holds vacuously: no run executes `{f}`"),
                 }),
+                check: None,
             });
         }
     }
@@ -190,6 +199,7 @@ fn place_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
         line: inv.line,
         origin: origin.clone(),
         unchecked: None,
+        check: None,
     };
     match inv.kind {
         InvariantKind::Requires | InvariantKind::Ensures => {
@@ -274,8 +284,10 @@ fn place_yaml(cfa: &Cfa, inv: &WitnessInvariant) -> Result<Obligation, String> {
 /// in the run (`\at(e, AnyPrev)`: Goblint's and CPAchecker's loop iterations; the
 /// Podelski–Rybalchenko transition invariant restricted to one location) to the state at each
 /// later visit. Where no run passes the location twice there is no pair of visits: it holds
-/// vacuously, once it is a well-formed expression in its scope. Relating two visits is not
-/// checked otherwise: the other invariants may refute the witness, nothing confirms it.
+/// vacuously, once it is a well-formed expression in its scope. Elsewhere the engines check it
+/// on the program instrumented with ghost copies of what it reads under `\at` (decisions
+/// 251–253, [`crate::transition`]); where the copies cannot reproduce that, it is not checked:
+/// the other invariants may refute the witness, nothing confirms it.
 fn transition(cfa: &Cfa, mut o: Obligation) -> Result<Obligation, String> {
     let now = current_state_reading(&o.text).map_err(|why| format!("the {} is not understood: {why}", o.describe()))?;
     let scope = AssumptionScope { result_ty: None, ..o.lowering_scope(cfa) };
@@ -286,18 +298,25 @@ fn transition(cfa: &Cfa, mut o: Obligation) -> Result<Obligation, String> {
     if let Some(Err(why)) = lowered.into_iter().find(Result::is_err) {
         return Err(format!("the {} cannot be evaluated in its scope: {why}", o.describe()));
     }
-    o.unchecked = Some(match passed_at_most_once(cfa, o.scope, &o.nodes) {
-        Ok(why) => Unchecked::Vacuous {
-            function: cfa.function(o.scope).name.clone(),
-            detail: format!("holds vacuously: {why}, so no earlier visit is related to a later one"),
-        },
-        Err(why) => Unchecked::Unsupported(format!(
-            "the {} is not checked: {why}; a transition invariant is checked only where no run passes its \
-             location twice",
+    let why = match passed_at_most_once(cfa, o.scope, &o.nodes) {
+        Ok(why) => {
+            o.unchecked = Some(Unchecked::Vacuous {
+                function: cfa.function(o.scope).name.clone(),
+                detail: format!("holds vacuously: {why}, so no earlier visit is related to a later one"),
+            });
+            o.nodes.clear();
+            return Ok(o);
+        }
+        Err(why) => why,
+    };
+    if let Err(reads) = crate::transition::earlier_reads(cfa, &o) {
+        o.unchecked = Some(Unchecked::Unsupported(format!(
+            "the {} is not checked: {why}, and {reads}; a transition invariant is checked on ghost copies of \
+             integer and floating-point variables only",
             o.describe()
-        )),
-    });
-    o.nodes.clear();
+        )));
+        o.nodes.clear();
+    }
     Ok(o)
 }
 
@@ -305,40 +324,16 @@ fn transition(cfa: &Cfa, mut o: Obligation) -> Result<Obligation, String> {
 /// invariant's scope. Another label of `\at` is not understood.
 pub(crate) fn current_state_reading(text: &str) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("\\at") {
-        out.push_str(&rest[..i]);
-        let after = rest[i + 3..].trim_start();
-        let Some(args) = after.strip_prefix('(') else { return Err("`\\at` without `(`".into()) };
-        // The argument list up to its closing parenthesis.
-        let mut depth = 0usize;
-        let mut end = None;
-        let mut comma = None;
-        for (j, c) in args.char_indices() {
-            match c {
-                '(' | '[' => depth += 1,
-                ')' | ']' if depth > 0 => depth -= 1,
-                ')' => {
-                    end = Some(j);
-                    break;
-                }
-                ',' if depth == 0 => comma = Some(j),
-                _ => {}
+    for piece in crate::transition::pieces(text)? {
+        match piece {
+            crate::transition::Piece::Text(t) => out.push_str(t),
+            crate::transition::Piece::Prev(e) => {
+                out.push('(');
+                out.push_str(e);
+                out.push(')');
             }
         }
-        let (Some(end), Some(comma)) = (end, comma) else {
-            return Err("`\\at(e, label)` is not closed or has no label".into());
-        };
-        let label = args[comma + 1..end].trim();
-        if label != "AnyPrev" {
-            return Err(format!("the label `{label}` of `\\at` (only `AnyPrev` is read)"));
-        }
-        out.push('(');
-        out.push_str(&args[..comma]);
-        out.push(')');
-        rest = &args[end + 1..];
     }
-    out.push_str(rest);
     Ok(out)
 }
 
@@ -373,7 +368,7 @@ fn passed_at_most_once(cfa: &Cfa, f: FuncId, nodes: &[NodeIndex]) -> Result<Stri
 /// The line of the first step out of a location (for messages).
 pub(crate) fn line_of(cfa: &Cfa, n: NodeIndex) -> u32 {
     cfa.graph
-        .edges_directed(n, Direction::Outgoing)
+        .edges_directed(cfa.own_steps(n), Direction::Outgoing)
         .filter_map(|e| e.weight().span.map(|s| s.start_line))
         .min()
         .unwrap_or(0)
@@ -490,6 +485,7 @@ fn resolve_graphml(cfa: &Cfa, w: &WitnessAutomaton, n: NodeIndex, text: &str) ->
         line,
         origin,
         unchecked: None,
+        check: None,
     })
 }
 

@@ -43,6 +43,7 @@ pub mod shortcuts;
 pub mod stack;
 pub mod taskdef;
 pub(crate) mod testvec;
+pub mod transition;
 pub mod validate;
 pub mod verdict;
 pub mod witness;

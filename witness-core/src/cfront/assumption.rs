@@ -110,6 +110,12 @@ fn reserved_names(piece: &str) -> String {
     t
 }
 
+/// One piece with the witness syntax [`lower_one`] reads before C (ACSL's `==>`, the legacy
+/// `x = 5`) written as C: an expression that may be put inside parentheses.
+pub fn as_c(piece: &str) -> String {
+    legacy_assign(&implication(piece))
+}
+
 pub fn lower_one(cfa: &Cfa, piece: &str, scope: &AssumptionScope) -> R<Expr> {
     let mut t = reserved_names(piece);
     t = implication(&t);

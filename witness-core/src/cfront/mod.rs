@@ -224,6 +224,53 @@ pub fn split_assumption(text: &str) -> Vec<String> {
     assumption::split(text)
 }
 
+/// The pieces of [`split_assumption`], each with the witness syntax [`lower_assumption`] reads
+/// before C (ACSL's `==>`, the legacy `x = 5`) written as C, so that it may be put inside
+/// parentheses (decision 251's instrumented transition invariants).
+pub(crate) fn assumption_pieces_as_c(text: &str) -> Vec<String> {
+    assumption::split(text).iter().map(|p| assumption::as_c(p)).collect()
+}
+
+/// Adds file-scope variables to a finished program (decision 251's ghost copies): each with its
+/// name and the C type of the variable given (`int` for `None`), zero when the program starts
+/// (static storage), visible everywhere to witness expressions. `Err` when a name is taken.
+pub(crate) fn add_ghost_globals(
+    cfa: &mut Cfa,
+    ghosts: &[(String, Option<crate::cfa::VarId>)],
+) -> Result<Vec<crate::cfa::VarId>, String> {
+    let mut front = cfa.front.get::<lower::FrontTypes>().ok_or("the program's C types are not known")?.clone();
+    let mut ids = Vec::new();
+    for (name, like) in ghosts {
+        if cfa.vars.iter().any(|v| &v.name == name) {
+            return Err(format!("the program already has a variable named `{name}`"));
+        }
+        let (ty, front_ty) = match like {
+            Some(v) => {
+                (cfa.var(*v).ty.clone(), front.var_tys.get(v.0 as usize).cloned().ok_or("a variable without a C type")?)
+            }
+            None => (crate::cfa::CType::Int(crate::cfa::IntTy::INT), types::Ty::Int(crate::cfa::IntTy::INT)),
+        };
+        let id = crate::cfa::VarId(cfa.vars.len() as u32);
+        if front.var_tys.len() != cfa.vars.len() {
+            return Err("the program's C types do not match its variables".into());
+        }
+        cfa.vars.push(crate::cfa::VarInfo {
+            name: name.clone(),
+            ty,
+            scope: crate::cfa::VarScope::Global,
+            visible: (0, cfa.source_len),
+            temporary: false,
+            read_only: false,
+            address_taken: false,
+            bitfield_unit: None,
+        });
+        front.var_tys.push(front_ty);
+        ids.push(id);
+    }
+    cfa.front = crate::cfa::FrontEnd::new(front);
+    Ok(ids)
+}
+
 /// Lowers a C expression of a witness (e.g. the left operand of an assumption conjunct) to its
 /// value: an integer or float expression; `Err` if it cannot be used.
 pub fn lower_assumption_value(

@@ -374,7 +374,7 @@ impl<'a> Explorer<'a> {
         let scope = o.lowering_scope(self.cfa);
         let mut exprs = Vec::new();
         let mut err = None;
-        for c in lower_assumption(self.cfa, &o.text, &scope) {
+        for c in lower_assumption(self.cfa, o.checked(), &scope) {
             match c {
                 Ok(e) => exprs.push(e),
                 Err(m) => {
@@ -585,7 +585,7 @@ impl<'a> Explorer<'a> {
             _ => s.data.clone(),
         };
         let mut shown = Vec::new();
-        for name in names_in(&o.text) {
+        for name in names_in(o.checked()) {
             let Some(Ok(expr)) = lower_assumption(self.cfa, name, &scope).into_iter().next() else { continue };
             // A floating-point name lowers to a comparison or a conversion: its integer value
             // would misstate it (cause 6).
@@ -843,7 +843,7 @@ fn inferred_equalities(cfa: &Cfa, templates: &[ProductState]) -> Vec<Obligation>
         let scope = frame.func;
         let offset = cfa
             .graph
-            .edges_directed(t.loc, Direction::Outgoing)
+            .edges_directed(cfa.own_steps(t.loc), Direction::Outgoing)
             .filter_map(|e| e.weight().span.map(|s| s.start_offset))
             .min();
         let line = line_of(cfa, t.loc);
@@ -892,6 +892,7 @@ fn inferred_equalities(cfa: &Cfa, templates: &[ProductState]) -> Vec<Obligation>
                     line,
                     origin: "inferred".into(),
                     unchecked: None,
+                    check: None,
                 });
             }
         }

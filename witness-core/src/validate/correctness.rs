@@ -46,8 +46,19 @@ impl Stage<'_> {
             );
         }
         let obligations = match invariants::resolve(cfa, self.witness) {
-            Ok(o) => Rc::new(o),
+            Ok(o) => o,
             Err(why) => return unknown(why, warnings),
+        };
+        // Decision 251: transition invariants that relate two visits are ordinary invariants of
+        // the program with ghost copies; every engine but the native runs (which check none of
+        // them) works on that program.
+        let instrumented = match crate::transition::instrument(cfa, &obligations) {
+            Ok(i) => i,
+            Err(why) => return unknown(why, warnings),
+        };
+        let (cfa, obligations) = match instrumented.as_ref() {
+            Some(i) => (&i.cfa, Rc::new(i.obligations.clone())),
+            None => (cfa, Rc::new(obligations)),
         };
         // An invariant that cannot be checked leaves the others to refute the witness (decision 207).
         let unsupported = obligations.iter().find_map(|o| match &o.unchecked {
@@ -123,7 +134,7 @@ impl Stage<'_> {
         let run = if decided_quickly {
             quick
         } else if matches!(proof.verdict, Verdict::Unknown { .. }) {
-            Some(self.search(program, dm, &obligations, &mut decider, &mut stages, native_tried))
+            Some(self.search(cfa, program, dm, &obligations, &mut decider, &mut stages, native_tried))
         } else {
             decider = Some(Shortcut::Proof);
             None
@@ -236,6 +247,7 @@ impl Stage<'_> {
     /// (decision 222), then the search for a run with the rest of the budget.
     fn search(
         &self,
+        cfa: &crate::cfa::Cfa,
         program: &cfront::Program,
         dm: DataModel,
         obligations: &Rc<Vec<Obligation>>,
@@ -243,7 +255,6 @@ impl Stage<'_> {
         stages: &mut Vec<StageTime>,
         native_tried: bool,
     ) -> InvariantOutcome {
-        let cfa = &program.cfa;
         if self.opts.shortcuts.allows(Shortcut::BoundedRefutation) {
             let short = timed(stages, "bounded refutation", || {
                 product::refute_short(cfa, self.witness, self.anchors, self.explore, obligations.clone())

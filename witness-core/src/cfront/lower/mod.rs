@@ -297,6 +297,7 @@ impl<'a> Builder<'a> {
         let start = graph.add_node(CfaNode::default());
         let cfa = Cfa {
             graph,
+            moved_steps: Vec::new(),
             unordered_nondet: Default::default(),
             scaled_ptr_diffs: Default::default(),
             functions: Vec::new(),
