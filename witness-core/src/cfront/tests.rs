@@ -652,6 +652,52 @@ fn special_calls() {
     assert!(uns.iter().any(|u| u.contains("call to undefined function `foo`")), "{uns:?}");
 }
 
+/// Decision 251: gcc's atomic builtins are one step each (the object's new value and the
+/// result written together); what is not modelled is a named unsupported step.
+#[test]
+fn atomic_builtins_are_one_step() {
+    let cfa = build(
+        "int g; unsigned char c;\n\
+         int main() { int e = 0, r;\n\
+         r = __sync_fetch_and_add(&g, 1);\n\
+         if (__sync_bool_compare_and_swap(&c, 1, 2)) r = 1;\n\
+         __atomic_compare_exchange_n(&g, &e, 3, 0, 5, 5);\n\
+         __atomic_compare_exchange_n(&g, &e, 3, 1, 5, 5);\n\
+         __sync_fetch_and_add(&g, r++);\n\
+         __sync_fetch_and_add(&g);\n\
+         __sync_synchronize();\n\
+         return r; }",
+    );
+    let one = |text: &str| -> Vec<usize> {
+        by_text(&cfa, text)
+            .iter()
+            .map(|e| match &e.op {
+                EdgeOp::AssignAll { writes } => writes.len(),
+                other => panic!("{text}: {other:?}"),
+            })
+            .collect()
+    };
+    // The object and `r`, in one step.
+    assert_eq!(one("r = __sync_fetch_and_add(&g, 1);"), vec![2]);
+    // `*expected`, then the object.
+    assert_eq!(one("__atomic_compare_exchange_n(&g, &e, 3, 0, 5, 5);"), vec![2]);
+    assert_eq!(one("__sync_synchronize();"), vec![0]);
+    let uns: Vec<String> = edges(&cfa)
+        .iter()
+        .filter_map(|e| match &e.op {
+            EdgeOp::Unsupported { what } => Some(what.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(uns.iter().any(|u| u.contains("weak `__atomic_compare_exchange_n`")), "{uns:?}");
+    assert!(uns.iter().any(|u| u.contains("argument `r++` with side effects")), "{uns:?}");
+    assert!(uns.iter().any(|u| u.contains("with 1 arguments (2 expected)")), "{uns:?}");
+    assert!(!uns.iter().any(|u| u.contains("undefined function")), "{uns:?}");
+    // A program's own function of that name is called as written.
+    let own = build("int __sync_fetch_and_add(int *p, int v) { return v; }\nint g;\nint main() { return __sync_fetch_and_add(&g, 1); }");
+    assert!(find(&own, |e| matches!(e.op, EdgeOp::AssignAll { .. })).is_empty());
+}
+
 #[test]
 fn statics_and_global_failures() {
     let src = "int g = 1;\nint f() { static int n = 5; n++; return n; }\nint main() { return f(); }\n";

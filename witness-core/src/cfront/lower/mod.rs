@@ -25,6 +25,7 @@ use crate::cfa::{
     VarInfo, VarScope, Write,
 };
 
+mod atomics;
 mod calls;
 mod decl;
 mod expr;
