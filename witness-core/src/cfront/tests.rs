@@ -619,6 +619,28 @@ fn assumptions() {
     assert!(r[0].is_err());
 }
 
+/// Decision 249: a local declared later in the block (or in a block that has ended) hides no
+/// global before its declaration; without a global of the name, the only local is still taken.
+#[test]
+fn later_local_hides_no_global_before_its_declaration() {
+    let src =
+        "int n = 7;\nint main(void) {\n  int i = 0;\n  while (i < 3) {\n    { int k = 1; i += k; }\n    i++;\n  }\n  \
+               int n = 5;\n  return n + i;\n}\n";
+    let cfa = build(src);
+    let var_of = |text: &str, needle: &str| -> VarId {
+        let mut v = lower_assumption(&cfa, text, &scope_at(&cfa, src, needle));
+        let Ok(Expr::Binary { lhs, .. }) = v.remove(0) else { panic!("{text}") };
+        let Expr::Var { var, .. } = *lhs else { panic!("{lhs:?}") };
+        var
+    };
+    // At the loop, before `int n = 5;`: the global.
+    assert_eq!(cfa.var(var_of("n == 7", "while")).scope, VarScope::Global);
+    // After it: the local.
+    assert_eq!(cfa.var(var_of("n == 5", "return")).scope, VarScope::Local(cfa.main));
+    // `k`'s block has ended at `i++`, and no global `k` exists: the only local of the name.
+    assert_eq!(cfa.var(var_of("k == 1", "i++")).scope, VarScope::Local(cfa.main));
+}
+
 #[test]
 fn result_types() {
     let cfa = build(&fixture("exprs.c"));
@@ -1612,6 +1634,25 @@ fn assumptions_are_lowered_as_the_program_is() {
     assert!(valid.contains("Valid { ptr: Var") && valid.contains("bytes: 4, write: true"), "{valid}");
     assert!(valid.contains("bytes: 4, write: false"), "{valid}");
     assert!(one("\\valid(d)").is_err());
+    // Decision 250: an ACSL range `p + (a .. b)`: the `b - a + 1` elements from `p + a`.
+    for t in ["\\valid(q + (0 .. 3))", "\\valid(q+(0..3))", "\\valid(q + ((1 - 1) .. (6 / 2)))"] {
+        let v = format!("{:?}", one(t));
+        assert!(v.contains("Valid {") && v.contains("bytes: 16, write: true"), "{t}: {v}");
+    }
+    let v = format!("{:?}", one("\\valid_read(q + (2 .. 3))"));
+    assert!(v.contains("bytes: 8, write: false") && v.contains("Const"), "{v}");
+    // An empty range is valid.
+    assert_eq!(one("\\valid(q + (3 .. 1))").ok().and_then(|e| crate::cfront::types::fold_i128(&e)), Some(1));
+    // Bounds that are not constants, and ranges elsewhere, are not modelled; a range in brackets
+    // does not parse.
+    let int_q = "int main() { int a[4]; int *q = a; int n = 3; return 0; }";
+    let cfa2 = build_dm(int_q, DataModel::Ilp32);
+    let sc2 = scope_at(&cfa2, int_q, "return 0");
+    let two = |t: &str| lower_assumption(&cfa2, t, &sc2).remove(0);
+    for t in ["\\valid(q + (0 .. n))", "(0 .. 3) == 1", "\\valid((0 .. 3) + q)"] {
+        assert!(matches!(two(t), Err(crate::cfront::ConjunctError::Unsupported(_))), "{t}: {:?}", two(t));
+    }
+    assert!(matches!(two("\\valid(&a[0 .. 3])"), Err(crate::cfront::ConjunctError::Syntax { .. })));
     // An expression that would need an object the program does not have is refused.
     assert!(
         matches!(one("q == \"ab\""), Err(crate::cfront::ConjunctError::Unsupported(_))),
