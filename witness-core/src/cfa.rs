@@ -1076,6 +1076,10 @@ pub struct Cfa {
     /// Byte offset of the first character of each statement and block-item declaration, with
     /// the location at which control arrives at it.
     pub statement_starts: Vec<(usize, NodeIndex)>,
+    /// Decision 252: the first character of a block-scope declaration's initializer (a full
+    /// expression), with the first character of its declaration, for the declarations whose
+    /// only initialized declarator it is: a waypoint there means the declaration's steps.
+    pub initializer_starts: Vec<(usize, usize)>,
     /// Globals declared only `extern` (defined outside the program): their initial value is
     /// nondeterministic.
     pub external_globals: Vec<VarId>,

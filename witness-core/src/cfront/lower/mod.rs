@@ -316,6 +316,7 @@ impl<'a> Builder<'a> {
             enum_constants: Vec::new(),
             enum_tags: Vec::new(),
             statement_starts: Vec::new(),
+            initializer_starts: Vec::new(),
             branch_keywords: Vec::new(),
             loop_statements: Vec::new(),
             external_globals: Vec::new(),
