@@ -109,8 +109,11 @@ fn resolve(
             || cfa.graph.edge_weights().any(|e| e.span.is_some_and(|s| s.start_offset == o))
     };
     let wanted = match wanted {
-        Some(o) if matches!(a.kind, AnchorKind::Target | AnchorKind::Statement) && !starts_there(o) => {
-            Some(cfa.initializer_starts.iter().find(|(i, _)| *i == o).map_or(o, |(_, d)| *d))
+        Some(o) if matches!(a.kind, AnchorKind::Target | AnchorKind::Statement) => {
+            match cfa.initializer_starts.iter().find(|(i, _)| *i == o) {
+                Some((_, d)) if !starts_there(o) => Some(*d),
+                _ => Some(o),
+            }
         }
         w => w,
     };
