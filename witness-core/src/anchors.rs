@@ -101,6 +101,22 @@ fn resolve(
         }
         None => None,
     };
+    // Decision 255: a target or statement waypoint at the first character of a declaration's
+    // only initializer means the declaration (the same steps, nothing between them), where
+    // nothing else starts there.
+    let starts_there = |o: usize| {
+        cfa.statement_starts.iter().any(|(s, _)| *s == o)
+            || cfa.graph.edge_weights().any(|e| e.span.is_some_and(|s| s.start_offset == o))
+    };
+    let wanted = match wanted {
+        Some(o) if matches!(a.kind, AnchorKind::Target | AnchorKind::Statement) => {
+            match cfa.initializer_starts.iter().find(|(i, _)| *i == o) {
+                Some((_, d)) if !starts_there(o) => Some(*d),
+                _ => Some(o),
+            }
+        }
+        w => w,
+    };
     // Picks the candidates at the wanted offset, or the leftmost ones on the line.
     let pick = |cands: Vec<usize>| -> Option<usize> {
         match wanted {

@@ -655,6 +655,25 @@ pub enum ErrorKind {
     AssertFail,
 }
 
+/// The start routine of a `pthread_create` (decision 248): a function the call names, or a
+/// pointer to one (a variable, a table entry, a parameter), which the product resolves when the
+/// thread is created, as it resolves a call through a pointer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Routine {
+    Function(FuncId),
+    Pointer(Box<Expr>),
+}
+
+impl Routine {
+    /// The function, when the call names it.
+    pub fn function(&self) -> Option<FuncId> {
+        match self {
+            Routine::Function(f) => Some(*f),
+            Routine::Pointer(_) => None,
+        }
+    }
+}
+
 /// The operation of one CFA edge.
 #[derive(Debug, Clone, Serialize)]
 pub enum EdgeOp {
@@ -756,7 +775,7 @@ pub enum EdgeOp {
     ThreadCreate {
         /// Boxed, as `arg`: the rarest operation must not make every edge larger.
         handle: Option<Box<Place>>,
-        routine: FuncId,
+        routine: Routine,
         arg: Option<Box<Expr>>,
         lhs: Option<Place>,
     },
@@ -897,7 +916,10 @@ impl EdgeOp {
                 args.iter().for_each(|a| expr(a, f));
                 lhs.iter().for_each(|t| target(t, f));
             }
-            EdgeOp::ThreadCreate { handle, arg, lhs, .. } => {
+            EdgeOp::ThreadCreate { handle, routine, arg, lhs } => {
+                if let Routine::Pointer(r) = routine {
+                    expr(r, f);
+                }
                 handle.iter().for_each(|p| place(p, f));
                 arg.iter().for_each(|a| expr(a, f));
                 lhs.iter().for_each(|p| place(p, f));
@@ -1054,6 +1076,10 @@ pub struct Cfa {
     /// Byte offset of the first character of each statement and block-item declaration, with
     /// the location at which control arrives at it.
     pub statement_starts: Vec<(usize, NodeIndex)>,
+    /// Decision 255: the first character of a block-scope declaration's initializer (a full
+    /// expression), with the first character of its declaration, for the declarations whose
+    /// only initialized declarator it is: a waypoint there means the declaration's steps.
+    pub initializer_starts: Vec<(usize, usize)>,
     /// Globals declared only `extern` (defined outside the program): their initial value is
     /// nondeterministic.
     pub external_globals: Vec<VarId>,

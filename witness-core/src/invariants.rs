@@ -347,7 +347,8 @@ fn passed_at_most_once(cfa: &Cfa, f: FuncId, nodes: &[NodeIndex]) -> Result<Stri
     let enters_main = cfa.graph.edge_references().any(|e| match &e.weight().op {
         EdgeOp::Call { callee, .. } => *callee == f,
         EdgeOp::AtExit { handler, .. } => *handler == f,
-        EdgeOp::ThreadCreate { routine, .. } => *routine == f,
+        // A start routine through a pointer may be any function (decision 248).
+        EdgeOp::ThreadCreate { routine, .. } => routine.function().is_none_or(|r| r == f),
         EdgeOp::CallPtr { .. } => true,
         _ => false,
     });

@@ -60,7 +60,12 @@ impl ErrorReach {
                 EdgeOp::Error { .. } | EdgeOp::Unsupported { .. } => todo.push(e.source()),
                 EdgeOp::Call { callee, .. } => callers[callee.0 as usize].push(e.source()),
                 // A created thread runs its start routine (issue 22).
-                EdgeOp::ThreadCreate { routine, .. } => callers[routine.0 as usize].push(e.source()),
+                // One through a pointer may start any function, as a call through one may
+                // call any (decision 248).
+                EdgeOp::ThreadCreate { routine, .. } => match routine.function() {
+                    Some(r) => callers[r.0 as usize].push(e.source()),
+                    None => indirect.push(e.source()),
+                },
                 EdgeOp::CallPtr { .. } => indirect.push(e.source()),
                 _ => {}
             }

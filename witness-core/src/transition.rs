@@ -181,13 +181,21 @@ fn plain_reads(cfa: &Cfa, e: &Expr, vars: &mut Vec<VarId>) -> Result<(), String>
 /// which a call through a pointer may call any function and an `atexit` registration calls its
 /// handler?
 fn may_reenter(cfa: &Cfa, f: FuncId) -> bool {
-    let any_pointer = cfa.graph.edge_weights().any(|e| matches!(e.op, EdgeOp::CallPtr { .. }));
+    let any_pointer = cfa.graph.edge_weights().any(|e| match &e.op {
+        EdgeOp::CallPtr { .. } => true,
+        EdgeOp::ThreadCreate { routine, .. } => routine.function().is_none(),
+        _ => false,
+    });
     let callees = |g: FuncId| -> Vec<FuncId> {
         let mut out = Vec::new();
         for e in cfa.graph.edge_weights().filter(|e| e.function == g) {
             match &e.op {
                 EdgeOp::Call { callee, .. } | EdgeOp::AtExit { handler: callee, .. } => out.push(*callee),
-                EdgeOp::ThreadCreate { routine, .. } => out.push(*routine),
+                EdgeOp::ThreadCreate { routine, .. } => match routine.function() {
+                    Some(f) => out.push(f),
+                    // A start routine through a pointer may be any function (decision 248).
+                    None => out.extend((0..cfa.functions.len()).map(|i| FuncId(i as u32))),
+                },
                 EdgeOp::CallPtr { .. } => out.extend((0..cfa.functions.len()).map(|i| FuncId(i as u32))),
                 _ => {}
             }

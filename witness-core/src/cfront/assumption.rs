@@ -5,7 +5,7 @@
 use lang_c::ast::*;
 use lang_c::span::Node;
 
-use super::lower::{self, witness::RESULT};
+use super::lower::{self, witness::RANGE, witness::RESULT};
 use super::types::Arith;
 use super::AssumptionScope;
 use crate::cfa::{Cfa, Expr};
@@ -107,7 +107,52 @@ fn reserved_names(piece: &str) -> String {
     for (name, reserved) in lower::witness::BUILTINS {
         t = t.replace(name, reserved);
     }
-    t
+    ranges(&t)
+}
+
+/// ACSL's ranges `(a .. b)` as a reserved call `__witness_range__((a), (b))` C can parse
+/// (decision 250; `0..3` would lex as the float `0.` and `.3`); only a parenthesised range is
+/// rewritten, and the lowering reads it only as the offset of a `\valid` argument.
+fn ranges(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        let dots = b[i] == b'.' && b[i + 1] == b'.';
+        let ellipsis = dots && (b.get(i + 2) == Some(&b'.') || (i > 0 && b[i - 1] == b'.'));
+        if !dots || ellipsis {
+            i += 1;
+            continue;
+        }
+        // The parenthesis that opens the group holding the range, and the one that closes it
+        // (a range in brackets, `a[0 .. 3]`, is left as it is: a syntax error).
+        let (Some(open), Some(close)) = (group_edge(b, i, false), group_edge(b, i + 1, true)) else {
+            return s.to_string();
+        };
+        let rewritten =
+            format!("{}{RANGE}(({}), ({})){}", &s[..open], &s[open + 1..i], &s[i + 2..close], &s[close + 1..]);
+        return ranges(&rewritten);
+    }
+    s.to_string()
+}
+
+/// The unmatched `(` before `from` (`forward`: the unmatched `)` after it), or `None` when an
+/// unmatched bracket or no parenthesis comes first.
+fn group_edge(b: &[u8], from: usize, forward: bool) -> Option<usize> {
+    let (opens, closes) = if forward { ([b'(', b'['], [b')', b']']) } else { ([b')', b']'], [b'(', b'[']) };
+    let mut depth = 0u32;
+    let mut k = from;
+    loop {
+        k = if forward { k + 1 } else { k.checked_sub(1)? };
+        let c = *b.get(k)?;
+        if opens.contains(&c) {
+            depth += 1;
+        } else if closes.contains(&c) {
+            if depth == 0 {
+                return (c == closes[0]).then_some(k);
+            }
+            depth -= 1;
+        }
+    }
 }
 
 /// One piece with the witness syntax [`lower_one`] reads before C (ACSL's `==>`, the legacy

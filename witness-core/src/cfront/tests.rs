@@ -619,6 +619,28 @@ fn assumptions() {
     assert!(r[0].is_err());
 }
 
+/// Decision 249: a local declared later in the block (or in a block that has ended) hides no
+/// global before its declaration; without a global of the name, the only local is still taken.
+#[test]
+fn later_local_hides_no_global_before_its_declaration() {
+    let src =
+        "int n = 7;\nint main(void) {\n  int i = 0;\n  while (i < 3) {\n    { int k = 1; i += k; }\n    i++;\n  }\n  \
+               int n = 5;\n  return n + i;\n}\n";
+    let cfa = build(src);
+    let var_of = |text: &str, needle: &str| -> VarId {
+        let mut v = lower_assumption(&cfa, text, &scope_at(&cfa, src, needle));
+        let Ok(Expr::Binary { lhs, .. }) = v.remove(0) else { panic!("{text}") };
+        let Expr::Var { var, .. } = *lhs else { panic!("{lhs:?}") };
+        var
+    };
+    // At the loop, before `int n = 5;`: the global.
+    assert_eq!(cfa.var(var_of("n == 7", "while")).scope, VarScope::Global);
+    // After it: the local.
+    assert_eq!(cfa.var(var_of("n == 5", "return")).scope, VarScope::Local(cfa.main));
+    // `k`'s block has ended at `i++`, and no global `k` exists: the only local of the name.
+    assert_eq!(cfa.var(var_of("k == 1", "i++")).scope, VarScope::Local(cfa.main));
+}
+
 #[test]
 fn result_types() {
     let cfa = build(&fixture("exprs.c"));
@@ -650,6 +672,52 @@ fn special_calls() {
         })
         .collect();
     assert!(uns.iter().any(|u| u.contains("call to undefined function `foo`")), "{uns:?}");
+}
+
+/// Decision 254: gcc's atomic builtins are one step each (the object's new value and the
+/// result written together); what is not modelled is a named unsupported step.
+#[test]
+fn atomic_builtins_are_one_step() {
+    let cfa = build(
+        "int g; unsigned char c;\n\
+         int main() { int e = 0, r;\n\
+         r = __sync_fetch_and_add(&g, 1);\n\
+         if (__sync_bool_compare_and_swap(&c, 1, 2)) r = 1;\n\
+         __atomic_compare_exchange_n(&g, &e, 3, 0, 5, 5);\n\
+         __atomic_compare_exchange_n(&g, &e, 3, 1, 5, 5);\n\
+         __sync_fetch_and_add(&g, r++);\n\
+         __sync_fetch_and_add(&g);\n\
+         __sync_synchronize();\n\
+         return r; }",
+    );
+    let one = |text: &str| -> Vec<usize> {
+        by_text(&cfa, text)
+            .iter()
+            .map(|e| match &e.op {
+                EdgeOp::AssignAll { writes } => writes.len(),
+                other => panic!("{text}: {other:?}"),
+            })
+            .collect()
+    };
+    // The object and `r`, in one step.
+    assert_eq!(one("r = __sync_fetch_and_add(&g, 1);"), vec![2]);
+    // `*expected`, then the object.
+    assert_eq!(one("__atomic_compare_exchange_n(&g, &e, 3, 0, 5, 5);"), vec![2]);
+    assert_eq!(one("__sync_synchronize();"), vec![0]);
+    let uns: Vec<String> = edges(&cfa)
+        .iter()
+        .filter_map(|e| match &e.op {
+            EdgeOp::Unsupported { what } => Some(what.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(uns.iter().any(|u| u.contains("weak `__atomic_compare_exchange_n`")), "{uns:?}");
+    assert!(uns.iter().any(|u| u.contains("argument `r++` with side effects")), "{uns:?}");
+    assert!(uns.iter().any(|u| u.contains("with 1 arguments (2 expected)")), "{uns:?}");
+    assert!(!uns.iter().any(|u| u.contains("undefined function")), "{uns:?}");
+    // A program's own function of that name is called as written.
+    let own = build("int __sync_fetch_and_add(int *p, int v) { return v; }\nint g;\nint main() { return __sync_fetch_and_add(&g, 1); }");
+    assert!(find(&own, |e| matches!(e.op, EdgeOp::AssignAll { .. })).is_empty());
 }
 
 #[test]
@@ -1566,6 +1634,25 @@ fn assumptions_are_lowered_as_the_program_is() {
     assert!(valid.contains("Valid { ptr: Var") && valid.contains("bytes: 4, write: true"), "{valid}");
     assert!(valid.contains("bytes: 4, write: false"), "{valid}");
     assert!(one("\\valid(d)").is_err());
+    // Decision 250: an ACSL range `p + (a .. b)`: the `b - a + 1` elements from `p + a`.
+    for t in ["\\valid(q + (0 .. 3))", "\\valid(q+(0..3))", "\\valid(q + ((1 - 1) .. (6 / 2)))"] {
+        let v = format!("{:?}", one(t));
+        assert!(v.contains("Valid {") && v.contains("bytes: 16, write: true"), "{t}: {v}");
+    }
+    let v = format!("{:?}", one("\\valid_read(q + (2 .. 3))"));
+    assert!(v.contains("bytes: 8, write: false") && v.contains("Const"), "{v}");
+    // An empty range is valid.
+    assert_eq!(one("\\valid(q + (3 .. 1))").ok().and_then(|e| crate::cfront::types::fold_i128(&e)), Some(1));
+    // Bounds that are not constants, and ranges elsewhere, are not modelled; a range in brackets
+    // does not parse.
+    let int_q = "int main() { int a[4]; int *q = a; int n = 3; return 0; }";
+    let cfa2 = build_dm(int_q, DataModel::Ilp32);
+    let sc2 = scope_at(&cfa2, int_q, "return 0");
+    let two = |t: &str| lower_assumption(&cfa2, t, &sc2).remove(0);
+    for t in ["\\valid(q + (0 .. n))", "(0 .. 3) == 1", "\\valid((0 .. 3) + q)"] {
+        assert!(matches!(two(t), Err(crate::cfront::ConjunctError::Unsupported(_))), "{t}: {:?}", two(t));
+    }
+    assert!(matches!(two("\\valid(&a[0 .. 3])"), Err(crate::cfront::ConjunctError::Syntax { .. })));
     // An expression that would need an object the program does not have is refused.
     assert!(
         matches!(one("q == \"ab\""), Err(crate::cfront::ConjunctError::Unsupported(_))),

@@ -165,7 +165,7 @@ fn registers(op: &EdgeOp, registrars: &HashSet<crate::cfa::FuncId>) -> bool {
     match op {
         EdgeOp::AtExit { .. } | EdgeOp::CallPtr { .. } => true,
         EdgeOp::Call { callee, .. } => registrars.contains(callee),
-        EdgeOp::ThreadCreate { routine, .. } => registrars.contains(routine),
+        EdgeOp::ThreadCreate { routine, .. } => routine.function().is_none_or(|r| registrars.contains(&r)),
         _ => false,
     }
 }

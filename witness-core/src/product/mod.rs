@@ -32,8 +32,8 @@ use z3::ast::Bool;
 
 use crate::anchors::{loop_heads_of, Anchors, ResolvedAnchor};
 use crate::cfa::{
-    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, MemSource, Place, ScalarTy, SourceSpan,
-    Target, Write,
+    BranchOutcome, Cfa, CfaEdge, EdgeOp, ErrorKind, FloatTy, FuncId, IntTy, MemSource, Place, Routine, ScalarTy,
+    SourceSpan, Target, Write,
 };
 use crate::cfront::{lower_assumption, AssumptionScope, ConjunctError};
 use crate::offsets::OffsetPlan;
@@ -1063,6 +1063,26 @@ impl<'a> Explorer<'a> {
                     }
                     None => continue,
                 },
+                // Decision 248: a start routine through a pointer, resolved as a call through
+                // one is (the same checks of the pointer and of the function's parameters).
+                EdgeOp::ThreadCreate { handle, routine: Routine::Pointer(fptr), arg, lhs } => {
+                    let args: Vec<_> = arg.iter().map(|a| (**a).clone()).collect();
+                    match self.resolve_call(&state, fptr, &args, cfa.edge(e).span) {
+                        Some(f) => {
+                            resolved = CfaEdge {
+                                op: EdgeOp::ThreadCreate {
+                                    handle: handle.clone(),
+                                    routine: Routine::Function(f),
+                                    arg: arg.clone(),
+                                    lhs: lhs.clone(),
+                                },
+                                ..cfa.edge(e).clone()
+                            };
+                            &resolved
+                        }
+                        None => continue,
+                    }
+                }
                 _ => cfa.edge(e),
             };
             let target = cfa.graph.edge_endpoints(e).map(|(_, t)| t).unwrap_or(state.loc);

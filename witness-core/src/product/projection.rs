@@ -123,6 +123,8 @@ impl<'a> Explorer<'a> {
             match &e.weight().op {
                 EdgeOp::ProgramStart if on_lines(e.weight().span) => return None,
                 EdgeOp::ThreadCreate { routine, arg, .. } if on_lines(e.weight().span) => {
+                    // A start routine through a pointer is known only in a run (decision 248).
+                    let routine = &routine.function()?;
                     let arg = match arg.as_deref() {
                         None => None,
                         Some(x @ (Expr::Null | Expr::Const { .. })) => Some(x),

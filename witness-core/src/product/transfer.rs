@@ -924,7 +924,11 @@ impl<'a> Explorer<'a> {
                     Some(e) => Some(aeval!(e)),
                     None => None,
                 };
-                let start = Start { routine: *routine, arg, create_edge: e };
+                // The explorer resolves a start routine through a pointer before the step.
+                let Some(routine) = routine.function() else {
+                    unsupported!("unresolved start routine through a function pointer".to_string())
+                };
+                let start = Start { routine, arg, create_edge: e };
                 let id = match self.create_thread(&mut next, start) {
                     Ok(id) => id,
                     Err(w) => unsupported!(w),

@@ -275,7 +275,8 @@ impl<'a> Explorer<'a> {
     /// The functions a thread bound to witness id `id` may start in: main (an id may be bound
     /// to it), and the start routine of every `pthread_create` a `createThread` `id`
     /// transition may match (every creation when the transition has no line).
-    fn thread_roots(&self, id: &str) -> Vec<FuncId> {
+    /// `None` when such a creation starts a routine through a pointer (decision 248).
+    fn thread_roots(&self, id: &str) -> Option<Vec<FuncId>> {
         let (cfa, w) = (self.cfa, self.witness);
         let mut roots = vec![cfa.main];
         for t in w.graph.edge_indices() {
@@ -294,12 +295,16 @@ impl<'a> Explorer<'a> {
                     (Some(_), None) => false,
                     (None, _) => true,
                 };
-                if on_line && !roots.contains(routine) {
-                    roots.push(*routine);
+                if !on_line {
+                    continue;
+                }
+                let routine = routine.function()?;
+                if !roots.contains(&routine) {
+                    roots.push(routine);
                 }
             }
         }
-        roots
+        Some(roots)
     }
 
     /// The functions whose code a thread bound to witness id `id` may run, with those they
@@ -307,7 +312,7 @@ impl<'a> Explorer<'a> {
     /// 235: a handler runs on whichever thread calls `exit`, or ends last after `main`'s
     /// `pthread_exit`, whoever registered it); `None` when the handlers are not known.
     fn code_roots(&self, id: &str) -> Option<Vec<FuncId>> {
-        let mut roots = self.thread_roots(id);
+        let mut roots = self.thread_roots(id)?;
         for h in atexit_handlers(self.cfa)? {
             if !roots.contains(&h) {
                 roots.push(h);

@@ -379,6 +379,9 @@ impl<'a> Builder<'a> {
         if let Some(r) = self.nondet_result(name) {
             return r.map(ScalarTy::Int);
         }
+        if let Some(r) = self.atomic_result_type(name, c) {
+            return r;
+        }
         match name {
             "reach_error" | "__VERIFIER_error" | "__assert_fail" | "abort" | "exit" | "__VERIFIER_assume" => {
                 return Ok(ScalarTy::Int(IntTy::INT))
@@ -460,6 +463,9 @@ impl<'a> Builder<'a> {
             return r;
         }
         if let Some(r) = self.thread_call(&name, c, &lhs, csp) {
+            return r;
+        }
+        if let Some(r) = self.atomic_call(&name, c, &lhs, csp) {
             return r;
         }
         let args = &c.node.arguments;

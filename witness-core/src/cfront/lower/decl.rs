@@ -974,6 +974,20 @@ impl<'a> Builder<'a> {
             }
         }
         let dsp = sp(d.span);
+        // Decision 255: the initializer of the only initialized declarator of a block-scope
+        // declaration is a full expression whose steps are the declaration's.
+        if !global && !is_typedef && !is_extern && !is_static {
+            let mut inits = d.node.declarators.iter().filter_map(|i| i.node.initializer.as_ref());
+            if let (Some(init), None) = (inits.next(), inits.next()) {
+                if let Initializer::Expression(e) = &init.node {
+                    let start = self.orig_range(sp(e.span)).0;
+                    let decl = self.orig_range(dsp).0;
+                    if start > decl {
+                        self.cfa.initializer_starts.push((start, decl));
+                    }
+                }
+            }
+        }
         let base = self.base_type(&specs);
         let first_var = self.cfa.vars.len();
         self.declarators(d, is_typedef, is_extern, is_static, global, block_end, dsp, &base);

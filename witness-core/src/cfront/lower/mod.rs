@@ -25,6 +25,7 @@ use crate::cfa::{
     VarInfo, VarScope, Write,
 };
 
+mod atomics;
 mod calls;
 mod decl;
 mod expr;
@@ -316,6 +317,7 @@ impl<'a> Builder<'a> {
             enum_constants: Vec::new(),
             enum_tags: Vec::new(),
             statement_starts: Vec::new(),
+            initializer_starts: Vec::new(),
             branch_keywords: Vec::new(),
             loop_statements: Vec::new(),
             external_globals: Vec::new(),

@@ -5,7 +5,7 @@
 
 use super::pointers::{is_zero_constant, strip_casts};
 use super::*;
-use crate::cfa::MutexOp;
+use crate::cfa::{MutexOp, Routine};
 
 impl<'a> Builder<'a> {
     /// Lowers a call of a thread primitive, or `None` if `name` is none (or the program defines
@@ -72,9 +72,6 @@ impl<'a> Builder<'a> {
                     if !is_zero_constant(attr) {
                         return Err("`pthread_create` with thread attributes (not supported yet)".into());
                     }
-                    let routine = self.named_function(routine).ok_or_else(|| {
-                        format!("`pthread_create` with a start routine other than a function defined in the program: `{text}`")
-                    })?;
                     let handle = if is_zero_constant(h) {
                         None
                     } else {
@@ -83,16 +80,39 @@ impl<'a> Builder<'a> {
                             _ => return Err("`pthread_create` with a handle that is not an integer `pthread_t`".into()),
                         }
                     };
-                    let ptys = self.front.func_param_tys[routine.0 as usize].clone();
-                    let arg = match &ptys[..] {
-                        [] => None,
-                        [Ty::Pointer(_)] => Some(Box::new(self.ptr_expr(arg)?.0)),
-                        _ => {
-                            return Err(format!(
-                                "`pthread_create` of `{}`, whose parameters are not one pointer",
-                                self.cfa.function(routine).name
-                            )
-                            .into())
+                    let (routine, arg) = match self.named_function(routine) {
+                        Some(routine) => {
+                            let ptys = self.front.func_param_tys[routine.0 as usize].clone();
+                            let arg = match &ptys[..] {
+                                [] => None,
+                                [Ty::Pointer(_)] => Some(Box::new(self.ptr_expr(arg)?.0)),
+                                _ => {
+                                    return Err(format!(
+                                        "`pthread_create` of `{}`, whose parameters are not one pointer",
+                                        self.cfa.function(routine).name
+                                    )
+                                    .into())
+                                }
+                            };
+                            (Routine::Function(routine), arg)
+                        }
+                        // Decision 248: a start routine through a pointer (a variable, a table
+                        // entry, a parameter), resolved when the thread is created.
+                        None => {
+                            let (fptr, t) = self.ptr_expr(routine)?;
+                            let Ty::Func(sig) = t else {
+                                return Err(format!(
+                                    "`pthread_create` with a start routine that is not a function pointer: `{text}`"
+                                )
+                                .into());
+                            };
+                            if sig.variadic || !matches!(sig.params.as_deref(), Some([Ty::Pointer(_)])) {
+                                return Err(format!(
+                                    "`pthread_create` through a pointer to a function whose parameters are not one pointer: `{text}`"
+                                )
+                                .into());
+                            }
+                            (Routine::Pointer(Box::new(fptr)), Some(Box::new(self.ptr_expr(arg)?.0)))
                         }
                     };
                     EdgeOp::ThreadCreate { handle, routine, arg, lhs: int_lhs(name)? }

@@ -15,6 +15,9 @@ use crate::error::ConjunctError;
 /// Reserved identifier standing for `\result` in the parsed text.
 pub(crate) const RESULT: &str = "__witness_result__";
 
+/// Reserved name of an ACSL range `(a .. b)` in the parsed text (decision 250).
+pub(crate) const RANGE: &str = "__witness_range__";
+
 /// The built-ins of the witness language (ACSL's, as CPAchecker writes them in memory-safety
 /// witnesses) by their reserved names in the parsed text: `\valid(p)`, `\valid_read(p)`.
 pub(crate) const BUILTINS: [(&str, &str); 2] =
@@ -138,13 +141,15 @@ fn meaning(cfa: &Cfa, front: &FrontTypes, scope: &AssumptionScope, name: &str) -
 }
 
 /// The variable `name` at `scope`: a local of the scope's function whose visibility holds the
-/// location (the innermost), else the only local of that name, else a function-local static
-/// whose visibility holds the location, else a file-scope variable. Temporaries have no name.
+/// location (the innermost), else a function-local static whose visibility holds the location,
+/// else, at a known location, a file-scope variable (decision 249), else the only local of that
+/// name, else a file-scope variable. Temporaries have no name.
 fn variable(cfa: &Cfa, scope: &AssumptionScope, name: &str) -> Option<VarId> {
     let whole = (0, cfa.source_len);
     let id = |i: usize| VarId(i as u32);
     let named = || cfa.vars.iter().enumerate().filter(|(_, v)| !v.temporary && v.name == name);
     let holds = |v: &VarInfo, off: usize| v.visible.0 <= off && off < v.visible.1;
+    let file_scope = || named().find(|(_, v)| v.scope == VarScope::Global && v.visible == whole).map(|(i, _)| id(i));
     if let Some(f) = scope.function {
         let locals: Vec<(usize, &VarInfo)> = named().filter(|(_, v)| v.scope == VarScope::Local(f)).collect();
         if let Some(off) = scope.offset {
@@ -153,19 +158,25 @@ fn variable(cfa: &Cfa, scope: &AssumptionScope, name: &str) -> Option<VarId> {
                 return Some(id(*i));
             }
         }
-        if let [(i, _)] = locals.as_slice() {
-            if !scope.visible_only {
-                return Some(id(*i));
-            }
-        }
         if let Some(off) = scope.offset {
             let statics = named().filter(|(_, v)| v.scope == VarScope::Global && v.visible != whole && holds(v, off));
             if let Some((i, _)) = statics.max_by_key(|(_, v)| v.visible.0) {
                 return Some(id(i));
             }
+            // Decision 249: at a known location no local's scope holds, C's scope is the file's
+            // (a local declared later in the block, or in a block that has ended, hides nothing
+            // there), so a file-scope variable of the name is the one meant.
+            if let Some(g) = file_scope() {
+                return Some(g);
+            }
+        }
+        if let [(i, _)] = locals.as_slice() {
+            if !scope.visible_only {
+                return Some(id(*i));
+            }
         }
     }
-    named().find(|(_, v)| v.scope == VarScope::Global && v.visible == whole).map(|(i, _)| id(i))
+    file_scope()
 }
 
 impl Builder<'_> {
@@ -192,22 +203,34 @@ impl Builder<'_> {
     /// A call of a built-in of the witness language (`BUILTINS`), or `None`.
     pub(super) fn witness_builtin(&mut self, c: &Node<CallExpression>) -> R<Option<Expr>> {
         let Expression::Identifier(i) = &c.node.callee.node else { return Ok(None) };
-        let write = match i.node.name.as_str() {
-            "__witness_valid__" => true,
-            "__witness_valid_read__" => false,
-            _ => return Ok(None),
-        };
-        let name = if write { "\\valid" } else { "\\valid_read" };
         if self.witness.is_none() {
             return Ok(None);
         }
+        let write = match i.node.name.as_str() {
+            "__witness_valid__" => true,
+            "__witness_valid_read__" => false,
+            RANGE => {
+                return Err(
+                    "an ACSL range `(a .. b)` other than the offset in `\\valid(p + (a .. b))` (not modelled)".into()
+                )
+            }
+            _ => return Ok(None),
+        };
+        let name = if write { "\\valid" } else { "\\valid_read" };
         let [arg] = c.node.arguments.as_slice() else {
             return Err(format!("`{name}` with {} arguments (one pointer expected)", c.node.arguments.len()).into());
         };
-        if !self.is_ptr_expr(arg) {
+        // Decision 250: `\valid(p + (a .. b))`, every element from `p + a` to `p + b`, is the
+        // one block of their bytes (an object is contiguous): `\valid` of `p + a` over
+        // `b - a + 1` elements; an empty range is valid.
+        let (arg, count) = match self.range_offset(arg)? {
+            Some((start, count)) => (start, count),
+            None => (arg.clone(), 1),
+        };
+        if !self.is_ptr_expr(&arg) {
             return Err(format!("`{name}` of something that is not a pointer").into());
         }
-        let (p, t) = self.ptr_expr(arg)?;
+        let (p, t) = self.ptr_expr(&arg)?;
         let bytes = match t {
             Ty::Void | Ty::Func(_) => None,
             t => self.size_of(&t).filter(|n| *n > 0),
@@ -215,7 +238,49 @@ impl Builder<'_> {
         let Some(bytes) = bytes else {
             return Err(format!("`{name}` of a pointer to a type of unknown size").into());
         };
+        if count == 0 {
+            return Ok(Some(Expr::int(1)));
+        }
+        let Some(bytes) = bytes.checked_mul(count).filter(|n| *n <= u64::from(u32::MAX)) else {
+            return Err(format!("`{name}` of a range of {count} elements (too large; not modelled)").into());
+        };
         Ok(Some(Expr::Valid { ptr: Box::new(p), bytes, write }))
+    }
+
+    /// `p + (a .. b)` (after [`RANGE`]'s rewriting) as `p + a` and the number of elements
+    /// (0 when `a > b`), or `None` for any other expression. The bounds must be integer
+    /// constants.
+    fn range_offset(&mut self, arg: &Node<Expression>) -> R<Option<(Node<Expression>, u64)>> {
+        let Expression::BinaryOperator(b) = &arg.node else { return Ok(None) };
+        if b.node.operator.node != BinaryOperator::Plus {
+            return Ok(None);
+        }
+        let Expression::Call(r) = &b.node.rhs.node else { return Ok(None) };
+        if !matches!(&r.node.callee.node, Expression::Identifier(i) if i.node.name == RANGE) {
+            return Ok(None);
+        }
+        let [lo, hi] = r.node.arguments.as_slice() else { return Ok(None) };
+        let bound = |b: &mut Self, e: &Node<Expression>| -> R<i128> {
+            let v = b.rv_any(e)?;
+            match (v.int_ty(), types::fold_i128(&v)) {
+                (Some(_), Some(n)) => Ok(n),
+                _ => Err("an ACSL range whose bounds are not integer constants (not modelled)".into()),
+            }
+        };
+        let (a, z) = (bound(self, lo)?, bound(self, hi)?);
+        let count = if a > z { 0 } else { u64::try_from(z - a + 1).unwrap_or(u64::MAX) };
+        let start = Node::new(
+            Expression::BinaryOperator(Box::new(Node::new(
+                BinaryOperatorExpression {
+                    operator: b.node.operator.clone(),
+                    lhs: b.node.lhs.clone(),
+                    rhs: Box::new(lo.clone()),
+                },
+                b.span,
+            ))),
+            arg.span,
+        );
+        Ok(Some((start, count)))
     }
 
     /// Is this an ACSL expression (decision 232)?
