@@ -18,6 +18,8 @@ pub(super) struct Stage<'a> {
     pub started: Instant,
     /// Set when the witness may be refuted but not confirmed (decision 201).
     pub never_confirm: Option<String>,
+    /// The native run has run already (decision 245: the one run before the proof).
+    pub native_tried: std::cell::Cell<bool>,
 }
 
 /// The longest search over every run before the proof (decision 223): long enough for a small
@@ -108,9 +110,8 @@ impl Stage<'_> {
         }
         // Decision 245: a program that reads no input has one run; run natively before the
         // proof, it decides at once (or the program runs long and the proof goes on).
-        let mut native_tried = false;
         if !quick.as_ref().is_some_and(|q| !matches!(q.verdict, Verdict::Unknown { .. })) && on(Shortcut::SingleRun) {
-            if let Some((outcome, by)) = self.single_run(program, dm, &obligations, &mut stages, &mut native_tried) {
+            if let Some((outcome, by)) = self.single_run(program, dm, &obligations, &mut stages) {
                 quick = Some(outcome);
                 decider = Some(by);
             }
@@ -134,7 +135,7 @@ impl Stage<'_> {
         let run = if decided_quickly {
             quick
         } else if matches!(proof.verdict, Verdict::Unknown { .. }) {
-            Some(self.search(cfa, program, dm, &obligations, &mut decider, &mut stages, native_tried))
+            Some(self.search(cfa, program, dm, &obligations, &mut decider, &mut stages))
         } else {
             decider = Some(Shortcut::Proof);
             None
@@ -253,7 +254,6 @@ impl Stage<'_> {
         obligations: &Rc<Vec<Obligation>>,
         decider: &mut Option<Shortcut>,
         stages: &mut Vec<StageTime>,
-        native_tried: bool,
     ) -> InvariantOutcome {
         if self.opts.shortcuts.allows(Shortcut::BoundedRefutation) {
             let short = timed(stages, "bounded refutation", || {
@@ -264,7 +264,7 @@ impl Stage<'_> {
                 return short;
             }
         }
-        if self.opts.native.is_some() && self.opts.shortcuts.allows(Shortcut::NativeRun) && !native_tried {
+        if self.opts.native.is_some() && self.opts.shortcuts.allows(Shortcut::NativeRun) && !self.native_tried.get() {
             let started = Instant::now();
             let (native, detail) = match self.native_refutation(program, dm, obligations) {
                 Ok((refuted, _)) => (Some(refuted), None),
@@ -326,13 +326,12 @@ impl Stage<'_> {
         dm: DataModel,
         obligations: &[Obligation],
         stages: &mut Vec<StageTime>,
-        tried: &mut bool,
     ) -> Option<(InvariantOutcome, Shortcut)> {
         self.opts.native.as_ref()?;
         let job = crate::native::job(&program.cfa, &program.source, obligations, dm == DataModel::Ilp32).ok()?;
         job.single.as_ref().ok()?;
         self.single_property().ok()?;
-        *tried = true;
+        self.native_tried.set(true);
         let started = Instant::now();
         let result = self.native_refutation(program, dm, obligations);
         let (outcome, detail) = match result {

@@ -295,6 +295,7 @@ pub(super) fn correctness(
         explore,
         started: run.started,
         never_confirm: run.never_confirm.take(),
+        native_tried: std::cell::Cell::new(false),
     };
     Halt::Decided(Box::new(stage.report(program, data_model, std::mem::take(&mut run.warnings))))
 }
