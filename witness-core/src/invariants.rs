@@ -22,6 +22,8 @@ use petgraph::graph::NodeIndex;
 use petgraph::visit::{Dfs, EdgeRef};
 use petgraph::Direction;
 
+pub(crate) mod earlier;
+
 use crate::anchors::loop_heads_of;
 use crate::cfa::{BranchOutcome, Cfa, EdgeOp, FuncId};
 use crate::cfront::{lower_assumption, AssumptionScope};
@@ -309,7 +311,7 @@ fn transition(cfa: &Cfa, mut o: Obligation) -> Result<Obligation, String> {
         }
         Err(why) => why,
     };
-    if let Err(reads) = crate::transition::earlier_reads(cfa, &o) {
+    if let Err(reads) = earlier::earlier_reads(cfa, &o) {
         o.unchecked = Some(Unchecked::Unsupported(format!(
             "the {} is not checked: {why}, and {reads}; a transition invariant is checked on ghost copies of \
              integer and floating-point variables only",
@@ -324,10 +326,10 @@ fn transition(cfa: &Cfa, mut o: Obligation) -> Result<Obligation, String> {
 /// invariant's scope. Another label of `\at` is not understood.
 pub(crate) fn current_state_reading(text: &str) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
-    for piece in crate::transition::pieces(text)? {
+    for piece in earlier::pieces(text)? {
         match piece {
-            crate::transition::Piece::Text(t) => out.push_str(t),
-            crate::transition::Piece::Prev(e) => {
+            earlier::Piece::Text(t) => out.push_str(t),
+            earlier::Piece::Prev(e) => {
                 out.push('(');
                 out.push_str(e);
                 out.push(')');
