@@ -121,6 +121,11 @@ impl Stage<'_> {
             InvariantOutcome::unknown("not tried: a search decided first".into(), None, 0, 0)
         } else if !on(Shortcut::Proof) {
             InvariantOutcome::unknown("not tried: the proof is off".into(), None, 0, 0)
+        } else if cfa.threads {
+            // Decision 246: the proof's windows check the running thread's invariants only (the
+            // soak found a base case over no cut point that confirmed an invariant a parked
+            // thread's location breaks); over several threads only the full search decides.
+            InvariantOutcome::unknown("not tried: the proof does not cover the parked threads".into(), None, 0, 0)
         } else {
             let half = self.explore.deadline.remaining() / 2;
             timed(&mut stages, "k-induction", || {
