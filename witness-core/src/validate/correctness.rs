@@ -332,14 +332,20 @@ impl Stage<'_> {
         obligations: &[Obligation],
         stages: &mut Vec<StageTime>,
     ) -> Option<(InvariantOutcome, Shortcut)> {
-        self.opts.native.as_ref()?;
+        let runner = self.opts.native.as_ref()?;
         let job = crate::native::job(&program.cfa, &program.source, obligations, dm == DataModel::Ilp32).ok()?;
         job.single.as_ref().ok()?;
         self.single_property().ok()?;
         self.native_tried.set(true);
         let started = Instant::now();
-        let result = self.native_refutation(program, dm, obligations);
+        // The job built here is the one run (not built again by `native_refutation`).
+        let result = self.native_runs(runner.as_ref(), &job, obligations);
+        runner.finish();
         let (outcome, detail) = match result {
+            // A refutation is the native run's, which may be switched off on its own.
+            Ok((_, Shortcut::NativeRun)) if !self.opts.shortcuts.allows(Shortcut::NativeRun) => {
+                (None, Some("the run refutes the witness, but native refutations are off".to_string()))
+            }
             Ok(decided) => (Some(decided), None),
             Err(why) => (None, Some(why)),
         };
